@@ -1,0 +1,32 @@
+"""One error base for the schedule library; subclasses are named for the condition."""
+
+from __future__ import annotations
+
+
+class FeedsError(Exception):
+    """Base of every error the feeds package raises on bad input."""
+
+
+class ModelError(FeedsError):
+    """A model object would be inconsistent (naive datetime, end before start, empty name)."""
+
+
+class SourceError(FeedsError):
+    """A source cannot be read as a schedule. The message names the file and, where known, the line."""
+
+    def __init__(self, message: str, *, source: str | None = None, line: int | None = None) -> None:
+        where = source or ""
+        if source and line is not None:
+            where = f"{source}:{line}"
+        super().__init__(f"{where}: {message}" if where else message)
+        self.source = source
+        self.line = line
+
+
+class NotASchedule(SourceError):
+    """The source is readable text but holds nothing that looks like a schedule."""
+
+
+class TimeZoneError(SourceError):
+    """A time cannot be placed: unknown zone, no zone given, a contradicting abbreviation,
+    or a wall time that does not exist in the zone."""

@@ -1,0 +1,126 @@
+"""The normalized schedule model every source is parsed into and every output is rendered from.
+
+All instants are timezone-aware datetimes; a naive datetime is rejected at construction.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from feeds.errors import ModelError
+from feeds.slug import slugify
+
+
+class Status(enum.Enum):
+    CONFIRMED = "confirmed"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class Named:
+    """A facet value (room, track, level) identified by a stable slug derived from its name."""
+
+    name: str
+    slug: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name.strip():
+            raise ModelError(f"{type(self).__name__} needs a name")
+        if not self.slug:
+            object.__setattr__(self, "slug", slugify(self.name))
+
+
+@dataclass(frozen=True)
+class Room(Named):
+    pass
+
+
+@dataclass(frozen=True)
+class Track(Named):
+    pass
+
+
+@dataclass(frozen=True)
+class Level(Named):
+    pass
+
+
+@dataclass(frozen=True)
+class Speaker:
+    name: str
+    slug: str = ""
+    role: str | None = None
+    affiliation: str | None = None
+    bio: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.name.strip():
+            raise ModelError("a speaker needs a name")
+        if not self.slug:
+            object.__setattr__(self, "slug", slugify(self.name))
+
+
+@dataclass(frozen=True)
+class Conference:
+    name: str
+    timezone: str  # IANA zone name, e.g. "Europe/Paris"
+    start_date: date
+    end_date: date
+    venue: str | None = None
+    city: str | None = None
+    source_url: str | None = None
+    slug: str = ""
+
+    def __post_init__(self) -> None:
+        if self.end_date < self.start_date:
+            raise ModelError(f"conference ends ({self.end_date}) before it starts ({self.start_date})")
+        if not self.slug:
+            object.__setattr__(self, "slug", slugify(self.name))
+
+
+@dataclass(frozen=True)
+class Session:
+    """One scheduled item.
+
+    `id` is stable across re-ingests (see feeds.identity); `revision` counts content changes and
+    becomes the iCalendar SEQUENCE; `modified` is when the content last changed (DTSTAMP and
+    LAST-MODIFIED), or when it was withdrawn for a cancelled session.
+    """
+
+    id: str
+    title: str
+    start: datetime
+    end: datetime
+    kind: str = "talk"
+    room: Room | None = None
+    track: Track | None = None
+    level: Level | None = None
+    description: str = ""
+    speakers: tuple[Speaker, ...] = ()
+    slides: bool = False
+    url: str | None = None
+    status: Status = Status.CONFIRMED
+    revision: int = 0
+    modified: datetime | None = None
+
+    def __post_init__(self) -> None:
+        for label, value in (("start", self.start), ("end", self.end), ("modified", self.modified)):
+            if value is not None and value.utcoffset() is None:
+                raise ModelError(f"session {self.id!r}: {label} must be timezone-aware")
+        if self.end < self.start:
+            raise ModelError(f"session {self.id!r} ends before it starts")
+
+    @property
+    def cancelled(self) -> bool:
+        return self.status is Status.CANCELLED
+
+
+@dataclass(frozen=True)
+class Schedule:
+    conference: Conference
+    sessions: tuple[Session, ...] = field(default=())
+
+    def session(self, session_id: str) -> Session | None:
+        return next((s for s in self.sessions if s.id == session_id), None)

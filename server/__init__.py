@@ -1,0 +1,1 @@
+"""Everything of confcal that runs: store, HTTP app, CLI and CalDAV sync."""

@@ -1,0 +1,49 @@
+"""`confcal` command line: one module per sub-command under server/commands/.
+
+Every expected failure (bad input, refused ingest, unreachable server) is printed as one line on
+stderr with a non-zero exit; a traceback means a bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from feeds.errors import FeedsError
+from server.errors import ServerError
+
+COMMANDS = ("ingest", "serve", "build", "push")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="confcal", description="Conference schedule feeds and CalDAV sync.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"server.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"server.commands.{name}":
+                continue  # a command not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except (FeedsError, ServerError, OSError) as exc:
+        print(f"confcal {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"confcal {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
