@@ -1,0 +1,175 @@
+"""Stable session ids across re-ingests.
+
+A scraped schedule carries no ids of its own, and organisers edit sessions between scrapes: they
+fix a title typo, move a talk to another time or room, swap two talks. Subscribed calendars key
+events by their UID (RFC 5545 §3.8.4.7), so a session must keep its id through such edits or the
+calendar would show a deleted event plus a new one instead of an update.
+
+Matching rule
+-------------
+`assign_ids(incoming, previous)` pairs each incoming session with at most one previous session
+(one-to-one), in four stages. Each stage only looks at sessions no earlier stage paired:
+
+1. same normalized title and same speaker set (covers: time moved, room moved, times swapped);
+2. same non-empty speaker set and same start (covers: retitled, including typo fixes);
+3. same start and same room (covers: retitled and speakers changed, e.g. a replaced speaker);
+4. title similarity >= 0.8 (difflib ratio of the normalized titles) and either the same speaker
+   set or the same start (covers: typo fixed *and* moved).
+
+"Normalized title" is case-folded, accent-stripped, with runs of punctuation and spaces collapsed.
+"Speaker set" is the set of speaker slugs. When a stage offers several candidates, pairs are taken
+greedily, best first: closest start, then same room, then a previous session that is still
+confirmed (over a cancelled one), then the smaller id, so the result never depends on input
+order. Previous cancelled sessions take part, so a session that comes back gets its old id and
+is restored.
+
+An unpaired incoming session gets a new id: the first 10 hex digits of BLAKE2b over its
+normalized title and UTC start, which is URL-safe, short, and the same if the store is rebuilt
+from scratch. On a collision with any previous or already assigned id, a counter is mixed in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Sequence
+from datetime import UTC
+
+from feeds.model import Session, Status
+
+SIMILAR_TITLE = 0.8
+ID_HEX_DIGITS = 10
+
+_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def normalize_title(title: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", title)
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return _NON_WORD.sub(" ", stripped.casefold()).strip()
+
+
+def speaker_set(session: Session) -> frozenset[str]:
+    return frozenset(speaker.slug for speaker in session.speakers)
+
+
+def new_id(session: Session, attempt: int = 0) -> str:
+    """A fresh id from the session's normalized title and UTC start (see module docstring)."""
+    start = session.start.astimezone(UTC).isoformat()
+    text = f"{normalize_title(session.title)}\n{start}"
+    if attempt:
+        text += f"\n{attempt}"
+    digest = hashlib.blake2b(text.encode("utf-8"), digest_size=ID_HEX_DIGITS // 2)
+    return digest.hexdigest()
+
+
+def session_uid(session_id: str, conference_slug: str) -> str:
+    """The iCalendar UID (RFC 5545 §3.8.4.7) for a session id: globally unique via the conference."""
+    return f"{session_id}@{conference_slug}.confcal"
+
+
+# A stage either groups sessions by an exact key (fast, for stages 1-3) or tests pairs (stage 4).
+_KeyFn = Callable[[Session], Hashable | None]
+
+
+def _key_title_speakers(s: Session) -> Hashable | None:
+    return (normalize_title(s.title), speaker_set(s))
+
+
+def _key_speakers_start(s: Session) -> Hashable | None:
+    speakers = speaker_set(s)
+    return (speakers, s.start) if speakers else None
+
+
+def _key_start_room(s: Session) -> Hashable | None:
+    return (s.start, s.room.slug) if s.room is not None else None
+
+
+def _similar(a: Session, b: Session) -> bool:
+    if speaker_set(a) != speaker_set(b) and a.start != b.start:
+        return False
+    matcher = difflib.SequenceMatcher(None, normalize_title(a.title), normalize_title(b.title))
+    # quick_ratio is an upper bound of ratio and far cheaper; most pairs stop there.
+    return matcher.quick_ratio() >= SIMILAR_TITLE and matcher.ratio() >= SIMILAR_TITLE
+
+
+def _preference(new: Session, old: Session) -> tuple[float, bool, bool, str]:
+    """Sort key among candidate pairs of one stage: smaller is better."""
+    distance = abs((new.start - old.start).total_seconds())
+    same_room = new.room is not None and old.room is not None and new.room.slug == old.room.slug
+    return (distance, not same_room, old.status is Status.CANCELLED, old.id)
+
+
+def _candidates_by_key(
+    key: _KeyFn, incoming: dict[int, Session], previous: dict[int, Session]
+) -> list[tuple[int, int]]:
+    by_key: dict[Hashable, list[int]] = defaultdict(list)
+    for j, old in previous.items():
+        k = key(old)
+        if k is not None:
+            by_key[k].append(j)
+    return [(i, j) for i, new in incoming.items() if (k := key(new)) is not None for j in by_key.get(k, ())]
+
+
+def _candidates_by_test(incoming: dict[int, Session], previous: dict[int, Session]) -> list[tuple[int, int]]:
+    return [(i, j) for i, new in incoming.items() for j, old in previous.items() if _similar(new, old)]
+
+
+def _pair_greedily(
+    candidates: list[tuple[int, int]], incoming: dict[int, Session], previous: dict[int, Session]
+) -> dict[int, int]:
+    ranked = sorted(candidates, key=lambda ij: (_preference(incoming[ij[0]], previous[ij[1]]), ij[0]))
+    pairs: dict[int, int] = {}
+    taken: set[int] = set()
+    for i, j in ranked:
+        if i not in pairs and j not in taken:
+            pairs[i] = j
+            taken.add(j)
+    return pairs
+
+
+def match(incoming: Sequence[Session], previous: Sequence[Session]) -> dict[int, int]:
+    """Pair incoming indexes with previous indexes by the staged rule of the module docstring."""
+    todo_new = dict(enumerate(incoming))
+    todo_old = dict(enumerate(previous))
+    pairs: dict[int, int] = {}
+    stages: list[_KeyFn | None] = [_key_title_speakers, _key_speakers_start, _key_start_room, None]
+    for key in stages:
+        if not todo_new or not todo_old:
+            break
+        if key is None:
+            candidates = _candidates_by_test(todo_new, todo_old)
+        else:
+            candidates = _candidates_by_key(key, todo_new, todo_old)
+        for i, j in _pair_greedily(candidates, todo_new, todo_old).items():
+            pairs[i] = j
+            del todo_new[i], todo_old[j]
+    return pairs
+
+
+def assign_ids(incoming: Sequence[Session], previous: Sequence[Session]) -> tuple[Session, ...]:
+    """Return `incoming` (same order) with ids of matched previous sessions, new ids otherwise.
+
+    Only ids change; revision, modified and status are the store's business.
+    """
+    pairs = match(incoming, previous)
+    ids: dict[int, str] = {i: previous[j].id for i, j in pairs.items()}
+    taken = {s.id for s in previous} | set(ids.values())
+    # Deterministic order for new ids, so collision counters do not depend on input order.
+    fresh = sorted(
+        (i for i in range(len(incoming)) if i not in ids),
+        key=lambda i: (incoming[i].start, normalize_title(incoming[i].title), incoming[i].id, i),
+    )
+    for i in fresh:
+        attempt = 0
+        candidate = new_id(incoming[i])
+        while candidate in taken:
+            attempt += 1
+            candidate = new_id(incoming[i], attempt)
+        taken.add(candidate)
+        ids[i] = candidate
+    return tuple(dataclasses.replace(s, id=ids[i]) for i, s in enumerate(incoming))
