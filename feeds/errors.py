@@ -30,3 +30,7 @@ class NotASchedule(SourceError):
 class TimeZoneError(SourceError):
     """A time cannot be placed: unknown zone, no zone given, a contradicting abbreviation,
     or a wall time that does not exist in the zone."""
+
+
+class FilterError(FeedsError):
+    """A feed URL's query names a filter that does not exist (e.g. `?rooms=` for `?room=`)."""

@@ -1,0 +1,62 @@
+"""Rendered VEVENT bytes, kept so each session is rendered once per revision.
+
+A feed is then a concatenation of cached bytes: a schedule change re-renders only the sessions
+whose revision or status changed, and every other VEVENT stays byte-identical.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+from feeds.model import Conference, Session, Status
+
+Key = tuple[str, int, Status, str | None]
+
+
+class EventCache:
+    """Maps (session.id, revision, status, base_url) to VEVENT bytes; least recently used
+    entries are dropped beyond `max_entries`. The stored session and conference are compared
+    on a hit, so content changed without a revision bump (a bug upstream, or a hand-made test
+    schedule) is re-rendered rather than served stale. Safe to share between threads."""
+
+    def __init__(self, max_entries: int = 100_000) -> None:
+        self.max_entries = max_entries
+        self.renders = (
+            0  # how many VEVENTs were actually rendered; for tests and metrics
+        )
+        self._entries: OrderedDict[Key, tuple[Conference, Session, bytes]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def get(
+        self,
+        conference: Conference,
+        session: Session,
+        base_url: str | None,
+        render: Callable[[], bytes],
+    ) -> bytes:
+        """The cached bytes for this session, or `render()`'s result, stored for next time."""
+        key: Key = (session.id, session.revision, session.status, base_url)
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is not None and hit[0] == conference and hit[1] == session:
+                self._entries.move_to_end(key)
+                return hit[2]
+        data = render()  # outside the lock: rendering is the slow part
+        with self._lock:
+            self.renders += 1
+            self._entries[key] = (conference, session, data)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return data

@@ -1,0 +1,117 @@
+"""VCALENDAR assembly (RFC 5545 section 3.4, 3.7; RFC 7986 section 5) from cached VEVENT bytes.
+
+The header and the VTIMEZONE are small and cached by value; the events come from an
+EventCache, so building a feed is mostly a join of bytes already rendered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, timedelta
+from functools import lru_cache, partial
+from zoneinfo import ZoneInfo
+
+from icalendar import Calendar, vDuration
+
+from feeds.ical.cache import EventCache
+from feeds.ical.contentline import ensure_folded
+from feeds.ical.event import render_event
+from feeds.ical.timezone import vtimezone_bytes
+from feeds.model import Conference, Session
+
+# Stable on purpose: no version number, so upgrading confcal does not change every feed's bytes.
+PRODID = "-//confcal//Conference schedule feeds//EN"
+_END = b"END:VCALENDAR\r\n"
+
+
+@lru_cache(maxsize=1024)
+def _header(title: str, tzid: str, refresh: timedelta, method: str | None) -> bytes:
+    """BEGIN:VCALENDAR and the calendar properties, without the END line."""
+    cal = Calendar()
+    cal.add("prodid", PRODID)
+    cal.add("version", "2.0")
+    cal.add("calscale", "GREGORIAN")
+    if method:
+        cal.add("method", method)
+    cal.add("name", title)  # RFC 7986 5.1
+    cal.add("x-wr-calname", title)  # the de-facto name for Apple, Google and Outlook
+    cal.add("x-wr-timezone", tzid)
+    # RFC 7986 5.7 wants VALUE=DURATION spelt out; X-PUBLISHED-TTL is Outlook's equivalent.
+    cal.add("refresh-interval", vDuration(refresh), parameters={"VALUE": "DURATION"})
+    cal.add("x-published-ttl", vDuration(refresh))
+    data: bytes = cal.to_ical()
+    assert data.endswith(_END)
+    return ensure_folded(data[: -len(_END)])
+
+
+def _date_span(
+    conference: Conference, sessions: Sequence[Session]
+) -> tuple[date, date]:
+    """Local dates from the first start to the last end, widened to the conference's dates so
+    that the VTIMEZONE does not change when one session moves within them."""
+    zone = ZoneInfo(conference.timezone)
+    first = min(s.start for s in sessions).astimezone(zone).date()
+    last = max(s.end for s in sessions).astimezone(zone).date()
+    return min(first, conference.start_date), max(last, conference.end_date)
+
+
+def _event_bytes(
+    conference: Conference, session: Session, base_url: str | None
+) -> bytes:
+    return ensure_folded(render_event(conference, session, base_url=base_url))
+
+
+def render_calendar(
+    conference: Conference,
+    sessions: Sequence[Session],
+    *,
+    title: str,
+    base_url: str | None = None,
+    cache: EventCache | None = None,
+    refresh: timedelta = timedelta(hours=1),
+    method: str | None = "PUBLISH",
+) -> bytes:
+    """A whole VCALENDAR: CRLF lines folded at 75 octets, never inside a UTF-8 character.
+
+    Deterministic: the same arguments give the same bytes (nothing reads the clock). Events are
+    written in the order given. `method=None` leaves METHOD out, as CalDAV requires for stored
+    calendar object resources (RFC 4791 section 4.1).
+    """
+    parts = [_header(title, conference.timezone, refresh, method)]
+    if sessions:
+        first, last = _date_span(conference, sessions)
+        parts.append(vtimezone_bytes(conference.timezone, first, last))
+    for session in sessions:
+        if cache is None:
+            parts.append(_event_bytes(conference, session, base_url))
+        else:
+            parts.append(
+                cache.get(
+                    conference,
+                    session,
+                    base_url,
+                    partial(_event_bytes, conference, session, base_url),
+                )
+            )
+    parts.append(_END)
+    return b"".join(parts)
+
+
+def render_session(
+    conference: Conference,
+    session: Session,
+    *,
+    base_url: str | None = None,
+    method: str | None = "PUBLISH",
+    cache: EventCache | None = None,
+) -> bytes:
+    """A VCALENDAR holding exactly this session's VEVENT, with the same UID and content as in
+    the feeds: for one-off downloads, and with `method=None` for a CalDAV PUT."""
+    return render_calendar(
+        conference,
+        [session],
+        title=f"{conference.name} - {session.title}",
+        base_url=base_url,
+        cache=cache,
+        method=method,
+    )

@@ -1,0 +1,128 @@
+"""One session as a VEVENT (RFC 5545 section 3.6.1), rendered to bytes once per revision.
+
+Everything in the output is derived from the session and the conference, never from the clock,
+so the same content always yields the same bytes (feeds keep their ETag; CalDAV sees no change).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from icalendar import Event, vText
+
+from feeds.model import Conference, Session
+
+# DTSTAMP when a session does not say when its content last changed. A fixed instant rather
+# than "now" keeps the bytes deterministic; LAST-MODIFIED is then omitted because it is unknown.
+UNKNOWN_MODIFIED = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def uid(conference: Conference, session: Session) -> str:
+    """The stable UID (RFC 5545 3.8.4.7). It does not contain the deployment URL, so a
+    one-off download, the feeds and CalDAV pushes of the same session all share it."""
+    return f"{session.id}@{conference.slug}.confcal"
+
+
+def session_url(session: Session, base_url: str | None) -> str | None:
+    """Our page for the session when we know where we are deployed, else the source's link."""
+    if base_url:
+        return f"{base_url.rstrip('/')}/sessions/{session.id}"
+    return session.url
+
+
+def location(conference: Conference, session: Session) -> str:
+    """Room, then venue, then city, skipping parts already said (venue "Paris, France" and
+    city "Paris" would otherwise read "Paris, France, Paris")."""
+    parts: list[str] = []
+    for part in (
+        session.room.name if session.room else None,
+        conference.venue,
+        conference.city,
+    ):
+        if part and not any(part in said for said in parts):
+            parts.append(part)
+    return ", ".join(parts)
+
+
+def description(session: Session, url: str | None) -> str:
+    """Plain text: the abstract, then speakers with affiliations, track, level and the link."""
+    facts: list[str] = []
+    if session.speakers:
+        names = [
+            f"{s.name} ({s.affiliation})" if s.affiliation else s.name
+            for s in session.speakers
+        ]
+        facts.append("Speakers: " + ", ".join(names))
+    if session.track:
+        facts.append(f"Track: {session.track.name}")
+    if session.level:
+        facts.append(f"Level: {session.level.name}")
+    if url:
+        facts.append(url)
+    blocks = [session.description.strip(), "\n".join(facts)]
+    return "\n\n".join(block for block in blocks if block)
+
+
+def categories(session: Session) -> list[str]:
+    values = [
+        session.track.name if session.track else "",
+        session.kind,
+        session.level.name if session.level else "",
+    ]
+    seen: list[str] = []
+    for value in values:
+        if value and value not in seen:
+            seen.append(value)
+    return seen
+
+
+def _ambiguous(local: datetime) -> bool:
+    """True for a wall time that occurs twice (the repeated hour at a fall-back). RFC 5545
+    3.3.5 reads such a TZID time as its first occurrence, so the second one cannot be written
+    with TZID at all; we then write the event's times in UTC instead."""
+    other = local.replace(fold=1 - local.fold)
+    return other.utcoffset() != local.utcoffset()
+
+
+def build_event(
+    conference: Conference, session: Session, *, base_url: str | None = None
+) -> Event:
+    """The VEVENT component. Start and end carry TZID = the conference zone (RFC 5545 3.2.19),
+    except around a fall-back fold (see `_ambiguous`); the matching VTIMEZONE is the calendar's
+    business (see feeds.ical.timezone)."""
+    zone = ZoneInfo(conference.timezone)
+    url = session_url(session, base_url)
+    event = Event()
+    event.add("uid", uid(conference, session))
+    event.add("dtstamp", (session.modified or UNKNOWN_MODIFIED).astimezone(UTC))
+    if session.modified is not None:
+        event.add("last-modified", session.modified.astimezone(UTC))
+    event.add("sequence", session.revision)
+    start, end = session.start.astimezone(zone), session.end.astimezone(zone)
+    if _ambiguous(start) or _ambiguous(end):
+        start, end = start.astimezone(UTC), end.astimezone(UTC)
+    event.add("dtstart", start)
+    event.add("dtend", end)
+    event.add("summary", vText(session.title))
+    text = description(session, url)
+    if text:
+        event.add("description", vText(text))
+    where = location(conference, session)
+    if where:
+        event.add("location", vText(where))
+    cats = categories(session)
+    if cats:
+        event.add("categories", cats)
+    if url:
+        event.add("url", url)
+    event.add("status", "CANCELLED" if session.cancelled else "CONFIRMED")
+    return event
+
+
+def render_event(
+    conference: Conference, session: Session, *, base_url: str | None = None
+) -> bytes:
+    """The VEVENT as folded CRLF content lines (RFC 5545 3.1), BEGIN to END inclusive."""
+    data: bytes = build_event(conference, session, base_url=base_url).to_ical()
+    return data
