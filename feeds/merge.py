@@ -1,0 +1,204 @@
+"""Merge parsed pages into one schedule.
+
+- A session seen on several pages is one session: same start, end and folded title.
+- A page's filter facet applies to every session on it: Type/Track -> track, Venue/Room -> room, and a
+  facet whose value is an audience level -> level, whatever its label (Sched sites mislabel facets).
+- A partial page (no title line) merges into the one session with the same times whose room and
+  speakers agree; a page that cannot be placed at all is a warning naming the file, never an event.
+- A speaker is one person across title lines and speaker blocks (feeds.people); the block wins, and a
+  person named only in a title line is kept.
+- Times are resolved against the conference zone (feeds.zones) and every error names file and line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from feeds.errors import NotASchedule, TimeZoneError
+from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Track
+from feeds.people import find, fold
+from feeds.slug import unique_slugs
+from feeds.sources.records import ParsedPage, RawSession, RawSpeaker, SourceWarning
+from feeds.zones import load_zone, resolve_span, zone_for_place
+
+LEVEL_WORDS = {"any", "all", "all levels", "beginner", "introductory", "novice", "intermediate", "advanced", "expert"}
+FACET_FIELDS = {
+    "type": "track", "track": "track", "tracks": "track", "category": "track", "topic": "track",
+    "venue": "room", "room": "room", "location": "room",
+    "audience level": "level", "level": "level", "experience level": "level", "audience": "level",
+}
+
+
+@dataclass(frozen=True)
+class Merged:
+    schedule: Schedule
+    warnings: tuple[SourceWarning, ...]
+
+
+@dataclass
+class _Entry:
+    start: datetime
+    end: datetime
+    title: str
+    kind: str
+    sources: list[str]
+    description: str = ""
+    room: str | None = None
+    track: str | None = None
+    level: str | None = None
+    slides: bool = False
+    title_speakers: list[RawSpeaker] = field(default_factory=list)
+    speakers: list[RawSpeaker] = field(default_factory=list)
+
+    def absorb(self, raw: RawSession, warn: list[SourceWarning], source: str) -> None:
+        if len(raw.description) > len(self.description):
+            self.description = raw.description
+        for attr in ("room", "track", "level"):
+            new, old = getattr(raw, attr), getattr(self, attr)
+            if new and old and fold(new) != fold(old):
+                warn.append(SourceWarning(source, raw.line, f"{attr} {new!r} differs from {old!r} elsewhere; kept {old!r}"))
+            elif new and not old:
+                setattr(self, attr, new)
+        self.slides = self.slides or bool(raw.slides)
+        if raw.title_speakers and not self.title_speakers:
+            self.title_speakers = list(raw.title_speakers)
+        for person in raw.speakers:
+            if find(person.name, [s.name for s in self.speakers]) is None:
+                self.speakers.append(person)
+        self.sources.append(source)
+
+
+def choose_zone(pages: Sequence[ParsedPage], tz: str | None) -> tuple[ZoneInfo, list[SourceWarning]]:
+    if tz:
+        return load_zone(tz), []
+    places = Counter(p.place for p in pages if p.place)
+    for place, _ in places.most_common():
+        name = zone_for_place(place)
+        if name:
+            source = next(p.source for p in pages if p.place == place)
+            note = f"time zone {name} taken from the page header {place!r}; pass --tz to choose another"
+            return load_zone(name), [SourceWarning(source, None, note)]
+    shown = next((p.zone_label for p in pages if p.zone_label), None)
+    hint = f" (the pages show times in {shown}, which does not name one zone)" if shown else ""
+    raise TimeZoneError(f"no time zone for this schedule{hint}: pass --tz ZONE, e.g. --tz Europe/Paris")
+
+
+def merge(pages: Sequence[ParsedPage], tz: str | None = None, *, source_url: str | None = None) -> Merged:
+    zone, warnings = choose_zone(pages, tz)
+    warnings = [w for p in pages for w in p.warnings] + warnings
+    seen_levels = {fold(s.level) for p in pages for s in p.sessions if s.level}
+    entries: dict[tuple[datetime, datetime, str], _Entry] = {}
+    partials: list[tuple[ParsedPage, RawSession, datetime, datetime]] = []
+    for page in pages:
+        facets = _facet_fields(page, seen_levels, warnings)
+        for raw in page.sessions:
+            assert raw.span is not None
+            try:
+                start, end = resolve_span(raw.span.day, raw.span.start, raw.span.end, raw.span.abbreviation, zone)
+            except TimeZoneError as exc:
+                raise TimeZoneError(str(exc), source=page.source, line=raw.span.line) from None
+            raw = replace(raw, **{k: v for k, v in facets.items() if not getattr(raw, k)})
+            if raw.title is None:
+                partials.append((page, raw, start, end))
+                continue
+            key = (start, end, fold(raw.title))
+            entry = entries.setdefault(key, _Entry(start, end, raw.title, raw.kind or "talk", []))
+            entry.absorb(raw, warnings, page.source)
+        if page.loose_text:
+            warnings.append(SourceWarning(page.source, None, "page has no title, time or room: cannot be placed in a calendar; skipped"))
+    for page, raw, start, end in partials:
+        match = _place_partial(list(entries.values()), raw, start, end)
+        if match is None:
+            warnings.append(SourceWarning(page.source, raw.line, "session without a title matches no listed session; skipped"))
+        else:
+            match.absorb(raw, warnings, page.source)
+    if not entries:
+        where = ", ".join(p.source for p in pages)
+        raise NotASchedule(f"no session with a title and a time found in {where}")
+    return Merged(_schedule(pages, list(entries.values()), zone, source_url), tuple(warnings))
+
+
+def _facet_fields(page: ParsedPage, seen_levels: set[str], warnings: list[SourceWarning]) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for facet in page.facets:
+        label, value = fold(facet.label), facet.value
+        target = "level" if fold(value) in LEVEL_WORDS | seen_levels else FACET_FIELDS.get(label)
+        if target is None or label == "date":
+            if label != "date":
+                warnings.append(SourceWarning(page.source, facet.line, f"filter {facet.label}: {value} is not a track, room or level; not applied"))
+            continue
+        fields[target] = value
+    return fields
+
+
+def _place_partial(entries: list[_Entry], raw: RawSession, start: datetime, end: datetime) -> _Entry | None:
+    def agrees(e: _Entry) -> bool:
+        if (e.start, e.end) != (start, end):
+            return False
+        if raw.room and e.room and fold(raw.room) != fold(e.room):
+            return False
+        names = [s.name for s in e.speakers + e.title_speakers]
+        return not raw.speakers or any(find(s.name, names) is not None for s in raw.speakers)
+
+    found = [e for e in entries if agrees(e)]
+    return found[0] if len(found) == 1 else None
+
+
+def _people(entries: list[_Entry]) -> dict[str, Speaker]:
+    """One Speaker per person, keyed by folded written name (every spelling seen maps to it)."""
+    canon: list[RawSpeaker] = []
+    for person in [s for e in entries for s in e.speakers] + [s for e in entries for s in e.title_speakers]:
+        i = find(person.name, [c.name for c in canon])
+        if i is None:
+            canon.append(person)
+            continue
+        old = canon[i]
+        canon[i] = RawSpeaker(
+            name=old.name if old.from_block or not person.from_block else person.name,
+            role=old.role or person.role,
+            affiliation=old.affiliation if old.from_block and old.affiliation else person.affiliation or old.affiliation,
+            bio=max((old.bio or "", person.bio or ""), key=len) or None,
+            from_block=old.from_block or person.from_block,
+        )
+    slugs = unique_slugs([c.name for c in canon])
+    result: dict[str, Speaker] = {}
+    for c in canon:
+        speaker = Speaker(c.name, slug=slugs[c.name], role=c.role, affiliation=c.affiliation, bio=c.bio)
+        for person in [s for e in entries for s in e.speakers + e.title_speakers]:
+            if find(person.name, [c.name]) is not None:
+                result.setdefault(fold(person.name), speaker)
+    return result
+
+
+def _schedule(pages: Sequence[ParsedPage], entries: list[_Entry], zone: ZoneInfo, url: str | None) -> Schedule:
+    people = _people(entries)
+    sessions = []
+    for e in sorted(entries, key=lambda e: (e.start, e.end, fold(e.title))):
+        ordered: list[Speaker] = []
+        for person in e.title_speakers + e.speakers:
+            speaker = people[fold(person.name)]
+            if speaker not in ordered:
+                ordered.append(speaker)
+        digest = hashlib.blake2b(f"{e.start.isoformat()}|{fold(e.title)}".encode(), digest_size=5).hexdigest()
+        sessions.append(Session(
+            id=digest, title=e.title, start=e.start, end=e.end, kind=e.kind,
+            room=Room(e.room) if e.room else None, track=Track(e.track) if e.track else None,
+            level=Level(e.level) if e.level else None, description=e.description,
+            speakers=tuple(ordered), slides=e.slides,
+        ))
+    names = Counter(p.conference for p in pages if p.conference)
+    places = Counter(p.place for p in pages if p.place)
+    conference = Conference(
+        name=names.most_common(1)[0][0] if names else "Untitled conference",
+        timezone=zone.key,
+        start_date=min(s.start.astimezone(zone).date() for s in sessions),
+        end_date=max(s.end.astimezone(zone).date() for s in sessions),
+        city=places.most_common(1)[0][0] if places else None,
+        source_url=url,
+    )
+    return Schedule(conference, tuple(sessions))

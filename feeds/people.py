@@ -1,0 +1,54 @@
+"""Deciding whether two written names are one person.
+
+Sched pages spell one speaker differently in different places: a typo in the title line ("Amir
+Afzail" for "Amir Afzali"), or a fuller name in the title than in the speaker block ("Daniel Holanda
+Noronha" / "Daniel Holanda"). Names are compared folded (case, accents, punctuation); they match when
+equal, when one's words are the other's leading words plus more, or when they differ by a small typo
+(one letter, or two neighbours swapped) in the last name only.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_NON_ALPHA = re.compile(r"[^a-z0-9 ]+")
+
+
+def fold(name: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", name)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    return " ".join(_NON_ALPHA.sub(" ", plain).split())
+
+
+def same_person(a: str, b: str) -> bool:
+    fa, fb = fold(a), fold(b)
+    if not fa or not fb:
+        return False
+    if fa == fb:
+        return True
+    wa, wb = fa.split(), fb.split()
+    shorter, longer = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    if len(shorter) >= 2 and longer[: len(shorter)] == shorter:
+        return True  # "Daniel Holanda" / "Daniel Holanda Noronha"
+    if len(wa) == len(wb) >= 2 and wa[:-1] == wb[:-1]:
+        return _one_typo(wa[-1], wb[-1])  # "Afzail" / "Afzali"
+    return False
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """One swapped pair of neighbours, one changed, one missing or one extra letter."""
+    if min(len(a), len(b)) < 4 or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def find(name: str, names: list[str]) -> int | None:
+    """Index of the first of `names` that is the same person as `name`, else None."""
+    return next((i for i, other in enumerate(names) if same_person(name, other)), None)

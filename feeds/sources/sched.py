@@ -1,0 +1,231 @@
+"""Parser for Sched schedule pages copied as text: list views (often filtered) and single sessions.
+
+A session on such a page reads, in order:
+
+    11:00 CEST                                              slot header (list views)
+    Lightning Talk: Title - Name, Company & Name, Company   title line (missing on some single pages)
+    Tuesday April 7, 2026 11:00 - 11:10 CEST                opening time line
+    description paragraphs (may contain " - ")
+    Speakers                                                then one block per speaker:
+      avatar for Name | initials ("AW")  /  Name  /  Role, Company  /  bio ... Read More →
+    Tuesday April 7, 2026 11:00 - 11:10 CEST                closing time line (same text)
+    Room                                                    then, with no blank line between:
+    \u00a0 Track                                            optional
+      • Audience Level Any / • Slides Attached Yes          optional bullets
+
+The parser walks from one opening time line to its closing twin; the title is the line before the
+opening when a slot header (or the previous session) precedes it. Page chrome is recognised only to
+find the conference name, place, display zone and filter facet.
+"""
+
+from __future__ import annotations
+
+from feeds.people import find
+from feeds.sources import sched_lines as L
+from feeds.sources.records import Facet, ParsedPage, RawSession, RawSpeaker, SourceWarning, WallSpan
+
+_CHROME_PREFIXES = (
+    "Loading", "View More Details", "Note: The schedule", "The Sched app", "This schedule is",
+    "Sign up or log in", "arrow_back", "Share Modal", "Share this link", "Or copy link",
+    "Filter sessions", "Apply filters", "Filtered by", "Speakers",
+)
+
+
+class _Page:
+    def __init__(self, text: str, source: str) -> None:
+        self.source = source
+        self.lines = text.split("\n")
+        self.warnings: list[SourceWarning] = []
+
+    def warn(self, index: int | None, message: str) -> None:
+        self.warnings.append(SourceWarning(self.source, None if index is None else index + 1, message))
+
+    def text(self, i: int) -> str:
+        return self.lines[i].strip() if 0 <= i < len(self.lines) else ""
+
+    def prev_nonblank(self, i: int) -> int:
+        i -= 1
+        while i >= 0 and not self.text(i):
+            i -= 1
+        return i
+
+    def next_nonblank(self, i: int, stop: int) -> int:
+        i += 1
+        while i < stop and not self.text(i):
+            i += 1
+        return i
+
+    def span(self, i: int) -> WallSpan | None:
+        try:
+            return L.span(self.lines[i], i + 1)
+        except ValueError as exc:
+            self.warn(i, f"time line ignored: {exc}")
+            return None
+
+
+def parse(text: str, source: str) -> ParsedPage:
+    page = _Page(text, source)
+    spans = {i: s for i in range(len(page.lines)) if (s := page.span(i)) is not None}
+    sessions: list[RawSession] = []
+    last_end = -1
+    order = sorted(spans)
+    k = 0
+    while k < len(order):
+        opening = order[k]
+        closing = order[k + 1] if k + 1 < len(order) else None
+        if closing is not None and page.text(closing) != page.text(opening):
+            page.warn(opening, "session has no closing time line; its room is unknown")
+            session, last_end = _session(page, opening, spans[opening], None, closing, last_end)
+            k += 1
+        else:
+            stop = len(page.lines) if closing is None else closing
+            session, last_end = _session(page, opening, spans[opening], closing, stop, last_end)
+            k += 2
+        sessions.append(session)
+    header = _header(page)
+    loose = not sessions and any(
+        len(line.strip()) > 60 and not line.strip().startswith(_CHROME_PREFIXES) for line in page.lines
+    )
+    return ParsedPage(
+        source=source, sessions=tuple(sessions), warnings=tuple(page.warnings), loose_text=loose, **header
+    )
+
+
+def _header(page: _Page) -> dict[str, object]:
+    facets, conference, place, zone = [], None, None, None
+    for i, raw in enumerate(page.lines):
+        line = raw.strip()
+        if (f := L.facet(line)) is not None:
+            facets.append(Facet(f[0], f[1], i + 1))
+        conference = conference or L.registered_for(line)
+        zone = zone or L.shown_in(line)
+        if place is None and line.startswith("View More Details"):
+            before = page.prev_nonblank(i)
+            place = page.text(before) or None if before >= 0 else None
+    return {"facets": tuple(facets), "conference": conference, "place": place, "zone_label": zone}
+
+
+def _session(
+    page: _Page, opening: int, span: WallSpan, closing: int | None, stop: int, last_end: int
+) -> tuple[RawSession, int]:
+    title_line = _title_line(page, opening, last_end)
+    speakers_at = next((i for i in range(opening + 1, stop) if page.text(i) == "Speakers"), stop)
+    body_end = speakers_at
+    if closing is None and stop < len(page.lines):
+        # Without a closing line the next title line was read as description; give it back.
+        body_end = min(body_end, page.prev_nonblank(stop) if page.prev_nonblank(stop) > opening else stop)
+    description = _paragraphs(page.lines[opening + 1 : body_end])
+    speakers = _speaker_blocks(page, speakers_at + 1, stop) if speakers_at < stop else ()
+    title = kind = None
+    title_speakers: tuple[RawSpeaker, ...] = ()
+    if title_line is not None:
+        title, title_speakers = _split_title(page.text(title_line), [s.name for s in speakers])
+        kind, title = L.split_kind(title)
+    room = track = level = None
+    slides: bool | None = None
+    extra: list[tuple[str, str]] = []
+    end = stop
+    if closing is not None:
+        i = closing + 1
+        if page.text(i) and not L.is_track(page.lines[i]) and L.bullet(page.lines[i]) is None:
+            if not (L.is_slot(page.lines[i]) or page.span(i)):
+                room, i = page.text(i), i + 1
+        while i < len(page.lines) and page.text(i):
+            raw = page.lines[i]
+            if L.is_track(raw) and track is None:
+                track = raw.strip(L.NBSP + " \t")
+            elif (item := L.bullet(raw)) is not None and item.startswith(("Audience Level ", "Slides Attached ")):
+                key, value = ("level", item[len("Audience Level ") :]) if item.startswith("Audience") else (
+                    "slides", item[len("Slides Attached ") :])
+                if key == "level":
+                    level = value.strip()
+                else:
+                    slides = value.strip().lower() in ("yes", "true")
+            elif item is not None:
+                extra.append(("", item))
+            else:
+                break
+            i += 1
+        end = i - 1
+    session = RawSession(
+        line=(title_line if title_line is not None else opening) + 1, span=span, title=title, kind=kind,
+        title_speakers=title_speakers, speakers=speakers, description=description, room=room, track=track,
+        level=level, slides=slides, extra=tuple(extra),
+    )
+    return session, end
+
+
+def _title_line(page: _Page, opening: int, last_end: int) -> int | None:
+    candidate = page.prev_nonblank(opening)
+    if candidate < 0 or candidate <= last_end:
+        return None
+    line = page.text(candidate)
+    if line.startswith(_CHROME_PREFIXES) or L.facet(line) or L.is_slot(line) or L.is_day_header(line):
+        return None
+    before = page.prev_nonblank(candidate)
+    if before < 0 or L.is_slot(page.lines[before]) or L.is_day_header(page.lines[before]) or before == last_end:
+        return candidate
+    return None
+
+
+def _split_title(line: str, block_names: list[str]) -> tuple[str, tuple[RawSpeaker, ...]]:
+    """Split "Title - speakers" at the " - " whose tail names a speaker of the blocks (the rightmost
+    one when there are no blocks): titles and descriptions may contain " - " themselves."""
+    cuts = [i for i in range(len(line)) if line.startswith(" - ", i)]
+    if not cuts:
+        return line.strip(), ()
+    chosen = cuts[-1]
+    if block_names:
+        for cut in reversed(cuts):
+            people = L.title_speakers(line[cut + 3 :])
+            if any(find(p.name, block_names) is not None for p in people):
+                chosen = cut
+                break
+    return line[:chosen].strip(), L.title_speakers(line[chosen + 3 :])
+
+
+def _paragraphs(lines: list[str]) -> str:
+    paragraphs: list[list[str]] = [[]]
+    for raw in lines:
+        line = raw.strip()
+        if line:
+            paragraphs[-1].append(line)
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    return "\n\n".join("\n".join(p) for p in paragraphs if p)
+
+
+def _speaker_blocks(page: _Page, start: int, stop: int) -> tuple[RawSpeaker, ...]:
+    blocks: list[dict[str, object]] = []
+    i = page.next_nonblank(start - 1, stop)
+    while i < stop:
+        line = page.text(i)
+        nxt = page.next_nonblank(i, stop)
+        if L.avatar(line) is not None or L.is_initials(line, page.text(nxt) if nxt < stop else None):
+            if nxt >= stop:
+                break
+            blocks.append({"name": page.text(nxt), "role": None, "bio": [], "line": nxt})
+            i = page.next_nonblank(nxt, stop)
+            continue
+        if not blocks:
+            page.warn(i, "text before the first speaker block ignored")
+        elif blocks[-1]["role"] is None and not blocks[-1]["bio"] and _looks_like_role(line):
+            blocks[-1]["role"] = line
+        else:
+            bio = blocks[-1]["bio"]
+            assert isinstance(bio, list)
+            bio.append(line)
+        i = nxt
+    result = []
+    for block in blocks:
+        role_text = block["role"]
+        role, affiliation = L.role_line(role_text) if isinstance(role_text, str) else (None, None)
+        bio_lines = block["bio"]
+        assert isinstance(bio_lines, list)
+        bio = L.strip_read_more("\n\n".join(bio_lines)) or None
+        result.append(RawSpeaker(str(block["name"]), role=role, affiliation=affiliation, bio=bio))
+    return tuple(result)
+
+
+def _looks_like_role(line: str) -> bool:
+    return len(line) <= 120 and not L.READ_MORE.search(line)

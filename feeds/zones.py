@@ -1,0 +1,123 @@
+"""Turn a page's wall-clock time and zone abbreviation into an exact instant.
+
+A page shows local times plus an abbreviation ("11:00 CEST"). The abbreviation is never trusted on its
+own: it is checked against the conference's IANA zone at that date, and it decides which of the two
+instants a repeated wall time means when clocks go back (02:15 CEST and 02:15 CET on the last Sunday of
+October in Paris are an hour apart). A wall time that does not exist (the skipped hour in March) or an
+abbreviation the zone never uses at that date is an error, never a silent shift.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from feeds.errors import TimeZoneError
+
+_OFFSET = re.compile(r"^(?:UTC|GMT)?\s*([+-])(\d{1,2})(?::?(\d{2}))?$")
+
+
+def load_zone(name: str) -> ZoneInfo:
+    if not name or len(name) > 64 or name.startswith(("/", ".")) or ".." in name:
+        raise TimeZoneError(f"unknown time zone {name!r}: give an IANA name such as Europe/Paris")
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise TimeZoneError(f"unknown time zone {name!r}: give an IANA name such as Europe/Paris") from exc
+
+
+def fixed_offset(label: str) -> tzinfo | None:
+    """The fixed zone a label names by itself ("UTC", "GMT", "+02:00", "UTC+2"), else None."""
+    text = label.strip().upper()
+    if text in ("UTC", "GMT", "Z"):
+        return timezone.utc
+    m = _OFFSET.match(text)
+    if not m:
+        return None
+    sign, hours, minutes = m.group(1), int(m.group(2)), int(m.group(3) or 0)
+    if hours > 14 or minutes > 59:
+        return None
+    delta = timedelta(hours=hours, minutes=minutes)
+    return timezone(-delta if sign == "-" else delta)
+
+
+def _exists(candidate: datetime, zone: ZoneInfo) -> bool:
+    # A wall time in the spring-forward gap does not survive a round trip through UTC.
+    back = candidate.astimezone(timezone.utc).astimezone(zone)
+    return back.replace(tzinfo=None) == candidate.replace(tzinfo=None)
+
+
+def candidates(day: date, wall: time, zone: ZoneInfo) -> list[datetime]:
+    """Every distinct instant the wall time names in the zone: none (gap), one, or two (fold)."""
+    found: list[datetime] = []
+    for fold in (0, 1):
+        dt = datetime.combine(day, wall, tzinfo=zone).replace(fold=fold)
+        if _exists(dt, zone) and all(dt.utcoffset() != f.utcoffset() for f in found):
+            found.append(dt)
+    return found
+
+
+def resolve(day: date, wall: time, abbreviation: str | None, zone: ZoneInfo) -> datetime:
+    """The instant a page means by `wall` on `day` with `abbreviation`, in the conference `zone`.
+
+    Raises TimeZoneError when the wall time does not exist there or the abbreviation contradicts it.
+    """
+    where = f"{day.isoformat()} {wall.strftime('%H:%M')}"
+    fixed = fixed_offset(abbreviation) if abbreviation else None
+    if fixed is not None:
+        # An explicit UTC offset names the instant by itself; show it in the conference zone.
+        return datetime.combine(day, wall, tzinfo=fixed).astimezone(zone)
+    options = candidates(day, wall, zone)
+    if not options:
+        raise TimeZoneError(
+            f"{where} does not exist in {zone.key} (clocks go forward then); fix the time or the zone"
+        )
+    if not abbreviation:
+        return options[0]
+    matching = [dt for dt in options if dt.tzname() == abbreviation]
+    if matching:
+        return matching[0]
+    used = " or ".join(sorted({str(dt.tzname()) for dt in options}))
+    raise TimeZoneError(
+        f"{where} {abbreviation} contradicts time zone {zone.key}, which shows {used} then; "
+        "check --tz"
+    )
+
+
+def resolve_span(
+    day: date, start: time, end: time, abbreviation: str | None, zone: ZoneInfo
+) -> tuple[datetime, datetime]:
+    """Start and end of a "HH:MM - HH:MM ABBR" span; an end before the start is on the next day."""
+    begins = resolve(day, start, abbreviation, zone)
+    end_day = day + timedelta(days=1) if end < start else day
+    try:
+        ends = resolve(end_day, end, abbreviation, zone)
+    except TimeZoneError:
+        # One abbreviation covers both ends; a span that crosses the autumn change ends in the
+        # other offset ("01:30 - 02:30 CEST" may end at 02:30 CET). Accept the end only if it is
+        # the one real instant after the start.
+        later = [dt for dt in candidates(end_day, end, zone) if dt > begins]
+        if len(later) != 1:
+            raise
+        ends = later[0]
+    if ends < begins:
+        raise TimeZoneError(f"{day.isoformat()} {start:%H:%M}-{end:%H:%M}: ends before it starts")
+    return begins, ends
+
+
+def zone_for_place(place: str) -> str | None:
+    """The IANA zone a header place such as "Paris, France" names, when exactly one zone's city
+    part equals one of its comma-separated parts (case and spacing folded); else None."""
+    parts = [p.strip().lower().replace(" ", "_") for p in place.split(",") if p.strip()]
+    if not parts:
+        return None
+    by_city: dict[str, list[str]] = {}
+    for name in available_timezones():
+        if "/" in name and not name.startswith(("Etc/", "SystemV/", "US/")):
+            by_city.setdefault(name.rsplit("/", 1)[1].lower(), []).append(name)
+    for part in parts:
+        names = by_city.get(part, [])
+        if len(names) == 1:
+            return names[0]
+    return None
