@@ -1,0 +1,97 @@
+"""The two JSON documents: `/api/feeds` (every feed with its links) and `/api/sessions`.
+
+Both are pure functions of a `Published` snapshot and a `Site`, serialised with a fixed key order
+and no whitespace, so equal content gives equal bytes (and ETag) on every server and in a build.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from feeds.ical import uid
+from feeds.model import Session
+from server.app.conditional import JSON, Representation
+from server.app.links import Site
+from server.app.published import Published, last_modified, session_path
+
+
+def feed_entries(published: Published, site: Site) -> list[dict[str, Any]]:
+    """One entry per catalogue feed; the index page lists the same entries."""
+    return [
+        {
+            "kind": feed.spec.kind.value,
+            "name": feed.spec.name,
+            "slug": feed.spec.slug,
+            "url": site.path(feed.path),
+            "webcal": site.webcal(feed.path),
+            "google": site.google(feed.path),
+            "events": len(feed.sessions),
+        }
+        for feed in published.feeds
+    ]
+
+
+def feeds_document(published: Published, site: Site) -> dict[str, Any]:
+    return {"feeds": feed_entries(published, site)}
+
+
+def sessions_document(published: Published, site: Site) -> dict[str, Any]:
+    conference = published.conference
+    zone = ZoneInfo(conference.timezone)
+
+    def entry(session: Session) -> dict[str, Any]:
+        return {
+            "id": session.id,
+            "uid": uid(conference, session),
+            "title": session.title,
+            "kind": session.kind,
+            # ISO 8601 with the offset, in the conference's own zone, as attendees read it.
+            "start": session.start.astimezone(zone).isoformat(),
+            "end": session.end.astimezone(zone).isoformat(),
+            "timezone": conference.timezone,
+            "room": session.room.name if session.room else None,
+            "track": session.track.name if session.track else None,
+            "level": session.level.name if session.level else None,
+            "description": session.description,
+            "speakers": [
+                {"name": s.name, "slug": s.slug, "affiliation": s.affiliation}
+                for s in session.speakers
+            ],
+            "status": session.status.value,
+            "ics": site.path(session_path(session)),
+        }
+
+    ordered = sorted(
+        published.schedule.sessions, key=lambda s: (s.start, s.end, s.title, s.id)
+    )
+    return {"sessions": [entry(s) for s in ordered]}
+
+
+def to_json(document: dict[str, Any]) -> bytes:
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8"
+    )
+
+
+def feeds_representation(published: Published, site: Site) -> Representation:
+    return published.memo(
+        ("api/feeds", site.base_url),
+        lambda: Representation(
+            to_json(feeds_document(published, site)),
+            JSON,
+            last_modified(published.schedule.sessions),
+        ),
+    )
+
+
+def sessions_representation(published: Published, site: Site) -> Representation:
+    return published.memo(
+        ("api/sessions", site.base_url),
+        lambda: Representation(
+            to_json(sessions_document(published, site)),
+            JSON,
+            last_modified(published.schedule.sessions),
+        ),
+    )

@@ -1,0 +1,138 @@
+"""`create_app`: the Starlette application serving feeds, session downloads, the API and the index.
+
+Handlers only look things up in the current `Published` snapshot and hand a `Representation` to
+`conditional.respond`; path segments go through `paths` first. Bad input is a 400/404 with a short
+text body; an exception escaping a handler is a bug.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import datetime
+
+import anyio
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from feeds.errors import FeedsError
+from server.app import paths
+from server.app.api import feeds_representation, sessions_representation
+from server.app.conditional import Representation, respond
+from server.app.index import STATIC, index_representation
+from server.app.links import Site
+from server.app.live import Live, NothingPublished, ScheduleStore, utc_now
+from server.app.published import Published
+
+FEED_KINDS = frozenset({"track", "room", "speaker", "level", "day", "kind"})
+METHODS = ["GET", "HEAD"]
+
+
+def create_app(
+    store: ScheduleStore,
+    *,
+    base_url: str | None = None,
+    max_age: int = 300,
+    poll_interval: float = 2.0,
+    seed: Callable[[], None] | None = None,
+    clock: Callable[[], datetime] = utc_now,
+) -> Starlette:
+    """The app for `store`. `base_url` (e.g. https://cal.example.org) makes links absolute to it;
+    without it links follow the request's host. `seed` runs once if the store is empty (serve
+    passes the demo ingest). The lifespan polls `store.version()` every `poll_interval` seconds."""
+    live = Live(store, base_url=base_url, seed=seed, clock=clock)
+
+    def site(request: Request) -> Site:
+        return Site.of(base_url or str(request.base_url))
+
+    def send(request: Request, rep: Representation) -> Response:
+        return respond(request, rep, max_age=max_age)
+
+    async def current() -> Published:
+        published = live.snapshot
+        if published is None:  # no lifespan ran (or it failed): build on first use
+            published = await anyio.to_thread.run_sync(lambda: live.current)
+        return published
+
+    async def index(request: Request) -> Response:
+        return send(request, index_representation(await current(), site(request)))
+
+    async def api_feeds(request: Request) -> Response:
+        return send(request, feeds_representation(await current(), site(request)))
+
+    async def api_sessions(request: Request) -> Response:
+        return send(request, sessions_representation(await current(), site(request)))
+
+    async def all_feed(request: Request) -> Response:
+        if request.path_params["name"] != "all.ics":
+            return paths.not_found("no such feed")
+        return await _feed(request, "all", "")
+
+    async def kind_feed(request: Request) -> Response:
+        kind = request.path_params["kind"]
+        if kind not in FEED_KINDS:
+            return paths.not_found("no such kind of feed")
+        slug = paths.slug_segment(request.path_params["name"], ".ics")
+        return await _feed(request, kind, slug)
+
+    async def _feed(request: Request, kind: str, slug: str) -> Response:
+        published = await current()
+        feed = published.feed(kind, slug)
+        if feed is None:
+            return paths.not_found("no such feed")
+        items = paths.query_items(request.query_params.multi_items())
+        if not items:
+            return send(request, feed.representation)
+        try:
+            rep = await anyio.to_thread.run_sync(published.filtered, feed, items)
+        except FeedsError as exc:
+            return paths.bad_request(str(exc))
+        return send(request, rep)
+
+    async def session(request: Request) -> Response:
+        session_id = paths.id_segment(request.path_params["name"], ".ics")
+        published = await current()
+        found = published.session(session_id)
+        if found is None:
+            return paths.not_found("no such session")
+        return send(request, published.session_download(found))
+
+    async def bad_path(request: Request, exc: Exception) -> Response:
+        return paths.bad_request(str(exc))
+
+    async def unavailable(request: Request, exc: Exception) -> Response:
+        return PlainTextResponse(
+            "503 Service Unavailable: no schedule published yet\n", status_code=503
+        )
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # An empty store is served as 503 until an ingest lands; the watcher picks that up.
+        await anyio.to_thread.run_sync(live.refresh)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(live.watch, poll_interval)
+            yield
+            tasks.cancel_scope.cancel()
+
+    routes = [
+        Route("/", index, methods=METHODS),
+        Route("/api/feeds", api_feeds, methods=METHODS),
+        Route("/api/feeds.json", api_feeds, methods=METHODS),
+        Route("/api/sessions", api_sessions, methods=METHODS),
+        Route("/api/sessions.json", api_sessions, methods=METHODS),
+        Route("/feeds/{name}", all_feed, methods=METHODS),
+        Route("/feeds/{kind}/{name}", kind_feed, methods=METHODS),
+        Route("/sessions/{name}", session, methods=METHODS),
+        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={paths.BadPath: bad_path, NothingPublished: unavailable},
+    )
+    app.state.live = live
+    return app

@@ -1,0 +1,155 @@
+"""HTTP caching for every response the app serves, written once.
+
+A `Representation` is an immutable body with its validators; `respond()` turns it into a Starlette
+response for one request: strong ETag (RFC 9110 §8.8.3), Last-Modified (§8.8.2), If-None-Match
+(§13.1.2) and If-Modified-Since (§13.1.3) answered with 304 (§15.4.5), HEAD (§9.3.2), gzip when the
+client accepts it (§8.4.1, §12.5.3), and Cache-Control max-age (RFC 9111 §5.2.2.1).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import format_datetime, parsedate_to_datetime
+from functools import cached_property
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+CALENDAR = "text/calendar; charset=utf-8"
+JSON = "application/json"
+HTML = "text/html; charset=utf-8"
+
+# Below this size gzip saves nothing worth a CPU cycle on either side.
+_GZIP_MIN_BYTES = 256
+
+
+@dataclass(frozen=True)
+class Representation:
+    """One body as served: bytes plus what the caching headers are derived from.
+
+    The ETag is a hash of the exact identity bytes, so equal content gives an equal ETag across
+    snapshots and restarts; the gzip variant is a different representation and gets its own
+    strong tag (RFC 9110 §8.8.3.3 requires that).
+    """
+
+    body: bytes
+    media_type: str
+    last_modified: datetime | None = None
+    headers: tuple[tuple[str, str], ...] = field(default=())
+
+    @cached_property
+    def etag(self) -> str:
+        return f'"{hashlib.sha256(self.body).hexdigest()[:32]}"'
+
+    @cached_property
+    def gzip_etag(self) -> str:
+        return self.etag[:-1] + '-gz"'
+
+    @cached_property
+    def gzipped(self) -> bytes:
+        # mtime=0 and no file name make the compressed bytes a pure function of the body.
+        return gzip.compress(self.body, compresslevel=6, mtime=0)
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """True when Accept-Encoding (RFC 9110 §12.5.3) allows gzip, explicitly or via `*`, with q > 0."""
+    allowed: dict[str, bool] = {}
+    for item in accept_encoding.split(","):
+        coding, _, params = item.strip().partition(";")
+        coding = coding.strip().lower()
+        if not coding:
+            continue
+        allowed[coding] = _quality(params) > 0
+    if "gzip" in allowed:
+        return allowed["gzip"]
+    if "x-gzip" in allowed:
+        return allowed["x-gzip"]
+    return allowed.get("*", False)
+
+
+def _quality(params: str) -> float:
+    for param in params.split(";"):
+        name, _, value = param.strip().partition("=")
+        if name.strip().lower() == "q":
+            try:
+                return float(value.strip())
+            except ValueError:
+                return 0.0
+    return 1.0
+
+
+def etag_matches(if_none_match: str, etag: str) -> bool:
+    """If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/` prefixes are ignored.
+
+    The header may be a list or `*`.
+    """
+    opaque = etag.removeprefix("W/")
+    for candidate in if_none_match.split(","):
+        candidate = candidate.strip()
+        if candidate == "*" or candidate.removeprefix("W/") == opaque:
+            return True
+    return False
+
+
+def not_modified_since(if_modified_since: str, last_modified: datetime | None) -> bool:
+    """True when the representation has not changed since the date the client holds (§13.1.3).
+
+    An unparsable date is ignored, as the RFC requires.
+    """
+    if last_modified is None:
+        return False
+    try:
+        since = parsedate_to_datetime(if_modified_since)
+    except (TypeError, ValueError, IndexError):
+        return False
+    if since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)
+    return _to_second(last_modified) <= since
+
+
+def _to_second(moment: datetime) -> datetime:
+    # HTTP dates have one-second resolution; compare at that precision.
+    return moment.astimezone(UTC).replace(microsecond=0)
+
+
+def http_date(moment: datetime) -> str:
+    return format_datetime(_to_second(moment), usegmt=True)
+
+
+def respond(request: Request, rep: Representation, *, max_age: int) -> Response:
+    """The response to GET or HEAD for `rep`, honouring the request's conditional headers."""
+    use_gzip = len(rep.body) >= _GZIP_MIN_BYTES and accepts_gzip(
+        request.headers.get("accept-encoding", "")
+    )
+    etag = rep.gzip_etag if use_gzip else rep.etag
+    headers = {
+        "etag": etag,
+        "cache-control": f"public, max-age={max_age}",
+        "vary": "Accept-Encoding",
+    }
+    if rep.last_modified is not None:
+        headers["last-modified"] = http_date(rep.last_modified)
+
+    # §13.2.2: If-None-Match takes precedence; If-Modified-Since only counts without it.
+    if_none_match = request.headers.get("if-none-match")
+    if if_none_match is not None:
+        unchanged = etag_matches(if_none_match, etag)
+    else:
+        unchanged = not_modified_since(
+            request.headers.get("if-modified-since", ""), rep.last_modified
+        )
+    if unchanged:
+        return Response(status_code=304, headers=headers)
+
+    body = rep.gzipped if use_gzip else rep.body
+    if use_gzip:
+        headers["content-encoding"] = "gzip"
+    headers.update(rep.headers)
+    headers["content-type"] = rep.media_type
+    headers["content-length"] = str(len(body))
+    # HEAD: the same headers as GET, Content-Length included, and no body (RFC 9110 §9.3.2).
+    content = b"" if request.method == "HEAD" else body
+    return Response(content=content, status_code=200, headers=headers)

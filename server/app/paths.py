@@ -1,0 +1,74 @@
+"""Every URL path segment and query parameter the app accepts passes through here first.
+
+Feeds, sessions and static files are looked up by name, never joined onto a file path from the
+request, but `confcal build` does write files named after slugs and ids, so the same rules guard
+both. A segment that fails is answered 400 (malformed) or 404 (well-formed, unknown) with a short
+text body, never with an exception.
+"""
+
+from __future__ import annotations
+
+import re
+
+from starlette.responses import PlainTextResponse
+
+from server.errors import ServerError
+
+# The characters feeds.slug produces, plus the collision suffix; generous on length.
+_SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,119}")
+# Session ids come from feeds.identity; allow what is safe as a single file name on any OS.
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,159}")
+MAX_QUERY_PARAMS = 32
+MAX_QUERY_VALUE = 200
+
+
+class BadPath(ServerError):
+    """A request path segment or query parameter is malformed (answered 400)."""
+
+
+def slug_segment(segment: str, suffix: str = "") -> str:
+    """The slug in `segment` (with `suffix`, e.g. ".ics", removed), or BadPath."""
+    return _match(_SLUG, segment, suffix, "feed name")
+
+
+def id_segment(segment: str, suffix: str = "") -> str:
+    """The session id in `segment` (with `suffix` removed), or BadPath."""
+    return _match(_ID, segment, suffix, "session id")
+
+
+def _match(pattern: re.Pattern[str], segment: str, suffix: str, what: str) -> str:
+    if suffix:
+        if not segment.endswith(suffix):
+            raise BadPath(f"{what} must end in {suffix}")
+        segment = segment[: -len(suffix)]
+    # fullmatch with an anchored class rejects "..", "/", NUL, and anything over-long at once.
+    if not pattern.fullmatch(segment):
+        raise BadPath(f"malformed {what}")
+    return segment
+
+
+def is_safe_id(value: str) -> bool:
+    """Whether `value` could be a file name `confcal build` writes (same rule as the server)."""
+    return _ID.fullmatch(value) is not None
+
+
+def query_items(items: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The query parameters, bounded in number and size so a filter cannot be made absurd."""
+    if len(items) > MAX_QUERY_PARAMS:
+        raise BadPath("too many query parameters")
+    for name, value in items:
+        if (
+            len(name) > MAX_QUERY_VALUE
+            or len(value) > MAX_QUERY_VALUE
+            or "\x00" in name + value
+        ):
+            raise BadPath("malformed query parameter")
+    return items
+
+
+def bad_request(reason: str) -> PlainTextResponse:
+    return PlainTextResponse(f"400 Bad Request: {reason}\n", status_code=400)
+
+
+def not_found(what: str = "no such page") -> PlainTextResponse:
+    return PlainTextResponse(f"404 Not Found: {what}\n", status_code=404)

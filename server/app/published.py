@@ -1,0 +1,185 @@
+"""An immutable snapshot of everything the server publishes for one revision of the schedule.
+
+A `Published` is built from a `Schedule` off the request path (at start-up and whenever the store
+changes) and then only read, so requests never render anything the catalogue already names. It
+shares one `EventCache` with the snapshot before it, so a VEVENT is rendered once per session
+revision, and it takes over the previous snapshot's representation of any feed whose content is
+unchanged: that feed keeps its exact bytes, ETag and gzip variant.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TypeVar, cast
+
+from feeds.catalogue import FeedKind, FeedQuery, FeedSpec, catalogue, feed_title, select
+from feeds.ical import EventCache, render_calendar, render_session
+from feeds.model import Conference, Schedule, Session
+from feeds.slug import slugify
+from server.app.conditional import CALENDAR, Representation
+
+# Filtered feeds (?track=…&level=…) are rendered on demand; keep the recent ones.
+_FILTERED_KEEP = 256
+# Per-base-URL documents (API, index): a base URL comes from the Host header unless configured,
+# so bound the memo against a client inventing hosts.
+_MEMO_KEEP = 64
+
+T = TypeVar("T")
+
+_ContentKey = tuple[Conference, str, tuple[Session, ...]]
+
+
+def feed_path(spec: FeedSpec) -> str:
+    """The feed's path relative to the site root: `feeds/all.ics` or `feeds/{kind}/{slug}.ics`."""
+    if spec.kind is FeedKind.ALL:
+        return "feeds/all.ics"
+    return f"feeds/{spec.kind.value}/{spec.slug}.ics"
+
+
+def session_path(session: Session) -> str:
+    return f"sessions/{session.id}.ics"
+
+
+@dataclass(frozen=True)
+class Feed:
+    spec: FeedSpec
+    path: str
+    sessions: tuple[Session, ...]
+    representation: Representation
+
+
+class Published:
+    """Every catalogue feed rendered, plus memoized on-demand documents; safe to share across threads."""
+
+    def __init__(
+        self,
+        schedule: Schedule,
+        *,
+        now: datetime,
+        base_url: str | None = None,
+        cache: EventCache | None = None,
+        previous: Published | None = None,
+    ) -> None:
+        self.schedule = schedule
+        self.now = now
+        self.base_url = base_url
+        self.cache: EventCache = (
+            cache
+            if cache is not None
+            else (previous.cache if previous else EventCache())
+        )
+        inherited = (
+            previous._by_content
+            if previous is not None and previous.base_url == base_url
+            else {}
+        )
+        self._by_content: dict[_ContentKey, Representation] = {}
+        feeds = [self._feed(spec, inherited) for spec in catalogue(schedule)]
+        self.feeds: tuple[Feed, ...] = tuple(feeds)
+        self._feeds_by_name = {(f.spec.kind.value, f.spec.slug): f for f in feeds}
+        self._sessions = {s.id: s for s in schedule.sessions}
+        self._lock = threading.Lock()
+        self._filtered: OrderedDict[FeedQuery, Representation] = OrderedDict()
+        self._memo: OrderedDict[Hashable, object] = OrderedDict()
+
+    @property
+    def conference(self) -> Conference:
+        return self.schedule.conference
+
+    def _feed(
+        self, spec: FeedSpec, inherited: dict[_ContentKey, Representation]
+    ) -> Feed:
+        sessions = tuple(
+            select(
+                self.schedule, FeedQuery.from_params([]).for_spec(spec), now=self.now
+            )
+        )
+        title = feed_title(self.conference, spec)
+        rep = self._calendar(title, sessions, inherited)
+        return Feed(
+            spec=spec, path=feed_path(spec), sessions=sessions, representation=rep
+        )
+
+    def _calendar(
+        self,
+        title: str,
+        sessions: tuple[Session, ...],
+        inherited: dict[_ContentKey, Representation],
+    ) -> Representation:
+        key: _ContentKey = (self.conference, title, sessions)
+        rep = self._by_content.get(key) or inherited.get(key)
+        if rep is None:
+            body = render_calendar(
+                self.conference,
+                list(sessions),
+                title=title,
+                base_url=self.base_url,
+                cache=self.cache,
+            )
+            rep = Representation(body, CALENDAR, last_modified(sessions))
+        self._by_content[key] = rep
+        return rep
+
+    def feed(self, kind: str, slug: str = "") -> Feed | None:
+        """The catalogue feed of `kind` ("all", "track", ...) and `slug` ("" for "all")."""
+        return self._feeds_by_name.get((kind, slug))
+
+    def filtered(self, feed: Feed, items: list[tuple[str, str]]) -> Representation:
+        """`feed` narrowed by query parameters; raises feeds.errors.FilterError for unknown ones."""
+        query = FeedQuery.from_params(items).for_spec(feed.spec)
+        key = query  # frozen, so hashable; equal filters share one rendering
+        with self._lock:
+            found = self._filtered.get(key)
+            if found is not None:
+                self._filtered.move_to_end(key)
+                return found
+        sessions = tuple(select(self.schedule, query, now=self.now))
+        rep = self._calendar(
+            feed_title(self.conference, query, schedule=self.schedule), sessions, {}
+        )
+        with self._lock:
+            self._filtered[key] = rep
+            while len(self._filtered) > _FILTERED_KEEP:
+                self._filtered.popitem(last=False)
+        return rep
+
+    def session(self, session_id: str) -> Session | None:
+        return self._sessions.get(session_id)
+
+    def session_download(self, session: Session) -> Representation:
+        """One VEVENT as an attachment, with the same UID as in the feeds (feeds.ical.uid)."""
+        filename = f"{slugify(session.title)}.ics"
+        return self.memo(
+            ("session", session.id),
+            lambda: Representation(
+                render_session(
+                    self.conference, session, base_url=self.base_url, cache=self.cache
+                ),
+                CALENDAR,
+                last_modified([session]),
+                (("content-disposition", f'attachment; filename="{filename}"'),),
+            ),
+        )
+
+    def memo(self, key: Hashable, make: Callable[[], T]) -> T:
+        """`make()` once per key for this snapshot (bounded); used for per-base-URL documents."""
+        with self._lock:
+            if key in self._memo:
+                self._memo.move_to_end(key)
+                return cast(T, self._memo[key])
+        value = make()
+        with self._lock:
+            self._memo[key] = value
+            while len(self._memo) > _MEMO_KEEP:
+                self._memo.popitem(last=False)
+        return value
+
+
+def last_modified(sessions: Iterable[Session]) -> datetime | None:
+    """The newest `modified` among the sessions: a content date, stable across restarts."""
+    stamps = [s.modified for s in sessions if s.modified is not None]
+    return max(stamps) if stamps else None
