@@ -1,0 +1,85 @@
+"""The outcome of one ingest, as the `ingest` command prints it and the store records it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from feeds.model import Session
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What the snapshot held: confirmed sessions and the distinct facets they use."""
+
+    sessions: int = 0
+    speakers: int = 0
+    rooms: int = 0
+    tracks: int = 0
+    levels: int = 0
+
+    @classmethod
+    def of(cls, sessions: Sequence[Session]) -> Counts:
+        live = [s for s in sessions if not s.cancelled]
+        return cls(
+            sessions=len(live),
+            speakers=len({sp.slug for s in live for sp in s.speakers}),
+            rooms=len({s.room.slug for s in live if s.room}),
+            tracks=len({s.track.slug for s in live if s.track}),
+            levels=len({s.level.slug for s in live if s.level}),
+        )
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """`version` is the schedule version this ingest created. Ids refer to stored sessions;
+    `titles` maps every id named in the diff to its title, for printing."""
+
+    version: int
+    conference: str
+    created: datetime
+    added: tuple[str, ...] = ()
+    changed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    cancelled: tuple[str, ...] = ()
+    restored: tuple[str, ...] = ()
+    unchanged: int = 0
+    counts: Counts = Counts()
+    titles: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        """True when the ingest changed no session (same pages again)."""
+        return not (self.added or self.changed or self.cancelled or self.restored)
+
+    def diff_json(self) -> dict[str, Any]:
+        return {
+            "added": list(self.added),
+            "changed": {k: list(v) for k, v in self.changed.items()},
+            "cancelled": list(self.cancelled),
+            "restored": list(self.restored),
+            "unchanged": self.unchanged,
+            "titles": dict(self.titles),
+        }
+
+    def counts_json(self) -> dict[str, int]:
+        c = self.counts
+        return {"sessions": c.sessions, "speakers": c.speakers, "rooms": c.rooms, "tracks": c.tracks, "levels": c.levels}
+
+    @classmethod
+    def from_json(
+        cls, version: int, conference: str, created: datetime, diff: Mapping[str, Any], counts: Mapping[str, int]
+    ) -> IngestReport:
+        return cls(
+            version=version,
+            conference=conference,
+            created=created,
+            added=tuple(diff["added"]),
+            changed={k: tuple(v) for k, v in diff["changed"].items()},
+            cancelled=tuple(diff["cancelled"]),
+            restored=tuple(diff["restored"]),
+            unchanged=int(diff["unchanged"]),
+            counts=Counts(**counts),
+            titles=dict(diff["titles"]),
+        )

@@ -1,0 +1,108 @@
+"""Conversions between model objects and table rows (plain dicts). Pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, date, datetime, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from feeds.model import Conference, Level, Room, Session, Speaker, Status, Track
+
+
+def to_db_time(value: datetime) -> datetime:
+    return value.astimezone(UTC).replace(tzinfo=None)
+
+
+def from_db_time(value: datetime, zone: tzinfo = UTC) -> datetime:
+    return value.replace(tzinfo=UTC).astimezone(zone)
+
+
+def zone_of(conference: Conference) -> tzinfo:
+    try:
+        return ZoneInfo(conference.timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC  # the instants stay right; only their display offset falls back
+
+
+def conference_row(conference: Conference) -> dict[str, Any]:
+    return {
+        "slug": conference.slug,
+        "name": conference.name,
+        "timezone": conference.timezone,
+        "start_date": conference.start_date,
+        "end_date": conference.end_date,
+        "venue": conference.venue,
+        "city": conference.city,
+        "source_url": conference.source_url,
+    }
+
+
+def conference_from_row(row: Mapping[Any, Any]) -> Conference:
+    start: date = row["start_date"]
+    end: date = row["end_date"]
+    return Conference(
+        name=row["name"],
+        timezone=row["timezone"],
+        start_date=start,
+        end_date=end,
+        venue=row["venue"],
+        city=row["city"],
+        source_url=row["source_url"],
+        slug=row["slug"],
+    )
+
+
+def session_row(conference_slug: str, session: Session, version: int) -> dict[str, Any]:
+    return {
+        "conference": conference_slug,
+        "id": session.id,
+        "title": session.title,
+        "kind": session.kind,
+        "starts_at": to_db_time(session.start),
+        "ends_at": to_db_time(session.end),
+        "room_name": session.room.name if session.room else None,
+        "room_slug": session.room.slug if session.room else None,
+        "track_name": session.track.name if session.track else None,
+        "track_slug": session.track.slug if session.track else None,
+        "level_name": session.level.name if session.level else None,
+        "level_slug": session.level.slug if session.level else None,
+        "description": session.description,
+        "speakers": [
+            {"name": s.name, "slug": s.slug, "role": s.role, "affiliation": s.affiliation, "bio": s.bio}
+            for s in session.speakers
+        ],
+        "slides": session.slides,
+        "url": session.url,
+        "status": session.status.value,
+        "revision": session.revision,
+        "modified": to_db_time(session.modified) if session.modified else None,
+        "version": version,
+    }
+
+
+def session_from_row(row: Mapping[Any, Any], zone: tzinfo = UTC) -> Session:
+    room = Room(row["room_name"], row["room_slug"] or "") if row["room_name"] else None
+    track = Track(row["track_name"], row["track_slug"] or "") if row["track_name"] else None
+    level = Level(row["level_name"], row["level_slug"] or "") if row["level_name"] else None
+    speakers = tuple(
+        Speaker(name=s["name"], slug=s["slug"], role=s["role"], affiliation=s["affiliation"], bio=s["bio"])
+        for s in row["speakers"]
+    )
+    return Session(
+        id=row["id"],
+        title=row["title"],
+        start=from_db_time(row["starts_at"], zone),
+        end=from_db_time(row["ends_at"], zone),
+        kind=row["kind"],
+        room=room,
+        track=track,
+        level=level,
+        description=row["description"],
+        speakers=speakers,
+        slides=bool(row["slides"]),
+        url=row["url"],
+        status=Status(row["status"]),
+        revision=row["revision"],
+        modified=from_db_time(row["modified"]) if row["modified"] else None,
+    )

@@ -1,0 +1,168 @@
+"""The schedule store: every ingest is one transaction that turns a complete snapshot into a new
+schedule version (see server.store.diff for what counts as a change)."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from typing import Self
+
+from sqlalchemy import Connection, Engine, func, select, update
+from sqlalchemy.exc import SQLAlchemyError
+
+from feeds.model import Conference, Schedule, Session
+from server.errors import StoreError
+from server.store import rows
+from server.store.diff import check_not_destructive, plan_ingest
+from server.store.engine import display, make_engine, resolve_url
+from server.store.report import Counts, IngestReport
+from server.store.tables import conferences, metadata, sessions, versions
+
+
+class Store:
+    """Open with `Store.open(url)`; `engine` is public so other parts can add their own tables."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    def open(cls, url: str | None = None) -> Store:
+        resolved = resolve_url(url)
+        engine = make_engine(resolved)
+        try:
+            metadata.create_all(engine)  # checks first: a no-op on an existing store
+        except SQLAlchemyError as exc:
+            engine.dispose()
+            raise StoreError(f"cannot open store {display(resolved)}: {_first_line(exc)}") from exc
+        return cls(engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def version(self) -> int:
+        """The latest schedule version, 0 for an empty store. One indexed query, cheap to poll."""
+        try:
+            with self.engine.connect() as conn:
+                return int(conn.execute(select(func.coalesce(func.max(versions.c.id), 0))).scalar_one())
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
+
+    def ingest(self, schedule: Schedule, *, force: bool = False, now: datetime | None = None) -> IngestReport:
+        """Store `schedule` as a complete snapshot of its conference, in one transaction.
+
+        Raises IngestRefused (store untouched) when it would cancel more than a third of the live
+        sessions and `force` is false. Every accepted ingest records a version, even one with an
+        empty diff, so `version()` tells a poller that an ingest happened.
+        """
+        moment = (now or datetime.now(UTC)).astimezone(UTC)
+        slug = schedule.conference.slug
+        try:
+            with self.engine.begin() as conn:
+                # Writing the conference row first takes the write lock (SQLite) or row lock
+                # (PostgreSQL) before we read, so two concurrent ingests cannot interleave.
+                _upsert_conference(conn, schedule.conference)
+                previous = _load_sessions(conn, schedule.conference)
+                plan = plan_ingest(schedule.sessions, previous, moment)
+                check_not_destructive(plan, force=force)
+                by_id = {s.id: s for s in plan.writes}
+                titles = {sid: by_id[sid].title for sid in (*plan.added, *plan.changed, *plan.cancelled, *plan.restored)}
+                report = IngestReport(
+                    version=0,
+                    conference=slug,
+                    created=moment,
+                    added=plan.added,
+                    changed=plan.changed,
+                    cancelled=plan.cancelled,
+                    restored=plan.restored,
+                    unchanged=plan.unchanged,
+                    counts=Counts.of(schedule.sessions),
+                    titles=titles,
+                )
+                version = conn.execute(
+                    versions.insert().values(
+                        conference=slug,
+                        created=rows.to_db_time(moment),
+                        diff=report.diff_json(),
+                        counts=report.counts_json(),
+                    )
+                ).inserted_primary_key
+                assert version is not None
+                number = int(version[0])
+                _write_sessions(conn, slug, plan.writes, {s.id for s in previous}, number)
+        except SQLAlchemyError as exc:
+            raise StoreError(f"ingest failed, store unchanged: {_first_line(exc)}") from exc
+        return dataclasses.replace(report, version=number)
+
+    def live(self, conference: str | None = None) -> Schedule | None:
+        """The stored schedule of `conference` (slug; default: the one ingested last), with every
+        session ever stored - confirmed and cancelled - ordered by start, title, id."""
+        try:
+            with self.engine.connect() as conn:
+                slug = conference or conn.execute(
+                    select(versions.c.conference).order_by(versions.c.id.desc()).limit(1)
+                ).scalar_one_or_none()
+                if slug is None:
+                    return None
+                row = conn.execute(select(conferences).where(conferences.c.slug == slug)).mappings().first()
+                if row is None:
+                    return None
+                conf = rows.conference_from_row(row)
+                stored = _load_sessions(conn, conf)
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
+        ordered = sorted(stored, key=lambda s: (s.start, s.title, s.id))
+        return Schedule(conference=conf, sessions=tuple(ordered))
+
+    def history(self, conference: str | None = None) -> tuple[IngestReport, ...]:
+        """Every recorded version (newest first), optionally of one conference only."""
+        query = select(versions).order_by(versions.c.id.desc())
+        if conference is not None:
+            query = query.where(versions.c.conference == conference)
+        try:
+            with self.engine.connect() as conn:
+                found = conn.execute(query).mappings().all()
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
+        return tuple(
+            IngestReport.from_json(
+                r["id"], r["conference"], rows.from_db_time(r["created"]), r["diff"], r["counts"]
+            )
+            for r in found
+        )
+
+
+def _first_line(exc: BaseException) -> str:
+    # SQLAlchemy messages carry the SQL and a link on further lines; the CLI prints one line.
+    text = str(getattr(exc, "orig", None) or exc)
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _upsert_conference(conn: Connection, conference: Conference) -> None:
+    values = rows.conference_row(conference)
+    updated = conn.execute(update(conferences).where(conferences.c.slug == conference.slug).values(**values))
+    if updated.rowcount == 0:
+        conn.execute(conferences.insert().values(**values))
+
+
+def _load_sessions(conn: Connection, conference: Conference) -> list[Session]:
+    zone = rows.zone_of(conference)
+    found = conn.execute(select(sessions).where(sessions.c.conference == conference.slug)).mappings()
+    return [rows.session_from_row(r, zone) for r in found]
+
+
+def _write_sessions(
+    conn: Connection, slug: str, writes: tuple[Session, ...], existing: set[str], version: int
+) -> None:
+    for session in writes:
+        values = rows.session_row(slug, session, version)
+        if session.id in existing:
+            key = (sessions.c.conference == slug) & (sessions.c.id == session.id)
+            conn.execute(update(sessions).where(key).values(**values))
+        else:
+            conn.execute(sessions.insert().values(**values))

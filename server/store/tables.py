@@ -1,0 +1,74 @@
+"""The store's schema: portable SQLAlchemy Core tables (SQLite now, PostgreSQL later).
+
+Everything is keyed by conference slug so several conferences can share one store. Instants are
+stored as naive UTC `DateTime` (portable: SQLite has no zone-aware type) and made aware on read.
+Speakers are a JSON column on the session: they are shown as part of a session and never queried
+on their own here, and `JSON` maps to a native type on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    Date,
+    DateTime,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+conferences = Table(
+    "schedule_conference",
+    metadata,
+    Column("slug", String(200), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("timezone", String(64), nullable=False),
+    Column("start_date", Date, nullable=False),
+    Column("end_date", Date, nullable=False),
+    Column("venue", Text),
+    Column("city", Text),
+    Column("source_url", Text),
+)
+
+# One row per accepted ingest; the id is the schedule version (global, increasing).
+versions = Table(
+    "schedule_version",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("conference", String(200), nullable=False, index=True),
+    Column("created", DateTime, nullable=False),
+    Column("diff", JSON, nullable=False),
+    Column("counts", JSON, nullable=False),
+)
+
+sessions = Table(
+    "schedule_session",
+    metadata,
+    Column("conference", String(200), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("title", Text, nullable=False),
+    Column("kind", String(100), nullable=False),
+    Column("starts_at", DateTime, nullable=False),
+    Column("ends_at", DateTime, nullable=False),
+    Column("room_name", Text),
+    Column("room_slug", String(200)),
+    Column("track_name", Text),
+    Column("track_slug", String(200)),
+    Column("level_name", Text),
+    Column("level_slug", String(200)),
+    Column("description", Text, nullable=False),
+    Column("speakers", JSON, nullable=False),
+    Column("slides", Boolean, nullable=False),
+    Column("url", Text),
+    Column("status", String(16), nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("modified", DateTime),
+    # The version that last wrote this row (content change, cancellation or restore).
+    Column("version", Integer, nullable=False),
+)

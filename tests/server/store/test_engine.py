@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from server.errors import StoreError
+from server.store import Store
+from server.store.engine import resolve_url
+
+
+def test_plain_path_is_a_sqlite_file(tmp_path: Path) -> None:
+    target = tmp_path / "a.sqlite"
+
+    with Store.open(str(target)) as store:
+        version = store.version()
+
+    assert version == 0
+    assert target.is_file()
+
+
+def test_url_is_used_as_is(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'b.sqlite'}"
+
+    assert resolve_url(url) == url
+
+
+def test_environment_variable_is_the_fallback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CONFCAL_DB", str(tmp_path / "env.sqlite"))
+
+    assert resolve_url(None) == f"sqlite:///{tmp_path / 'env.sqlite'}"
+
+
+def test_default_is_a_file_in_the_user_data_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CONFCAL_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+    url = resolve_url(None)
+
+    assert url == f"sqlite:///{tmp_path / 'data' / 'confcal' / 'confcal.sqlite'}"
+    assert (tmp_path / "data" / "confcal").is_dir()
+
+
+def test_missing_directory_is_a_store_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="does not exist"):
+        Store.open(str(tmp_path / "nowhere" / "c.sqlite"))
+
+
+def test_a_file_that_is_not_a_database_is_a_store_error(tmp_path: Path) -> None:
+    target = tmp_path / "notes.txt"
+    target.write_text("not a database, just some text that is long enough to be read " * 20)
+
+    with pytest.raises(StoreError, match="cannot open store"):
+        Store.open(str(target))
+
+
+def test_unknown_driver_is_a_store_error() -> None:
+    with pytest.raises(StoreError, match="cannot open store nosuchdb://"):
+        Store.open("nosuchdb://user:secret@localhost/db")
+
+
+def test_password_is_not_shown_in_errors() -> None:
+    with pytest.raises(StoreError) as caught:
+        Store.open("nosuchdb://user:secret@localhost/db")
+
+    assert "secret" not in str(caught.value)
