@@ -20,7 +20,7 @@ class Loaded:
 
 def parse_document(doc: documents.Document) -> ParsedPage:
     page = sched.parse(doc.text, doc.name)
-    if not (page.sessions or page.loose_text or page.facets or page.zone_label):
+    if not (page.sessions or page.facets or page.zone_label):
         raise NotASchedule(
             "is not a schedule page: no session time line such as "
             "'Tuesday April 7, 2026 11:00 - 11:10 CEST' and no Sched page header",

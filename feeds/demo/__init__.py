@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-DEMO_DIR = Path(__file__).resolve().parent
+DEMO_DIR = Path(__file__).resolve().parent / "pages"
 DEMO_TZ = "Europe/Paris"
 
 
