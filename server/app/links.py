@@ -44,3 +44,18 @@ class Site:
 
     def google(self, relative: str) -> str:
         return GOOGLE_SUBSCRIBE + quote(self.webcal(relative), safe="")
+
+
+def checked_base_url(value: str) -> str:
+    """A --base-url value: an absolute http(s) URL without query or fragment, trailing `/` dropped.
+
+    Raises ValueError (argparse turns it into a usage error) for anything else.
+    """
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(
+            f"base URL must start with http:// or https:// and name a host: {value!r}"
+        )
+    if parts.query or parts.fragment:
+        raise ValueError(f"base URL cannot have a query or fragment: {value!r}")
+    return value.rstrip("/")

@@ -1,0 +1,83 @@
+"""`confcal serve`: the subscription server (Starlette on uvicorn) for the schedule in the store.
+
+An empty store is seeded with the built-in demo conference. A running server picks up a later
+`confcal ingest` within a few seconds (it polls the store's version), without a restart.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import uvicorn
+
+from server.app import create_app
+from server.app.demo import seed_demo
+from server.app.links import checked_base_url
+from server.commands import add_db_option
+from server.store import Store
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "serve",
+        help="serve the calendar feeds, API and index over HTTP",
+        description=__doc__,
+    )
+    add_db_option(parser)
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=8080, help="port to listen on (default: 8080)"
+    )
+    add_base_url_option(parser)
+    parser.add_argument(
+        "--max-age",
+        type=int,
+        default=300,
+        metavar="SECONDS",
+        help="Cache-Control max-age of every response (default: 300)",
+    )
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help="how often to check the store for a new ingest (default: 2)",
+    )
+    parser.set_defaults(run=run)
+
+
+def add_base_url_option(parser: argparse.ArgumentParser) -> None:
+    """--base-url, shared with `confcal build` so both produce the same bytes."""
+    parser.add_argument(
+        "--base-url",
+        type=_base_url,
+        default=None,
+        metavar="URL",
+        help="public URL of the site, e.g. https://cal.example.org, for absolute and webcal:// links",
+    )
+
+
+def _base_url(value: str) -> str:
+    try:
+        return checked_base_url(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def run(args: argparse.Namespace) -> int:
+    store = Store.open(args.db)
+    app = create_app(
+        store,
+        base_url=args.base_url,
+        max_age=args.max_age,
+        poll_interval=args.poll,
+        seed=lambda: seed_demo(store),
+    )
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    finally:
+        store.close()
+    return 0
