@@ -1,13 +1,15 @@
 """The normalized schedule model every source is parsed into and every output is rendered from.
 
-All instants are timezone-aware datetimes; a naive datetime is rejected at construction.
+All instants are timezone-aware datetimes, held in UTC (a naive datetime is rejected at construction);
+convert to the conference zone only to show them, because Python compares datetimes of one ZoneInfo by
+wall time, ignoring `fold`, which misorders the repeated hour in autumn.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 
 from feeds.errors import ModelError
 from feeds.slug import slugify
@@ -107,8 +109,11 @@ class Session:
 
     def __post_init__(self) -> None:
         for label, value in (("start", self.start), ("end", self.end), ("modified", self.modified)):
-            if value is not None and value.utcoffset() is None:
+            if value is None:
+                continue
+            if value.utcoffset() is None:
                 raise ModelError(f"session {self.id!r}: {label} must be timezone-aware")
+            object.__setattr__(self, label, value.astimezone(timezone.utc))
         if self.end < self.start:
             raise ModelError(f"session {self.id!r} ends before it starts")
 

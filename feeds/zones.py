@@ -62,22 +62,24 @@ def resolve(day: date, wall: time, abbreviation: str | None, zone: ZoneInfo) -> 
     """The instant a page means by `wall` on `day` with `abbreviation`, in the conference `zone`.
 
     Raises TimeZoneError when the wall time does not exist there or the abbreviation contradicts it.
+    The result is in UTC: Python compares two datetimes of one ZoneInfo by wall time, ignoring
+    `fold`, so instants in the repeated hour would sort and compare wrongly if kept local.
     """
     where = f"{day.isoformat()} {wall.strftime('%H:%M')}"
     fixed = fixed_offset(abbreviation) if abbreviation else None
     if fixed is not None:
         # An explicit UTC offset names the instant by itself; show it in the conference zone.
-        return datetime.combine(day, wall, tzinfo=fixed).astimezone(zone)
+        return datetime.combine(day, wall, tzinfo=fixed).astimezone(timezone.utc)
     options = candidates(day, wall, zone)
     if not options:
         raise TimeZoneError(
             f"{where} does not exist in {zone.key} (clocks go forward then); fix the time or the zone"
         )
     if not abbreviation:
-        return options[0]
+        return options[0].astimezone(timezone.utc)
     matching = [dt for dt in options if dt.tzname() == abbreviation]
     if matching:
-        return matching[0]
+        return matching[0].astimezone(timezone.utc)
     used = " or ".join(sorted({str(dt.tzname()) for dt in options}))
     raise TimeZoneError(
         f"{where} {abbreviation} contradicts time zone {zone.key}, which shows {used} then; "
@@ -97,7 +99,8 @@ def resolve_span(
         # One abbreviation covers both ends; a span that crosses the autumn change ends in the
         # other offset ("01:30 - 02:30 CEST" may end at 02:30 CET). Accept the end only if it is
         # the one real instant after the start.
-        later = [dt for dt in candidates(end_day, end, zone) if dt > begins]
+        later = [dt.astimezone(timezone.utc) for dt in candidates(end_day, end, zone)]
+        later = [dt for dt in later if dt > begins]
         if len(later) != 1:
             raise
         ends = later[0]
