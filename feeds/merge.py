@@ -66,8 +66,8 @@ class _Entry:
                 setattr(self, attr, new)
         self.slides = self.slides or bool(raw.slides)
         if raw.title_speakers and not self.title_speakers:
-            self.title_speakers = list(raw.title_speakers)
-        for person in raw.speakers:
+            self.title_speakers = [p for p in raw.title_speakers if fold(p.name)]
+        for person in (p for p in raw.speakers if fold(p.name)):  # "" or "-" names nobody
             if find(person.name, [s.name for s in self.speakers]) is None:
                 self.speakers.append(person)
         self.sources.append(source)
