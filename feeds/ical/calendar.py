@@ -11,11 +11,11 @@ from datetime import date, timedelta
 from functools import lru_cache, partial
 from zoneinfo import ZoneInfo
 
-from icalendar import Calendar, vDuration
+from icalendar import Calendar, vDuration, vText
 
 from feeds.ical.cache import EventCache
 from feeds.ical.contentline import ensure_folded
-from feeds.ical.event import render_event
+from feeds.ical.event import clean_text, render_event
 from feeds.ical.timezone import vtimezone_bytes
 from feeds.model import Conference, Session
 
@@ -33,8 +33,11 @@ def _header(title: str, tzid: str, refresh: timedelta, method: str | None) -> by
     cal.add("calscale", "GREGORIAN")
     if method:
         cal.add("method", method)
-    cal.add("name", title)  # RFC 7986 5.1
-    cal.add("x-wr-calname", title)  # the de-facto name for Apple, Google and Outlook
+    title = clean_text(title)
+    cal.add("name", vText(title))  # RFC 7986 5.1
+    cal.add(
+        "x-wr-calname", vText(title)
+    )  # the de-facto name for Apple, Google and Outlook
     cal.add("x-wr-timezone", tzid)
     # RFC 7986 5.7 wants VALUE=DURATION spelt out; X-PUBLISHED-TTL is Outlook's equivalent.
     cal.add("refresh-interval", vDuration(refresh), parameters={"VALUE": "DURATION"})

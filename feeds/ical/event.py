@@ -6,6 +6,7 @@ so the same content always yields the same bytes (feeds keep their ETag; CalDAV 
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -16,6 +17,13 @@ from feeds.model import Conference, Session
 # DTSTAMP when a session does not say when its content last changed. A fixed instant rather
 # than "now" keeps the bytes deterministic; LAST-MODIFIED is then omitted because it is unknown.
 UNKNOWN_MODIFIED = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def clean_text(text: str) -> str:
+    """Text a TEXT value may carry (RFC 5545 3.3.11): line breaks become LF (escaped as \\n on
+    output) and other control characters, which the grammar excludes, are dropped."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) != "Cc")
 
 
 def uid(conference: Conference, session: Session) -> str:
@@ -104,16 +112,16 @@ def build_event(
         start, end = start.astimezone(UTC), end.astimezone(UTC)
     event.add("dtstart", start)
     event.add("dtend", end)
-    event.add("summary", vText(session.title))
-    text = description(session, url)
+    event.add("summary", vText(clean_text(session.title)))
+    text = clean_text(description(session, url))
     if text:
         event.add("description", vText(text))
     where = location(conference, session)
     if where:
-        event.add("location", vText(where))
+        event.add("location", vText(clean_text(where)))
     cats = categories(session)
     if cats:
-        event.add("categories", cats)
+        event.add("categories", [clean_text(c) for c in cats])
     if url:
         event.add("url", url)
     event.add("status", "CANCELLED" if session.cancelled else "CONFIRMED")

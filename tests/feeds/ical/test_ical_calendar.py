@@ -1,0 +1,163 @@
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import timedelta
+
+from icalendar import Calendar
+
+from feeds.ical import EventCache, render_calendar
+from feeds.model import Conference, Session, Status
+
+MakeSession = Callable[..., Session]  # the conftest fixture's type
+TITLE = "PyTorch Conference Europe 2026 - Room: Master Stage"
+
+
+def _vevents(data: bytes) -> list[bytes]:
+    return re.findall(rb"BEGIN:VEVENT\r\n.*?END:VEVENT\r\n", data, re.DOTALL)
+
+
+def test_calendar_header_says_what_the_feed_is(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    data = render_calendar(
+        conference, [make_session()], title=TITLE, refresh=timedelta(minutes=30)
+    )
+
+    header = data.decode().split("BEGIN:VTIMEZONE")[0].split("\r\n")
+    assert header == [
+        "BEGIN:VCALENDAR",
+        "VERSION:2.0",
+        "PRODID:-//confcal//Conference schedule feeds//EN",
+        "CALSCALE:GREGORIAN",
+        "METHOD:PUBLISH",
+        f"NAME:{TITLE}",
+        f"X-WR-CALNAME:{TITLE}",
+        "REFRESH-INTERVAL;VALUE=DURATION:PT30M",
+        "X-PUBLISHED-TTL:PT30M",
+        "X-WR-TIMEZONE:Europe/Paris",
+        "",
+    ]
+
+
+def test_one_vtimezone_and_events_in_given_order(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    sessions = [make_session(id="b"), make_session(id="a")]
+
+    cal = Calendar.from_ical(render_calendar(conference, sessions, title=TITLE))
+
+    assert [str(tz["TZID"]) for tz in cal.walk("VTIMEZONE")] == ["Europe/Paris"]
+    assert [str(e["UID"]).split("@")[0] for e in cal.walk("VEVENT")] == ["b", "a"]
+
+
+def test_empty_feed_is_a_valid_calendar_without_timezone(
+    conference: Conference,
+) -> None:
+    cal = Calendar.from_ical(render_calendar(conference, [], title=TITLE))
+
+    assert (cal.walk("VTIMEZONE"), cal.walk("VEVENT")) == ([], [])
+
+
+def test_same_input_gives_same_bytes(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    sessions = [make_session(id=str(n)) for n in range(3)]
+
+    first = render_calendar(conference, sessions, title=TITLE)
+    second = render_calendar(conference, sessions, title=TITLE, cache=EventCache())
+
+    assert first == second
+
+
+def test_cache_renders_each_revision_once(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    cache = EventCache()
+    sessions = [make_session(id=str(n)) for n in range(4)]
+    render_calendar(conference, sessions, title=TITLE, cache=cache)
+    render_calendar(conference, sessions[:2], title="other feed", cache=cache)
+
+    render_calendar(
+        conference,
+        [*sessions[:3], make_session(id="3", revision=2)],
+        title=TITLE,
+        cache=cache,
+    )
+
+    assert cache.renders == 5
+
+
+def test_cache_re_renders_content_changed_without_revision(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    cache = EventCache()
+    render_calendar(conference, [make_session()], title=TITLE, cache=cache)
+
+    data = render_calendar(
+        conference, [make_session(title="Renamed")], title=TITLE, cache=cache
+    )
+
+    assert str(Calendar.from_ical(data).walk("VEVENT")[0]["SUMMARY"]) == "Renamed"
+
+
+def test_cache_is_bounded(conference: Conference, make_session: MakeSession) -> None:
+    cache = EventCache(max_entries=2)
+
+    render_calendar(
+        conference,
+        [make_session(id=str(n)) for n in range(5)],
+        title=TITLE,
+        cache=cache,
+    )
+
+    assert len(cache) == 2
+
+
+def test_schedule_change_touches_only_the_changed_events(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    # Arrange: five sessions; then one moved, one removed (cancelled), one retitled.
+    before = [make_session(id=f"s{n}", start=make_session().start + timedelta(hours=n),
+                           end=make_session().end + timedelta(hours=n)) for n in range(5)]  # fmt: skip
+    moved = make_session(id="s1", start=before[1].start + timedelta(minutes=30),
+                         end=before[1].end + timedelta(minutes=30), revision=2)  # fmt: skip
+    removed = make_session(
+        id="s2",
+        start=before[2].start,
+        end=before[2].end,
+        revision=2,
+        status=Status.CANCELLED,
+    )
+    retitled = make_session(
+        id="s3", start=before[3].start, end=before[3].end, revision=2, title="New title"
+    )
+    after = [before[0], moved, removed, retitled, before[4]]
+    cache = EventCache()
+
+    # Act
+    old = _vevents(render_calendar(conference, before, title=TITLE, cache=cache))
+    new = _vevents(render_calendar(conference, after, title=TITLE, cache=cache))
+
+    # Assert
+    assert [o == n for o, n in zip(old, new, strict=True)] == [
+        True,
+        False,
+        False,
+        False,
+        True,
+    ]
+    parsed = [
+        Calendar.from_ical(b"BEGIN:VCALENDAR\r\n" + n + b"END:VCALENDAR\r\n").walk(
+            "VEVENT"
+        )[0]
+        for n in new
+    ]
+    assert [e["SEQUENCE"] for e in parsed] == [1, 2, 2, 2, 1]
+    assert [str(e["STATUS"]) for e in parsed] == [
+        "CONFIRMED",
+        "CONFIRMED",
+        "CANCELLED",
+        "CONFIRMED",
+        "CONFIRMED",
+    ]

@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from icalendar import Calendar
+
+from feeds.ical import render_session, uid
+from feeds.ical.event import render_event
+from feeds.model import Conference, Session, Status
+
+MakeSession = Callable[..., Session]  # the conftest fixture's type
+
+
+def _lines(data: bytes) -> list[str]:
+    return data.decode().replace("\r\n ", "").split("\r\n")
+
+
+def test_uid_is_session_id_at_conference_slug(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    session = make_session(id="abc123")
+
+    assert uid(conference, session) == "abc123@pytorch-conference-europe-2026.confcal"
+
+
+def test_vevent_carries_every_required_property(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    session = make_session()
+
+    lines = _lines(render_event(conference, session, base_url="https://cal.example"))
+
+    assert lines == [
+        "BEGIN:VEVENT",
+        "SUMMARY:Lightning Talk: TorchJD: Jacobian Descent in PyTorch",
+        "DTSTART;TZID=Europe/Paris:20260407T114500",
+        "DTEND;TZID=Europe/Paris:20260407T115500",
+        "DTSTAMP:20260301T093000Z",
+        "UID:torchjd@pytorch-conference-europe-2026.confcal",
+        "SEQUENCE:1",
+        "CATEGORIES:Training Systems,Lightning Talk,Intermediate",
+        (
+            "DESCRIPTION:Jacobian descent (JD) is an extension of gradient descent.\\n\\n"
+            "Speakers: Pierre Quinton (EPFL)\\, Valérian Rey (Simplex Lab)\\n"
+            "Track: Training Systems\\nLevel: Intermediate\\n"
+            "https://cal.example/sessions/torchjd"
+        ),
+        "LAST-MODIFIED:20260301T093000Z",
+        "LOCATION:Master Stage\\, Paris\\, France",
+        "STATUS:CONFIRMED",
+        "URL:https://cal.example/sessions/torchjd",
+        "END:VEVENT",
+        "",
+    ]
+
+
+def test_url_falls_back_to_the_source_link(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    session = make_session(url="https://sched.example/event/1")
+
+    event = Calendar.from_ical(render_session(conference, session)).walk("VEVENT")[0]
+
+    assert str(event["URL"]) == "https://sched.example/event/1"
+
+
+def test_unknown_modified_gives_fixed_dtstamp_and_no_last_modified(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    session = make_session(modified=None)
+
+    event = Calendar.from_ical(render_session(conference, session)).walk("VEVENT")[0]
+
+    assert event.decoded("DTSTAMP") == datetime(1970, 1, 1, tzinfo=UTC)
+    assert "LAST-MODIFIED" not in event
+
+
+def test_cancelled_session_is_status_cancelled(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    session = make_session(status=Status.CANCELLED, revision=2)
+
+    event = Calendar.from_ical(render_session(conference, session)).walk("VEVENT")[0]
+
+    assert (str(event["STATUS"]), event["SEQUENCE"]) == ("CANCELLED", 2)
+
+
+def test_second_occurrence_of_a_fall_back_hour_is_written_in_utc(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    # 02:15 CET on 25 October 2026 is the repeated hour; with TZID it would read as 02:15 CEST.
+    session = make_session(
+        start=datetime(2026, 10, 25, 1, 15, tzinfo=UTC),
+        end=datetime(2026, 10, 25, 1, 45, tzinfo=UTC),
+    )
+
+    lines = _lines(render_event(conference, session))
+
+    assert (lines[2], lines[3]) == (
+        "DTSTART:20261025T011500Z",
+        "DTEND:20261025T014500Z",
+    )
+
+
+def test_location_does_not_repeat_venue_and_city(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    session = make_session(room=None)
+
+    event = Calendar.from_ical(render_session(conference, session)).walk("VEVENT")[0]
+
+    assert str(event["LOCATION"]) == "Paris, France"
+
+
+def test_method_can_be_left_out_for_caldav(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    data = render_session(conference, make_session(), method=None)
+
+    assert [line for line in _lines(data) if line.startswith("METHOD")] == []
+    assert len(Calendar.from_ical(data).walk("VEVENT")) == 1
