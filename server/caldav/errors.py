@@ -1,0 +1,67 @@
+"""Errors of the CalDAV pusher, one per condition, each printed by the CLI as a single line.
+
+Messages name the calendar URL without any userinfo and never include a password.
+"""
+
+from __future__ import annotations
+
+from server.errors import ServerError
+
+
+class CalDAVError(ServerError):
+    """Base of every pusher failure."""
+
+
+class AuthenticationFailed(CalDAVError):
+    """The server answered 401: wrong user name or password (or an app password is required)."""
+
+
+class AccessDenied(CalDAVError):
+    """The server answered 403 for the calendar itself: the account may not use it."""
+
+
+class CalendarNotFound(CalDAVError):
+    """The calendar URL answered 404."""
+
+
+class NotACalendar(CalDAVError):
+    """The URL exists but is not a CalDAV calendar collection (RFC 4791 section 4.2)."""
+
+
+class ServerUnreachable(CalDAVError):
+    """The connection failed (refused, reset, timed out) and retries did not help."""
+
+
+class ServerFailed(CalDAVError):
+    """The server kept answering 5xx/429, or answered something the protocol does not allow."""
+
+
+class TransientError(CalDAVError):
+    """A failure worth retrying: 5xx, 429 or a broken connection.
+
+    `retry_after` is the server's Retry-After in seconds when it sent one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        unreachable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.unreachable = unreachable
+
+
+class PreconditionFailed(CalDAVError):
+    """412: If-Match / If-None-Match did not hold (RFC 7232 section 4.2), i.e. someone else wrote."""
+
+
+class ItemNotFound(CalDAVError):
+    """404 for a calendar object resource: it was deleted behind our back."""
+
+
+class UidConflict(CalDAVError):
+    """The server refused a create because another resource in the calendar already holds this UID
+    (CalDAV precondition no-uid-conflict, RFC 4791 section 5.3.2.1)."""

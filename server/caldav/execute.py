@@ -1,0 +1,241 @@
+"""The executor: carry out a plan against a Storage, recording each write in the sync state.
+
+Crash safety: each state row is saved right after the write it records, so the only
+inconsistent window is "write done, row not saved". The next run sees it as a Claim (a create
+whose name is taken) or a Conflict (an update whose ETag moved); both GET the resource and
+adopt it when it is exactly what we would write now, so resuming never duplicates or
+overwrites. Anything else is reported as a conflict and left alone unless `overwrite`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from server.caldav.content import same_event, uids
+from server.caldav.errors import ItemNotFound, PreconditionFailed, UidConflict
+from server.caldav.plan import (
+    Action,
+    Claim,
+    Conflict,
+    Create,
+    Delete,
+    DesiredEvent,
+    Forget,
+    Keep,
+    Update,
+)
+from server.caldav.retry import DEFAULT_RETRY, RetryPolicy, with_retry
+from server.caldav.state import StateRow, SyncState
+from server.caldav.storage import Item, Storage
+
+T = TypeVar("T")
+
+CREATED, UPDATED, DELETED, UNCHANGED, CONFLICT = (
+    "created",
+    "updated",
+    "deleted",
+    "unchanged",
+    "conflict",
+)
+
+Progress = Callable[[int, int, Action, str], None]
+"""Called after each action with (done, total, action, outcome)."""
+
+
+@dataclass
+class Summary:
+    created: int = 0
+    updated: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    conflicts: list[str] = field(
+        default_factory=list
+    )  # one line per conflict: "UID: reason"
+
+    def count(self, outcome: str, message: str = "") -> None:
+        if outcome == CONFLICT:
+            self.conflicts.append(message)
+        else:
+            setattr(self, outcome, getattr(self, outcome) + 1)
+
+    def line(self) -> str:
+        return (
+            f"created {self.created}, updated {self.updated}, deleted {self.deleted}, "
+            f"unchanged {self.unchanged}, conflicts {len(self.conflicts)}"
+        )
+
+
+class Executor:
+    def __init__(
+        self,
+        storage: Storage,
+        state: SyncState,
+        *,
+        overwrite: bool = False,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        progress: Progress | None = None,
+    ) -> None:
+        self.storage = storage
+        self.state = state
+        self.overwrite = overwrite
+        self.retry = retry
+        self.progress = progress
+
+    def run(self, actions: Iterable[Action]) -> Summary:
+        todo = list(actions)
+        summary = Summary()
+        for done, action in enumerate(todo, start=1):
+            outcome, message = self._one(action)
+            summary.count(outcome, message)
+            if self.progress is not None:
+                self.progress(done, len(todo), action, outcome)
+        return summary
+
+    # -- one action ----------------------------------------------------------------------------
+
+    def _one(self, action: Action) -> tuple[str, str]:
+        if isinstance(action, Keep):
+            return UNCHANGED, ""
+        if isinstance(action, Forget):
+            self.state.forget(action.uid)
+            return UNCHANGED, ""
+        if isinstance(action, Create):
+            return self._create(action.event, action.name)
+        if isinstance(action, Claim):
+            return self._claim(action.event, action.name)
+        if isinstance(action, Update):
+            try:
+                etag = self._call(
+                    lambda: self.storage.update(
+                        action.name, action.event.ics, action.etag
+                    )
+                )
+            except (PreconditionFailed, ItemNotFound):
+                return self._resolve(action.event.uid, action.name, action.event)
+            self._save(action.event, action.name, etag)
+            return UPDATED, ""
+        if isinstance(action, Delete):
+            return self._delete(action.uid, action.name, action.etag)
+        if isinstance(action, Conflict):
+            return self._resolve(action.uid, action.name, action.event)
+        raise AssertionError(f"unknown action {action!r}")
+
+    def _create(self, event: DesiredEvent, name: str) -> tuple[str, str]:
+        try:
+            etag = self._call(lambda: self.storage.create(name, event.ics))
+        except PreconditionFailed:
+            return self._claim(
+                event, name
+            )  # a crashed run's PUT, or a lost answer to ours
+        except UidConflict:
+            return (
+                CONFLICT,
+                f"{event.uid}: the calendar already holds this UID in an event confcal did not create; left alone",
+            )
+        self._save(event, name, etag)
+        return CREATED, ""
+
+    def _claim(self, event: DesiredEvent, name: str) -> tuple[str, str]:
+        item = self._get(name)
+        if item is None:
+            return self._create(event, name)
+        if uids(item.ics) == {event.uid} and same_event(item.ics, event.ics):
+            self._save(event, name, item.etag)
+            return CREATED, ""
+        return (
+            CONFLICT,
+            f"{event.uid}: {name} already exists in the calendar with other content; left alone",
+        )
+
+    def _delete(self, uid: str, name: str, etag: str) -> tuple[str, str]:
+        try:
+            self._call(lambda: self.storage.delete(name, etag))
+        except ItemNotFound:
+            pass  # gone already (our own earlier attempt, or the owner): the goal is met
+        except PreconditionFailed:
+            return self._resolve(uid, name, None)
+        self.state.forget(uid)
+        return DELETED, ""
+
+    def _resolve(
+        self, uid: str, name: str, event: DesiredEvent | None
+    ) -> tuple[str, str]:
+        """The owner changed (or deleted) our event since we wrote it; the schedule changed it too."""
+        item = self._get(name)
+        if event is None:
+            if item is None:
+                self.state.forget(uid)
+                return DELETED, ""
+            if not self.overwrite:
+                return (
+                    CONFLICT,
+                    f"{uid}: changed in the calendar since the last push; not deleted",
+                )
+            return self._delete_exactly(uid, name, item)
+        if (
+            item is not None
+            and uids(item.ics) == {uid}
+            and same_event(item.ics, event.ics)
+        ):
+            self._save(
+                event, name, item.etag
+            )  # already what we want (an earlier run's lost answer)
+            return UPDATED, ""
+        if not self.overwrite:
+            what = "changed" if item is not None else "deleted"
+            return (
+                CONFLICT,
+                f"{uid}: {what} in the calendar since the last push; kept the calendar's version",
+            )
+        try:
+            if item is None:
+                etag = self._call(lambda: self.storage.create(name, event.ics))
+            else:
+                etag = self._call(
+                    lambda: self.storage.update(name, event.ics, item.etag)
+                )
+        except (PreconditionFailed, ItemNotFound, UidConflict):
+            # Changed again under our feet: never loop, never write without a precondition.
+            return (
+                CONFLICT,
+                f"{uid}: changed in the calendar while pushing; kept the calendar's version",
+            )
+        self._save(event, name, etag)
+        return UPDATED, ""
+
+    def _delete_exactly(self, uid: str, name: str, item: Item) -> tuple[str, str]:
+        try:
+            self._call(lambda: self.storage.delete(name, item.etag))
+        except ItemNotFound:
+            pass
+        except PreconditionFailed:
+            return (
+                CONFLICT,
+                f"{uid}: changed in the calendar while pushing; not deleted",
+            )
+        self.state.forget(uid)
+        return DELETED, ""
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _get(self, name: str) -> Item | None:
+        try:
+            return self._call(lambda: self.storage.get(name))
+        except ItemNotFound:
+            return None
+
+    def _call(self, request: Callable[[], T]) -> T:
+        return with_retry(request, self.retry)
+
+    def _save(self, event: DesiredEvent, name: str, etag: str) -> None:
+        self.state.save(
+            StateRow(
+                uid=event.uid,
+                name=name,
+                etag=etag,
+                revision=event.revision,
+                digest=event.digest,
+            )
+        )

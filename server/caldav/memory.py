@@ -1,0 +1,128 @@
+"""In-memory twin of a CalDAV calendar collection, obeying the `Storage` contract exactly.
+
+Used for fast tests of the plan and executor and as the model in the state machine. It also
+plays the calendar's owner (`owner_put`, `owner_delete`: writes that bypass preconditions, as
+another client would make them) and can fail on demand (`fail_next`) to exercise retries.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import TypeVar
+
+from server.caldav.content import uids
+from server.caldav.errors import (
+    ItemNotFound,
+    PreconditionFailed,
+    TransientError,
+    UidConflict,
+)
+from server.caldav.storage import Item
+
+_T = TypeVar("_T")
+
+
+class MemoryStorage:
+    def __init__(self, url: str = "memory://calendar/") -> None:
+        self.url = url
+        self.items: dict[str, Item] = {}
+        self.requests: Counter[str] = (
+            Counter()
+        )  # method -> count, like the servers' counters
+        self._next_etag = 0
+        self._lose_responses = 0
+        # Called before every request with the method; may raise to simulate an outage.
+        self.fault: Callable[[str], None] | None = None
+
+    # -- the Storage contract ------------------------------------------------------------------
+
+    def list(self) -> dict[str, str]:
+        self._request("PROPFIND")
+        return {name: item.etag for name, item in self.items.items()}
+
+    def get(self, name: str) -> Item:
+        self._request("GET")
+        try:
+            return self.items[name]
+        except KeyError:
+            raise ItemNotFound(f"{name}: not found") from None
+
+    def create(self, name: str, ics: bytes) -> str:
+        self._request("PUT")
+        if name in self.items:
+            raise PreconditionFailed(f"{name}: already exists")
+        self._check_uid(name, ics)
+        return self._answer(self._store(name, ics))
+
+    def update(self, name: str, ics: bytes, etag: str) -> str:
+        self._request("PUT")
+        self._current(name, etag)
+        self._check_uid(name, ics)
+        return self._answer(self._store(name, ics))
+
+    def delete(self, name: str, etag: str) -> None:
+        self._request("DELETE")
+        self._current(name, etag)
+        del self.items[name]
+        self._answer(None)
+
+    # -- the owner's other client ----------------------------------------------------------------
+
+    def owner_put(self, name: str, ics: bytes) -> str:
+        """Create or overwrite without preconditions, as the owner's calendar app would."""
+        return self._store(name, ics)
+
+    def owner_delete(self, name: str) -> None:
+        self.items.pop(name, None)
+
+    def fail_next(self, count: int, *, unreachable: bool = True) -> None:
+        """Make the next `count` requests fail as a dropped connection (or a 503)."""
+        remaining = [count]
+
+        def fault(method: str) -> None:
+            if remaining[0] > 0:
+                remaining[0] -= 1
+                raise TransientError(
+                    f"{method}: simulated failure", unreachable=unreachable
+                )
+
+        self.fault = fault
+
+    def lose_next_responses(self, count: int) -> None:
+        """The next `count` writes take effect but their answer is lost (a crash after commit)."""
+        self._lose_responses = count
+
+    # -- internals ---------------------------------------------------------------------------------
+
+    def _request(self, method: str) -> None:
+        if self.fault is not None:
+            self.fault(method)
+        self.requests[method] += 1
+
+    def _answer(self, etag: _T) -> _T:
+        if self._lose_responses > 0:
+            self._lose_responses -= 1
+            raise TransientError("connection lost after the write", unreachable=True)
+        return etag
+
+    def _current(self, name: str, etag: str) -> Item:
+        item = self.items.get(name)
+        if item is None:
+            raise ItemNotFound(f"{name}: not found")
+        if item.etag != etag:
+            raise PreconditionFailed(f"{name}: ETag {item.etag} is not {etag}")
+        return item
+
+    def _check_uid(self, name: str, ics: bytes) -> None:
+        # RFC 4791 section 5.3.2.1: a UID may appear in only one resource of a collection.
+        new = uids(ics)
+        for other, item in self.items.items():
+            if other != name and new & uids(item.ics):
+                raise UidConflict(f"{name}: UID already used by {other}")
+
+    def _store(self, name: str, ics: bytes) -> str:
+        self._next_etag += 1
+        etag = f'"m{self._next_etag}"'
+        self.items[name] = Item(ics=ics, etag=etag)
+        return etag

@@ -1,0 +1,102 @@
+"""The sync-state table: what the pusher created in which calendar, so it only touches its own.
+
+Keyed by (calendar URL, UID); holds the resource name, the ETag the server gave our last write,
+the session revision and a digest of the body we wrote. The table lives on its own MetaData so
+it can be created on the store's engine without the store knowing about CalDAV.
+
+Each row is committed right after the write it records: a crash between the two is the only
+window, and the planner/executor recover from it (see execute.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    Column,
+    DateTime,
+    Delete,
+    Engine,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    delete,
+    select,
+)
+
+metadata = MetaData()
+
+sync_state = Table(
+    "caldav_sync_state",
+    metadata,
+    Column("calendar_url", String, primary_key=True),
+    Column("uid", String, primary_key=True),
+    Column("name", String, nullable=False),
+    Column("etag", String, nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("digest", String, nullable=False),
+    Column("pushed_at", DateTime(timezone=True), nullable=False),
+)
+
+
+def digest(ics: bytes) -> str:
+    return hashlib.sha256(ics).hexdigest()
+
+
+@dataclass(frozen=True)
+class StateRow:
+    uid: str
+    name: str
+    etag: str
+    revision: int
+    digest: str
+
+
+class SyncState:
+    """The rows of one calendar. `calendar_url` must not carry credentials."""
+
+    def __init__(self, engine: Engine, calendar_url: str) -> None:
+        self.engine = engine
+        self.calendar_url = calendar_url
+        metadata.create_all(engine)
+
+    def rows(self) -> dict[str, StateRow]:
+        query = select(sync_state).where(sync_state.c.calendar_url == self.calendar_url)
+        with self.engine.connect() as conn:
+            return {
+                r.uid: StateRow(
+                    uid=r.uid,
+                    name=r.name,
+                    etag=r.etag,
+                    revision=r.revision,
+                    digest=r.digest,
+                )
+                for r in conn.execute(query)
+            }
+
+    def save(self, row: StateRow) -> None:
+        values = {
+            "calendar_url": self.calendar_url,
+            "uid": row.uid,
+            "name": row.name,
+            "etag": row.etag,
+            "revision": row.revision,
+            "digest": row.digest,
+            "pushed_at": datetime.now(UTC),
+        }
+        with self.engine.begin() as conn:
+            # Delete-then-insert is an upsert every SQLAlchemy dialect understands.
+            conn.execute(self._where(delete(sync_state), row.uid))
+            conn.execute(sync_state.insert().values(**values))
+
+    def forget(self, uid: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(self._where(delete(sync_state), uid))
+
+    def _where(self, stmt: Delete, uid: str) -> Delete:
+        return stmt.where(
+            sync_state.c.calendar_url == self.calendar_url, sync_state.c.uid == uid
+        )
