@@ -26,6 +26,7 @@ is restored.
 An unpaired incoming session gets a new id: the first 10 hex digits of BLAKE2b over its
 normalized title and UTC start, which is URL-safe, short, and the same if the store is rebuilt
 from scratch. On a collision with any previous or already assigned id, a counter is mixed in.
+The iCalendar UID is derived from this id and the conference slug (feeds.ical.uid).
 """
 
 from __future__ import annotations
@@ -65,11 +66,6 @@ def new_id(session: Session, attempt: int = 0) -> str:
         text += f"\n{attempt}"
     digest = hashlib.blake2b(text.encode("utf-8"), digest_size=ID_HEX_DIGITS // 2)
     return digest.hexdigest()
-
-
-def session_uid(session_id: str, conference_slug: str) -> str:
-    """The iCalendar UID (RFC 5545 §3.8.4.7) for a session id: globally unique via the conference."""
-    return f"{session_id}@{conference_slug}.confcal"
 
 
 # A stage either groups sessions by an exact key (fast, for stages 1-3) or tests pairs (stage 4).

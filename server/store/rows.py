@@ -1,11 +1,12 @@
-"""Conversions between model objects and table rows (plain dicts). Pure functions."""
+"""Conversions between model objects and table rows (plain dicts). Pure functions.
+
+The model holds every instant in UTC; the tables hold the same instants as naive UTC."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, date, datetime, tzinfo
+from datetime import UTC, date, datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from feeds.model import Conference, Level, Room, Session, Speaker, Status, Track
 
@@ -14,15 +15,8 @@ def to_db_time(value: datetime) -> datetime:
     return value.astimezone(UTC).replace(tzinfo=None)
 
 
-def from_db_time(value: datetime, zone: tzinfo = UTC) -> datetime:
-    return value.replace(tzinfo=UTC).astimezone(zone)
-
-
-def zone_of(conference: Conference) -> tzinfo:
-    try:
-        return ZoneInfo(conference.timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        return UTC  # the instants stay right; only their display offset falls back
+def from_db_time(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC)
 
 
 def conference_row(conference: Conference) -> dict[str, Any]:
@@ -81,7 +75,7 @@ def session_row(conference_slug: str, session: Session, version: int) -> dict[st
     }
 
 
-def session_from_row(row: Mapping[Any, Any], zone: tzinfo = UTC) -> Session:
+def session_from_row(row: Mapping[Any, Any]) -> Session:
     room = Room(row["room_name"], row["room_slug"] or "") if row["room_name"] else None
     track = Track(row["track_name"], row["track_slug"] or "") if row["track_name"] else None
     level = Level(row["level_name"], row["level_slug"] or "") if row["level_name"] else None
@@ -92,8 +86,8 @@ def session_from_row(row: Mapping[Any, Any], zone: tzinfo = UTC) -> Session:
     return Session(
         id=row["id"],
         title=row["title"],
-        start=from_db_time(row["starts_at"], zone),
-        end=from_db_time(row["ends_at"], zone),
+        start=from_db_time(row["starts_at"]),
+        end=from_db_time(row["ends_at"]),
         kind=row["kind"],
         room=room,
         track=track,

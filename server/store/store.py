@@ -67,7 +67,7 @@ class Store:
                 # Writing the conference row first takes the write lock (SQLite) or row lock
                 # (PostgreSQL) before we read, so two concurrent ingests cannot interleave.
                 _upsert_conference(conn, schedule.conference)
-                previous = _load_sessions(conn, schedule.conference)
+                previous = _load_sessions(conn, slug)
                 plan = plan_ingest(schedule.sessions, previous, moment)
                 check_not_destructive(plan, force=force)
                 by_id = {s.id: s for s in plan.writes}
@@ -113,7 +113,7 @@ class Store:
                 if row is None:
                     return None
                 conf = rows.conference_from_row(row)
-                stored = _load_sessions(conn, conf)
+                stored = _load_sessions(conn, conf.slug)
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
         ordered = sorted(stored, key=lambda s: (s.start, s.title, s.id))
@@ -150,10 +150,9 @@ def _upsert_conference(conn: Connection, conference: Conference) -> None:
         conn.execute(conferences.insert().values(**values))
 
 
-def _load_sessions(conn: Connection, conference: Conference) -> list[Session]:
-    zone = rows.zone_of(conference)
-    found = conn.execute(select(sessions).where(sessions.c.conference == conference.slug)).mappings()
-    return [rows.session_from_row(r, zone) for r in found]
+def _load_sessions(conn: Connection, slug: str) -> list[Session]:
+    found = conn.execute(select(sessions).where(sessions.c.conference == slug)).mappings()
+    return [rows.session_from_row(r) for r in found]
 
 
 def _write_sessions(

@@ -6,7 +6,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from feeds.identity import assign_ids, new_id, normalize_title, session_uid
+from feeds.identity import assign_ids, new_id, normalize_title
 from feeds.model import Room, Session, Speaker, Status
 
 PARIS = ZoneInfo("Europe/Paris")
@@ -218,6 +218,3 @@ def test_other_fields_are_left_alone() -> None:
 def test_normalize_title(raw: str, normalized: str) -> None:
     assert normalize_title(raw) == normalized
 
-
-def test_session_uid_names_the_conference() -> None:
-    assert session_uid("abcdef0123", "pytorch-conference-europe-2026") == "abcdef0123@pytorch-conference-europe-2026.confcal"
