@@ -1,0 +1,87 @@
+"""`confcal ingest [--db] [--tz ZONE] [--force] SOURCE...`: read schedule sources (files, folders,
+http(s) URLs) as one complete snapshot and store it as a new schedule version.
+
+Sources are read and parsed before the store is opened, so bad input never touches (or even
+creates) the store. Every expected failure is one line on stderr and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from feeds.pipeline import Loaded, load_schedule
+from server.commands import add_db_option
+from server.store import IngestReport, Store
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "ingest",
+        help="read schedule pages and store them as a new schedule version",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_db_option(parser)
+    parser.add_argument(
+        "--tz",
+        metavar="ZONE",
+        default=None,
+        help="IANA time zone of the conference (e.g. Europe/Paris) when the pages do not settle it",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="accept an ingest that would cancel more than a third of the live sessions",
+    )
+    parser.add_argument("sources", metavar="SOURCE", nargs="+", help="file, folder or http(s) URL")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    loaded = load_schedule(args.sources, args.tz)
+    with Store.open(args.db) as store:
+        report = store.ingest(loaded.schedule, force=args.force)
+    print("\n".join(summary(loaded, report)))
+    return 0
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def summary(loaded: Loaded, report: IngestReport) -> list[str]:
+    """The lines `ingest` prints: what was read, what changed since the previous version, and
+    every warning with its file and line."""
+    c = report.counts
+    read = (
+        _plural(c.sessions, "session"),
+        _plural(c.speakers, "speaker"),
+        _plural(c.rooms, "room"),
+        _plural(c.tracks, "track"),
+        _plural(c.levels, "level"),
+    )
+    diff = (
+        f"{len(report.added)} added",
+        f"{len(report.changed)} changed",
+        f"{len(report.cancelled)} cancelled",
+        f"{len(report.restored)} restored",
+        f"{report.unchanged} unchanged",
+    )
+    lines = [
+        f"{loaded.schedule.conference.name}: {', '.join(read)}",
+        f"version {report.version}: {', '.join(diff)}",
+    ]
+    lines += _listing("added", report.added, report)
+    lines += [f"  changed   {sid} {report.titles[sid]} ({', '.join(fields)})" for sid, fields in report.changed.items()]
+    lines += _listing("cancelled", report.cancelled, report)
+    lines += _listing("restored", report.restored, report)
+    if loaded.warnings:
+        lines.append(_plural(len(loaded.warnings), "warning") + ":")
+        lines += [f"  {warning}" for warning in loaded.warnings]
+    return lines
+
+
+def _listing(label: str, ids: Sequence[str], report: IngestReport) -> list[str]:
+    return [f"  {label:<9} {sid} {report.titles[sid]}" for sid in ids]

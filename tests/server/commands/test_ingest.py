@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from server.cli import main
+from server.store import Store
+
+INGEST = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
+ORIGINAL = str(INGEST / "original")
+EDITED_PAGE = str(INGEST / "edited" / "002_f0fe97cd188ad8b4.txt")
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "store.sqlite")
+
+
+def bad_sources(tmp_path: Path) -> dict[str, str]:
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    binary = tmp_path / "image.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    text = tmp_path / "notes.txt"
+    text.write_text("Shopping list\n- eggs - 12\n- milk\n", encoding="utf-8")
+    return {
+        "missing": str(tmp_path / "missing.txt"),
+        "empty": str(empty),
+        "binary": str(binary),
+        "not a schedule": str(text),
+    }
+
+
+def test_first_ingest_prints_summary_and_exits_zero(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["ingest", "--db", db, "--tz", "Europe/Paris", ORIGINAL])
+
+    out = capsys.readouterr()
+    lines = out.out.splitlines()
+    assert code == 0
+    assert out.err == ""
+    assert lines[0] == "PyTorch Conference Europe 2026: 28 sessions, 42 speakers, 4 rooms, 7 tracks, 3 levels"
+    assert lines[1] == "version 1: 28 added, 0 changed, 0 cancelled, 0 restored, 0 unchanged"
+    assert "1 warning:" in lines
+    assert lines[-1].startswith(f"  {INGEST / 'original' / '003_8d12cb28771c542b.txt'}:")
+
+
+def test_reingest_of_edited_pages_lists_the_changes(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["ingest", "--db", db, "--tz", "Europe/Paris", ORIGINAL])
+    capsys.readouterr()
+    with Store.open(db) as store:
+        before = store.live()
+    assert before is not None
+    ids = {s.title: s.id for s in before.sessions}
+    sources = [str(p) for p in sorted(Path(ORIGINAL).glob("*.txt")) if p.name != Path(EDITED_PAGE).name]
+
+    code = main(["ingest", "--db", db, "--tz", "Europe/Paris", *sources, EDITED_PAGE])
+
+    lines = capsys.readouterr().out.splitlines()
+    moved = ids["Model-Changing Transforms With Torch.compile"]
+    retitled = ids["Parameterized CUDA Graph Launch in PyTorch: CUDA Graphs Without the Pain"]
+    removed = ids["Optimizing PyTorch on CPU-GPU Coherent Platforms"]
+    assert code == 0
+    assert lines[1] == "version 2: 0 added, 2 changed, 1 cancelled, 0 restored, 25 unchanged"
+    assert sorted(lines[2:5]) == sorted(
+        [
+            f"  changed   {retitled} CUDA Graphs Without the Pain: Parameterized Graph Launch in PyTorch (title)",
+            f"  changed   {moved} Model-Changing Transforms With Torch.compile (start, end)",
+            f"  cancelled {removed} Optimizing PyTorch on CPU-GPU Coherent Platforms",
+        ]
+    )
+
+
+def test_refused_ingest_exits_nonzero_and_force_accepts(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["ingest", "--db", db, "--tz", "Europe/Paris", ORIGINAL])
+    capsys.readouterr()
+
+    refused = main(["ingest", "--db", db, "--tz", "Europe/Paris", EDITED_PAGE])
+    err = capsys.readouterr().err
+    forced = main(["ingest", "--db", db, "--tz", "Europe/Paris", "--force", EDITED_PAGE])
+
+    assert refused == 1
+    assert err == (
+        "confcal ingest: error: ingest refused: it would cancel 24 of 28 live sessions (more than a third), "
+        "which looks like a broken source; use --force if it is real\n"
+    )
+    assert forced == 0
+    with Store.open(db) as store:
+        assert store.version() == 2
+
+
+def test_db_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "env.sqlite"
+    monkeypatch.setenv("CONFCAL_DB", str(target))
+
+    code = main(["ingest", "--tz", "Europe/Paris", ORIGINAL])
+
+    assert code == 0
+    assert target.is_file()
+
+
+@pytest.mark.parametrize("kind", ["missing", "empty", "binary", "not a schedule"])
+def test_bad_source_is_one_line_and_store_untouched(
+    kind: str, db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = bad_sources(tmp_path)[kind]
+
+    code = main(["ingest", "--db", db, "--tz", "Europe/Paris", source])
+
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("\n") == 1
+    assert err.startswith(f"confcal ingest: error: {source}")
+    assert not Path(db).exists()
+
+
+def test_bad_source_among_good_ones_leaves_store_unchanged(
+    db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["ingest", "--db", db, "--tz", "Europe/Paris", ORIGINAL])
+    with Store.open(db) as store:
+        before = (store.version(), store.live())
+
+    code = main(["ingest", "--db", db, "--tz", "Europe/Paris", ORIGINAL, bad_sources(tmp_path)["empty"]])
+
+    with Store.open(db) as store:
+        after = (store.version(), store.live())
+    assert code == 1
+    assert after == before
+
+
+@pytest.mark.parametrize("kind", ["missing", "empty", "binary", "not a schedule"])
+def test_console_script_reports_bad_source_in_one_line(kind: str, db: str, tmp_path: Path) -> None:
+    source = bad_sources(tmp_path)[kind]
+    script = Path(sys.executable).parent / "confcal"
+
+    done = subprocess.run(
+        [str(script), "ingest", "--db", db, source], capture_output=True, text=True, timeout=60, check=False
+    )
+
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1
+    assert done.stderr.startswith(f"confcal ingest: error: {source}")
