@@ -38,7 +38,8 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
-from datetime import UTC
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from feeds.model import Session, Status
 
@@ -68,55 +69,71 @@ def new_id(session: Session, attempt: int = 0) -> str:
     return digest.hexdigest()
 
 
-# A stage either groups sessions by an exact key (fast, for stages 1-3) or tests pairs (stage 4).
-_KeyFn = Callable[[Session], Hashable | None]
+@dataclass(frozen=True)
+class _Facts:
+    """What matching compares, computed once per session."""
+
+    title: str
+    speakers: frozenset[str]
+    start: datetime
+    room: str | None
+    cancelled: bool
+    id: str
+
+    @classmethod
+    def of(cls, s: Session) -> _Facts:
+        room = s.room.slug if s.room is not None else None
+        return cls(normalize_title(s.title), speaker_set(s), s.start, room, s.status is Status.CANCELLED, s.id)
 
 
-def _key_title_speakers(s: Session) -> Hashable | None:
-    return (normalize_title(s.title), speaker_set(s))
+# Stages 1-3 pair sessions with equal keys; a None key never pairs.
+_KeyFn = Callable[[_Facts], Hashable | None]
 
 
-def _key_speakers_start(s: Session) -> Hashable | None:
-    speakers = speaker_set(s)
-    return (speakers, s.start) if speakers else None
+def _key_title_speakers(f: _Facts) -> Hashable | None:
+    return (f.title, f.speakers)
 
 
-def _key_start_room(s: Session) -> Hashable | None:
-    return (s.start, s.room.slug) if s.room is not None else None
+def _key_speakers_start(f: _Facts) -> Hashable | None:
+    return (f.speakers, f.start) if f.speakers else None
 
 
-def _similar(a: Session, b: Session) -> bool:
-    if speaker_set(a) != speaker_set(b) and a.start != b.start:
-        return False
-    matcher = difflib.SequenceMatcher(None, normalize_title(a.title), normalize_title(b.title))
+def _key_start_room(f: _Facts) -> Hashable | None:
+    return (f.start, f.room) if f.room is not None else None
+
+
+def _similar_titles(a: _Facts, b: _Facts) -> bool:
+    matcher = difflib.SequenceMatcher(None, a.title, b.title)
     # quick_ratio is an upper bound of ratio and far cheaper; most pairs stop there.
     return matcher.quick_ratio() >= SIMILAR_TITLE and matcher.ratio() >= SIMILAR_TITLE
 
 
-def _preference(new: Session, old: Session) -> tuple[float, bool, bool, str]:
+def _preference(new: _Facts, old: _Facts) -> tuple[float, bool, bool, str]:
     """Sort key among candidate pairs of one stage: smaller is better."""
     distance = abs((new.start - old.start).total_seconds())
-    same_room = new.room is not None and old.room is not None and new.room.slug == old.room.slug
-    return (distance, not same_room, old.status is Status.CANCELLED, old.id)
+    same_room = new.room is not None and new.room == old.room
+    return (distance, not same_room, old.cancelled, old.id)
 
 
-def _candidates_by_key(
-    key: _KeyFn, incoming: dict[int, Session], previous: dict[int, Session]
-) -> list[tuple[int, int]]:
+def _pairs_by_key(key: _KeyFn, incoming: dict[int, _Facts], previous: dict[int, _Facts]) -> set[tuple[int, int]]:
     by_key: dict[Hashable, list[int]] = defaultdict(list)
     for j, old in previous.items():
         k = key(old)
         if k is not None:
             by_key[k].append(j)
-    return [(i, j) for i, new in incoming.items() if (k := key(new)) is not None for j in by_key.get(k, ())]
+    return {(i, j) for i, new in incoming.items() if (k := key(new)) is not None for j in by_key.get(k, ())}
 
 
-def _candidates_by_test(incoming: dict[int, Session], previous: dict[int, Session]) -> list[tuple[int, int]]:
-    return [(i, j) for i, new in incoming.items() for j, old in previous.items() if _similar(new, old)]
+def _stage4(incoming: dict[int, _Facts], previous: dict[int, _Facts]) -> set[tuple[int, int]]:
+    # Only pairs sharing the speaker set or the start can qualify; bucketing by those keeps
+    # this far below comparing every title with every title.
+    nearby = _pairs_by_key(lambda f: f.speakers or None, incoming, previous)
+    nearby |= _pairs_by_key(lambda f: f.start, incoming, previous)
+    return {(i, j) for i, j in nearby if _similar_titles(incoming[i], previous[j])}
 
 
 def _pair_greedily(
-    candidates: list[tuple[int, int]], incoming: dict[int, Session], previous: dict[int, Session]
+    candidates: set[tuple[int, int]], incoming: dict[int, _Facts], previous: dict[int, _Facts]
 ) -> dict[int, int]:
     ranked = sorted(candidates, key=lambda ij: (_preference(incoming[ij[0]], previous[ij[1]]), ij[0]))
     pairs: dict[int, int] = {}
@@ -130,17 +147,17 @@ def _pair_greedily(
 
 def match(incoming: Sequence[Session], previous: Sequence[Session]) -> dict[int, int]:
     """Pair incoming indexes with previous indexes by the staged rule of the module docstring."""
-    todo_new = dict(enumerate(incoming))
-    todo_old = dict(enumerate(previous))
+    todo_new = {i: _Facts.of(s) for i, s in enumerate(incoming)}
+    todo_old = {j: _Facts.of(s) for j, s in enumerate(previous)}
     pairs: dict[int, int] = {}
     stages: list[_KeyFn | None] = [_key_title_speakers, _key_speakers_start, _key_start_room, None]
     for key in stages:
         if not todo_new or not todo_old:
             break
         if key is None:
-            candidates = _candidates_by_test(todo_new, todo_old)
+            candidates = _stage4(todo_new, todo_old)
         else:
-            candidates = _candidates_by_key(key, todo_new, todo_old)
+            candidates = _pairs_by_key(key, todo_new, todo_old)
         for i, j in _pair_greedily(candidates, todo_new, todo_old).items():
             pairs[i] = j
             del todo_new[i], todo_old[j]
