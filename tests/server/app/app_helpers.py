@@ -8,6 +8,7 @@ hostile paths (`..`, NUL, invalid UTF-8) reach the app unaltered.
 from __future__ import annotations
 
 import gzip
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +35,9 @@ class Reply:
     @property
     def text(self) -> str:
         return self.content.decode("utf-8")
+
+    def json_doc(self) -> Any:
+        return json.loads(self.content)
 
 
 @dataclass
