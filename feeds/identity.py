@@ -19,9 +19,9 @@ Matching rule
 "Normalized title" is case-folded, accent-stripped, with runs of punctuation and spaces collapsed.
 "Speaker set" is the set of speaker slugs. When a stage offers several candidates, pairs are taken
 greedily, best first: closest start, then same room, then a previous session that is still
-confirmed (over a cancelled one), then the smaller id, so the result never depends on input
-order. Previous cancelled sessions take part, so a session that comes back gets its old id and
-is restored.
+confirmed (over a cancelled one), then one with identical content, then the smaller id, so the
+result never depends on input order. Previous cancelled sessions take part, so a session that
+comes back gets its old id and is restored.
 
 An unpaired incoming session gets a new id: the first 10 hex digits of BLAKE2b over its
 normalized title and UTC start, which is URL-safe, short, and the same if the store is rebuilt
@@ -79,11 +79,17 @@ class _Facts:
     room: str | None
     cancelled: bool
     id: str
+    # Everything else a calendar shows, so that among otherwise equal candidates (a session
+    # listed twice, say) each keeps the id of its exact previous self.
+    rest: Hashable
 
     @classmethod
     def of(cls, s: Session) -> _Facts:
         room = s.room.slug if s.room is not None else None
-        return cls(normalize_title(s.title), speaker_set(s), s.start, room, s.status is Status.CANCELLED, s.id)
+        speakers = tuple((p.name, p.role, p.affiliation) for p in s.speakers)
+        rest = (s.title, s.end, s.kind, s.track, s.level, s.description, speakers, s.slides, s.url)
+        cancelled = s.status is Status.CANCELLED
+        return cls(normalize_title(s.title), speaker_set(s), s.start, room, cancelled, s.id, rest)
 
 
 # Stages 1-3 pair sessions with equal keys; a None key never pairs.
@@ -108,11 +114,11 @@ def _similar_titles(a: _Facts, b: _Facts) -> bool:
     return matcher.quick_ratio() >= SIMILAR_TITLE and matcher.ratio() >= SIMILAR_TITLE
 
 
-def _preference(new: _Facts, old: _Facts) -> tuple[float, bool, bool, str]:
+def _preference(new: _Facts, old: _Facts) -> tuple[float, bool, bool, bool, str]:
     """Sort key among candidate pairs of one stage: smaller is better."""
     distance = abs((new.start - old.start).total_seconds())
     same_room = new.room is not None and new.room == old.room
-    return (distance, not same_room, old.cancelled, old.id)
+    return (distance, not same_room, old.cancelled, new.rest != old.rest, old.id)
 
 
 def _pairs_by_key(key: _KeyFn, incoming: dict[int, _Facts], previous: dict[int, _Facts]) -> set[tuple[int, int]]:

@@ -2,9 +2,12 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime, timedelta
+from random import Random
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from feeds.identity import assign_ids, new_id, normalize_title
 from feeds.model import Room, Session, Speaker, Status
@@ -218,3 +221,55 @@ def test_other_fields_are_left_alone() -> None:
 def test_normalize_title(raw: str, normalized: str) -> None:
     assert normalize_title(raw) == normalized
 
+
+
+def test_listed_twice_with_different_descriptions_each_keeps_its_id() -> None:
+    first = dataclasses.replace(talk("Lunch", 13, speakers=()), description="Hall A")
+    second = dataclasses.replace(first, description="Hall B")
+    stored = assign_ids([first, second], ())
+
+    result = assign_ids([second, first], stored)
+
+    assert {s.description: s.id for s in result} == {s.description: s.id for s in stored}
+
+
+_titles = st.sampled_from(["Lunch", "Compilers", "Compilers!", "Graph Breaks", "Quantization", "Keynote"])
+_sessions = st.builds(
+    talk,
+    title=_titles,
+    hour=st.integers(min_value=9, max_value=12),
+    room=st.sampled_from(["Master Stage", "Junior Stage"]),
+    speakers=st.lists(st.sampled_from(["Ada Lovelace", "Grace Hopper", "Alan Turing"]), max_size=2, unique=True).map(
+        tuple
+    ),
+)
+
+
+def facts(s: Session) -> tuple[str, datetime, str, tuple[str, ...], str]:
+    return (s.title, s.start, s.room.name if s.room else "", tuple(p.name for p in s.speakers), s.id)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_sessions, max_size=8), st.randoms(use_true_random=False))
+def test_reingesting_the_same_sessions_in_any_order_keeps_every_id(sessions: list[Session], rnd: Random) -> None:
+    stored = assign_ids(sessions, ())
+    shuffled = list(sessions)
+    rnd.shuffle(shuffled)
+
+    result = assign_ids(shuffled, stored)
+
+    assert sorted(map(facts, result)) == sorted(map(facts, stored))
+    assert len({s.id for s in result}) == len(result)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_sessions, max_size=8), st.lists(_sessions, max_size=8))
+def test_ids_are_unique_and_never_taken_from_two_previous_sessions(
+    previous: list[Session], incoming: list[Session]
+) -> None:
+    stored = assign_ids(previous, ())
+
+    result = assign_ids(incoming, stored)
+
+    assert len({s.id for s in result}) == len(result)
+    assert all(len(s.id) == 10 for s in result)
