@@ -1,11 +1,12 @@
 """VTIMEZONE components trimmed to the dates a feed covers (RFC 5545 section 3.6.5).
 
-Why not icalendar's own `Timezone.from_tzid`: it writes each observance's DTSTART in the local
-time *after* the change (spring-forward in Paris as 03:00), while RFC 5545 3.6.5 and 3.8.2.4 say
-the onset is local time in the offset *before* it (TZOFFSETFROM: 02:00 CET). Parsers that take
-the VTIMEZONE literally (vobject, ical.js) then misplace the hour after the change. So the
-transitions are found here from the IANA data via zoneinfo and written as one observance per
-change, without RRULEs, which every parser reads alike.
+The transitions are found from the IANA data via zoneinfo and written as one observance per
+change, without RRULEs (the form least open to interpretation), starting with the observance already in
+force on the first date. Each onset is written as RFC 5545 3.6.5 / 3.8.2.4 define it: local time
+in the offset *before* the change (Paris spring-forward: 02:00 with TZOFFSETFROM +0100).
+icalendar's own `Timezone.from_tzid` writes 03:00 there and prefixes a stub observance at the
+range's first date; because no real wall time falls inside the skipped hour, parsers read both
+alike (tests/interop checks ours with four of them), but the RFC form costs nothing.
 """
 
 from __future__ import annotations

@@ -1,0 +1,128 @@
+"""Four independent iCalendar parsers, each reduced to {UID: (UTC start, UTC end)}.
+
+icalendar and `ical` know IANA zones themselves; vobject and Mozilla's ical.js (Thunderbird's
+parser, run through node) compute offsets from the VTIMEZONE we ship. Agreement between the two
+pairs is what shows the VTIMEZONE and the TZID/UTC choices are read alike.
+
+ical.js comes from npm: `npm ci --prefix tests/interop`. Without it the tests fail under CI=true
+and skip locally, saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import vobject
+from ical.calendar_stream import IcsCalendarStream
+from icalendar import Calendar
+
+HERE = Path(__file__).resolve().parent
+SCRIPT = HERE / "parse_ics.mjs"
+
+Instants = tuple[datetime, datetime]
+Readings = dict[str, Instants]  # UID -> (start, end), both in UTC
+ReadAll = Callable[[dict[str, bytes]], dict[str, dict[str, Readings]]]
+
+
+def _utc(value: object) -> datetime:
+    assert isinstance(value, datetime), f"expected a date-time, got {value!r}"
+    assert value.utcoffset() is not None, (
+        f"floating time {value!r}: the zone was not resolved"
+    )
+    return value.astimezone(UTC)
+
+
+def read_icalendar(data: bytes) -> Readings:
+    cal = Calendar.from_ical(data)
+    return {
+        str(e["UID"]): (_utc(e.decoded("DTSTART")), _utc(e.decoded("DTEND")))
+        for e in cal.walk("VEVENT")
+    }
+
+
+def read_ical(data: bytes) -> Readings:
+    # The `ical` package is strict unless its compat mode is enabled, which we do not do.
+    cal = IcsCalendarStream.calendar_from_ics(data.decode("utf-8"))
+    return {str(e.uid): (_utc(e.dtstart), _utc(e.dtend)) for e in cal.events}
+
+
+def read_vobject(data: bytes) -> Readings:
+    cal = vobject.readOne(data.decode("utf-8"))
+    events = getattr(cal, "vevent_list", [])
+    return {e.uid.value: (_utc(e.dtstart.value), _utc(e.dtend.value)) for e in events}
+
+
+def _iso(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def read_icaljs(paths: list[Path]) -> dict[Path, Readings]:
+    """All files in one node process (see parse_ics.mjs)."""
+    node = shutil.which("node")
+    assert node is not None
+    done = subprocess.run(
+        [node, str(SCRIPT), *map(str, paths)],
+        cwd=HERE,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    result: dict[Path, Readings] = {}
+    for path in paths:
+        events = found[str(path)]
+        for event in events:
+            assert event["zone"] not in (None, "floating"), (
+                f"{path.name}: {event['uid']} read as floating time"
+            )
+        result[path] = {
+            event["uid"]: (_iso(event["start"]), _iso(event["end"])) for event in events
+        }
+    return result
+
+
+@pytest.fixture(scope="session")
+def icaljs_ready() -> None:
+    """ical.js must be installed; missing it is a failure in CI and a visible skip locally."""
+    missing = []
+    if shutil.which("node") is None:
+        missing.append("node is not on PATH")
+    if not (HERE / "node_modules" / "ical.js" / "package.json").is_file():
+        missing.append("ical.js is not installed (run: npm ci --prefix tests/interop)")
+    if missing:
+        reason = "; ".join(missing)
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"four-parser interop needs Mozilla ical.js: {reason}")
+        pytest.skip(f"four-parser interop needs Mozilla ical.js: {reason}")
+
+
+@pytest.fixture(scope="module")
+def read_all(icaljs_ready: None, tmp_path_factory: pytest.TempPathFactory) -> ReadAll:
+    """Read named calendars with all four parsers: {name: {parser: readings}}."""
+
+    def read(calendars: dict[str, bytes]) -> dict[str, dict[str, Readings]]:
+        folder = tmp_path_factory.mktemp("ics")
+        paths = {name: folder / f"{n:04d}.ics" for n, name in enumerate(calendars)}
+        for name, data in calendars.items():
+            paths[name].write_bytes(data)
+        by_icaljs = read_icaljs(list(paths.values()))
+        return {
+            name: {
+                "icalendar": read_icalendar(data),
+                "ical": read_ical(data),
+                "vobject": read_vobject(data),
+                "ical.js": by_icaljs[paths[name]],
+            }
+            for name, data in calendars.items()
+        }
+
+    return read
