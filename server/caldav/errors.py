@@ -65,3 +65,11 @@ class ItemNotFound(CalDAVError):
 class UidConflict(CalDAVError):
     """The server refused a create because another resource in the calendar already holds this UID
     (CalDAV precondition no-uid-conflict, RFC 4791 section 5.3.2.1)."""
+
+
+class UnknownSession(CalDAVError):
+    """A --session ID is not in the live schedule."""
+
+
+class PasswordUnavailable(CalDAVError):
+    """--password-env names an unset variable, or --password-file cannot be read."""

@@ -1,0 +1,157 @@
+"""`confcal push`: put picked sessions into your own CalDAV calendar and keep them up to date.
+
+Each run states the full set of sessions the calendar should hold from this conference; see
+server/caldav/ for the rules. Progress goes to stderr, the summary line to stdout. The password
+comes from an environment variable or a file, never the command line, and is never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from feeds.ical import uid
+from server.caldav.dav import DavStorage
+from server.caldav.errors import CalDAVError, PasswordUnavailable
+from server.caldav.events import desired_events, select_sessions
+from server.caldav.execute import Summary
+from server.caldav.plan import Action, Keep, uid_of
+from server.caldav.retry import DEFAULT_RETRY, with_retry
+from server.caldav.state import SyncState
+from server.caldav.sync import make_plan, push
+from server.commands import add_db_option
+from server.errors import StoreError
+from server.store import Store
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "push",
+        help="push sessions into your own CalDAV calendar",
+        description="Create, update and delete events in a CalDAV calendar so it holds exactly the "
+        "given sessions. Only events confcal created are ever changed.",
+    )
+    parser.add_argument(
+        "--calendar", required=True, metavar="URL", help="the calendar collection's URL"
+    )
+    parser.add_argument("--username", help="account name (often your e-mail address)")
+    secret = parser.add_mutually_exclusive_group()
+    secret.add_argument(
+        "--password-env",
+        metavar="VAR",
+        help="read the (app) password from this variable",
+    )
+    secret.add_argument(
+        "--password-file", metavar="FILE", help="read the (app) password from this file"
+    )
+    chosen = parser.add_mutually_exclusive_group(required=True)
+    chosen.add_argument(
+        "--session", dest="sessions", nargs="+", action="extend", metavar="ID"
+    )
+    chosen.add_argument(
+        "--picks", metavar="TOKEN", help="the sessions picked under this token"
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print the plan, write nothing"
+    )
+    parser.add_argument("--on-conflict", choices=("keep", "overwrite"), default="keep")
+    add_db_option(parser)
+    parser.set_defaults(run=run)
+
+
+def read_password(args: argparse.Namespace) -> str | None:
+    if args.password_env:
+        value = os.environ.get(args.password_env)
+        if value is None:
+            raise PasswordUnavailable(
+                f"environment variable {args.password_env} is not set"
+            )
+        return value
+    if args.password_file:
+        try:
+            lines = Path(args.password_file).read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise PasswordUnavailable(
+                f"cannot read password file {args.password_file}: {exc.strerror}"
+            ) from None
+        return lines[0] if lines else ""
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.picks is not None:
+        raise CalDAVError(
+            "--picks is not available yet (picks are stored by a later version); use --session"
+        )
+    password = read_password(args)
+    with Store.open(args.db) as store:
+        schedule = store.live()
+        if schedule is None:
+            raise StoreError(
+                "the store holds no schedule yet; run `confcal ingest` first"
+            )
+        sessions = select_sessions(schedule, args.sessions)
+        desired = desired_events(schedule, sessions)
+        titles = {uid(schedule.conference, s): s.title for s in sessions}
+        storage = with_retry(
+            lambda: DavStorage.connect(args.calendar, args.username, password),
+            DEFAULT_RETRY,
+        )
+        try:
+            state = SyncState(store.engine, storage.url)
+            if args.dry_run:
+                for line in describe(make_plan(storage, state, desired), titles):
+                    print(line)
+                return 0
+            summary = push(
+                storage,
+                state,
+                desired,
+                overwrite=args.on_conflict == "overwrite",
+                progress=lambda done, total, action, outcome: _progress(
+                    done, total, action, outcome, titles
+                ),
+            )
+        finally:
+            storage.close()
+    report(summary)
+    return 0
+
+
+def describe(actions: list[Action], titles: dict[str, str]) -> list[str]:
+    """The dry-run plan: one line per change, then the counts."""
+    lines = [
+        f"{a.verb} {uid_of(a)}  {titles.get(uid_of(a), '')}".rstrip()
+        for a in actions
+        if not isinstance(a, Keep)
+    ]
+    counts = {
+        verb: sum(1 for a in actions if a.verb == verb)
+        for verb in ("create", "update", "delete", "conflict")
+    }
+    unchanged = sum(1 for a in actions if a.verb in ("keep", "forget"))
+    lines.append(
+        f"plan: create {counts['create']}, update {counts['update']}, delete {counts['delete']}, "
+        f"unchanged {unchanged}, conflicts {counts['conflict']} (dry run, nothing written)"
+    )
+    return lines
+
+
+def _progress(
+    done: int, total: int, action: Action, outcome: str, titles: dict[str, str]
+) -> None:
+    if isinstance(action, Keep):
+        return
+    uid = uid_of(action)
+    print(
+        f"[{done}/{total}] {outcome} {uid}  {titles.get(uid, '')}".rstrip(),
+        file=sys.stderr,
+    )
+
+
+def report(summary: Summary) -> None:
+    for conflict in summary.conflicts:
+        print(f"conflict: {conflict}", file=sys.stderr)
+    print(summary.line())

@@ -1,0 +1,49 @@
+"""Fixtures: Radicale and Xandikos started once per session on 127.0.0.1 as real processes, a
+fresh calendar per test, and a `backend` parametrized over memory, radicale and xandikos."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from push_helpers import Backend, DavBackend, DavServer, MemoryBackend
+from sqlalchemy import Engine, create_engine
+
+
+@pytest.fixture(scope="session")
+def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
+    server = DavServer("radicale", tmp_path_factory.mktemp("radicale") / "root").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
+    server = DavServer("xandikos", tmp_path_factory.mktemp("xandikos") / "root").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["radicale", "xandikos"])
+def dav_server(request: pytest.FixtureRequest) -> DavServer:
+    server: DavServer = request.getfixturevalue(request.param)
+    return server
+
+
+@pytest.fixture(params=["memory", "radicale", "xandikos"])
+def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
+    made: Backend = (
+        MemoryBackend()
+        if request.param == "memory"
+        else DavBackend(request.getfixturevalue(request.param))
+    )
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    made = create_engine(f"sqlite:///{tmp_path / 'state.db'}")
+    yield made
+    made.dispose()

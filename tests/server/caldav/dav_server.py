@@ -1,0 +1,149 @@
+"""A real CalDAV server (Radicale or Xandikos) on 127.0.0.1, run by the tests as a subprocess.
+
+    python dav_server.py radicale|xandikos ROOT --user U --password P [--port N] [--die-after-puts N]
+
+It prints the port on stdout once it listens. A thin WSGI layer in front of the real server:
+- counts requests per method, served at GET /__counts (JSON) without auth, so tests can assert
+  "no PUT, no DELETE" on the server side;
+- for Xandikos, which leaves authentication to its front end, checks HTTP Basic credentials
+  against an htpasswd file with Xandikos' own htpasswd module (Radicale checks its own);
+- with --die-after-puts N, the process exits right after the N-th PUT has been stored and
+  before answering it: the hardest kind of crash for a client (the write took effect, the
+  answer never came).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import io
+import json
+import os
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def radicale_app(root: Path, user: str, password: str) -> Wsgi:
+    from radicale import config
+    from radicale.app import Application
+
+    (root / "users").write_text(f"{user}:{password}\n")
+    (root / "radicale.conf").write_text(
+        "[auth]\ntype = htpasswd\n"
+        f"htpasswd_filename = {root / 'users'}\nhtpasswd_encryption = plain\n"
+        "[rights]\ntype = owner_only\n"
+        f"[storage]\nfilesystem_folder = {root / 'collections'}\n"
+        "[logging]\nlevel = warning\n"
+    )
+    configuration = config.load([(str(root / "radicale.conf"), False)])
+    return Application(configuration)  # type: ignore[no-any-return]
+
+
+def xandikos_app(root: Path, user: str, password: str) -> Wsgi:
+    from xandikos import htpasswd
+    from xandikos.web import SingleUserFilesystemBackend, XandikosApp
+
+    backend = SingleUserFilesystemBackend(str(root / "store"))
+    principal = f"/{user}/"
+    if not backend.get_resource(principal):
+        backend.create_principal(principal, create_defaults=False)
+    backend._mark_as_principal(principal)
+    app: Wsgi = XandikosApp(backend, principal)
+    digest = base64.b64encode(hashlib.sha1(password.encode()).digest()).decode()
+    (root / "users").write_text(f"{user}:{{SHA}}{digest}\n")
+    users = htpasswd.HtpasswdFile(str(root / "users"))
+
+    def basic_auth(
+        environ: dict[str, Any], start_response: Callable[..., Any]
+    ) -> Iterable[bytes]:
+        header = environ.get("HTTP_AUTHORIZATION", "")
+        if header.startswith("Basic "):
+            name, _, secret = base64.b64decode(header[6:]).decode().partition(":")
+            if users.check(name, secret):
+                environ["REMOTE_USER"] = name
+                return app(environ, start_response)
+        start_response(
+            "401 Unauthorized",
+            [("WWW-Authenticate", 'Basic realm="xandikos"'), ("Content-Length", "0")],
+        )
+        return [b""]
+
+    return basic_auth
+
+
+def counting(app: Wsgi, die_after_puts: int | None) -> Wsgi:
+    counts: Counter[str] = Counter()
+
+    def wrapper(
+        environ: dict[str, Any], start_response: Callable[..., Any]
+    ) -> Iterable[bytes]:
+        method = environ["REQUEST_METHOD"]
+        if method == "GET" and environ.get("PATH_INFO") == "/__counts":
+            body = json.dumps(counts).encode()
+            start_response(
+                "200 OK",
+                [
+                    ("Content-Type", "application/json"),
+                    ("Content-Length", str(len(body))),
+                ],
+            )
+            return [body]
+        counts[method] += 1
+        # wsgiref hands over the raw socket; Xandikos reads its input to EOF, so bound it.
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        environ["wsgi.input"] = io.BytesIO(environ["wsgi.input"].read(length))
+        captured: list[Any] = []
+
+        def capture(
+            status: str, headers: list[tuple[str, str]], exc_info: Any = None
+        ) -> Callable[[bytes], Any]:
+            captured[:] = [status, headers]
+            return lambda _data: None
+
+        body_parts = list(app(environ, capture))
+        if (
+            method == "PUT"
+            and die_after_puts is not None
+            and counts["PUT"] >= die_after_puts
+        ):
+            os._exit(3)  # stored, never answered
+        start_response(*captured)
+        return body_parts
+
+    return wrapper
+
+
+class QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("kind", choices=["radicale", "xandikos"])
+    parser.add_argument("root", type=Path)
+    parser.add_argument("--user", required=True)
+    parser.add_argument("--password", required=True)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--die-after-puts", type=int)
+    args = parser.parse_args()
+    args.root.mkdir(parents=True, exist_ok=True)
+    factory = radicale_app if args.kind == "radicale" else xandikos_app
+    app = counting(factory(args.root, args.user, args.password), args.die_after_puts)
+    server = make_server(
+        "127.0.0.1", args.port, app, server_class=WSGIServer, handler_class=QuietHandler
+    )
+    print(server.server_port, flush=True)
+    sys.stdout.close()
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

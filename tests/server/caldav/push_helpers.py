@@ -1,0 +1,261 @@
+"""Helpers for the pusher tests: a small schedule, real servers as subprocesses, and one
+`Backend` face over the in-memory twin and a real calendar so the same tests run on all three."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import subprocess
+import sys
+import uuid
+from collections import Counter
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import IO, Protocol
+from urllib.request import Request, urlopen
+
+import icalendar
+
+from feeds.model import Conference, Room, Schedule, Session, Status
+from server.caldav.content import uids
+from server.caldav.dav import DavStorage
+from server.caldav.memory import MemoryStorage
+from server.caldav.storage import Storage
+
+SERVER_SCRIPT = Path(__file__).with_name("dav_server.py")
+USER, PASSWORD = "alice", "correct-horse-battery"
+
+CONFERENCE = Conference(
+    name="PyTorch Conference Europe 2026",
+    timezone="Europe/Paris",
+    start_date=date(2026, 4, 7),
+    end_date=date(2026, 4, 7),
+    venue="Station F",
+    city="Paris",
+)
+CEST = timedelta(hours=2)
+DAY_START_UTC = datetime(2026, 4, 7, 7, 0, tzinfo=UTC)  # 09:00 CEST
+
+
+def make_schedule(count: int = 4) -> Schedule:
+    sessions = tuple(
+        Session(
+            id=f"s{i}",
+            title=f"Talk number {i}",
+            start=DAY_START_UTC + timedelta(minutes=30 * i),
+            end=DAY_START_UTC + timedelta(minutes=30 * i + 25),
+            room=Room("Master Stage"),
+            modified=datetime(2026, 3, 1, tzinfo=UTC),
+        )
+        for i in range(count)
+    )
+    return Schedule(conference=CONFERENCE, sessions=sessions)
+
+
+def _replace(schedule: Schedule, session_id: str, **changes: object) -> Schedule:
+    old = schedule.session(session_id)
+    assert old is not None
+    new = dataclasses.replace(
+        old,
+        revision=old.revision + 1,
+        modified=(old.modified or DAY_START_UTC) + timedelta(hours=1),
+        **changes,
+    )
+    return dataclasses.replace(
+        schedule,
+        sessions=tuple(new if s.id == session_id else s for s in schedule.sessions),
+    )
+
+
+def moved(schedule: Schedule, session_id: str, minutes: int = 60) -> Schedule:
+    old = schedule.session(session_id)
+    assert old is not None
+    delta = timedelta(minutes=minutes)
+    return _replace(schedule, session_id, start=old.start + delta, end=old.end + delta)
+
+
+def withdrawn(schedule: Schedule, session_id: str) -> Schedule:
+    return _replace(schedule, session_id, status=Status.CANCELLED)
+
+
+def event_ics(uid: str, summary: str, start: datetime) -> bytes:
+    """An event as the owner's own calendar app would write it."""
+    cal = icalendar.Calendar()
+    cal.add("prodid", "-//Owner//Calendar App//EN")
+    cal.add("version", "2.0")
+    event = icalendar.Event()
+    event.add("uid", uid)
+    event.add("dtstamp", datetime(2026, 3, 2, tzinfo=UTC))
+    event.add("dtstart", start)
+    event.add("dtend", start + timedelta(hours=1))
+    event.add("summary", summary)
+    cal.add_component(event)
+    return bytes(cal.to_ical())
+
+
+def edited(ics: bytes, summary: str) -> bytes:
+    """The owner's edit of an event: a new SUMMARY, everything else kept."""
+    cal = icalendar.Calendar.from_ical(ics)
+    for event in cal.walk("VEVENT"):
+        event["SUMMARY"] = icalendar.vText(summary)
+    return bytes(cal.to_ical())
+
+
+def summary_of(ics: bytes) -> str:
+    return str(next(iter(icalendar.Calendar.from_ical(ics).walk("VEVENT")))["SUMMARY"])
+
+
+def start_of(ics: bytes) -> datetime:
+    start: datetime = next(iter(icalendar.Calendar.from_ical(ics).walk("VEVENT")))[
+        "DTSTART"
+    ].dt
+    return start.astimezone(UTC)
+
+
+# -- real servers ------------------------------------------------------------------------------------
+
+
+class DavServer:
+    """Radicale or Xandikos in a subprocess on 127.0.0.1 (see dav_server.py)."""
+
+    def __init__(
+        self, kind: str, root: Path, *, port: int = 0, die_after_puts: int | None = None
+    ) -> None:
+        self.kind, self.root = kind, root
+        self.port = port
+        self.die_after_puts = die_after_puts
+        self.process: subprocess.Popen[str] | None = None
+        self._log: IO[str] | None = None
+
+    def start(self) -> DavServer:
+        command = [
+            sys.executable,
+            str(SERVER_SCRIPT),
+            self.kind,
+            str(self.root),
+            "--user",
+            USER,
+        ]
+        command += ["--password", PASSWORD, "--port", str(self.port)]
+        if self.die_after_puts is not None:
+            command += ["--die-after-puts", str(self.die_after_puts)]
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._log = open(self.root.parent / f"{self.root.name}.log", "a")  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=self._log, text=True
+        )
+        assert self.process.stdout is not None
+        line = (
+            self.process.stdout.readline()
+        )  # the server prints its port once it listens
+        self.process.stdout.close()
+        if not line.strip():
+            self.stop()
+            raise RuntimeError(f"{self.kind} did not start; see {self.root}.log")
+        self.port = int(line)
+        return self
+
+    def stop(self) -> None:
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.terminate()
+            self.process.wait(timeout=30)
+            self.process = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/{USER}/"
+
+    def counts(self) -> Counter[str]:
+        with urlopen(f"http://127.0.0.1:{self.port}/__counts", timeout=30) as response:
+            return Counter(__import__("json").loads(response.read()))
+
+    def new_calendar(self) -> str:
+        url = f"{self.base_url}{uuid.uuid4().hex[:12]}/"
+        self.request("MKCALENDAR", url)
+        return url
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        body: bytes = b"",
+        headers: dict[str, str] | None = None,
+    ) -> int:
+        """A raw request as another client (the owner's app): no preconditions unless given."""
+        token = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
+        all_headers = {"Authorization": f"Basic {token}", **(headers or {})}
+        with urlopen(
+            Request(url, data=body or None, method=method, headers=all_headers),
+            timeout=30,
+        ) as r:
+            return int(r.status)
+
+
+# -- one face over memory and real servers ---------------------------------------------------------
+
+
+class Backend(Protocol):
+    storage: Storage
+
+    def writes(self) -> int: ...
+    def owner_put(self, name: str, ics: bytes) -> None: ...
+    def owner_delete(self, name: str) -> None: ...
+    def contents(self) -> dict[str, bytes]: ...
+    def close(self) -> None: ...
+
+
+class MemoryBackend:
+    def __init__(self) -> None:
+        self.storage = self.memory = MemoryStorage()
+
+    def writes(self) -> int:
+        return self.memory.requests["PUT"] + self.memory.requests["DELETE"]
+
+    def owner_put(self, name: str, ics: bytes) -> None:
+        self.memory.owner_put(name, ics)
+
+    def owner_delete(self, name: str) -> None:
+        self.memory.owner_delete(name)
+
+    def contents(self) -> dict[str, bytes]:
+        return {name: item.ics for name, item in self.memory.items.items()}
+
+    def close(self) -> None:
+        pass
+
+
+class DavBackend:
+    def __init__(self, server: DavServer) -> None:
+        self.server = server
+        self.url = server.new_calendar()
+        self.storage = self.dav = DavStorage.connect(self.url, USER, PASSWORD)
+        self._owner = DavStorage.connect(
+            self.url, USER, PASSWORD
+        )  # the owner's own client
+
+    def writes(self) -> int:
+        counts = self.server.counts()
+        return counts["PUT"] + counts["DELETE"]
+
+    def owner_put(self, name: str, ics: bytes) -> None:
+        self.server.request(
+            "PUT", self.url + name, ics, {"Content-Type": "text/calendar"}
+        )
+
+    def owner_delete(self, name: str) -> None:
+        self.server.request("DELETE", self.url + name)
+
+    def contents(self) -> dict[str, bytes]:
+        return {name: self._owner.get(name).ics for name in self._owner.list()}
+
+    def close(self) -> None:
+        self.dav.close()
+        self._owner.close()
+
+
+def uid_counts(contents: dict[str, bytes]) -> Counter[str]:
+    return Counter(u for ics in contents.values() for u in uids(ics))

@@ -1,0 +1,219 @@
+"""The pusher's behaviour, run identically against the in-memory twin, Radicale and Xandikos."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from push_helpers import (
+    CONFERENCE,
+    Backend,
+    edited,
+    event_ics,
+    make_schedule,
+    moved,
+    start_of,
+    summary_of,
+    uid_counts,
+    withdrawn,
+)
+from sqlalchemy import Engine
+
+from feeds.ical import uid
+from feeds.model import Schedule
+from server.caldav.events import desired_events, select_sessions
+from server.caldav.execute import Summary
+from server.caldav.retry import NO_WAIT
+from server.caldav.state import SyncState
+from server.caldav.storage import name_for
+from server.caldav.sync import push
+
+
+def run_push(
+    backend: Backend,
+    engine: Engine,
+    schedule: Schedule,
+    picks: Sequence[str],
+    *,
+    overwrite: bool = False,
+) -> Summary:
+    state = SyncState(engine, backend.storage.url)
+    desired = desired_events(schedule, select_sessions(schedule, picks))
+    return push(backend.storage, state, desired, overwrite=overwrite, retry=NO_WAIT)
+
+
+def name_of(session_id: str) -> str:
+    return name_for(f"{session_id}@{CONFERENCE.slug}.confcal")
+
+
+class TestPush:
+    def test_first_push_creates_exactly_the_picks_with_feed_uids_and_utc_instants(
+        self, backend: Backend, engine: Engine
+    ) -> None:
+        schedule = make_schedule(4)
+
+        summary = run_push(backend, engine, schedule, ["s0", "s2", "s3"])
+
+        assert (
+            summary.line()
+            == "created 3, updated 0, deleted 0, unchanged 0, conflicts 0"
+        )
+        contents = backend.contents()
+        expected = {
+            uid(CONFERENCE, s): s.start
+            for s in schedule.sessions
+            if s.id in {"s0", "s2", "s3"}
+        }
+        assert uid_counts(contents) == {u: 1 for u in expected}
+        assert {name_for(u): start for u, start in expected.items()} == {
+            n: start_of(b) for n, b in contents.items()
+        }
+
+    def test_second_push_makes_no_put_and_no_delete(
+        self, backend: Backend, engine: Engine
+    ) -> None:
+        schedule = make_schedule(4)
+        run_push(backend, engine, schedule, ["s0", "s1"])
+        writes_before = backend.writes()
+
+        summary = run_push(backend, engine, schedule, ["s0", "s1"])
+
+        assert backend.writes() == writes_before
+        assert (
+            summary.line()
+            == "created 0, updated 0, deleted 0, unchanged 2, conflicts 0"
+        )
+
+    def test_moved_session_updated_in_place_and_withdrawn_one_deleted(
+        self, backend: Backend, engine: Engine
+    ) -> None:
+        schedule = make_schedule(4)
+        run_push(backend, engine, schedule, ["s0", "s1", "s2"])
+        changed = withdrawn(moved(schedule, "s1", minutes=90), "s2")
+
+        summary = run_push(backend, engine, changed, ["s0", "s1", "s2"])
+
+        assert (
+            summary.line()
+            == "created 0, updated 1, deleted 1, unchanged 1, conflicts 0"
+        )
+        contents = backend.contents()
+        assert sorted(contents) == sorted([name_of("s0"), name_of("s1")])
+        moved_session = changed.session("s1")
+        assert moved_session is not None
+        assert start_of(contents[name_of("s1")]) == moved_session.start
+
+    def test_owner_edit_survives_a_schedule_change_and_is_reported(
+        self, backend: Backend, engine: Engine
+    ) -> None:
+        schedule = make_schedule(3)
+        run_push(backend, engine, schedule, ["s0", "s1"])
+        mine = edited(backend.contents()[name_of("s1")], "Talk 1 - sit near the door")
+        backend.owner_put(name_of("s1"), mine)
+        writes_before = backend.writes()
+
+        summary = run_push(backend, engine, moved(schedule, "s1"), ["s0", "s1"])
+
+        assert backend.writes() == writes_before
+        assert (
+            summary_of(backend.contents()[name_of("s1")])
+            == "Talk 1 - sit near the door"
+        )
+        assert (
+            summary.line()
+            == "created 0, updated 0, deleted 0, unchanged 1, conflicts 1"
+        )
+        assert summary.conflicts == [
+            f"{uid(CONFERENCE, schedule.sessions[1])}: changed in the calendar since the last push; kept the calendar's version"
+        ]
+
+    def test_overwrite_replaces_the_owner_edit(
+        self, backend: Backend, engine: Engine
+    ) -> None:
+        schedule = make_schedule(3)
+        run_push(backend, engine, schedule, ["s1"])
+        backend.owner_put(
+            name_of("s1"), edited(backend.contents()[name_of("s1")], "Mine")
+        )
+
+        summary = run_push(
+            backend, engine, moved(schedule, "s1"), ["s1"], overwrite=True
+        )
+
+        assert (
+            summary.line()
+            == "created 0, updated 1, deleted 0, unchanged 0, conflicts 0"
+        )
+        assert summary_of(backend.contents()[name_of("s1")]) == "Talk number 1"
+
+    def test_owner_edit_alone_is_kept_silently(
+        self, backend: Backend, engine: Engine
+    ) -> None:
+        schedule = make_schedule(2)
+        run_push(backend, engine, schedule, ["s0"])
+        backend.owner_put(
+            name_of("s0"), edited(backend.contents()[name_of("s0")], "Mine")
+        )
+
+        summary = run_push(backend, engine, schedule, ["s0"], overwrite=True)
+
+        assert (
+            summary.line()
+            == "created 0, updated 0, deleted 0, unchanged 1, conflicts 0"
+        )
+        assert summary_of(backend.contents()[name_of("s0")]) == "Mine"
+
+    def test_unpicked_event_deleted_and_owners_own_event_never_touched(
+        self, backend: Backend, engine: Engine
+    ) -> None:
+        schedule = make_schedule(3)
+        lunch = event_ics(
+            "lunch-with-sam@owner.example", "Lunch with Sam", schedule.sessions[0].start
+        )
+        backend.owner_put("lunch.ics", lunch)
+        run_push(backend, engine, schedule, ["s0", "s1"])
+        owners_before = backend.contents()["lunch.ics"]
+
+        summary = run_push(backend, engine, schedule, ["s0"], overwrite=True)
+
+        assert (
+            summary.line()
+            == "created 0, updated 0, deleted 1, unchanged 1, conflicts 0"
+        )
+        contents = backend.contents()
+        assert sorted(contents) == sorted(["lunch.ics", name_of("s0")])
+        assert contents["lunch.ics"] == owners_before
+
+    def test_owner_deleted_then_schedule_changed_is_a_conflict_not_a_resurrection(
+        self, backend: Backend, engine: Engine
+    ) -> None:
+        schedule = make_schedule(2)
+        run_push(backend, engine, schedule, ["s0"])
+        backend.owner_delete(name_of("s0"))
+
+        unchanged = run_push(backend, engine, schedule, ["s0"])
+        changed = run_push(backend, engine, moved(schedule, "s0"), ["s0"])
+
+        assert (
+            unchanged.line()
+            == "created 0, updated 0, deleted 0, unchanged 1, conflicts 0"
+        )
+        assert (
+            changed.line()
+            == "created 0, updated 0, deleted 0, unchanged 0, conflicts 1"
+        )
+        assert backend.contents() == {}
+
+    def test_same_uid_already_imported_by_the_owner_is_not_duplicated(
+        self, backend: Backend, engine: Engine
+    ) -> None:
+        schedule = make_schedule(2)
+        (event,) = desired_events(schedule, select_sessions(schedule, ["s0"]))
+        backend.owner_put("imported-from-download.ics", event.ics)
+
+        summary = run_push(backend, engine, schedule, ["s0"])
+
+        assert (
+            summary.line()
+            == "created 0, updated 0, deleted 0, unchanged 0, conflicts 1"
+        )
+        assert uid_counts(backend.contents()) == {event.uid: 1}
