@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 import anyio
 import httpx
 from starlette.applications import Starlette
+from starlette.types import Message, Scope
 
 HERE = Path(__file__).resolve().parent
 CHANGED_PAGE = HERE / "fixtures" / "002_changed.txt"
@@ -80,7 +81,7 @@ class Http:
 def raw_get(app: Starlette, raw_path: bytes) -> tuple[int, bytes]:
     """GET with `raw_path` exactly as it came off the wire; `path` decoded the way uvicorn does."""
     path = unquote(raw_path.decode("ascii", errors="replace"))
-    scope: dict[str, Any] = {
+    scope: Scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
         "http_version": "1.1",
@@ -94,15 +95,18 @@ def raw_get(app: Starlette, raw_path: bytes) -> tuple[int, bytes]:
         "client": ("127.0.0.1", 50000),
         "server": ("testserver", 80),
     }
-    sent: list[dict[str, Any]] = []
+    sent: list[Message] = []
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> Message:
         return {"type": "http.request", "body": b"", "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         sent.append(message)
 
-    anyio.run(app, scope, receive, send)
+    async def call() -> None:
+        await app(scope, receive, send)
+
+    anyio.run(call)
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")
     body = b"".join(
         m.get("body", b"") for m in sent if m["type"] == "http.response.body"
