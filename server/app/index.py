@@ -12,6 +12,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from feeds.catalogue import day_name
 from server.app.api import feed_entries
 from server.app.conditional import HTML, Representation
 from server.app.links import Site
@@ -52,10 +53,10 @@ def render_index(published: Published, site: Site) -> bytes:
                 "feeds": list(entries),
             }
         )
-    if conference.start_date == conference.end_date:
-        when = conference.start_date.strftime("%A %d %B %Y")
-    else:
-        when = f"{conference.start_date:%d %B} – {conference.end_date:%d %B %Y}"
+    # catalogue.day_name, not strftime: the page must not depend on the process locale.
+    when = day_name(conference.start_date)
+    if conference.end_date != conference.start_date:
+        when = f"{when} – {day_name(conference.end_date)}"
     html = _env.get_template("index.html").render(
         conference=conference, when=when, groups=groups, site=site
     )

@@ -85,6 +85,7 @@ class Published:
         self._lock = threading.Lock()
         self._filtered: OrderedDict[FeedQuery, Representation] = OrderedDict()
         self._memo: OrderedDict[Hashable, object] = OrderedDict()
+        self._downloads: dict[str, Representation] = {}
 
     @property
     def conference(self) -> Conference:
@@ -109,7 +110,11 @@ class Published:
         title: str,
         sessions: tuple[Session, ...],
         inherited: dict[_ContentKey, Representation],
+        *,
+        remember: bool = True,
     ) -> Representation:
+        """The calendar of `sessions`, reusing an equal one already rendered; `remember=False`
+        (filtered feeds, unbounded in number) keeps it out of what the next snapshot inherits."""
         key: _ContentKey = (self.conference, title, sessions)
         rep = self._by_content.get(key) or inherited.get(key)
         if rep is None:
@@ -121,7 +126,8 @@ class Published:
                 cache=self.cache,
             )
             rep = Representation(body, CALENDAR, last_modified(sessions))
-        self._by_content[key] = rep
+        if remember:
+            self._by_content[key] = rep
         return rep
 
     def feed(self, kind: str, slug: str = "") -> Feed | None:
@@ -139,7 +145,10 @@ class Published:
                 return found
         sessions = tuple(select(self.schedule, query, now=self.now))
         rep = self._calendar(
-            feed_title(self.conference, query, schedule=self.schedule), sessions, {}
+            feed_title(self.conference, query, schedule=self.schedule),
+            sessions,
+            {},
+            remember=False,
         )
         with self._lock:
             self._filtered[key] = rep
@@ -152,18 +161,23 @@ class Published:
 
     def session_download(self, session: Session) -> Representation:
         """One VEVENT as an attachment, with the same UID as in the feeds (feeds.ical.uid)."""
+        with self._lock:
+            found = self._downloads.get(session.id)
+        if found is not None:
+            return found
         filename = f"{slugify(session.title)}.ics"
-        return self.memo(
-            ("session", session.id),
-            lambda: Representation(
-                render_session(
-                    self.conference, session, base_url=self.base_url, cache=self.cache
-                ),
-                CALENDAR,
-                last_modified([session]),
-                (("content-disposition", f'attachment; filename="{filename}"'),),
+        rep = Representation(
+            render_session(
+                self.conference, session, base_url=self.base_url, cache=self.cache
             ),
+            CALENDAR,
+            last_modified([session]),
+            (("content-disposition", f'attachment; filename="{filename}"'),),
         )
+        with self._lock:
+            # Bounded by the number of sessions in this snapshot.
+            self._downloads[session.id] = rep
+        return rep
 
     def memo(self, key: Hashable, make: Callable[[], T]) -> T:
         """`make()` once per key for this snapshot (bounded); used for per-base-URL documents."""
