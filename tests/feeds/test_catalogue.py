@@ -5,7 +5,15 @@ from typing import Any
 
 import pytest
 
-from feeds.catalogue import FeedKind, FeedQuery, FeedSpec, catalogue, feed_title, select
+from feeds.catalogue import (
+    FeedKind,
+    FeedQuery,
+    FeedSpec,
+    catalogue,
+    feed_title,
+    partition,
+    select,
+)
 from feeds.errors import FilterError
 from feeds.model import (
     Conference,
@@ -25,11 +33,10 @@ CONF = Conference(
 NOW = datetime(2026, 4, 1, tzinfo=UTC)
 
 
-def _session(id: str, hour: int, **fields: Any) -> Session:
+def _session(id: str, hour: int, minutes: int = 25, **fields: Any) -> Session:
     start = datetime(2026, 4, 7, hour, tzinfo=CEST)
-    return Session(
-        id=id, title=id, start=start, end=start + timedelta(minutes=25), **fields
-    )
+    end = start + timedelta(minutes=minutes)
+    return Session(id=id, title=id, start=start, end=end, **fields)
 
 
 MASTER, JUNIOR = Room("Master Stage"), Room("Junior Stage")
@@ -43,7 +50,7 @@ SCHEDULE = Schedule(
         _session("b", 10, room=JUNIOR, track=TRAINING, level=ADVANCED),
         _session("c", 12, room=MASTER, track=INFERENCE, level=ADVANCED),
         _session("d", 13, room=Room("Founders Café"), track=INFERENCE, level=INTERMEDIATE),
-        _session("e", 23, room=MASTER, kind="Social"),  # runs past midnight, still on the 7th
+        _session("e", 23, 90, room=MASTER, kind="Social"),  # runs past midnight, still on the 7th
     ),
 )  # fmt: skip
 
@@ -182,3 +189,28 @@ def test_slugs_come_from_the_model() -> None:
         "master-stage",
         "master-stage-2",
     ]
+
+
+def test_partition_gives_every_feed_what_select_gives() -> None:
+    cancelled = _session(
+        "x", 9, room=MASTER, status=Status.CANCELLED, modified=NOW - timedelta(days=40)
+    )
+    schedule = Schedule(CONF, (cancelled, *SCHEDULE.sessions))
+
+    groups = partition(schedule, now=NOW)
+
+    assert {
+        (spec.kind, spec.slug): groups[spec.kind, spec.slug]
+        for spec in catalogue(schedule)
+    } == {
+        (spec.kind, spec.slug): select(schedule, FeedQuery().for_spec(spec), now=NOW)
+        for spec in catalogue(schedule)
+    }
+
+
+def test_kind_feed_is_named_in_sentence_case() -> None:
+    schedule = Schedule(CONF, (_session("k", 9, kind="lightning talk"),))
+
+    names = [s.name for s in catalogue(schedule) if s.kind is FeedKind.KIND]
+
+    assert names == ["Lightning talk"]
