@@ -58,14 +58,22 @@ def create_app(
             published = await anyio.to_thread.run_sync(lambda: live.current)
         return published
 
+    async def document(
+        request: Request, make: Callable[[Published, Site], Representation]
+    ) -> Response:
+        # Rendered once per snapshot and base URL, off the event loop: the sessions document of
+        # a large conference is megabytes of JSON.
+        rep = await anyio.to_thread.run_sync(make, await current(), site(request))
+        return send(request, rep)
+
     async def index(request: Request) -> Response:
-        return send(request, index_representation(await current(), site(request)))
+        return await document(request, index_representation)
 
     async def api_feeds(request: Request) -> Response:
-        return send(request, feeds_representation(await current(), site(request)))
+        return await document(request, feeds_representation)
 
     async def api_sessions(request: Request) -> Response:
-        return send(request, sessions_representation(await current(), site(request)))
+        return await document(request, sessions_representation)
 
     async def all_feed(request: Request) -> Response:
         if request.path_params["name"] != "all.ics":
