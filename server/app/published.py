@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar, cast
 
-from feeds.catalogue import FeedKind, FeedQuery, FeedSpec, catalogue, feed_title, select
+from feeds.catalogue import (
+    FeedKind,
+    FeedQuery,
+    FeedSpec,
+    catalogue,
+    feed_title,
+    partition,
+    select,
+)
 from feeds.ical import EventCache, render_calendar, render_session
 from feeds.model import Conference, Schedule, Session
 from feeds.slug import slugify
@@ -78,7 +86,12 @@ class Published:
             else {}
         )
         self._by_content: dict[_ContentKey, Representation] = {}
-        feeds = [self._feed(spec, inherited) for spec in catalogue(schedule)]
+        # One pass over the sessions for every feed's members (not one select per feed).
+        members = partition(schedule, now=now)
+        feeds = [
+            self._feed(spec, tuple(members.get((spec.kind, spec.slug), ())), inherited)
+            for spec in catalogue(schedule)
+        ]
         self.feeds: tuple[Feed, ...] = tuple(feeds)
         self._feeds_by_name = {(f.spec.kind.value, f.spec.slug): f for f in feeds}
         self._sessions = {s.id: s for s in schedule.sessions}
@@ -92,13 +105,11 @@ class Published:
         return self.schedule.conference
 
     def _feed(
-        self, spec: FeedSpec, inherited: dict[_ContentKey, Representation]
+        self,
+        spec: FeedSpec,
+        sessions: tuple[Session, ...],
+        inherited: dict[_ContentKey, Representation],
     ) -> Feed:
-        sessions = tuple(
-            select(
-                self.schedule, FeedQuery.from_params([]).for_spec(spec), now=self.now
-            )
-        )
         title = feed_title(self.conference, spec)
         rep = self._calendar(title, sessions, inherited)
         return Feed(
