@@ -80,22 +80,20 @@ def render_calendar(
     written in the order given. `method=None` leaves METHOD out, as CalDAV requires for stored
     calendar object resources (RFC 4791 section 4.1).
     """
-    parts = [_header(title, conference.timezone, refresh, method)]
-    if sessions:
-        first, last = _date_span(conference, sessions)
-        parts.append(vtimezone_bytes(conference.timezone, first, last))
+    events: list[bytes] = []
     for session in sessions:
         if cache is None:
-            parts.append(_event_bytes(conference, session, base_url))
+            events.append(_event_bytes(conference, session, base_url))
         else:
-            parts.append(
-                cache.get(
-                    conference,
-                    session,
-                    base_url,
-                    partial(_event_bytes, conference, session, base_url),
-                )
-            )
+            render = partial(_event_bytes, conference, session, base_url)
+            events.append(cache.get(conference, session, base_url, render))
+    parts = [_header(title, conference.timezone, refresh, method)]
+    # A VTIMEZONE only when an event refers to it (UTC zones and fold-hour events are written
+    # with "Z" times; see feeds.ical.event).
+    if any(b"\r\nDTSTART;TZID=" in event for event in events):
+        first, last = _date_span(conference, sessions)
+        parts.append(vtimezone_bytes(conference.timezone, first, last))
+    parts.extend(events)
     parts.append(_END)
     return b"".join(parts)
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import date, timedelta
 
 from icalendar import Calendar
 
@@ -161,3 +161,13 @@ def test_schedule_change_touches_only_the_changed_events(
         "CONFIRMED",
         "CONFIRMED",
     ]
+
+
+def test_no_vtimezone_when_no_event_refers_to_one(make_session: MakeSession) -> None:
+    utc_conference = Conference("UTC Conf", "UTC", date(2026, 4, 7), date(2026, 4, 7))
+
+    cal = Calendar.from_ical(
+        render_calendar(utc_conference, [make_session()], title=TITLE)
+    )
+
+    assert (cal.walk("VTIMEZONE"), len(cal.walk("VEVENT"))) == ([], 1)
