@@ -29,19 +29,19 @@ def register(subparsers: Any) -> None:
         "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
     )
     parser.add_argument(
-        "--port", type=int, default=8080, help="port to listen on (default: 8080)"
+        "--port", type=_port, default=8080, help="port to listen on (default: 8080)"
     )
     add_base_url_option(parser)
     parser.add_argument(
         "--max-age",
-        type=int,
+        type=_non_negative_int,
         default=300,
         metavar="SECONDS",
         help="Cache-Control max-age of every response (default: 300)",
     )
     parser.add_argument(
         "--poll",
-        type=float,
+        type=_positive_float,
         default=2.0,
         metavar="SECONDS",
         help="how often to check the store for a new ingest (default: 2)",
@@ -65,6 +65,33 @@ def _base_url(value: str) -> str:
         return checked_base_url(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _port(value: str) -> int:
+    port = _non_negative_int(value)
+    if port > 65535:
+        raise argparse.ArgumentTypeError(f"not a TCP port: {value!r}")
+    return port
+
+
+def _non_negative_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"not a non-negative integer: {value!r}")
+    return number
+
+
+def _positive_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = 0.0
+    if not number > 0:  # also rejects NaN
+        raise argparse.ArgumentTypeError(f"not a positive number: {value!r}")
+    return number
 
 
 def run(args: argparse.Namespace) -> int:

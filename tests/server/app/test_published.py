@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 from app_helpers import NOW, paris
 
+from feeds.catalogue import FeedQuery, select
 from feeds.ical import uid
 from feeds.model import Schedule
 from server.app.published import Published, feed_path, last_modified
@@ -169,3 +170,26 @@ def test_session_download_is_one_event_with_the_feed_uid(
     assert dict(rep.headers) == {
         "content-disposition": 'attachment; filename="compilers-script.ics"'
     }
+
+
+def test_feed_members_match_select_for_every_feed(demo_schedule: Schedule) -> None:
+    published = Published(demo_schedule, now=NOW)
+
+    for feed in published.feeds:
+        query = FeedQuery.from_params([]).for_spec(feed.spec)
+        assert list(feed.sessions) == select(demo_schedule, query, now=NOW), feed.path
+
+
+def test_rebuild_without_a_change_renders_nothing_and_keeps_every_body(
+    demo_schedule: Schedule,
+) -> None:
+    first = Published(demo_schedule, now=NOW)
+    renders = first.cache.renders
+
+    second = Published(demo_schedule, now=NOW, previous=first)
+
+    assert second.cache.renders == renders
+    assert all(
+        a.representation is b.representation
+        for a, b in zip(first.feeds, second.feeds, strict=True)
+    )

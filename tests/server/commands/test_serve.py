@@ -17,6 +17,7 @@ import pytest
 
 from feeds.demo import DEMO_TZ, demo_sources
 from feeds.pipeline import load_schedule
+from server.cli import main
 from server.store import Store
 
 CHANGED_PAGE = (
@@ -138,3 +139,21 @@ def test_an_ingest_is_served_without_a_restart(server: Running) -> None:
         httpx.get(server.url + "/feeds/track/training-systems.ics").headers["etag"]
         == untouched
     )
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--port", "70000"],
+        ["--port", "http"],
+        ["--poll", "0"],
+        ["--poll", "nan"],
+        ["--max-age", "-1"],
+        ["--base-url", "cal.example.org"],
+    ],
+)
+def test_bad_options_are_usage_errors(option: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", *option])
+
+    assert exit_info.value.code == 2
