@@ -6,7 +6,7 @@ so the same content always yields the same bytes (feeds keep their ETag; CalDAV 
 
 from __future__ import annotations
 
-import unicodedata
+import re
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -17,13 +17,14 @@ from feeds.model import Conference, Session
 # DTSTAMP when a session does not say when its content last changed. A fixed instant rather
 # than "now" keeps the bytes deterministic; LAST-MODIFIED is then omitted because it is unknown.
 UNKNOWN_MODIFIED = datetime(1970, 1, 1, tzinfo=UTC)
+# Unicode category Cc (C0, DEL, C1) except TAB and LF, which TEXT may carry.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def clean_text(text: str) -> str:
     """Text a TEXT value may carry (RFC 5545 3.3.11): line breaks become LF (escaped as \\n on
     output) and other control characters, which the grammar excludes, are dropped."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) != "Cc")
+    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def uid(conference: Conference, session: Session) -> str:
