@@ -36,6 +36,8 @@ _env = Environment(
     autoescape=select_autoescape(default=True, default_for_string=True),
     undefined=StrictUndefined,
     keep_trailing_newline=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
 )
 
 
