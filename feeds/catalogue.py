@@ -17,7 +17,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from feeds.errors import FilterError
-from feeds.model import Conference, Schedule, Session
+from feeds.model import Conference, Named, Schedule, Session
 from feeds.slug import slugify
 
 
@@ -40,15 +40,7 @@ _LABELS = {
     FeedKind.KIND: "Kind",
 }
 FILTER_NAMES = tuple(kind.value for kind in FeedKind if kind is not FeedKind.ALL)
-_WEEKDAYS = (
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-)
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")  # fmt: skip
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")  # fmt: skip
 
@@ -84,21 +76,8 @@ def kind_name(kind: str) -> str:
     return kind[:1].upper() + kind[1:]
 
 
-def slugs_of(kind: FeedKind, session: Session, conference: Conference) -> list[str]:
-    """The slugs of the feeds of one kind that the session belongs to (cheap: no names)."""
-    if kind is FeedKind.TRACK:
-        return [session.track.slug] if session.track else []
-    if kind is FeedKind.ROOM:
-        return [session.room.slug] if session.room else []
-    if kind is FeedKind.SPEAKER:
-        return [s.slug for s in session.speakers]
-    if kind is FeedKind.LEVEL:
-        return [session.level.slug] if session.level else []
-    if kind is FeedKind.DAY:
-        return [day_slug(session, conference)]
-    if kind is FeedKind.KIND:
-        return [kind_slug(session.kind)]
-    return [""]
+def _named(value: Named | None) -> list[tuple[str, str]]:
+    return [(value.slug, value.name)] if value else []
 
 
 def facets(
@@ -107,17 +86,31 @@ def facets(
     """(slug, display name) of every feed the session belongs to, by kind."""
     day = day_slug(session, conference)
     return {
-        FeedKind.TRACK: [(session.track.slug, session.track.name)]
-        if session.track
-        else [],
-        FeedKind.ROOM: [(session.room.slug, session.room.name)] if session.room else [],
+        FeedKind.TRACK: _named(session.track),
+        FeedKind.ROOM: _named(session.room),
         FeedKind.SPEAKER: [(s.slug, s.name) for s in session.speakers],
-        FeedKind.LEVEL: [(session.level.slug, session.level.name)]
-        if session.level
-        else [],
+        FeedKind.LEVEL: _named(session.level),
         FeedKind.DAY: [(day, day_name(date.fromisoformat(day)))],
         FeedKind.KIND: [(kind_slug(session.kind), kind_name(session.kind))],
     }
+
+
+def slugs_of(kind: FeedKind, session: Session, conference: Conference) -> list[str]:
+    """The slugs of the feeds of one kind that the session belongs to; cheaper than `facets`
+    (no names, one kind), for matching every session against a filter."""
+    if kind is FeedKind.SPEAKER:
+        return [s.slug for s in session.speakers]
+    if kind is FeedKind.DAY:
+        return [day_slug(session, conference)]
+    if kind is FeedKind.KIND:
+        return [kind_slug(session.kind)]
+    named = {
+        FeedKind.TRACK: session.track,
+        FeedKind.ROOM: session.room,
+        FeedKind.LEVEL: session.level,
+    }
+    value = named.get(kind)
+    return [value.slug] if value else []
 
 
 def catalogue(schedule: Schedule) -> list[FeedSpec]:
