@@ -75,7 +75,11 @@ class DavStorage:
             enable_rfc6764=False,
         )
         storage = cls(client, url)
-        storage.check_calendar()
+        try:
+            storage.check_calendar()
+        except BaseException:
+            client.close()
+            raise
         return storage
 
     def close(self) -> None:

@@ -18,12 +18,15 @@ from server.caldav.errors import CalDAVError, PasswordUnavailable
 from server.caldav.events import desired_events, select_sessions
 from server.caldav.execute import Summary
 from server.caldav.plan import Action, Keep, uid_of
-from server.caldav.retry import DEFAULT_RETRY, with_retry
+from server.caldav.retry import DEFAULT_RETRY, RetryPolicy, with_retry
 from server.caldav.state import SyncState
 from server.caldav.sync import make_plan, push
 from server.commands import add_db_option
 from server.errors import StoreError
 from server.store import Store
+
+# Module-level so tests can run the CLI against a dead port without real backoff sleeps.
+RETRY: RetryPolicy = DEFAULT_RETRY
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -97,12 +100,12 @@ def run(args: argparse.Namespace) -> int:
         titles = {uid(schedule.conference, s): s.title for s in sessions}
         storage = with_retry(
             lambda: DavStorage.connect(args.calendar, args.username, password),
-            DEFAULT_RETRY,
+            RETRY,
         )
         try:
             state = SyncState(store.engine, storage.url)
             if args.dry_run:
-                for line in describe(make_plan(storage, state, desired), titles):
+                for line in describe(make_plan(storage, state, desired, RETRY), titles):
                     print(line)
                 return 0
             summary = push(
@@ -110,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
                 state,
                 desired,
                 overwrite=args.on_conflict == "overwrite",
+                retry=RETRY,
                 progress=lambda done, total, action, outcome: _progress(
                     done, total, action, outcome, titles
                 ),

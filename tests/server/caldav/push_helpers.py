@@ -128,6 +128,7 @@ class DavServer:
         self._log: IO[str] | None = None
 
     def start(self) -> DavServer:
+        self.stop()  # reap a crashed predecessor; a restart keeps the port and the data
         command = [
             sys.executable,
             str(SERVER_SCRIPT),

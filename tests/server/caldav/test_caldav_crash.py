@@ -1,0 +1,97 @@
+"""Crashes and server errors mid-push: the next run finishes the job without duplicates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from push_helpers import (
+    DavBackend,
+    DavServer,
+    MemoryBackend,
+    make_schedule,
+    moved,
+    uid_counts,
+)
+from sqlalchemy import Engine
+from test_caldav_sync import run_push
+
+from feeds.ical import uid
+from server.caldav.errors import ServerFailed, ServerUnreachable
+
+PICKS = ["s0", "s1", "s2", "s3"]
+
+
+@pytest.mark.parametrize("kind", ["radicale", "xandikos"])
+def test_server_killed_after_storing_a_put_then_a_later_push_completes(
+    kind: str, tmp_path: Path, engine: Engine
+) -> None:
+    schedule = make_schedule(5)
+    # Dies right after storing the 2nd PUT, before answering it: the write took effect unseen.
+    server = DavServer(kind, tmp_path / kind, die_after_puts=2).start()
+    backend = DavBackend(server)
+    try:
+        with pytest.raises(ServerUnreachable):
+            run_push(backend, engine, schedule, PICKS)
+        server.die_after_puts = None
+        server.start()  # same port, same data
+
+        resumed = run_push(backend, engine, schedule, PICKS)
+        again = run_push(backend, engine, schedule, PICKS)
+
+        assert (
+            resumed.line()
+            == "created 3, updated 0, deleted 0, unchanged 1, conflicts 0"
+        )
+        assert (
+            again.line() == "created 0, updated 0, deleted 0, unchanged 4, conflicts 0"
+        )
+        assert uid_counts(backend.contents()) == {
+            uid(schedule.conference, s): 1 for s in schedule.sessions[:4]
+        }
+    finally:
+        backend.close()
+        server.stop()
+
+
+def test_lost_answers_are_retried_into_a_412_and_adopted_not_written_twice(
+    engine: Engine,
+) -> None:
+    backend = MemoryBackend()
+    schedule = make_schedule(3)
+    run_push(backend, engine, schedule, ["s0"])
+    backend.memory.lose_next_responses(
+        2
+    )  # the update of s0 and the create of s1 land unseen
+
+    summary = run_push(backend, engine, moved(schedule, "s0"), ["s0", "s1"])
+    writes_before = backend.writes()
+    again = run_push(backend, engine, moved(schedule, "s0"), ["s0", "s1"])
+
+    assert summary.line() == "created 1, updated 1, deleted 0, unchanged 0, conflicts 0"
+    assert again.line() == "created 0, updated 0, deleted 0, unchanged 2, conflicts 0"
+    assert backend.writes() == writes_before
+    assert uid_counts(backend.contents()) == {
+        uid(schedule.conference, s): 1 for s in schedule.sessions[:2]
+    }
+
+
+def test_server_errors_are_retried_and_the_run_completes(engine: Engine) -> None:
+    backend = MemoryBackend()
+    backend.memory.fail_next(
+        3, unreachable=False
+    )  # three 503s, then the server recovers
+
+    summary = run_push(backend, engine, make_schedule(2), ["s0", "s1"])
+
+    assert summary.line() == "created 2, updated 0, deleted 0, unchanged 0, conflicts 0"
+
+
+def test_a_server_that_keeps_failing_ends_the_run_with_one_error(
+    engine: Engine,
+) -> None:
+    backend = MemoryBackend()
+    backend.memory.fail_next(100, unreachable=False)
+
+    with pytest.raises(ServerFailed, match=r"gave up after 5 attempts"):
+        run_push(backend, engine, make_schedule(2), ["s0"])

@@ -1,0 +1,247 @@
+"""`confcal push` end to end: store -> feed rendering -> a real CalDAV server, and its one-line errors."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from push_helpers import PASSWORD, USER, DavServer, make_schedule, withdrawn
+
+from server.caldav.retry import NO_WAIT
+from server.cli import main
+from server.store import Store
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[str]:
+    path = tmp_path / "store.db"
+    with Store.open(str(path)) as store:
+        store.ingest(make_schedule(4))
+    yield str(path)
+
+
+def store_id(db: str, title: str) -> str:
+    """The store assigns its own stable IDs (feeds.identity); find one by title."""
+    with Store.open(db) as store:
+        schedule = store.live()
+    assert schedule is not None
+    return next(s.id for s in schedule.sessions if s.title == title)
+
+
+def ids(db: str, *numbers: int) -> list[str]:
+    return [store_id(db, f"Talk number {n}") for n in numbers]
+
+
+@pytest.fixture(autouse=True)
+def no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("server.commands.push.RETRY", NO_WAIT)
+    monkeypatch.setenv("CALDAV_PASSWORD", PASSWORD)
+
+
+def push(
+    db: str, calendar: str, *extra: str, password_env: str = "CALDAV_PASSWORD"
+) -> int:
+    argv = [
+        "push",
+        "--calendar",
+        calendar,
+        "--username",
+        USER,
+        "--password-env",
+        password_env,
+        "--db",
+        db,
+    ]
+    return main([*argv, *extra])
+
+
+def test_push_creates_then_a_repeat_writes_nothing(
+    dav_server: DavServer, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calendar = dav_server.new_calendar()
+
+    first = push(db, calendar, "--session", *ids(db, 0, 2))
+    writes = dav_server.counts()
+    second = push(db, calendar, "--session", *ids(db, 0, 2))
+
+    out, err = capsys.readouterr()
+    assert (first, second) == (0, 0)
+    assert out.splitlines() == [
+        "created 2, updated 0, deleted 0, unchanged 0, conflicts 0",
+        "created 0, updated 0, deleted 0, unchanged 2, conflicts 0",
+    ]
+    titles = {
+        f"{ids(db, n)[0]}@pytorch-conference-europe-2026.confcal": f"Talk number {n}"
+        for n in (0, 2)
+    }
+    assert err.splitlines() == [  # the plan runs in UID order
+        f"[{i}/2] created {u}  {titles[u]}"
+        for i, u in enumerate(sorted(titles), start=1)
+    ]
+    assert (dav_server.counts()["PUT"], dav_server.counts()["DELETE"]) == (
+        writes["PUT"],
+        writes["DELETE"],
+    )
+
+
+def test_cancelled_in_the_store_is_deleted_from_the_calendar(
+    dav_server: DavServer, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calendar = dav_server.new_calendar()
+    push(db, calendar, "--session", *ids(db, 0, 1))
+    with Store.open(db) as store:
+        store.ingest(withdrawn(make_schedule(4), "s1"))
+
+    code = push(db, calendar, "--session", *ids(db, 0, 1))
+
+    assert code == 0
+    assert (
+        capsys.readouterr().out.splitlines()[-1]
+        == "created 0, updated 0, deleted 1, unchanged 1, conflicts 0"
+    )
+
+
+def test_dry_run_prints_the_plan_and_writes_nothing(
+    dav_server: DavServer, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calendar = dav_server.new_calendar()
+    before = dav_server.counts()
+
+    code = push(db, calendar, "--session", *ids(db, 1), "--dry-run")
+
+    assert code == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"create {ids(db, 1)[0]}@pytorch-conference-europe-2026.confcal  Talk number 1",
+        "plan: create 1, update 0, delete 0, unchanged 0, conflicts 0 (dry run, nothing written)",
+    ]
+    assert dav_server.counts()["PUT"] == before["PUT"]
+
+
+def test_wrong_password_is_one_line_and_a_nonzero_exit(
+    dav_server: DavServer,
+    db: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calendar = dav_server.new_calendar()
+    monkeypatch.setenv("WRONG_PASSWORD", "not-the-password-1234")
+
+    code = push(db, calendar, "--session", *ids(db, 0), password_env="WRONG_PASSWORD")
+
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert (out, err) == (
+        "",
+        f"confcal push: error: cannot log in to {calendar} (401): wrong user name or password?\n",
+    )
+
+
+def test_collection_that_is_not_a_calendar_is_named(
+    dav_server: DavServer, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dav_server.new_calendar()  # makes sure the principal collection exists
+
+    code = push(db, dav_server.base_url, "--session", *ids(db, 0))
+
+    assert code == 1
+    assert capsys.readouterr().err == (
+        f"confcal push: error: {dav_server.base_url} is not a calendar collection (find the calendar's own URL)\n"
+    )
+
+
+def test_missing_calendar_is_a_404_line(
+    dav_server: DavServer, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = dav_server.base_url + "no-such-calendar/"
+
+    code = push(db, missing, "--session", *ids(db, 0))
+
+    assert code == 1
+    assert (
+        capsys.readouterr().err
+        == f"confcal push: error: no calendar at {missing} (404)\n"
+    )
+
+
+def test_refused_connection_is_one_line(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/alice/cal/"
+
+    code = push(db, url, "--session", *ids(db, 0))
+
+    assert code == 1
+    assert capsys.readouterr().err == (
+        f"confcal push: error: cannot reach {url}: ConnectionError (gave up after 5 attempts)\n"
+    )
+
+
+def test_credentials_in_the_url_never_reach_the_output(
+    radicale: DavServer, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calendar = radicale.new_calendar().replace(
+        "http://", f"http://{USER}:wrong-secret-987@"
+    )
+
+    code = main(["push", "--calendar", calendar, "--session", *ids(db, 0), "--db", db])
+
+    assert code == 1
+    assert "wrong-secret-987" not in "".join(capsys.readouterr())
+
+
+def test_unknown_session_is_refused_before_any_request(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = push(db, "http://127.0.0.1:9/unused/", "--session", *ids(db, 0), "nope")
+
+    assert code == 1
+    assert (
+        capsys.readouterr().err
+        == "confcal push: error: no session 'nope' in PyTorch Conference Europe 2026\n"
+    )
+
+
+def test_password_from_file(
+    radicale: DavServer, db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = tmp_path / "secret"
+    secret.write_text(PASSWORD + "\n")
+    argv = [
+        "push",
+        "--calendar",
+        radicale.new_calendar(),
+        "--username",
+        USER,
+        "--password-file",
+        str(secret),
+    ]
+
+    code = main([*argv, "--session", *ids(db, 3), "--db", db])
+
+    assert code == 0
+    assert (
+        capsys.readouterr().out
+        == "created 1, updated 0, deleted 0, unchanged 0, conflicts 0\n"
+    )
+
+
+def test_unset_password_variable_is_one_line(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = push(
+        db,
+        "http://127.0.0.1:9/unused/",
+        "--session",
+        *ids(db, 0),
+        password_env="CONFCAL_NO_SUCH_VAR",
+    )
+
+    assert code == 1
+    assert (
+        capsys.readouterr().err
+        == "confcal push: error: environment variable CONFCAL_NO_SUCH_VAR is not set\n"
+    )
