@@ -102,7 +102,12 @@ def merge(pages: Sequence[ParsedPage], tz: str | None = None, *, source_url: str
                 start, end = resolve_span(raw.span.day, raw.span.start, raw.span.end, raw.span.abbreviation, zone)
             except TimeZoneError as exc:
                 raise TimeZoneError(str(exc), source=page.source, line=raw.span.line) from None
-            raw = replace(raw, **{k: v for k, v in facets.items() if not getattr(raw, k)})
+            raw = replace(
+                raw,
+                room=raw.room or facets.get("room"),
+                track=raw.track or facets.get("track"),
+                level=raw.level or facets.get("level"),
+            )
             if raw.title is None:
                 partials.append((page, raw, start, end))
                 continue

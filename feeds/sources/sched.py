@@ -20,9 +20,18 @@ find the conference name, place, display zone and filter facet.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
+
 from feeds.people import find
 from feeds.sources import sched_lines as L
-from feeds.sources.records import Facet, ParsedPage, RawSession, RawSpeaker, SourceWarning, WallSpan
+from feeds.sources.records import (
+    Facet,
+    ParsedPage,
+    RawSession,
+    RawSpeaker,
+    SourceWarning,
+    WallSpan,
+)
 
 _CHROME_PREFIXES = (
     "Loading", "View More Details", "Note: The schedule", "The Sched app", "This schedule is",
@@ -82,17 +91,15 @@ def parse(text: str, source: str) -> ParsedPage:
             session, last_end = _session(page, opening, spans[opening], closing, stop, last_end)
             k += 2
         sessions.append(session)
-    header = _header(page)
     loose = not sessions and any(
         len(line.strip()) > 60 and not line.strip().startswith(_CHROME_PREFIXES) for line in page.lines
     )
-    return ParsedPage(
-        source=source, sessions=tuple(sessions), warnings=tuple(page.warnings), loose_text=loose, **header
-    )
+    return replace(_header(page), sessions=tuple(sessions), warnings=tuple(page.warnings), loose_text=loose)
 
 
-def _header(page: _Page) -> dict[str, object]:
-    facets, conference, place, zone = [], None, None, None
+def _header(page: _Page) -> ParsedPage:
+    facets: list[Facet] = []
+    conference = place = zone = None
     for i, raw in enumerate(page.lines):
         line = raw.strip()
         if (f := L.facet(line)) is not None:
@@ -102,7 +109,7 @@ def _header(page: _Page) -> dict[str, object]:
         if place is None and line.startswith("View More Details"):
             before = page.prev_nonblank(i)
             place = page.text(before) or None if before >= 0 else None
-    return {"facets": tuple(facets), "conference": conference, "place": place, "zone_label": zone}
+    return ParsedPage(page.source, facets=tuple(facets), conference=conference, place=place, zone_label=zone)
 
 
 def _session(
@@ -195,8 +202,21 @@ def _paragraphs(lines: list[str]) -> str:
     return "\n\n".join("\n".join(p) for p in paragraphs if p)
 
 
+@dataclass
+class _Block:
+    name: str
+    role: str | None = None
+    bio: list[str] = field(default_factory=list)
+
+    def speaker(self) -> RawSpeaker:
+        role, affiliation = L.role_line(self.role) if self.role else (None, None)
+        bio = L.strip_read_more("\n\n".join(self.bio)) or None
+        return RawSpeaker(self.name, role=role, affiliation=affiliation, bio=bio)
+
+
 def _speaker_blocks(page: _Page, start: int, stop: int) -> tuple[RawSpeaker, ...]:
-    blocks: list[dict[str, object]] = []
+    """One block per "avatar for Name" (or initials) line: name, role line, then bio lines."""
+    blocks: list[_Block] = []
     i = page.next_nonblank(start - 1, stop)
     while i < stop:
         line = page.text(i)
@@ -204,27 +224,17 @@ def _speaker_blocks(page: _Page, start: int, stop: int) -> tuple[RawSpeaker, ...
         if L.avatar(line) is not None or L.is_initials(line, page.text(nxt) if nxt < stop else None):
             if nxt >= stop:
                 break
-            blocks.append({"name": page.text(nxt), "role": None, "bio": [], "line": nxt})
+            blocks.append(_Block(page.text(nxt)))
             i = page.next_nonblank(nxt, stop)
             continue
         if not blocks:
             page.warn(i, "text before the first speaker block ignored")
-        elif blocks[-1]["role"] is None and not blocks[-1]["bio"] and _looks_like_role(line):
-            blocks[-1]["role"] = line
+        elif blocks[-1].role is None and not blocks[-1].bio and _looks_like_role(line):
+            blocks[-1].role = line
         else:
-            bio = blocks[-1]["bio"]
-            assert isinstance(bio, list)
-            bio.append(line)
+            blocks[-1].bio.append(line)
         i = nxt
-    result = []
-    for block in blocks:
-        role_text = block["role"]
-        role, affiliation = L.role_line(role_text) if isinstance(role_text, str) else (None, None)
-        bio_lines = block["bio"]
-        assert isinstance(bio_lines, list)
-        bio = L.strip_read_more("\n\n".join(bio_lines)) or None
-        result.append(RawSpeaker(str(block["name"]), role=role, affiliation=affiliation, bio=bio))
-    return tuple(result)
+    return tuple(b.speaker() for b in blocks)
 
 
 def _looks_like_role(line: str) -> bool:
