@@ -59,12 +59,36 @@ def read_vobject(data: bytes) -> Readings:
     return {e.uid.value: (_utc(e.dtstart.value), _utc(e.dtend.value)) for e in events}
 
 
-def _iso(text: str) -> datetime:
-    return datetime.fromisoformat(text)
+Texts = dict[str, tuple[str, str]]  # UID -> (SUMMARY, DESCRIPTION), unescaped
 
 
-def read_icaljs(paths: list[Path]) -> dict[Path, Readings]:
-    """All files in one node process (see parse_ics.mjs)."""
+def texts_of(data: bytes, path: Path) -> dict[str, Texts]:
+    """SUMMARY and DESCRIPTION as each parser reads them, {parser: {UID: texts}}; `data` is
+    written to `path` for ical.js."""
+    path.write_bytes(data)
+    cal = Calendar.from_ical(data)
+    strict = IcsCalendarStream.calendar_from_ics(data.decode("utf-8"))
+    vcal = vobject.readOne(data.decode("utf-8"))
+    return {
+        "icalendar": {
+            str(e["UID"]): (str(e["SUMMARY"]), str(e["DESCRIPTION"]))
+            for e in cal.walk("VEVENT")
+        },
+        "ical": {
+            str(e.uid): (str(e.summary), str(e.description)) for e in strict.events
+        },
+        "vobject": {
+            e.uid.value: (e.summary.value, e.description.value)
+            for e in vcal.vevent_list
+        },
+        "ical.js": {
+            e["uid"]: (e["summary"], e["description"])
+            for e in _run_icaljs([path])[str(path)]
+        },
+    }
+
+
+def _run_icaljs(paths: list[Path]) -> dict[str, list[dict[str, str]]]:
     node = shutil.which("node")
     assert node is not None
     done = subprocess.run(
@@ -76,7 +100,17 @@ def read_icaljs(paths: list[Path]) -> dict[Path, Readings]:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    found = json.loads(done.stdout)
+    found: dict[str, list[dict[str, str]]] = json.loads(done.stdout)
+    return found
+
+
+def _iso(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def read_icaljs(paths: list[Path]) -> dict[Path, Readings]:
+    """All files in one node process (see parse_ics.mjs)."""
+    found = _run_icaljs(paths)
     result: dict[Path, Readings] = {}
     for path in paths:
         events = found[str(path)]
@@ -126,3 +160,9 @@ def read_all(icaljs_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Re
         }
 
     return read
+
+
+@pytest.fixture
+def read_texts(icaljs_ready: None) -> Callable[[bytes, Path], dict[str, Texts]]:
+    """`texts_of`, for test modules (which should not import conftest by name)."""
+    return texts_of

@@ -5,7 +5,9 @@ Each expected instant is written out in UTC, worked out by hand from the wall-cl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -15,7 +17,7 @@ from feeds.model import Conference, Session
 
 # Only the type names: importing `conftest` at run time could pick up another directory's.
 if TYPE_CHECKING:
-    from conftest import ReadAll, Readings
+    from conftest import ReadAll, Readings, Texts
 
 
 def _z(text: str) -> datetime:
@@ -126,3 +128,22 @@ def test_parser_reads_the_expected_utc_instants(
     _, expected = _calendar(name)
 
     assert readings[name][parser] == expected
+
+
+TRICKY = "Café; \\\\ backslash, comma 😀 «中文»\nsecond line " + "é" * 40
+
+
+def test_four_parsers_read_escaped_and_folded_text_alike(
+    read_texts: Callable[[bytes, Path], dict[str, Texts]], tmp_path: Path
+) -> None:
+    conference = CASES["paris-midnight"][0]
+    start = _z("2026-04-07 07:00")
+    session = Session(
+        id="text", title=TRICKY, start=start, end=start, description=TRICKY * 3
+    )
+    data = render_calendar(conference, [session], title="text")
+
+    by_parser = read_texts(data, tmp_path / "text.ics")
+
+    expected = {uid(conference, session): (TRICKY, TRICKY * 3)}
+    assert by_parser == dict.fromkeys(by_parser, expected)
