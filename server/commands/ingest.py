@@ -1,4 +1,4 @@
-"""`confcal ingest [--db] [--tz ZONE] [--force] SOURCE...`: read schedule sources (files, folders,
+"""`confcal ingest [--db] [--tz ZONE] [--force] [--allow-private] SOURCE...`: read schedule sources (files, folders,
 http(s) URLs) as one complete snapshot and store it as a new schedule version.
 
 Sources are read and parsed before the store is opened, so bad input never touches (or even
@@ -35,12 +35,17 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="accept an ingest that would cancel more than a third of the live sessions",
     )
+    parser.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="fetch URLs on loopback or private addresses too (refused by default, as a server would)",
+    )
     parser.add_argument("sources", metavar="SOURCE", nargs="+", help="file, folder or http(s) URL")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = load_schedule(args.sources, args.tz)
+    loaded = load_schedule(args.sources, args.tz, allow_private=args.allow_private)
     with Store.open(args.db) as store:
         report = store.ingest(loaded.schedule, force=args.force)
     print("\n".join(summary(loaded, report)))

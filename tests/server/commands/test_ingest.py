@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -144,3 +148,43 @@ def test_console_script_reports_bad_source_in_one_line(kind: str, db: str, tmp_p
     assert done.stdout == ""
     assert len(done.stderr.splitlines()) == 1
     assert done.stderr.startswith(f"confcal ingest: error: {source}")
+
+
+@pytest.fixture
+def fixture_server() -> Iterator[str]:
+    handler = functools.partial(QuietHandler, directory=str(INGEST))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass  # keep test output clean
+
+
+def test_url_sources_are_fetched(db: str, fixture_server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    urls = [f"{fixture_server}/original/{p.name}" for p in sorted(Path(ORIGINAL).glob("*.txt"))]
+
+    code = main(["ingest", "--db", db, "--tz", "Europe/Paris", "--allow-private", *urls])
+
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert lines[1] == "version 1: 28 added, 0 changed, 0 cancelled, 0 restored, 0 unchanged"
+
+
+def test_loopback_url_needs_allow_private(db: str, fixture_server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"{fixture_server}/original/000_6d989ba89a10ee92.txt"
+
+    code = main(["ingest", "--db", db, url])
+
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith(f"confcal ingest: error: {url}: host 127.0.0.1 is a private address")
+    assert not Path(db).exists()
