@@ -27,6 +27,9 @@ An unpaired incoming session gets a new id: the first 10 hex digits of BLAKE2b o
 normalized title and UTC start, which is URL-safe, short, and the same if the store is rebuilt
 from scratch. On a collision with any previous or already assigned id, a counter is mixed in.
 The iCalendar UID is derived from this id and the conference slug (feeds.ical.uid).
+
+The id map is persisted by the store (server.store): every session ever stored keeps its id and
+its last content, cancelled ones included, and the next ingest is matched against all of them.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from feeds.model import Session
+from feeds.model import Schedule, Session
+from server.store.diff import Plan
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,23 @@ class IngestReport:
     unchanged: int = 0
     counts: Counts = Counts()
     titles: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, plan: Plan, schedule: Schedule, *, created: datetime, version: int = 0) -> IngestReport:
+        written = {s.id: s.title for s in plan.writes}
+        named = (*plan.added, *plan.changed, *plan.cancelled, *plan.restored)
+        return cls(
+            version=version,
+            conference=schedule.conference.slug,
+            created=created,
+            added=plan.added,
+            changed=plan.changed,
+            cancelled=plan.cancelled,
+            restored=plan.restored,
+            unchanged=plan.unchanged,
+            counts=Counts.of(schedule.sessions),
+            titles={sid: written[sid] for sid in named},
+        )
 
     @property
     def empty(self) -> bool:

@@ -15,7 +15,7 @@ from server.errors import StoreError
 from server.store import rows
 from server.store.diff import check_not_destructive, plan_ingest
 from server.store.engine import display, make_engine, resolve_url
-from server.store.report import Counts, IngestReport
+from server.store.report import IngestReport
 from server.store.tables import conferences, metadata, sessions, versions
 
 
@@ -70,20 +70,7 @@ class Store:
                 previous = _load_sessions(conn, slug)
                 plan = plan_ingest(schedule.sessions, previous, moment)
                 check_not_destructive(plan, force=force)
-                by_id = {s.id: s for s in plan.writes}
-                titles = {sid: by_id[sid].title for sid in (*plan.added, *plan.changed, *plan.cancelled, *plan.restored)}
-                report = IngestReport(
-                    version=0,
-                    conference=slug,
-                    created=moment,
-                    added=plan.added,
-                    changed=plan.changed,
-                    cancelled=plan.cancelled,
-                    restored=plan.restored,
-                    unchanged=plan.unchanged,
-                    counts=Counts.of(schedule.sessions),
-                    titles=titles,
-                )
+                report = IngestReport.of(plan, schedule, created=moment)
                 version = conn.execute(
                     versions.insert().values(
                         conference=slug,
