@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import subprocess
 import sys
 import threading
@@ -16,6 +17,7 @@ from server.store import Store
 INGEST = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
 ORIGINAL = str(INGEST / "original")
 EDITED_PAGE = str(INGEST / "edited" / "002_f0fe97cd188ad8b4.txt")
+SEED_SESSIONS = 28  # distinct sessions on the seed pages, as tests/feeds/test_seed_schedule.py pins
 
 
 @pytest.fixture
@@ -45,8 +47,12 @@ def test_first_ingest_prints_summary_and_exits_zero(db: str, capsys: pytest.Capt
     lines = out.out.splitlines()
     assert code == 0
     assert out.err == ""
-    assert lines[0] == "PyTorch Conference Europe 2026: 28 sessions, 42 speakers, 4 rooms, 7 tracks, 3 levels"
-    assert lines[1] == "version 1: 28 added, 0 changed, 0 cancelled, 0 restored, 0 unchanged"
+    # The numbers are the parser's business (tests/feeds); here: that they are all printed.
+    assert re.fullmatch(
+        r"PyTorch Conference Europe 2026: \d+ sessions, \d+ speakers, \d+ rooms, \d+ tracks, \d+ levels", lines[0]
+    )
+    assert lines[1] == f"version 1: {SEED_SESSIONS} added, 0 changed, 0 cancelled, 0 restored, 0 unchanged"
+    assert lines[0].split(": ")[1].startswith(f"{SEED_SESSIONS} sessions,")
     assert "1 warning:" in lines
     assert lines[-1].startswith(f"  {INGEST / 'original' / '003_8d12cb28771c542b.txt'}:")
 
@@ -67,7 +73,7 @@ def test_reingest_of_edited_pages_lists_the_changes(db: str, capsys: pytest.Capt
     retitled = ids["Parameterized CUDA Graph Launch in PyTorch: CUDA Graphs Without the Pain"]
     removed = ids["Optimizing PyTorch on CPU-GPU Coherent Platforms"]
     assert code == 0
-    assert lines[1] == "version 2: 0 added, 2 changed, 1 cancelled, 0 restored, 25 unchanged"
+    assert lines[1] == f"version 2: 0 added, 2 changed, 1 cancelled, 0 restored, {SEED_SESSIONS - 3} unchanged"
     assert sorted(lines[2:5]) == sorted(
         [
             f"  changed   {retitled} CUDA Graphs Without the Pain: Parameterized Graph Launch in PyTorch (title)",
@@ -87,7 +93,8 @@ def test_refused_ingest_exits_nonzero_and_force_accepts(db: str, capsys: pytest.
 
     assert refused == 1
     assert err == (
-        "confcal ingest: error: ingest refused: it would cancel 24 of 28 live sessions (more than a third), "
+        f"confcal ingest: error: ingest refused: it would cancel {SEED_SESSIONS - 4} of {SEED_SESSIONS} live sessions "
+        "(more than a third), "
         "which looks like a broken source; use --force if it is real\n"
     )
     assert forced == 0
@@ -139,9 +146,10 @@ def test_bad_source_among_good_ones_leaves_store_unchanged(
 def test_console_script_reports_bad_source_in_one_line(kind: str, db: str, tmp_path: Path) -> None:
     source = bad_sources(tmp_path)[kind]
     script = Path(sys.executable).parent / "confcal"
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "server.cli"]
 
     done = subprocess.run(
-        [str(script), "ingest", "--db", db, source], capture_output=True, text=True, timeout=60, check=False
+        [*command, "ingest", "--db", db, source], capture_output=True, text=True, timeout=60, check=False
     )
 
     assert done.returncode == 1
@@ -176,7 +184,7 @@ def test_url_sources_are_fetched(db: str, fixture_server: str, capsys: pytest.Ca
 
     lines = capsys.readouterr().out.splitlines()
     assert code == 0
-    assert lines[1] == "version 1: 28 added, 0 changed, 0 cancelled, 0 restored, 0 unchanged"
+    assert lines[1] == f"version 1: {SEED_SESSIONS} added, 0 changed, 0 cancelled, 0 restored, 0 unchanged"
 
 
 def test_loopback_url_needs_allow_private(db: str, fixture_server: str, capsys: pytest.CaptureFixture[str]) -> None:
