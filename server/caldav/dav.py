@@ -66,6 +66,17 @@ class DavStorage:
     def connect(
         cls, url: str, username: str | None, password: str | None, *, timeout: int = 30
     ) -> DavStorage:
+        parts = urlsplit(url)
+        if parts.password is not None:
+            # A password on the command line leaks into shell history and `ps`; refuse it.
+            raise CalDAVError(
+                "the calendar URL carries a password; use --password-env or --password-file"
+            )
+        username = (
+            username
+            if username is not None
+            else (unquote(parts.username) if parts.username else None)
+        )
         # RFC 6764 discovery off: we were given the collection URL, so no DNS lookups.
         client = DAVClient(
             url=public_url(url),
