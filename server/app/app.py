@@ -23,10 +23,15 @@ from feeds.errors import FeedsError
 from server.app import paths
 from server.app.api import feeds_representation, sessions_representation
 from server.app.conditional import Representation, respond
-from server.app.index import STATIC, index_representation
+from server.app.hooks import Hooks
+from server.app.index import STATIC
 from server.app.links import Site
 from server.app.live import Live, NothingPublished, ScheduleStore, utc_now
+from server.app.page import page_routes
+from server.app.picks import PickStore, pick_store_for
+from server.app.picks_api import picks_routes
 from server.app.published import Published
+from server.app.qr import qr_routes
 
 FEED_KINDS = frozenset({"track", "room", "speaker", "level", "day", "kind"})
 METHODS = ["GET", "HEAD"]
@@ -40,10 +45,12 @@ def create_app(
     poll_interval: float = 2.0,
     seed: Callable[[], None] | None = None,
     clock: Callable[[], datetime] = utc_now,
+    picks: PickStore | None = None,
 ) -> Starlette:
     """The app for `store`. `base_url` (e.g. https://cal.example.org) makes links absolute to it;
     without it links follow the request's host. `seed` runs once if the store is empty (serve
-    passes the demo ingest). The lifespan polls `store.version()` every `poll_interval` seconds."""
+    passes the demo ingest). The lifespan polls `store.version()` every `poll_interval` seconds.
+    Personal picks are kept in `picks`, by default in the store's own database."""
     live = Live(store, base_url=base_url, seed=seed, clock=clock)
 
     def site(request: Request) -> Site:
@@ -65,9 +72,6 @@ def create_app(
         # a large conference is megabytes of JSON.
         rep = await anyio.to_thread.run_sync(make, await current(), site(request))
         return send(request, rep)
-
-    async def index(request: Request) -> Response:
-        return await document(request, index_representation)
 
     async def api_feeds(request: Request) -> Response:
         return await document(request, feeds_representation)
@@ -126,8 +130,12 @@ def create_app(
             yield
             tasks.cancel_scope.cancel()
 
+    # The schedule page at "/", QR codes, picks and personal feeds (page.py, qr.py, picks_api.py).
+    hooks = Hooks(current=current, site=site, send=send)
     routes = [
-        Route("/", index, methods=METHODS),
+        *page_routes(hooks),
+        *qr_routes(hooks),
+        *picks_routes(hooks, picks if picks is not None else pick_store_for(store)),
         Route("/api/feeds", api_feeds, methods=METHODS),
         Route("/api/feeds.json", api_feeds, methods=METHODS),
         Route("/api/sessions", api_sessions, methods=METHODS),

@@ -1,0 +1,171 @@
+"""The picks API and the personal feed.
+
+    POST /api/picks          {"sessions": [ids]} -> 201 {"token", "sessions", "feed", "webcal", ...}
+    GET  /api/picks/{token}  -> 200 the same document
+    PUT  /api/picks/{token}  {"sessions": [ids]} -> 200, the set replaced as a whole
+    GET  /p/{token}.ics      the personal feed (?download=1: the same bytes as an attachment)
+
+API errors are JSON `{"error": "..."}` with 400/404/413/422 and `Cache-Control: no-store`. The
+personal feed is rendered like every other feed (same VEVENT bytes from the snapshot's
+EventCache, so the same UIDs; cancelled sessions kept for the grace period by
+`catalogue.select`) and answered through `conditional.respond`, so it has ETag and 304 too.
+"""
+
+from __future__ import annotations
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from feeds.catalogue import FeedQuery, select
+from feeds.ical import render_calendar
+from feeds.model import Schedule
+from server.app.api import to_json
+from server.app.conditional import CALENDAR, JSON, Representation
+from server.app.hooks import Hooks
+from server.app.links import Site
+from server.app.picks import MAX_BODY_BYTES, PicksError, PickSet, PickStore, parse_picks
+from server.app.published import Published, last_modified
+
+
+def feed_path(token: str) -> str:
+    return f"p/{token}.ics"
+
+
+def pick_document(pickset: PickSet, site: Site) -> dict[str, object]:
+    path = feed_path(pickset.token)
+    return {
+        "token": pickset.token,
+        "sessions": list(pickset.sessions),
+        # Absolute, like "webcal": these are for pasting into a calendar app.
+        "feed": site.url(path),
+        "webcal": site.webcal(path),
+        "google": site.google(path),
+        "download": site.url(path) + "?download=1",
+    }
+
+
+def personal_feed(
+    published: Published, pickset: PickSet, *, download: bool = False
+) -> Representation:
+    """The picked sessions of the current snapshot as one calendar, "<conference> - My picks"."""
+    conference = published.conference
+    found = [s for s in map(published.session, pickset.sessions) if s is not None]
+    # select() applies the same grace period for cancelled sessions and the same order as
+    # every catalogue feed.
+    sessions = select(
+        Schedule(conference, tuple(found)), FeedQuery(), now=published.now
+    )
+    body = render_calendar(
+        conference,
+        sessions,
+        title=f"{conference.name} - My picks",
+        base_url=published.base_url,
+        cache=published.cache,
+    )
+    # The set's own change time counts too: adding an older session must still move
+    # Last-Modified, or If-Modified-Since would answer 304 for a changed feed.
+    stamps = [t for t in (last_modified(sessions), pickset.updated) if t is not None]
+    headers: tuple[tuple[str, str], ...] = ()
+    if download:
+        headers = (("content-disposition", 'attachment; filename="my-picks.ics"'),)
+    return Representation(body, CALENDAR, max(stamps), headers)
+
+
+def json_reply(
+    document: dict[str, object], status: int = 200, **headers: str
+) -> Response:
+    # Personal and changing: no shared or browser cache may keep it.
+    return Response(
+        to_json(document),
+        status_code=status,
+        media_type=JSON,
+        headers={"cache-control": "no-store", **headers},
+    )
+
+
+def error_reply(exc: PicksError) -> Response:
+    return json_reply({"error": str(exc)}, exc.status)
+
+
+async def read_body(request: Request) -> bytes:
+    """The request body, refused with 413 as soon as it passes MAX_BODY_BYTES (not after
+    buffering whatever a client chooses to send)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise PicksError(f"request body over {MAX_BODY_BYTES} bytes", 413)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise PicksError(f"request body over {MAX_BODY_BYTES} bytes", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def picks_routes(hooks: Hooks, store: PickStore) -> list[Route]:
+    async def parsed(request: Request) -> tuple[Published, tuple[str, ...]]:
+        published = await hooks.current()
+        body = await read_body(request)
+        return published, parse_picks(body, lambda i: published.session(i) is not None)
+
+    async def create(request: Request) -> Response:
+        try:
+            published, ids = await parsed(request)
+        except PicksError as exc:
+            return error_reply(exc)
+        pickset = await anyio.to_thread.run_sync(
+            store.create, published.conference.slug, ids
+        )
+        site = hooks.site(request)
+        location = site.path(f"api/picks/{pickset.token}")
+        return json_reply(pick_document(pickset, site), 201, location=location)
+
+    async def read(request: Request) -> Response:
+        pickset = await anyio.to_thread.run_sync(
+            store.get, request.path_params["token"]
+        )
+        if pickset is None:
+            return error_reply(PicksError("no such pick set", 404))
+        return json_reply(pick_document(pickset, hooks.site(request)))
+
+    async def replace(request: Request) -> Response:
+        token = request.path_params["token"]
+        # An unknown token is 404 whatever the body says.
+        if await anyio.to_thread.run_sync(store.get, token) is None:
+            return error_reply(PicksError("no such pick set", 404))
+        try:
+            _, ids = await parsed(request)
+        except PicksError as exc:
+            return error_reply(exc)
+        pickset = await anyio.to_thread.run_sync(store.replace, token, ids)
+        if pickset is None:
+            return error_reply(PicksError("no such pick set", 404))
+        return json_reply(pick_document(pickset, hooks.site(request)))
+
+    async def feed(request: Request) -> Response:
+        name: str = request.path_params["name"]
+        pickset = None
+        if name.endswith(".ics"):
+            pickset = await anyio.to_thread.run_sync(
+                store.get, name.removesuffix(".ics")
+            )
+        if pickset is None:
+            return Response(
+                "404 Not Found: no such personal feed\n", 404, media_type="text/plain"
+            )
+        download = request.query_params.get("download") == "1"
+        published = await hooks.current()
+        rep = await anyio.to_thread.run_sync(
+            lambda: personal_feed(published, pickset, download=download)
+        )
+        return hooks.send(request, rep)
+
+    return [
+        Route("/api/picks", create, methods=["POST"]),
+        Route("/api/picks/{token}", read, methods=["GET", "HEAD"]),
+        Route("/api/picks/{token}", replace, methods=["PUT"]),
+        Route("/p/{name}", feed, methods=["GET", "HEAD"]),
+    ]

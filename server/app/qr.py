@@ -1,0 +1,78 @@
+"""QR codes of feed links, drawn as SVG by the server (segno), for slides and posters.
+
+    GET /qr/all.svg, /qr/{kind}/{slug}.svg
+
+The code holds the feed's absolute https(http) link rather than webcal://: every phone camera
+opens an https link, while webcal:// is only understood where a calendar app registered it, and
+calendar apps accept the https link for a subscription too. The SVG depends only on that text,
+so it is memoized by it and answered through `conditional.respond` (ETag, 304) like every feed.
+"""
+
+from __future__ import annotations
+
+import io
+from functools import lru_cache
+
+import segno
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from feeds.catalogue import FILTER_NAMES
+from server.app import paths
+from server.app.conditional import Representation
+from server.app.hooks import Hooks
+
+SVG = "image/svg+xml"
+# Module size in CSS pixels and the quiet zone in modules: large enough to scan off a screen.
+SCALE = 4
+BORDER = 2
+
+
+def qr_path(feed_path: str) -> str:
+    """The QR code's site-relative path for a feed path: feeds/room/x.ics -> qr/room/x.svg."""
+    return "qr/" + feed_path.removeprefix("feeds/").removesuffix(".ics") + ".svg"
+
+
+@lru_cache(maxsize=1024)
+def qr_svg(text: str, title: str) -> Representation:
+    """An SVG QR code of `text` (error correction M: survives a smudged poster)."""
+    out = io.BytesIO()
+    segno.make(text, error="m").save(
+        out,
+        kind="svg",
+        scale=SCALE,
+        border=BORDER,
+        xmldecl=False,
+        title=title,
+        dark="#000",
+        light="#fff",
+    )
+    return Representation(out.getvalue(), SVG)
+
+
+def qr_routes(hooks: Hooks) -> list[Route]:
+    async def feed_code(request: Request, kind: str, slug: str) -> Response:
+        published = await hooks.current()
+        feed = published.feed(kind, slug)
+        if feed is None:
+            return paths.not_found("no such feed")
+        url = hooks.site(request).url(feed.path)
+        return hooks.send(request, qr_svg(url, f"Subscribe: {feed.spec.title}"))
+
+    async def all_code(request: Request) -> Response:
+        if request.path_params["name"] != "all.svg":
+            return paths.not_found("no such feed")
+        return await feed_code(request, "all", "")
+
+    async def kind_code(request: Request) -> Response:
+        kind = request.path_params["kind"]
+        if kind not in FILTER_NAMES:
+            return paths.not_found("no such kind of feed")
+        slug = paths.slug_segment(request.path_params["name"], ".svg")
+        return await feed_code(request, kind, slug)
+
+    return [
+        Route("/qr/{name}", all_code, methods=["GET", "HEAD"]),
+        Route("/qr/{kind}/{name}", kind_code, methods=["GET", "HEAD"]),
+    ]
