@@ -11,7 +11,7 @@ import uuid
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 from urllib.request import Request, urlopen
 
 import icalendar
@@ -52,7 +52,7 @@ def make_schedule(count: int = 4) -> Schedule:
     return Schedule(conference=CONFERENCE, sessions=sessions)
 
 
-def _replace(schedule: Schedule, session_id: str, **changes: object) -> Schedule:
+def _replace(schedule: Schedule, session_id: str, **changes: Any) -> Schedule:
     old = schedule.session(session_id)
     assert old is not None
     new = dataclasses.replace(
@@ -106,9 +106,10 @@ def summary_of(ics: bytes) -> str:
 
 
 def start_of(ics: bytes) -> datetime:
-    start: datetime = next(iter(icalendar.Calendar.from_ical(ics).walk("VEVENT")))[
-        "DTSTART"
-    ].dt
+    event = next(iter(icalendar.Calendar.from_ical(ics).walk("VEVENT")))
+    assert isinstance(event, icalendar.Event)
+    start = event.start
+    assert isinstance(start, datetime)
     return start.astimezone(UTC)
 
 
@@ -200,7 +201,8 @@ class DavServer:
 
 
 class Backend(Protocol):
-    storage: Storage
+    @property
+    def storage(self) -> Storage: ...
 
     def writes(self) -> int: ...
     def owner_put(self, name: str, ics: bytes) -> None: ...

@@ -134,7 +134,7 @@ def test_state_machine_against_the_memory_twin() -> None:
         (PushMachine,),
         {"make_backend": staticmethod(MemoryBackend)},
     )
-    run_state_machine_as_test(
+    run_state_machine_as_test(  # type: ignore[no-untyped-call]
         machine,
         settings=settings(max_examples=60, stateful_step_count=20, deadline=None),
     )
@@ -150,7 +150,7 @@ def test_state_machine_against_a_real_server(
         (PushMachine,),
         {"make_backend": staticmethod(lambda: DavBackend(server))},
     )
-    run_state_machine_as_test(
+    run_state_machine_as_test(  # type: ignore[no-untyped-call]
         machine,
         settings=settings(max_examples=10, stateful_step_count=10, deadline=None),
     )
