@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import logging
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -248,3 +250,40 @@ def test_unset_password_variable_is_one_line(
         capsys.readouterr().err
         == "confcal push: error: environment variable CONFCAL_NO_SUCH_VAR is not set\n"
     )
+
+
+def test_someone_elses_calendar_is_a_403_line(
+    radicale: DavServer, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    others = (
+        f"http://127.0.0.1:{radicale.port}/bob/calendar/"  # Radicale: owner_only rights
+    )
+
+    code = push(db, others, "--session", *ids(db, 0))
+
+    assert code == 1
+    assert capsys.readouterr().err == (
+        f"confcal push: error: access to {others} denied (403): the account may not use this calendar\n"
+    )
+
+
+def test_password_never_reaches_output_or_debug_logs(
+    radicale: DavServer,
+    db: str,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    calendar = radicale.new_calendar()
+    caplog.set_level(logging.DEBUG)
+
+    push(db, calendar, "--session", *ids(db, 0, 1))
+    push(db, calendar, "--session", *ids(db, 1), "--dry-run")
+
+    out, err = capsys.readouterr()
+    assert caplog.records != []
+    basic = base64.b64encode(
+        f"{USER}:{PASSWORD}".encode()
+    ).decode()  # as in an Authorization header
+    assert [
+        text for text in (out, err, caplog.text) if PASSWORD in text or basic in text
+    ] == []
