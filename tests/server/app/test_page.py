@@ -1,0 +1,319 @@
+"""The schedule page, QR codes and the card layout, in process (the browser tests drive the script).
+
+The page's HTML is read with the standard library's parser; the JSON API is the oracle for what
+the cards must say, since both come from the same snapshot.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from html.parser import HTMLParser
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from app_helpers import NOW, Http, paris
+from starlette.applications import Starlette
+
+from feeds.model import Conference, Room, Schedule, Session
+from server.app import create_app
+from server.app.cards import days, google_event_link
+from server.app.links import Site
+from server.app.qr import qr_svg
+from server.store import Store
+
+Element = tuple[str, dict[str, str]]
+
+
+class Elements(HTMLParser):
+    """Every start tag with its attributes, in document order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[Element] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found.append((tag, {k: v or "" for k, v in attrs}))
+
+
+def elements(html: str) -> list[Element]:
+    parser = Elements()
+    parser.feed(html)
+    return parser.found
+
+
+@pytest.fixture(scope="module")
+def page(demo_app: Starlette) -> str:
+    return Http(demo_app).get("/").text
+
+
+@pytest.fixture(scope="module")
+def api_sessions(demo_app: Starlette) -> list[dict[str, object]]:
+    doc = Http(demo_app).get("/api/sessions").json_doc()
+    return list(doc["sessions"])
+
+
+def cards(html: str) -> list[dict[str, str]]:
+    return [attrs for _, attrs in elements(html) if "data-session-id" in attrs]
+
+
+def card_html(html: str, session_id: str) -> str:
+    start = html.index(f'data-session-id="{session_id}"')
+    return html[start : html.index("</li>\n", html.index('class="actions"', start))]
+
+
+def test_page_has_one_card_per_seed_session(
+    page: str, api_sessions: list[dict[str, object]]
+) -> None:
+    ids = [c["data-session-id"] for c in cards(page)]
+
+    assert len(ids) == 28
+    assert sorted(ids) == sorted(str(s["id"]) for s in api_sessions)
+
+
+def test_cards_are_in_time_order(page: str) -> None:
+    starts = [c["data-start"] for c in cards(page)]
+
+    assert starts == sorted(starts)
+
+
+def test_card_shows_conference_zone_times_and_utc_instants_for_the_script(
+    page: str, api_sessions: list[dict[str, object]]
+) -> None:
+    for session in api_sessions:
+        start, end = str(session["start"]), str(session["end"])
+        html = card_html(page, str(session["id"]))
+        expected = (
+            f'<time datetime="{start}">{start[11:16]}</time>–<time datetime="{end}">{end[11:16]}</time> '
+            '<abbr title="Europe/Paris">CEST</abbr>'
+        )
+        utc_start = (
+            datetime.fromisoformat(start).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        )
+
+        assert expected in html
+        assert f'data-start="{utc_start}"' in html
+
+
+def test_card_shows_room_track_level_and_speakers_with_affiliations(
+    page: str, api_sessions: list[dict[str, object]]
+) -> None:
+    session = next(
+        s for s in api_sessions if s["title"] == "TorchJD: Jacobian Descent in PyTorch"
+    )
+
+    html = card_html(page, str(session["id"]))
+
+    assert '<span class="room">Founders Cafe</span>' in html
+    assert '<span class="track">Training Systems</span>' in html
+    assert '<span class="level">Level: Intermediate</span>' in html
+    assert (
+        '<li>Valérian Rey <span class="affiliation">(Simplex Lab)</span></li>' in html
+    )
+    assert '<details class="abstract">\n<summary>Abstract</summary>' in html
+
+
+def test_every_card_has_a_pick_toggle_an_ics_and_a_google_link(page: str) -> None:
+    found = elements(page)
+    toggles = [a for tag, a in found if a.get("data-action") == "pick"]
+    ics = [a["href"] for tag, a in found if tag == "a" and a.get("class") == "ics"]
+    google = [
+        a["href"]
+        for tag, a in found
+        if tag == "a" and a.get("class") == "google" and "render?" in a["href"]
+    ]
+
+    assert len(toggles) == 28
+    assert all(t["aria-pressed"] == "false" and t["type"] == "button" for t in toggles)
+    assert all(t["aria-label"].startswith("Pick: ") for t in toggles)
+    assert sorted(ics) == sorted(
+        f"/sessions/{c['data-session-id']}.ics" for c in cards(page)
+    )
+    assert len(google) == 28
+
+
+def test_google_event_link_carries_the_utc_times_and_zone() -> None:
+    conference = Conference(
+        "C", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris"
+    )
+    session = Session("s1", "Talk & more", paris(11), paris(11, 30), room=Room("Hall"))
+
+    query = parse_qs(urlsplit(google_event_link(conference, session)).query)
+
+    assert query == {
+        "action": ["TEMPLATE"],
+        "text": ["Talk & more"],
+        "dates": ["20260407T090000Z/20260407T093000Z"],
+        "location": ["Hall, Paris"],
+        "ctz": ["Europe/Paris"],
+    }
+
+
+def test_subscribe_section_offers_four_ways_for_every_facet_feed(
+    demo_app: Starlette, page: str
+) -> None:
+    http = Http(demo_app)
+    found = elements(page)
+    hrefs = {a.get("href", "").replace("&amp;", "&") for _, a in found}
+    copy_values = {
+        a["value"] for tag, a in found if tag == "input" and a.get("class") == "copy"
+    }
+    images = {a["src"] for tag, a in found if tag == "img"}
+    feeds = http.get("/api/feeds").json_doc()["feeds"]
+
+    for feed in feeds:
+        qr = "/qr/" + feed["url"].removeprefix("/feeds/").removesuffix(".ics") + ".svg"
+        assert {feed["webcal"], feed["google"], feed["url"]} <= hrefs
+        assert "http://testserver" + feed["url"] in copy_values
+        assert qr in images
+    assert {f["kind"] for f in feeds} >= {"track", "room", "speaker", "level", "day"}
+
+
+def test_qr_code_is_an_svg_of_the_feed_link_with_etag_and_304(http: Http) -> None:
+    reply = http.get("/qr/room/master-stage.svg")
+    again = http.get("/qr/room/master-stage.svg", if_none_match=reply.headers["etag"])
+
+    expected = qr_svg(
+        "http://testserver/feeds/room/master-stage.ics",
+        "Subscribe: PyTorch Conference Europe 2026 - Room: Master Stage",
+    )
+    assert reply.status == 200
+    assert reply.headers["content-type"] == "image/svg+xml"
+    assert reply.content == expected.body
+    assert reply.content.startswith(b'<svg xmlns="http://www.w3.org/2000/svg"')
+    assert (again.status, again.content) == (304, b"")
+
+
+def test_qr_code_of_the_whole_conference(http: Http) -> None:
+    assert http.get("/qr/all.svg").status == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/qr/room/nowhere.svg", 404),
+        ("/qr/planet/earth.svg", 404),
+        ("/qr/other.svg", 404),
+        ("/qr/room/master-stage.png", 400),
+        ("/qr/room/Master%20Stage.svg", 400),
+    ],
+)
+def test_bad_qr_paths(http: Http, path: str, status: int) -> None:
+    assert http.get(path).status == status
+
+
+def test_page_loads_nothing_from_elsewhere(http: Http, page: str) -> None:
+    reply = http.get("/")
+    loaded = [
+        a.get("src") or a.get("href", "")
+        for tag, a in elements(page)
+        if tag in ("script", "img", "link")
+    ]
+
+    assert all(url.startswith("/") and not url.startswith("//") for url in loaded)
+    assert "default-src 'self'" in reply.headers["content-security-policy"]
+    assert "connect-src 'self'" in reply.headers["content-security-policy"]
+
+
+@pytest.mark.parametrize(
+    ("path", "media"),
+    [
+        ("/static/schedule.css", "text/css"),
+        ("/static/schedule.js", "text/javascript"),
+        ("/static/favicon.svg", "image/svg+xml"),
+    ],
+)
+def test_page_assets_are_served_by_confcal(http: Http, path: str, media: str) -> None:
+    reply = http.get(path)
+
+    assert reply.status == 200
+    assert reply.headers["content-type"].split(";")[0] == media
+
+
+def test_page_is_cached_like_every_document(http: Http) -> None:
+    first = http.get("/")
+    again = http.get("/", if_none_match=first.headers["etag"])
+
+    assert first.headers["etag"] == http.get("/").headers["etag"]
+    assert again.status == 304
+
+
+def test_filters_and_labels_cover_every_track_room_level_and_speaker(page: str) -> None:
+    found = elements(page)
+    selects = {a["id"]: a for tag, a in found if tag == "select"}
+    labels = {a["for"] for tag, a in found if tag == "label"}
+
+    assert set(selects) == {
+        "filter-track",
+        "filter-room",
+        "filter-level",
+        "filter-speaker",
+    }
+    assert set(selects) | {"filter-search", "filter-picked"} <= labels
+
+
+def test_cancelled_session_is_struck_through_without_an_add_link(
+    store: Store, small_schedule: Schedule
+) -> None:
+    store.ingest(small_schedule)
+    html = Http(create_app(store, clock=lambda: NOW)).get("/").text
+    dropped = next(c for c in cards(html) if "cancelled" in c["class"])
+
+    card = card_html(html, dropped["data-session-id"])
+
+    assert (
+        '<h3 class="title"><s>Dropped talk</s> <span class="badge">Cancelled</span></h3>'
+        in card
+    )
+    assert 'class="google"' not in card
+    assert len(cards(html)) == 4
+
+
+def test_schedule_text_is_escaped(store: Store, small_schedule: Schedule) -> None:
+    store.ingest(small_schedule)
+
+    html = Http(create_app(store, clock=lambda: NOW)).get("/").text
+
+    assert "Compilers &lt;script&gt;" in html
+    assert "<script>" not in html.replace(
+        '<script src="/static/schedule.js" defer></script>', ""
+    )
+
+
+def test_grid_puts_concurrent_sessions_in_columns_and_spans_their_duration(
+    small_schedule: Schedule,
+) -> None:
+    conference = small_schedule.conference
+    sessions = [
+        Session("a", "A", paris(9), paris(9, 30), room=Room("Hall")),
+        Session("b", "B", paris(9), paris(9, 10), room=Room("Side")),
+        Session("c", "C", paris(9, 40), paris(9, 52), room=Room("Hall")),
+        Session("d", "D", paris(10), paris(10, 1)),
+    ]
+
+    (day,) = days(conference, sessions, Site.of("http://x"))
+
+    placed = {c.id: (c.column, c.row_start, c.row_end) for c in day.cards}
+    assert day.rooms == ("Hall", "Side", "No room given")
+    assert placed == {"a": (1, 1, 7), "b": (2, 1, 3), "c": (1, 9, 12), "d": (3, 13, 14)}
+
+
+def test_grid_rows_follow_elapsed_time_across_a_dst_change() -> None:
+    conference = Conference("C", "Europe/Paris", date(2026, 3, 29), date(2026, 3, 29))
+    first = datetime(2026, 3, 29, 0, 30, tzinfo=UTC)  # 01:30 CET
+    sessions = [
+        Session("early", "Early", first, first + timedelta(minutes=30)),
+        Session(
+            "late",
+            "Late",
+            first + timedelta(hours=1),
+            first + timedelta(hours=1, minutes=30),
+        ),
+    ]
+
+    (day,) = days(conference, sessions, Site.of("http://x"))
+
+    # 01:30 CET and 03:30 CEST are one hour apart, 12 five-minute rows.
+    assert [(c.start_label, c.zone_label, c.row_start) for c in day.cards] == [
+        ("01:30", "CET", 1),
+        ("03:30", "CEST", 13),
+    ]
