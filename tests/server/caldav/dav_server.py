@@ -7,6 +7,8 @@ It prints the port on stdout once it listens. A thin WSGI layer in front of the 
   "no PUT, no DELETE" on the server side;
 - for Xandikos, which leaves authentication to its front end, checks HTTP Basic credentials
   against an htpasswd file with Xandikos' own htpasswd module (Radicale checks its own);
+- with --busy-puts N, the first N PUTs are refused with 429 (Retry-After: 0) or 503, as an
+  overloaded server would;
 - with --die-after-puts N, the process exits right after the N-th PUT has been stored and
   before answering it: the hardest kind of crash for a client (the write took effect, the
   answer never came).
@@ -79,8 +81,9 @@ def xandikos_app(root: Path, user: str, password: str) -> Wsgi:
     return basic_auth
 
 
-def counting(app: Wsgi, die_after_puts: int | None) -> Wsgi:
+def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
     counts: Counter[str] = Counter()
+    busy = [busy_puts]
 
     def wrapper(
         environ: dict[str, Any], start_response: Callable[..., Any]
@@ -97,6 +100,18 @@ def counting(app: Wsgi, die_after_puts: int | None) -> Wsgi:
             )
             return [body]
         counts[method] += 1
+        if (
+            method == "PUT" and busy[0] > 0
+        ):  # overloaded: 429 with Retry-After, then a bare 503
+            busy[0] -= 1
+            if busy[0] % 2:
+                start_response(
+                    "429 Too Many Requests",
+                    [("Retry-After", "0"), ("Content-Length", "0")],
+                )
+            else:
+                start_response("503 Service Unavailable", [("Content-Length", "0")])
+            return [b""]
         # wsgiref hands over the raw socket; Xandikos reads its input to EOF, so bound it.
         length = int(environ.get("CONTENT_LENGTH") or 0)
         environ["wsgi.input"] = io.BytesIO(environ["wsgi.input"].read(length))
@@ -134,10 +149,17 @@ def main() -> None:
     parser.add_argument("--password", required=True)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--die-after-puts", type=int)
+    parser.add_argument(
+        "--busy-puts", type=int, default=0, help="answer the first N PUTs 429/503"
+    )
     args = parser.parse_args()
     args.root.mkdir(parents=True, exist_ok=True)
     factory = radicale_app if args.kind == "radicale" else xandikos_app
-    app = counting(factory(args.root, args.user, args.password), args.die_after_puts)
+    app = counting(
+        factory(args.root, args.user, args.password),
+        args.die_after_puts,
+        args.busy_puts,
+    )
     server = make_server(
         "127.0.0.1", args.port, app, server_class=WSGIServer, handler_class=QuietHandler
     )

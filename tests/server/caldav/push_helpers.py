@@ -120,11 +120,18 @@ class DavServer:
     """Radicale or Xandikos in a subprocess on 127.0.0.1 (see dav_server.py)."""
 
     def __init__(
-        self, kind: str, root: Path, *, port: int = 0, die_after_puts: int | None = None
+        self,
+        kind: str,
+        root: Path,
+        *,
+        port: int = 0,
+        die_after_puts: int | None = None,
+        busy_puts: int = 0,
     ) -> None:
         self.kind, self.root = kind, root
         self.port = port
         self.die_after_puts = die_after_puts
+        self.busy_puts = busy_puts
         self.process: subprocess.Popen[str] | None = None
         self._log: IO[str] | None = None
 
@@ -141,6 +148,7 @@ class DavServer:
         command += ["--password", PASSWORD, "--port", str(self.port)]
         if self.die_after_puts is not None:
             command += ["--die-after-puts", str(self.die_after_puts)]
+        command += ["--busy-puts", str(self.busy_puts)]
         self.root.mkdir(parents=True, exist_ok=True)
         self._log = open(self.root.parent / f"{self.root.name}.log", "a")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(

@@ -54,6 +54,25 @@ def test_server_killed_after_storing_a_put_then_a_later_push_completes(
         server.stop()
 
 
+@pytest.mark.parametrize("kind", ["radicale", "xandikos"])
+def test_429_and_503_answers_are_retried_on_the_wire(
+    kind: str, tmp_path: Path, engine: Engine
+) -> None:
+    server = DavServer(kind, tmp_path / kind, busy_puts=4).start()
+    backend = DavBackend(server)
+    try:
+        summary = run_push(backend, engine, make_schedule(2), ["s0", "s1"])
+
+        assert (
+            summary.line()
+            == "created 2, updated 0, deleted 0, unchanged 0, conflicts 0"
+        )
+        assert server.counts()["PUT"] == 6
+    finally:
+        backend.close()
+        server.stop()
+
+
 def test_lost_answers_are_retried_into_a_412_and_adopted_not_written_twice(
     engine: Engine,
 ) -> None:
