@@ -1,0 +1,87 @@
+"""Helpers for the browser tests: the chromium to launch, the server under test, and a `Visit`
+that records every request and console error of one browser context."""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "browser"
+PHONE = {"width": 375, "height": 800}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def unavailable(reason: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"browser tests cannot run on CI: {reason}")
+    pytest.skip(reason)
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    db: str
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class Visit:
+    """One browser context on the test server, with what it requested and logged."""
+
+    server: Server
+    context: Any
+    page: Any
+    requests: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+
+    def open(self, path: str = "/") -> None:
+        self.page.goto(self.server.url + path)
+        # The script reveals the filters once it has wired everything up.
+        self.page.wait_for_selector("#filters:not([hidden])")
+
+    def foreign_requests(self) -> list[str]:
+        origin = self.server.url + "/"
+        return [url for url in self.requests if not url.startswith(origin)]
+
+    def screenshot(self, name: str) -> Path:
+        OUTPUT.mkdir(parents=True, exist_ok=True)
+        target = OUTPUT / f"{name}.png"
+        self.page.screenshot(path=str(target), full_page=True)
+        return target
+
+
+def new_visit(browser: Any, server: Server, **context_options: Any) -> Visit:
+    context = browser.new_context(viewport=DESKTOP, **context_options)
+    page = context.new_page()
+    visit = Visit(server, context, page)
+    page.on("request", lambda request: visit.requests.append(request.url))
+    page.on(
+        "console",
+        lambda message: (
+            visit.console_errors.append(message.text)
+            if message.type == "error"
+            else None
+        ),
+    )
+    page.on("pageerror", lambda error: visit.console_errors.append(str(error)))
+    return visit

@@ -1,0 +1,93 @@
+"""Browser tests: `confcal serve` as a real process on a free loopback port with a fresh store (the
+demo is seeded at start-up), driven by Playwright with Debian's chromium.
+
+Playwright cannot download a browser on these machines, so chromium comes from apt
+(tests/install-system-deps.sh). Without it the tests skip locally and fail on CI (CI=true), so a
+CI run can never pass by not running them.
+
+Every page gets a `Visit`: all requests and console errors are recorded, and the fixture checks
+at teardown that none left the server's origin and that the console stayed clean.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from browser_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    Server,
+    Visit,
+    free_port,
+    new_visit,
+    unavailable,
+)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    work = tmp_path_factory.mktemp("browser-serve")
+    db, port = str(work / "store.sqlite"), free_port()
+    script = shutil.which("confcal")
+    command = [script] if script else [sys.executable, "-m", "server.cli"]
+    log = (work / "serve.log").open("wb")
+    process = subprocess.Popen(
+        [*command, "serve", "--db", db, "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):  # up to ~30 s on a busy machine; not a timing assertion
+            if process.poll() is not None:
+                pytest.fail(f"confcal serve exited: {(work / 'serve.log').read_text()}")
+            try:
+                if httpx.get(url + "/", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        else:
+            pytest.fail("confcal serve did not come up")
+        yield Server(url, db)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("playwright (python) is not installed")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def visit(browser: Any, server: Server) -> Iterator[Visit]:
+    """A fresh context (empty localStorage) at desktop size, checked at teardown."""
+    current = new_visit(browser, server)
+    yield current
+    current.context.close()
+    assert current.console_errors == []
+    assert current.foreign_requests() == []
