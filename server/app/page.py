@@ -12,6 +12,7 @@ the API documents, so it is rendered once per schedule change and has a stable E
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +29,7 @@ from server.app.hooks import Hooks
 from server.app.index import KIND_LABELS, TEMPLATES
 from server.app.links import Site
 from server.app.published import Feed, Published, last_modified
-from server.app.qr import qr_path
+from server.app.qr import qr_path, qr_svg, qr_title
 
 # Inline style attributes place cards on the grid; nothing else is inline, nothing external.
 CSP = (
@@ -146,6 +147,14 @@ def page_representation(published: Published, site: Site) -> Representation:
             (("content-security-policy", CSP),),
         ),
     )
+
+
+def page_files(published: Published, site: Site) -> Iterator[tuple[str, bytes]]:
+    """For `confcal build`: the page as index.html and every QR code it shows, as the server
+    answers them (a static host has no picks API; the page says so when a pick fails)."""
+    yield "index.html", page_representation(published, site).body
+    for feed in published.feeds:
+        yield qr_path(feed.path), qr_svg(site.url(feed.path), qr_title(feed)).body
 
 
 def page_routes(hooks: Hooks) -> list[Route]:

@@ -22,6 +22,7 @@ from feeds.catalogue import FILTER_NAMES
 from server.app import paths
 from server.app.conditional import Representation
 from server.app.hooks import Hooks
+from server.app.published import Feed
 
 SVG = "image/svg+xml"
 # Module size in CSS pixels and the quiet zone in modules: large enough to scan off a screen.
@@ -32,6 +33,10 @@ BORDER = 2
 def qr_path(feed_path: str) -> str:
     """The QR code's site-relative path for a feed path: feeds/room/x.ics -> qr/room/x.svg."""
     return "qr/" + feed_path.removeprefix("feeds/").removesuffix(".ics") + ".svg"
+
+
+def qr_title(feed: Feed) -> str:
+    return f"Subscribe: {feed.spec.title}"
 
 
 @lru_cache(maxsize=1024)
@@ -58,7 +63,7 @@ def qr_routes(hooks: Hooks) -> list[Route]:
         if feed is None:
             return paths.not_found("no such feed")
         url = hooks.site(request).url(feed.path)
-        return hooks.send(request, qr_svg(url, f"Subscribe: {feed.spec.title}"))
+        return hooks.send(request, qr_svg(url, qr_title(feed)))
 
     async def all_code(request: Request) -> Response:
         if request.path_params["name"] != "all.svg":

@@ -6,6 +6,7 @@ the cards must say, since both come from the same snapshot.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlsplit
@@ -18,10 +19,25 @@ from feeds.model import Conference, Room, Schedule, Session
 from server.app import create_app
 from server.app.cards import days, google_event_link
 from server.app.links import Site
+from server.app.page import page_files
+from server.app.published import Published
 from server.app.qr import qr_svg
 from server.store import Store
 
 Element = tuple[str, dict[str, str]]
+
+
+@dataclass(frozen=True)
+class StaticStore:
+    """A store holding one schedule that never changes (server.app.live.ScheduleStore)."""
+
+    schedule: Schedule
+
+    def live(self) -> Schedule:
+        return self.schedule
+
+    def version(self) -> int:
+        return 1
 
 
 class Elements(HTMLParser):
@@ -317,3 +333,22 @@ def test_grid_rows_follow_elapsed_time_across_a_dst_change() -> None:
         ("01:30", "CET", 1),
         ("03:30", "CEST", 13),
     ]
+
+
+def test_page_files_for_a_static_build_are_the_served_bytes(
+    demo_schedule: Schedule,
+) -> None:
+    published = Published(demo_schedule, now=NOW, base_url="https://cal.example.org")
+    app = create_app(
+        StaticStore(demo_schedule),
+        base_url="https://cal.example.org",
+        clock=lambda: NOW,
+    )
+    http = Http(app, default_headers={"accept-encoding": "identity"})
+
+    files = dict(page_files(published, Site.of("https://cal.example.org")))
+
+    assert len(files) == 1 + len(published.feeds)
+    for relative, body in files.items():
+        path = "/" if relative == "index.html" else "/" + relative
+        assert http.get(path).content == body
