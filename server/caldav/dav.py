@@ -230,7 +230,9 @@ class DavStorage:
             ) from None
         except dav_error.AuthorizationError as exc:
             if exc.status == 403 and _uid_conflict_body(exc.body):
-                return 403, None, _Refusal(exc.body)
+                raise UidConflict(
+                    f"{what}: the calendar already has an event with this UID"
+                ) from None
             if exc.status == 403:
                 raise AccessDenied(
                     f"access to {self.url} denied (403): the account may not use this calendar"
@@ -248,14 +250,6 @@ class DavStorage:
         if status >= 500 or status == 429:
             raise TransientError(f"{method} {what}: server error (HTTP {status})")
         return status, getattr(response, "tree", None), response
-
-
-class _Refusal:
-    """Stands in for a response when the library raised on a 403 that is really a precondition."""
-
-    def __init__(self, body: bytes | str | None) -> None:
-        self._raw = body
-        self.headers: dict[str, str] = {}
 
 
 def _uid_conflict(response: Any) -> bool:
