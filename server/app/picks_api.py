@@ -4,6 +4,7 @@
     GET  /api/picks/{token}  -> 200 the same document
     PUT  /api/picks/{token}  {"sessions": [ids]} -> 200, the set replaced as a whole
     GET  /p/{token}.ics      the personal feed (?download=1: the same bytes as an attachment)
+    GET  /p/{token}.svg      its link as a QR code
 
 API errors are JSON `{"error": "..."}` with 400/404/413/422 and `Cache-Control: no-store`. The
 personal feed is rendered like every other feed (same VEVENT bytes from the snapshot's
@@ -21,12 +22,14 @@ from starlette.routing import Route
 from feeds.catalogue import FeedQuery, select
 from feeds.ical import render_calendar
 from feeds.model import Schedule
+from server.app import paths
 from server.app.api import to_json
 from server.app.conditional import CALENDAR, JSON, Representation
 from server.app.hooks import Hooks
 from server.app.links import Site
 from server.app.picks import MAX_BODY_BYTES, PicksError, PickSet, PickStore, parse_picks
 from server.app.published import Published, last_modified
+from server.app.qr import qr_svg
 
 
 def feed_path(token: str) -> str:
@@ -43,6 +46,7 @@ def pick_document(pickset: PickSet, site: Site) -> dict[str, object]:
         "webcal": site.webcal(path),
         "google": site.google(path),
         "download": site.url(path) + "?download=1",
+        "qr": site.path(f"p/{pickset.token}.svg"),
     }
 
 
@@ -147,15 +151,17 @@ def picks_routes(hooks: Hooks, store: PickStore) -> list[Route]:
 
     async def feed(request: Request) -> Response:
         name: str = request.path_params["name"]
+        token, dot, suffix = name.rpartition(".")
         pickset = None
-        if name.endswith(".ics"):
-            pickset = await anyio.to_thread.run_sync(
-                store.get, name.removesuffix(".ics")
-            )
+        if dot and suffix in ("ics", "svg"):
+            pickset = await anyio.to_thread.run_sync(store.get, token)
         if pickset is None:
-            return Response(
-                "404 Not Found: no such personal feed\n", 404, media_type="text/plain"
-            )
+            return paths.not_found("no such personal feed")
+        site = hooks.site(request)
+        if suffix == "svg":
+            # The feed link as a QR code: picked on a laptop, subscribed on the phone.
+            url = site.url(feed_path(pickset.token))
+            return hooks.send(request, qr_svg(url, "Subscribe: my picks"))
         download = request.query_params.get("download") == "1"
         published = await hooks.current()
         rep = await anyio.to_thread.run_sync(

@@ -7,7 +7,7 @@ import os
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -25,7 +25,7 @@ PHONE = {"width": 375, "height": 800}
 DESKTOP = {"width": 1280, "height": 900}
 
 
-def unavailable(reason: str) -> None:
+def unavailable(reason: str) -> NoReturn:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"browser tests cannot run on CI: {reason}")
     pytest.skip(reason)

@@ -152,6 +152,8 @@
     download.href = doc.download;
     download.setAttribute("download", "my-picks.ics");
     links.hidden = false;
+    document.getElementById("personal-qr-image").src = doc.qr;
+    document.getElementById("personal-qr").hidden = false;
     remember();
   }
 

@@ -17,6 +17,7 @@ from starlette.applications import Starlette
 from feeds.model import Schedule
 from server.app import create_app
 from server.app.picks import MAX_BODY_BYTES, MAX_PICKS
+from server.app.qr import qr_svg
 from server.store import Store
 
 
@@ -350,3 +351,15 @@ def test_a_cancelled_pick_stays_in_the_feed_as_cancelled(
     assert by_title["Dropped talk"]["status"] == "cancelled"
     assert uids(feed) == [picked[1]["uid"], picked[0]["uid"]]
     assert feed.count(b"STATUS:CANCELLED") == 1
+
+
+def test_personal_feed_link_as_a_qr_code(demo_app: Starlette, http: Http) -> None:
+    doc = call(demo_app, "POST", "/api/picks", {"sessions": []}).json_doc()
+
+    reply = http.get(doc["qr"])
+
+    assert doc["qr"] == f"/p/{doc['token']}.svg"
+    assert reply.status == 200
+    assert reply.headers["content-type"] == "image/svg+xml"
+    assert reply.content == qr_svg(doc["feed"], "Subscribe: my picks").body
+    assert http.get(f"/p/{'A' * 24}.svg").status == 404
