@@ -112,6 +112,19 @@
   var feedLink = document.getElementById("personal-feed");
   var token = null;
   var queue = Promise.resolve();
+  var pending = 0;  // saves (or the restore) not finished yet
+
+  // Server work runs one task at a time, in click order. The link is marked data-personal-feed
+  // only while the server's set is the one on screen, so whoever reads it (a person, or a test
+  // that waits for the mark) gets a feed that already holds every pick.
+  function enqueue(task) {
+    pending++;
+    feedLink.removeAttribute("data-personal-feed");
+    queue = queue.then(task).catch(function (e) { fail(e.message); }).then(function () {
+      pending--;
+      if (pending === 0 && token && problem.hidden) feedLink.setAttribute("data-personal-feed", "");
+    });
+  }
 
   function remembered() {
     try {
@@ -145,7 +158,6 @@
     token = doc.token;
     feedLink.href = doc.feed;
     feedLink.textContent = doc.feed;
-    feedLink.setAttribute("data-personal-feed", "");
     document.getElementById("personal-webcal").href = doc.webcal;
     document.getElementById("personal-google").href = doc.google;
     var download = document.getElementById("personal-download");
@@ -188,8 +200,8 @@
     if (picked.has(id)) picked.delete(id); else picked.add(id);
     showPicks();
     remember();
-    // One request at a time, each sending the whole set as it is then: the last one wins.
-    queue = queue.then(save).catch(function (e) { fail(e.message); });
+    // Each save sends the whole set as it is then: the last one wins.
+    enqueue(save);
   }
 
   async function restore() {
@@ -201,7 +213,7 @@
     var response = await fetch(apiUrl + "/" + encodeURIComponent(token), { cache: "no-store" });
     if (response.status === 404) {  // the server forgot it (a new database): start over
       token = null;
-      if (picked.size) queue = queue.then(save);
+      if (picked.size) enqueue(save);
       return;
     }
     if (!response.ok) return;
@@ -222,5 +234,5 @@
   section.hidden = false;
   showPicks();
   apply();
-  queue = queue.then(restore).catch(function (e) { fail(e.message); });
+  enqueue(restore);
 })();
