@@ -25,11 +25,16 @@
   }
   var haystack = new Map(cards.map(function (card) { return [card, fold(card.textContent)]; }));
   var picked = new Set();
+  var known = new Set(cards.map(function (card) { return card.dataset.sessionId; }));
 
   // ---- Day tabs and filters ----
+  // The first day, or the one holding what the URL points at (#day-… or #session-…).
   var currentDay = days.length ? days[0].dataset.day : null;
-  var fromHash = location.hash.replace(/^#day-/, "");
-  if (days.some(function (d) { return d.dataset.day === fromHash; })) currentDay = fromHash;
+  try {
+    var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    var targetDay = target && target.closest("section.day");
+    if (targetDay) currentDay = targetDay.dataset.day;
+  } catch (e) { /* a malformed #fragment: stay on the first day */ }
 
   function matches(card, words) {
     if (days.length > 1 && card.dataset.day !== currentDay) return false;
@@ -208,7 +213,8 @@
     var saved = remembered();
     if (!saved) return;
     token = saved.token;
-    (saved.sessions || []).forEach(function (id) { picked.add(id); });
+    // Shown at once, before the server answers; ids no longer on the page are left out.
+    (saved.sessions || []).forEach(function (id) { if (known.has(id)) picked.add(id); });
     showPicks();
     var response = await fetch(apiUrl + "/" + encodeURIComponent(token), { cache: "no-store" });
     if (response.status === 404) {  // the server forgot it (a new database): start over
