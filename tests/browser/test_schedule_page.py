@@ -235,3 +235,50 @@ def test_times_in_the_viewers_zone_only_when_it_differs(
     assert all(text.endswith(" your time") for text in shown["America/New_York"])
     # Berlin shares Paris's offset that day: nothing to add.
     assert (shown["Europe/Berlin"], shown["Europe/Paris"]) == ([], [])
+
+
+CONTRAST = """
+() => {
+  const rgb = s => s.match(/[\\d.]+/g).map(Number);
+  const channel = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+  const background = el => {
+    for (; el; el = el.parentElement) {
+      const c = rgb(getComputedStyle(el).backgroundColor);
+      if (c.length < 4 || c[3] > 0) return c;
+    }
+    return [255, 255, 255];
+  };
+  const worst = {};
+  for (const el of document.querySelectorAll("body *")) {
+    if (!el.offsetParent || ![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    const [a, b] = [luminance(rgb(getComputedStyle(el).color)), luminance(background(el))];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const key = el.tagName.toLowerCase() + "." + el.className;
+    worst[key] = Math.min(worst[key] || 99, Math.round(ratio * 100) / 100);
+  }
+  return worst;
+}
+"""
+
+UNLABELLED = """
+() => [...document.querySelectorAll("input, select, button, a[href]")]
+  .filter(el => el.offsetParent)
+  .filter(el => !(el.labels && el.labels.length) && !el.getAttribute("aria-label") && !el.textContent.trim())
+  .map(el => el.outerHTML)
+"""
+
+
+def test_text_contrast_is_at_least_4_5_and_every_control_is_labelled(
+    visit: Visit, server: Server
+) -> None:
+    visit.open()
+    pick(visit, api_sessions(server)[0]["id"])  # a picked card and the picks panel too
+    visit.page.click("#feeds-room details.qr summary")
+
+    ratios = visit.page.evaluate(CONTRAST)
+    unlabelled = visit.page.evaluate(UNLABELLED)
+
+    assert len(ratios) > 10  # it measured the page's many kinds of text
+    assert {k: r for k, r in ratios.items() if r < 4.5} == {}
+    assert unlabelled == []
