@@ -11,7 +11,8 @@ from typing import Any, NoReturn
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
+# Debian's chromium; CONFCAL_CHROMIUM points elsewhere (e.g. to check the CI=true failure).
+CHROMIUM = Path(os.environ.get("CONFCAL_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
