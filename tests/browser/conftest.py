@@ -31,7 +31,7 @@ from browser_helpers import (
 )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     work = tmp_path_factory.mktemp("browser-serve")
     db, port = str(work / "store.sqlite"), free_port()
@@ -67,8 +67,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    # Module scope, not session: Playwright's sync API keeps an asyncio loop running in this
+    # thread while it is open, and every later test calling anyio.run or asyncio.run would fail.
     if not CHROMIUM.exists():
         unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
     try:
