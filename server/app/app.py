@@ -1,4 +1,5 @@
-"""`create_app`: the Starlette application serving feeds, session downloads, the API and the index.
+"""`create_app`: the Starlette application serving feeds, session downloads, the API, the schedule
+page at `/` (page.py, qr.py) and personal picks (picks_api.py).
 
 Handlers only look things up in the current `Published` snapshot and hand a `Representation` to
 `conditional.respond`; path segments go through `paths` first. Bad input is a 400/404 with a short
