@@ -34,9 +34,10 @@ def uid(conference: Conference, session: Session) -> str:
 
 
 def session_url(session: Session, base_url: str | None) -> str | None:
-    """Our page for the session when we know where we are deployed, else the source's link."""
+    """The session's card on our schedule page when we know where we are deployed, else the
+    source's link."""
     if base_url:
-        return f"{base_url.rstrip('/')}/sessions/{session.id}"
+        return f"{base_url.rstrip('/')}/#session-{session.id}"
     return session.url
 
 

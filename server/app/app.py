@@ -25,10 +25,9 @@ from server.app import paths
 from server.app.api import feeds_representation, sessions_representation
 from server.app.conditional import Representation, respond
 from server.app.hooks import Hooks
-from server.app.index import STATIC
 from server.app.links import Site
 from server.app.live import Live, NothingPublished, ScheduleStore, utc_now
-from server.app.page import page_routes
+from server.app.page import STATIC, page_routes
 from server.app.picks import PickStore, pick_store_for
 from server.app.picks_api import picks_routes
 from server.app.published import Published

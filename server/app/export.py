@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from server.app.api import feeds_representation, sessions_representation
-from server.app.index import STATIC, index_representation
 from server.app.links import Site
+from server.app.page import STATIC, page_files
 from server.app.paths import is_safe_id
 from server.app.published import Published, session_path
 
@@ -37,7 +37,7 @@ def site_files(published: Published, site: Site) -> Iterator[tuple[str, bytes]]:
     yield "api/feeds.json", feeds_doc
     yield "api/sessions", sessions_doc
     yield "api/sessions.json", sessions_doc
-    yield "index.html", index_representation(published, site).body
+    yield from page_files(published, site)
 
 
 def write_site(published: Published, outdir: Path, site: Site) -> list[Path]:

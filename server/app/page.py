@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -26,7 +27,6 @@ from feeds.catalogue import FeedKind, day_name
 from server.app.cards import days
 from server.app.conditional import HTML, Representation
 from server.app.hooks import Hooks
-from server.app.index import KIND_LABELS, TEMPLATES
 from server.app.links import Site
 from server.app.published import Feed, Published, last_modified
 from server.app.qr import qr_path, qr_svg, qr_title
@@ -45,6 +45,19 @@ FILTER_KINDS = (
     ("level", "Level"),
     ("speaker", "Speaker"),
 )
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+STATIC = Path(__file__).resolve().parent / "static"
+
+KIND_LABELS = {
+    "all": "Everything",
+    "day": "By day",
+    "track": "By track",
+    "room": "By room",
+    "level": "By level",
+    "kind": "By session type",
+    "speaker": "By speaker",
+}
 
 _env = Environment(
     loader=FileSystemLoader(TEMPLATES),

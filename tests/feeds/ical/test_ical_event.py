@@ -44,12 +44,12 @@ def test_vevent_carries_every_required_property(
             "DESCRIPTION:Jacobian descent (JD) is an extension of gradient descent.\\n\\n"
             "Speakers: Pierre Quinton (EPFL)\\, Valérian Rey (Simplex Lab)\\n"
             "Track: Training Systems\\nLevel: Intermediate\\n"
-            "https://cal.example/sessions/torchjd"
+            "https://cal.example/#session-torchjd"
         ),
         "LAST-MODIFIED:20260301T093000Z",
         "LOCATION:Master Stage\\, Paris\\, France",
         "STATUS:CONFIRMED",
-        "URL:https://cal.example/sessions/torchjd",
+        "URL:https://cal.example/#session-torchjd",
         "END:VEVENT",
         "",
     ]
