@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from server.caldav.content import same_event, uids
-from server.caldav.errors import ItemNotFound, PreconditionFailed, UidConflict
+from server.caldav.errors import (
+    ItemNotFound,
+    PreconditionFailed,
+    ServerFailed,
+    ServerUnreachable,
+    UidConflict,
+)
 from server.caldav.plan import (
     Action,
     Claim,
@@ -87,7 +93,14 @@ class Executor:
         todo = list(actions)
         summary = Summary()
         for done, action in enumerate(todo, start=1):
-            outcome, message = self._one(action)
+            try:
+                outcome, message = self._one(action)
+            except (ServerUnreachable, ServerFailed) as exc:
+                # Still one line, but saying how far it got; the state is consistent, so a
+                # later run picks up from here.
+                raise type(exc)(
+                    f"{exc}; stopped at change {done} of {len(todo)}, run again to finish"
+                ) from exc
             summary.count(outcome, message)
             if self.progress is not None:
                 self.progress(done, len(todo), action, outcome)

@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 from test_caldav_sync import run_push
 
 from feeds.ical import uid
-from server.caldav.errors import ServerFailed, ServerUnreachable
+from server.caldav.errors import ServerFailed, ServerUnreachable, TransientError
 
 PICKS = ["s0", "s1", "s2", "s3"]
 
@@ -106,11 +106,20 @@ def test_server_errors_are_retried_and_the_run_completes(engine: Engine) -> None
     assert summary.line() == "created 2, updated 0, deleted 0, unchanged 0, conflicts 0"
 
 
-def test_a_server_that_keeps_failing_ends_the_run_with_one_error(
+def test_a_server_that_keeps_failing_ends_the_run_with_one_error_saying_how_far_it_got(
     engine: Engine,
 ) -> None:
     backend = MemoryBackend()
-    backend.memory.fail_next(100, unreachable=False)
 
-    with pytest.raises(ServerFailed, match=r"gave up after 5 attempts"):
-        run_push(backend, engine, make_schedule(2), ["s0"])
+    def broken_puts(method: str) -> None:
+        if method == "PUT":
+            raise TransientError("PUT: server error (HTTP 500)")
+
+    backend.memory.fault = broken_puts
+
+    with pytest.raises(ServerFailed) as raised:
+        run_push(backend, engine, make_schedule(2), ["s0", "s1"])
+
+    assert str(raised.value) == (
+        "PUT: server error (HTTP 500) (gave up after 5 attempts); stopped at change 1 of 2, run again to finish"
+    )
