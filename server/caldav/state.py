@@ -1,6 +1,6 @@
 """The sync-state table: what the pusher created in which calendar, so it only touches its own.
 
-Keyed by (calendar URL, UID); holds the resource name, the ETag the server gave our last write,
+Keyed by (calendar URL, UID) and filtered by scope (the conference); holds the resource name, the ETag the server gave our last write,
 the session revision and a digest of the body we wrote. The table lives on its own MetaData so
 it can be created on the store's engine without the store knowing about CalDAV.
 
@@ -34,6 +34,9 @@ sync_state = Table(
     metadata,
     Column("calendar_url", String, primary_key=True),
     Column("uid", String, primary_key=True),
+    # What one run speaks for (the conference slug): a push of conference B must not delete
+    # the events a push of conference A put into the same calendar.
+    Column("scope", String, nullable=False, server_default=""),
     Column("name", String, nullable=False),
     Column("etag", String, nullable=False),
     Column("revision", Integer, nullable=False),
@@ -56,15 +59,19 @@ class StateRow:
 
 
 class SyncState:
-    """The rows of one calendar. `calendar_url` must not carry credentials."""
+    """The rows of one calendar and scope. `calendar_url` must not carry credentials."""
 
-    def __init__(self, engine: Engine, calendar_url: str) -> None:
+    def __init__(self, engine: Engine, calendar_url: str, scope: str = "") -> None:
         self.engine = engine
         self.calendar_url = calendar_url
+        self.scope = scope
         metadata.create_all(engine)
 
     def rows(self) -> dict[str, StateRow]:
-        query = select(sync_state).where(sync_state.c.calendar_url == self.calendar_url)
+        query = select(sync_state).where(
+            sync_state.c.calendar_url == self.calendar_url,
+            sync_state.c.scope == self.scope,
+        )
         with self.engine.connect() as conn:
             return {
                 r.uid: StateRow(
@@ -81,6 +88,7 @@ class SyncState:
         values = {
             "calendar_url": self.calendar_url,
             "uid": row.uid,
+            "scope": self.scope,
             "name": row.name,
             "etag": row.etag,
             "revision": row.revision,

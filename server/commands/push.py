@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
             RETRY,
         )
         try:
-            state = SyncState(store.engine, storage.url)
+            state = SyncState(store.engine, storage.url, scope=schedule.conference.slug)
             if args.dry_run:
                 for line in describe(make_plan(storage, state, desired, RETRY), titles):
                     print(line)

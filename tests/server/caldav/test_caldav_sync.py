@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from push_helpers import (
@@ -36,7 +37,7 @@ def run_push(
     *,
     overwrite: bool = False,
 ) -> Summary:
-    state = SyncState(engine, backend.storage.url)
+    state = SyncState(engine, backend.storage.url, scope=schedule.conference.slug)
     desired = desired_events(schedule, select_sessions(schedule, picks))
     return push(backend.storage, state, desired, overwrite=overwrite, retry=NO_WAIT)
 
@@ -217,3 +218,24 @@ class TestPush:
             == "created 0, updated 0, deleted 0, unchanged 0, conflicts 1"
         )
         assert uid_counts(backend.contents()) == {event.uid: 1}
+
+    def test_a_push_for_another_conference_leaves_the_first_ones_events(
+        self, backend: Backend, engine: Engine
+    ) -> None:
+        first = make_schedule(2)
+        other = dataclasses.replace(
+            make_schedule(2),
+            conference=dataclasses.replace(CONFERENCE, name="Other Conf 2026", slug=""),
+        )
+        run_push(backend, engine, first, ["s0", "s1"])
+
+        summary = run_push(backend, engine, other, ["s1"])
+
+        assert (
+            summary.line()
+            == "created 1, updated 0, deleted 0, unchanged 0, conflicts 0"
+        )
+        assert sorted(uid_counts(backend.contents())) == sorted(
+            [uid(first.conference, s) for s in first.sessions]
+            + [uid(other.conference, other.sessions[1])]
+        )
