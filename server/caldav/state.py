@@ -1,8 +1,9 @@
 """The sync-state table: what the pusher created in which calendar, so it only touches its own.
 
-Keyed by (calendar URL, UID) and filtered by scope (the conference); holds the resource name, the ETag the server gave our last write,
-the session revision and a digest of the body we wrote. The table lives on its own MetaData so
-it can be created on the store's engine without the store knowing about CalDAV.
+Keyed by (calendar URL, UID) and read per scope (the conference); holds the resource name, the
+ETag the server gave our last write, the session revision and a digest of the body we wrote.
+The table lives on its own MetaData so it can be created on the store's engine without the
+store knowing about CalDAV.
 
 Each row is committed right after the write it records: a crash between the two is the only
 window, and the planner/executor recover from it (see execute.py).
