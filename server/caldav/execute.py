@@ -135,13 +135,19 @@ class Executor:
             return self._resolve(action.uid, action.name, action.event)
         raise AssertionError(f"unknown action {action!r}")
 
-    def _create(self, event: DesiredEvent, name: str) -> tuple[str, str]:
+    def _create(
+        self, event: DesiredEvent, name: str, *, claim: bool = True
+    ) -> tuple[str, str]:
         try:
             etag = self._call(lambda: self.storage.create(name, event.ics))
         except PreconditionFailed:
-            return self._claim(
-                event, name
-            )  # a crashed run's PUT, or a lost answer to ours
+            # A crashed run's PUT, or a lost answer to ours.
+            if claim:
+                return self._claim(event, name, create=False)
+            return (
+                CONFLICT,
+                f"{event.uid}: {name} keeps changing in the calendar; left alone",
+            )
         except UidConflict:
             return (
                 CONFLICT,
@@ -150,10 +156,19 @@ class Executor:
         self._save(event, name, etag)
         return CREATED, ""
 
-    def _claim(self, event: DesiredEvent, name: str) -> tuple[str, str]:
+    def _claim(
+        self, event: DesiredEvent, name: str, *, create: bool = True
+    ) -> tuple[str, str]:
+        """Adopt what is at our name only if it is exactly what we would write. The keyword
+        arguments make create -> claim -> create end after one round: never a loop."""
         item = self._get(name)
         if item is None:
-            return self._create(event, name)
+            if create:
+                return self._create(event, name, claim=False)
+            return (
+                CONFLICT,
+                f"{event.uid}: {name} keeps changing in the calendar; left alone",
+            )
         if uids(item.ics) == {event.uid} and same_event(item.ics, event.ics):
             self._save(event, name, item.etag)
             return CREATED, ""
@@ -192,9 +207,8 @@ class Executor:
             and uids(item.ics) == {uid}
             and same_event(item.ics, event.ics)
         ):
-            self._save(
-                event, name, item.etag
-            )  # already what we want (an earlier run's lost answer)
+            # Already what we want: an earlier attempt's answer was lost.
+            self._save(event, name, item.etag)
             return UPDATED, ""
         if not self.overwrite:
             what = "changed" if item is not None else "deleted"

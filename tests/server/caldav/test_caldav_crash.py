@@ -9,6 +9,7 @@ from push_helpers import (
     DavBackend,
     DavServer,
     MemoryBackend,
+    event_ics,
     make_schedule,
     moved,
     uid_counts,
@@ -18,6 +19,7 @@ from test_caldav_sync import run_push
 
 from feeds.ical import uid
 from server.caldav.errors import ServerFailed, ServerUnreachable, TransientError
+from server.caldav.storage import name_for
 
 PICKS = ["s0", "s1", "s2", "s3"]
 
@@ -123,3 +125,36 @@ def test_a_server_that_keeps_failing_ends_the_run_with_one_error_saying_how_far_
     assert str(raised.value) == (
         "PUT: server error (HTTP 500) (gave up after 5 attempts); stopped at change 1 of 2, run again to finish"
     )
+
+
+def test_lost_answer_to_a_delete_is_retried_into_a_404_and_counted_done(
+    engine: Engine,
+) -> None:
+    backend = MemoryBackend()
+    schedule = make_schedule(2)
+    run_push(backend, engine, schedule, ["s0", "s1"])
+    backend.memory.lose_next_responses(1)
+
+    summary = run_push(backend, engine, schedule, ["s1"])
+    again = run_push(backend, engine, schedule, ["s1"])
+
+    assert summary.line() == "created 0, updated 0, deleted 1, unchanged 1, conflicts 0"
+    assert again.line() == "created 0, updated 0, deleted 0, unchanged 1, conflicts 0"
+
+
+def test_a_foreign_event_at_our_resource_name_is_left_alone(engine: Engine) -> None:
+    backend = MemoryBackend()
+    schedule = make_schedule(1)
+    name = name_for(uid(schedule.conference, schedule.sessions[0]))
+    foreign = event_ics(
+        "someone-else@example.org", "Not ours", schedule.sessions[0].start
+    )
+    backend.owner_put(name, foreign)
+
+    summary = run_push(backend, engine, schedule, ["s0"], overwrite=True)
+
+    ours = uid(schedule.conference, schedule.sessions[0])
+    assert summary.conflicts == [
+        f"{ours}: {name} already exists in the calendar with other content; left alone"
+    ]
+    assert backend.contents() == {name: foreign}
