@@ -28,10 +28,10 @@ from server.app.hooks import Hooks
 from server.app.links import Site
 from server.app.live import Live, NothingPublished, ScheduleStore, utc_now
 from server.app.page import STATIC, page_routes
-from server.app.picks import PickStore, pick_store_for
 from server.app.picks_api import picks_routes
 from server.app.published import Published
 from server.app.qr import qr_routes
+from server.store.picks import PickStore, pick_store_for
 
 FEED_KINDS = frozenset({"track", "room", "speaker", "level", "day", "kind"})
 METHODS = ["GET", "HEAD"]

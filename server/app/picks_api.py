@@ -27,9 +27,15 @@ from server.app.api import to_json
 from server.app.conditional import CALENDAR, JSON, Representation
 from server.app.hooks import Hooks
 from server.app.links import Site
-from server.app.picks import MAX_BODY_BYTES, PicksError, PickSet, PickStore, parse_picks
 from server.app.published import Published, last_modified
 from server.app.qr import qr_svg
+from server.store.picks import (
+    MAX_BODY_BYTES,
+    PicksError,
+    PickSet,
+    PickStore,
+    parse_picks,
+)
 
 
 def feed_path(token: str) -> str:

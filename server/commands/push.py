@@ -24,6 +24,7 @@ from server.caldav.sync import make_plan, push
 from server.commands import add_db_option
 from server.errors import StoreError
 from server.store import Store
+from server.store.picks import PickStore
 
 # Module-level so tests can run the CLI against a dead port without real backoff sleeps.
 RETRY: RetryPolicy = DEFAULT_RETRY
@@ -83,11 +84,17 @@ def read_password(args: argparse.Namespace) -> str | None:
     return None
 
 
+def picked_ids(store: Store, token: str, conference: str) -> list[str]:
+    """The session ids picked under `token`; the token is a secret, so messages never repeat it."""
+    pickset = PickStore(store.engine).get(token)
+    if pickset is None:
+        raise CalDAVError("no picks are stored under that token in this store")
+    if pickset.conference != conference:
+        raise CalDAVError(f"those picks are for {pickset.conference}, not for {conference}")
+    return list(pickset.sessions)
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.picks is not None:
-        raise CalDAVError(
-            "--picks is not available yet (picks are stored by a later version); use --session"
-        )
     password = read_password(args)
     with Store.open(args.db) as store:
         schedule = store.live()
@@ -95,7 +102,10 @@ def run(args: argparse.Namespace) -> int:
             raise StoreError(
                 "the store holds no schedule yet; run `confcal ingest` first"
             )
-        sessions = select_sessions(schedule, args.sessions)
+        ids = args.sessions
+        if args.picks is not None:
+            ids = picked_ids(store, args.picks, schedule.conference.slug)
+        sessions = select_sessions(schedule, ids)
         desired = desired_events(schedule, sessions)
         titles = {uid(schedule.conference, s): s.title for s in sessions}
         storage = with_retry(

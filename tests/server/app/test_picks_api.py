@@ -16,9 +16,9 @@ from starlette.applications import Starlette
 
 from feeds.model import Schedule
 from server.app import create_app
-from server.app.picks import MAX_BODY_BYTES, MAX_PICKS
 from server.app.qr import qr_svg
 from server.store import Store
+from server.store.picks import MAX_BODY_BYTES, MAX_PICKS
 
 
 def call(

@@ -14,6 +14,7 @@ from push_helpers import PASSWORD, USER, DavServer, make_schedule, withdrawn
 from server.caldav.retry import NO_WAIT
 from server.cli import main
 from server.store import Store
+from server.store.picks import PickStore
 
 
 @pytest.fixture
@@ -287,3 +288,37 @@ def test_password_never_reaches_output_or_debug_logs(
     assert [
         text for text in (out, err, caplog.text) if PASSWORD in text or basic in text
     ] == []
+
+
+def test_picks_token_pushes_exactly_the_picked_sessions(
+    dav_server: DavServer, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calendar = dav_server.new_calendar()
+    with Store.open(db) as store:
+        picks = PickStore(store.engine)
+        token = picks.create("pytorch-conference-europe-2026", ids(db, 1, 3)).token
+
+    first = push(db, calendar, "--picks", token)
+    with Store.open(db) as store:
+        PickStore(store.engine).replace(token, ids(db, 3))
+    second = push(db, calendar, "--picks", token)
+
+    out, err = capsys.readouterr()
+    assert (first, second) == (0, 0)
+    assert out.splitlines() == [
+        "created 2, updated 0, deleted 0, unchanged 0, conflicts 0",
+        "created 0, updated 0, deleted 1, unchanged 1, conflicts 0",
+    ]
+    assert token not in out + err
+
+
+def test_unknown_picks_token_is_one_line_without_the_token(
+    dav_server: DavServer, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token = "x" * 24
+
+    code = push(db, dav_server.new_calendar(), "--picks", token)
+
+    out, err = capsys.readouterr()
+    assert (code, out) == (1, "")
+    assert err == "confcal push: error: no picks are stored under that token in this store\n"

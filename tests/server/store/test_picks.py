@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine
 
-from server.app.picks import (
+from server.store.picks import (
     MAX_PICKS,
     PicksError,
     PickStore,
