@@ -14,6 +14,7 @@ from server.store.picks import (
     PicksError,
     PickStore,
     is_token,
+    new_token,
     parse_picks,
     pick_store_for,
 )
@@ -101,3 +102,11 @@ def test_a_store_without_an_engine_gets_a_private_memory_database() -> None:
 
     found = picks.get(token)
     assert found is not None and found.sessions == ("a",)
+
+
+def test_tokens_never_start_with_a_dash_so_the_cli_takes_them_as_values() -> None:
+    tokens = [new_token() for _ in range(2000)]
+
+    assert [t for t in tokens if t.startswith("-")] == []
+    assert all(is_token(t) for t in tokens)
+    assert len(set(tokens)) == 2000
