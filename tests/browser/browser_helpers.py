@@ -4,12 +4,12 @@ that records every request and console error of one browser context."""
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+from serve_process import Running
 
 # Debian's chromium; CONFCAL_CHROMIUM points elsewhere (e.g. to check the CI=true failure).
 CHROMIUM = Path(os.environ.get("CONFCAL_CHROMIUM", "/usr/bin/chromium"))
@@ -32,24 +32,11 @@ def unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
-@dataclass(frozen=True)
-class Server:
-    url: str
-    db: str
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @dataclass
 class Visit:
     """One browser context on the test server, with what it requested and logged."""
 
-    server: Server
+    server: Running
     context: Any
     page: Any
     requests: list[str] = field(default_factory=list)
@@ -71,7 +58,7 @@ class Visit:
         return target
 
 
-def new_visit(browser: Any, server: Server, **context_options: Any) -> Visit:
+def new_visit(browser: Any, server: Running, **context_options: Any) -> Visit:
     context = browser.new_context(viewport=DESKTOP, **context_options)
     page = context.new_page()
     visit = Visit(server, context, page)

@@ -11,60 +11,24 @@ at teardown that none left the server's origin and that the console stayed clean
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 from browser_helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
-    Server,
     Visit,
-    free_port,
     new_visit,
     unavailable,
 )
+from serve_process import Running, running_confcal
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    work = tmp_path_factory.mktemp("browser-serve")
-    db, port = str(work / "store.sqlite"), free_port()
-    script = shutil.which("confcal")
-    command = [script] if script else [sys.executable, "-m", "server.cli"]
-    log = (work / "serve.log").open("wb")
-    process = subprocess.Popen(
-        [*command, "serve", "--db", db, "--port", str(port)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):  # up to ~30 s on a busy machine; not a timing assertion
-            if process.poll() is not None:
-                pytest.fail(f"confcal serve exited: {(work / 'serve.log').read_text()}")
-            try:
-                if httpx.get(url + "/", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
-        else:
-            pytest.fail("confcal serve did not come up")
-        yield Server(url, db)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    with running_confcal(tmp_path_factory.mktemp("browser-serve")) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +50,7 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def visit(browser: Any, server: Server) -> Iterator[Visit]:
+def visit(browser: Any, server: Running) -> Iterator[Visit]:
     """A fresh context (empty localStorage) at desktop size, checked at teardown."""
     current = new_visit(browser, server)
     yield current

@@ -11,13 +11,14 @@ import re
 from typing import Any
 
 import httpx
-from browser_helpers import DESKTOP, PHONE, Server, Visit, new_visit
+from browser_helpers import DESKTOP, PHONE, Visit, new_visit
+from serve_process import Running
 
 PICK = '[data-action="pick"]'
 CARD = "[data-session-id]"
 
 
-def api_sessions(server: Server) -> list[dict[str, Any]]:
+def api_sessions(server: Running) -> list[dict[str, Any]]:
     sessions: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()[
         "sessions"
     ]
@@ -44,7 +45,7 @@ def pick(visit: Visit, session_id: str) -> None:
         visit.page.click(f'[data-session-id="{session_id}"] {PICK}')
 
 
-def test_page_shows_the_28_seed_sessions(visit: Visit, server: Server) -> None:
+def test_page_shows_the_28_seed_sessions(visit: Visit, server: Running) -> None:
     visit.open()
 
     ids = visit.page.eval_on_selector_all(
@@ -60,7 +61,7 @@ def test_page_shows_the_28_seed_sessions(visit: Visit, server: Server) -> None:
 
 
 def test_picking_two_puts_exactly_those_two_in_the_personal_feed(
-    visit: Visit, server: Server
+    visit: Visit, server: Running
 ) -> None:
     sessions = api_sessions(server)
     chosen = [sessions[2], sessions[9]]
@@ -83,7 +84,7 @@ def test_picking_two_puts_exactly_those_two_in_the_personal_feed(
     assert visit.page.is_visible("#personal-qr")
 
 
-def test_unpicking_updates_the_same_feed(visit: Visit, server: Server) -> None:
+def test_unpicking_updates_the_same_feed(visit: Visit, server: Running) -> None:
     first, second = api_sessions(server)[:2]
     visit.open()
     pick(visit, first["id"])
@@ -97,7 +98,7 @@ def test_unpicking_updates_the_same_feed(visit: Visit, server: Server) -> None:
     assert feed_uids(href) == [second["uid"]]
 
 
-def test_a_reload_keeps_the_picks_and_the_link(visit: Visit, server: Server) -> None:
+def test_a_reload_keeps_the_picks_and_the_link(visit: Visit, server: Running) -> None:
     chosen = api_sessions(server)[4:6]
     visit.open()
     for session in chosen:
@@ -119,7 +120,7 @@ def test_a_reload_keeps_the_picks_and_the_link(visit: Visit, server: Server) -> 
     assert visit.page.locator(f'{PICK}[aria-pressed="true"]').count() == 2
 
 
-def test_filters_and_search_narrow_the_list(visit: Visit, server: Server) -> None:
+def test_filters_and_search_narrow_the_list(visit: Visit, server: Running) -> None:
     sessions = api_sessions(server)
     visit.open()
 
@@ -148,7 +149,7 @@ def test_filters_and_search_narrow_the_list(visit: Visit, server: Server) -> Non
     ]
 
 
-def test_only_my_picks(visit: Visit, server: Server) -> None:
+def test_only_my_picks(visit: Visit, server: Running) -> None:
     chosen = api_sessions(server)[7]
     visit.open()
     pick(visit, chosen["id"])
@@ -159,7 +160,7 @@ def test_only_my_picks(visit: Visit, server: Server) -> None:
 
 
 def test_phone_width_is_a_list_without_horizontal_scroll(
-    browser: Any, server: Server
+    browser: Any, server: Running
 ) -> None:
     for width in (360, PHONE["width"]):
         visit = new_visit(browser, server)
@@ -180,7 +181,7 @@ def test_phone_width_is_a_list_without_horizontal_scroll(
         assert visit.foreign_requests() == []
 
 
-def test_wide_screen_puts_rooms_side_by_side(visit: Visit, server: Server) -> None:
+def test_wide_screen_puts_rooms_side_by_side(visit: Visit, server: Running) -> None:
     visit.open()
     same_start = [
         s["id"]
@@ -221,7 +222,7 @@ def test_keyboard_alone_can_pick_and_focus_is_visible(visit: Visit) -> None:
 
 
 def test_times_in_the_viewers_zone_only_when_it_differs(
-    browser: Any, server: Server
+    browser: Any, server: Running
 ) -> None:
     shown = {}
     for zone in ("America/New_York", "Europe/Berlin", "Europe/Paris"):
@@ -270,7 +271,7 @@ UNLABELLED = """
 
 
 def test_text_contrast_is_at_least_4_5_and_every_control_is_labelled(
-    visit: Visit, server: Server
+    visit: Visit, server: Running
 ) -> None:
     visit.open()
     pick(visit, api_sessions(server)[0]["id"])  # a picked card and the picks panel too

@@ -3,17 +3,13 @@ the end. An ingest into its store is picked up without a restart."""
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
+from serve_process import Running, running_confcal
 
 from feeds.demo import DEMO_TZ, demo_sources
 from feeds.pipeline import load_schedule
@@ -25,56 +21,10 @@ CHANGED_PAGE = (
 )
 
 
-@dataclass(frozen=True)
-class Running:
-    url: str
-    db: str
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def confcal() -> list[str]:
-    script = shutil.which("confcal")
-    return [script] if script else [sys.executable, "-m", "server.cli"]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
-    work = tmp_path_factory.mktemp("serve")
-    db, port = str(work / "store.sqlite"), free_port()
-    log = (work / "serve.log").open("wb")
-    process = subprocess.Popen(
-        [*confcal(), "serve", "--db", db, "--port", str(port), "--poll", "0.2"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):  # up to ~30 s on a busy machine; not a timing assertion
-            if process.poll() is not None:
-                pytest.fail(f"confcal serve exited: {(work / 'serve.log').read_text()}")
-            try:
-                if httpx.get(url + "/", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
-        else:
-            pytest.fail("confcal serve did not come up")
-        yield Running(url, db)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+    with running_confcal(tmp_path_factory.mktemp("serve"), "--poll", "0.2") as running:
+        yield running
 
 
 def test_serves_the_demo_feed_with_caching_headers(server: Running) -> None:

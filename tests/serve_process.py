@@ -1,0 +1,68 @@
+"""`confcal serve` as a real process on a free loopback port, for tests that need the real thing."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+
+@dataclass(frozen=True)
+class Running:
+    url: str
+    db: str
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def confcal_command() -> list[str]:
+    script = shutil.which("confcal")
+    return [script] if script else [sys.executable, "-m", "server.cli"]
+
+
+@contextmanager
+def running_confcal(work: Path, *extra: str) -> Iterator[Running]:
+    """Start `confcal serve` with a fresh store in `work`, wait until it answers, stop it after."""
+    db, port = str(work / "store.sqlite"), free_port()
+    log = (work / "serve.log").open("wb")
+    process = subprocess.Popen(
+        [*confcal_command(), "serve", "--db", db, "--port", str(port), *extra],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):  # up to ~30 s on a busy machine; not a timing assertion
+            if process.poll() is not None:
+                pytest.fail(f"confcal serve exited: {(work / 'serve.log').read_text()}")
+            try:
+                if httpx.get(url + "/", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        else:
+            pytest.fail("confcal serve did not come up")
+        yield Running(url, db)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
