@@ -10,6 +10,7 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from feeds.errors import SourceError
@@ -86,25 +87,39 @@ def check_public(url: str) -> None:
             )
 
 
-def fetch(url: str, *, allow_private: bool = False, timeout: float = 20.0) -> Document:
+def fetch(url: str, *, allow_private: bool = False, timeout: float = 20.0, max_redirects: int = 5) -> Document:
+    """GET a page, following redirects by hand so that every hop passes the same address check
+    (an automatic redirect could lead a public URL to a private address)."""
     import httpx  # imported here: only URL sources need it
 
-    if not allow_private:
-        check_public(url)
+    current = url
     try:
         with httpx.Client(timeout=timeout, follow_redirects=False) as client:
-            with client.stream("GET", url, headers={"User-Agent": "confcal"}) as response:
-                if response.status_code != 200:
-                    raise SourceError(f"HTTP {response.status_code}", source=url)
-                chunks, total = [], 0
-                for chunk in response.iter_bytes():
-                    total += len(chunk)
-                    if total > MAX_BYTES:
-                        raise SourceError(f"is larger than {MAX_BYTES} bytes", source=url)
-                    chunks.append(chunk)
+            for _ in range(max_redirects + 1):
+                if not current.startswith(("http://", "https://")):
+                    raise SourceError(f"redirects to {current!r}, which is not http(s)", source=url)
+                if not allow_private:
+                    check_public(current)
+                with client.stream("GET", current, headers={"User-Agent": "confcal"}) as response:
+                    if response.is_redirect and "location" in response.headers:
+                        current = str(response.url.join(response.headers["location"]))
+                        continue
+                    if response.status_code != 200:
+                        raise SourceError(f"HTTP {response.status_code}", source=url)
+                    return Document(url, decode(_bounded_body(response, url), url), url=url)
+            raise SourceError(f"more than {max_redirects} redirects", source=url)
     except httpx.HTTPError as exc:
         raise SourceError(f"cannot be fetched: {exc}", source=url) from None
-    return Document(url, decode(b"".join(chunks), url), url=url)
+
+
+def _bounded_body(response: Any, url: str) -> bytes:
+    chunks, total = [], 0
+    for chunk in response.iter_bytes():
+        total += len(chunk)
+        if total > MAX_BYTES:
+            raise SourceError(f"is larger than {MAX_BYTES} bytes", source=url)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def read(source: str, *, allow_private: bool = False) -> list[Document]:

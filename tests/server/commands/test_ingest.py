@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import re
 import subprocess
 import sys
@@ -10,6 +12,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from server.cli import main
 from server.store import Store
@@ -196,3 +200,20 @@ def test_loopback_url_needs_allow_private(db: str, fixture_server: str, capsys: 
     assert code == 1
     assert err.startswith(f"confcal ingest: error: {url}: host 127.0.0.1 is a private address")
     assert not Path(db).exists()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(content=st.one_of(st.binary(max_size=400), st.text(max_size=400).map(str.encode)))
+def test_any_file_gets_a_summary_or_one_line(tmp_path: Path, content: bytes) -> None:
+    source = tmp_path / "page.txt"
+    source.write_bytes(content)
+    db = str(tmp_path / "fuzz.sqlite")
+    err = io.StringIO()
+
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["ingest", "--db", db, "--tz", "Europe/Paris", str(source)])
+
+    assert code in (0, 1)
+    if code == 1:
+        assert len(err.getvalue().splitlines()) == 1
+        assert err.getvalue().startswith("confcal ingest: error: ")
