@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime, timezone
 
 from feeds.errors import ModelError
 from feeds.slug import slugify
@@ -113,7 +113,7 @@ class Session:
                 continue
             if value.utcoffset() is None:
                 raise ModelError(f"session {self.id!r}: {label} must be timezone-aware")
-            object.__setattr__(self, label, value.astimezone(timezone.utc))
+            object.__setattr__(self, label, value.astimezone(UTC))
         if self.end < self.start:
             raise ModelError(f"session {self.id!r} ends before it starts")
 

@@ -10,7 +10,7 @@ abbreviation the zone never uses at that date is an error, never a silent shift.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, time, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from feeds.errors import TimeZoneError
@@ -31,7 +31,7 @@ def fixed_offset(label: str) -> tzinfo | None:
     """The fixed zone a label names by itself ("UTC", "GMT", "+02:00", "UTC+2"), else None."""
     text = label.strip().upper()
     if text in ("UTC", "GMT", "Z"):
-        return timezone.utc
+        return UTC
     m = _OFFSET.match(text)
     if not m:
         return None
@@ -44,7 +44,7 @@ def fixed_offset(label: str) -> tzinfo | None:
 
 def _exists(candidate: datetime, zone: ZoneInfo) -> bool:
     # A wall time in the spring-forward gap does not survive a round trip through UTC.
-    back = candidate.astimezone(timezone.utc).astimezone(zone)
+    back = candidate.astimezone(UTC).astimezone(zone)
     return back.replace(tzinfo=None) == candidate.replace(tzinfo=None)
 
 
@@ -69,17 +69,17 @@ def resolve(day: date, wall: time, abbreviation: str | None, zone: ZoneInfo) -> 
     fixed = fixed_offset(abbreviation) if abbreviation else None
     if fixed is not None:
         # An explicit UTC offset names the instant by itself; show it in the conference zone.
-        return datetime.combine(day, wall, tzinfo=fixed).astimezone(timezone.utc)
+        return datetime.combine(day, wall, tzinfo=fixed).astimezone(UTC)
     options = candidates(day, wall, zone)
     if not options:
         raise TimeZoneError(
             f"{where} does not exist in {zone.key} (clocks go forward then); fix the time or the zone"
         )
     if not abbreviation:
-        return options[0].astimezone(timezone.utc)
+        return options[0].astimezone(UTC)
     matching = [dt for dt in options if dt.tzname() == abbreviation]
     if matching:
-        return matching[0].astimezone(timezone.utc)
+        return matching[0].astimezone(UTC)
     used = " or ".join(sorted({str(dt.tzname()) for dt in options}))
     raise TimeZoneError(
         f"{where} {abbreviation} contradicts time zone {zone.key}, which shows {used} then; "
@@ -99,7 +99,7 @@ def resolve_span(
         # One abbreviation covers both ends; a span that crosses the autumn change ends in the
         # other offset ("01:30 - 02:30 CEST" may end at 02:30 CET). Accept the end only if it is
         # the one real instant after the start.
-        later = [dt.astimezone(timezone.utc) for dt in candidates(end_day, end, zone)]
+        later = [dt.astimezone(UTC) for dt in candidates(end_day, end, zone)]
         later = [dt for dt in later if dt > begins]
         if len(later) != 1:
             raise
