@@ -2,7 +2,7 @@
 
 The transitions are found from the IANA data via zoneinfo and written as one observance per
 change, without RRULEs (the form least open to interpretation), starting with the observance already in
-force on the first date. Each onset is written as RFC 5545 3.6.5 / 3.8.2.4 define it: local time
+force on the first date and the one before it (so DST zones carry both STANDARD and DAYLIGHT). Each onset is written as RFC 5545 3.6.5 / 3.8.2.4 define it: local time
 in the offset *before* the change (Paris spring-forward: 02:00 with TZOFFSETFROM +0100).
 icalendar's own `Timezone.from_tzid` writes 03:00 there and prefixes a stub observance at the
 range's first date; because no real wall time falls inside the skipped hour, parsers read both
@@ -82,18 +82,19 @@ def transitions(tzid: str, start: datetime, end: datetime) -> list[Observance]:
 
 
 def observances(tzid: str, first: date, last: date) -> list[Observance]:
-    """The observance in force on `first` (its real onset if within the look-back) and every
-    change up to the end of `last`; local days are widened by one on each side for safety."""
+    """The observance in force on `first` and the one before it (their real onsets if within the
+    look-back), and every change up to the end of `last`; local days are widened by one on each
+    side for safety."""
     zone = ZoneInfo(tzid)
     start = datetime.combine(first - timedelta(days=1), time(), zone).astimezone(UTC)
     end = datetime.combine(last + timedelta(days=2), time(), zone).astimezone(UTC)
     earlier = transitions(tzid, start - _LOOKBACK, start)
-    if earlier:
-        initial = earlier[-1]
-    else:
+    if not earlier:
         offset, name, daylight = _state(zone, start)
-        initial = Observance(_EPOCH - offset, offset, offset, name, daylight)
-    return [initial, *transitions(tzid, start, end)]
+        return [Observance(_EPOCH - offset, offset, offset, name, daylight), *transitions(tzid, start, end)]
+    # The change before the one in force too, so a DST zone always shows both a STANDARD and a
+    # DAYLIGHT observance: some clients (Outlook among them) mis-read a zone given only one.
+    return [*earlier[-2:], *transitions(tzid, start, end)]
 
 
 @lru_cache(maxsize=256)

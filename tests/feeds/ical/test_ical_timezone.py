@@ -12,6 +12,12 @@ def test_paris_spring_forward_onset_is_local_time_before_the_change() -> None:
     assert data.decode().split("\r\n") == [
         "BEGIN:VTIMEZONE",
         "TZID:Europe/Paris",
+        "BEGIN:STANDARD",
+        "DTSTART:20251026T030000",
+        "TZNAME:CET",
+        "TZOFFSETFROM:+0200",
+        "TZOFFSETTO:+0100",
+        "END:STANDARD",
         "BEGIN:DAYLIGHT",
         "DTSTART:20260329T020000",
         "TZNAME:CEST",
@@ -23,10 +29,18 @@ def test_paris_spring_forward_onset_is_local_time_before_the_change() -> None:
     ]
 
 
+def test_dst_zone_always_has_both_standard_and_daylight() -> None:
+    for first in (date(2026, 1, 10), date(2026, 4, 7), date(2026, 11, 2)):
+        kinds = {o.daylight for o in observances("Europe/Paris", first, first)}
+
+        assert kinds == {True, False}
+
+
 def test_observances_cover_both_changes_of_the_year() -> None:
     found = observances("Europe/Paris", date(2026, 3, 28), date(2026, 10, 26))
 
     assert [(o.onset, o.offset_to, o.daylight) for o in found] == [
+        (datetime(2025, 3, 30, 1, tzinfo=UTC), timedelta(hours=2), True),
         (datetime(2025, 10, 26, 1, tzinfo=UTC), timedelta(hours=1), False),
         (datetime(2026, 3, 29, 1, tzinfo=UTC), timedelta(hours=2), True),
         (datetime(2026, 10, 25, 1, tzinfo=UTC), timedelta(hours=1), False),
