@@ -155,13 +155,26 @@ def _place_partial(entries: list[_Entry], raw: RawSession, start: datetime, end:
 
 
 def _people(entries: list[_Entry]) -> dict[str, Speaker]:
-    """One Speaker per person, keyed by folded written name (every spelling seen maps to it)."""
+    """One Speaker per person, keyed by folded written name (every spelling seen maps to it).
+
+    Block speakers come first so the block's spelling wins. Candidates are bucketed by first
+    word: every rule of feeds.people.same_person needs it to be equal, so this stays linear."""
     canon: list[RawSpeaker] = []
+    index: dict[str, int] = {}
+    buckets: dict[str, list[int]] = {}
     for person in [s for e in entries for s in e.speakers] + [s for e in entries for s in e.title_speakers]:
-        i = find(person.name, [c.name for c in canon])
+        key = fold(person.name)
+        i = index.get(key)
         if i is None:
-            canon.append(person)
-            continue
+            bucket = buckets.setdefault(key.split()[0], [])
+            found = find(person.name, [canon[j].name for j in bucket])
+            if found is None:
+                canon.append(person)
+                index[key] = len(canon) - 1
+                bucket.append(len(canon) - 1)
+                continue
+            i = bucket[found]
+            index[key] = i
         old = canon[i]
         canon[i] = RawSpeaker(
             name=old.name if old.from_block or not person.from_block else person.name,
@@ -171,13 +184,8 @@ def _people(entries: list[_Entry]) -> dict[str, Speaker]:
             from_block=old.from_block or person.from_block,
         )
     slugs = unique_slugs([c.name for c in canon])
-    result: dict[str, Speaker] = {}
-    for c in canon:
-        speaker = Speaker(c.name, slug=slugs[c.name], role=c.role, affiliation=c.affiliation, bio=c.bio)
-        for person in [s for e in entries for s in e.speakers + e.title_speakers]:
-            if find(person.name, [c.name]) is not None:
-                result.setdefault(fold(person.name), speaker)
-    return result
+    speakers = [Speaker(c.name, slug=slugs[c.name], role=c.role, affiliation=c.affiliation, bio=c.bio) for c in canon]
+    return {key: speakers[i] for key, i in index.items()}
 
 
 def _schedule(pages: Sequence[ParsedPage], entries: list[_Entry], zone: ZoneInfo, url: str | None) -> Schedule:
