@@ -33,7 +33,6 @@ from server.app.published import Published
 from server.app.qr import qr_routes
 from server.store.picks import PickStore, pick_store_for
 
-FEED_KINDS = frozenset({"track", "room", "speaker", "level", "day", "kind"})
 METHODS = ["GET", "HEAD"]
 
 
@@ -79,17 +78,11 @@ def create_app(
     async def api_sessions(request: Request) -> Response:
         return await document(request, sessions_representation)
 
-    async def all_feed(request: Request) -> Response:
-        if request.path_params["name"] != "all.ics":
+    async def feed(request: Request) -> Response:
+        address = paths.feed_address(request.path_params, ".ics")
+        if address is None:
             return paths.not_found("no such feed")
-        return await _feed(request, "all", "")
-
-    async def kind_feed(request: Request) -> Response:
-        kind = request.path_params["kind"]
-        if kind not in FEED_KINDS:
-            return paths.not_found("no such kind of feed")
-        slug = paths.slug_segment(request.path_params["name"], ".ics")
-        return await _feed(request, kind, slug)
+        return await _feed(request, *address)
 
     async def _feed(request: Request, kind: str, slug: str) -> Response:
         published = await current()
@@ -140,8 +133,8 @@ def create_app(
         Route("/api/feeds.json", api_feeds, methods=METHODS),
         Route("/api/sessions", api_sessions, methods=METHODS),
         Route("/api/sessions.json", api_sessions, methods=METHODS),
-        Route("/feeds/{name}", all_feed, methods=METHODS),
-        Route("/feeds/{kind}/{name}", kind_feed, methods=METHODS),
+        Route("/feeds/{name}", feed, methods=METHODS),
+        Route("/feeds/{kind}/{name}", feed, methods=METHODS),
         Route("/sessions/{name}", session, methods=METHODS),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]

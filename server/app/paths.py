@@ -9,9 +9,11 @@ text body, never with an exception.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from starlette.responses import PlainTextResponse
 
+from feeds.catalogue import FILTER_NAMES
 from server.errors import ServerError
 
 # The characters feeds.slug produces, plus the collision suffix; generous on length.
@@ -45,6 +47,16 @@ def _match(pattern: re.Pattern[str], segment: str, suffix: str, what: str) -> st
     if not pattern.fullmatch(segment):
         raise BadPath(f"malformed {what}")
     return segment
+
+
+def feed_address(params: Mapping[str, str], suffix: str) -> tuple[str, str] | None:
+    """(kind, slug) named by a `{name}` or `{kind}/{name}` route ("all.ics", "room/x.ics"); None
+    when no feed can have that address (404), BadPath when a segment is malformed (400)."""
+    if "kind" not in params:
+        return ("all", "") if params["name"] == f"all{suffix}" else None
+    if params["kind"] not in FILTER_NAMES:
+        return None
+    return params["kind"], slug_segment(params["name"], suffix)
 
 
 def is_safe_id(value: str) -> bool:

@@ -18,7 +18,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from feeds.catalogue import FILTER_NAMES
 from server.app import paths
 from server.app.conditional import Representation
 from server.app.hooks import Hooks
@@ -57,27 +56,15 @@ def qr_svg(text: str, title: str) -> Representation:
 
 
 def qr_routes(hooks: Hooks) -> list[Route]:
-    async def feed_code(request: Request, kind: str, slug: str) -> Response:
-        published = await hooks.current()
-        feed = published.feed(kind, slug)
+    async def feed_code(request: Request) -> Response:
+        address = paths.feed_address(request.path_params, ".svg")
+        feed = None if address is None else (await hooks.current()).feed(*address)
         if feed is None:
             return paths.not_found("no such feed")
         url = hooks.site(request).url(feed.path)
         return hooks.send(request, qr_svg(url, qr_title(feed)))
 
-    async def all_code(request: Request) -> Response:
-        if request.path_params["name"] != "all.svg":
-            return paths.not_found("no such feed")
-        return await feed_code(request, "all", "")
-
-    async def kind_code(request: Request) -> Response:
-        kind = request.path_params["kind"]
-        if kind not in FILTER_NAMES:
-            return paths.not_found("no such kind of feed")
-        slug = paths.slug_segment(request.path_params["name"], ".svg")
-        return await feed_code(request, kind, slug)
-
     return [
-        Route("/qr/{name}", all_code, methods=["GET", "HEAD"]),
-        Route("/qr/{kind}/{name}", kind_code, methods=["GET", "HEAD"]),
+        Route("/qr/{name}", feed_code, methods=["GET", "HEAD"]),
+        Route("/qr/{kind}/{name}", feed_code, methods=["GET", "HEAD"]),
     ]
