@@ -1,22 +1,19 @@
 """Which feeds exist and which sessions each holds.
 
 There is a feed for the whole conference and one per track, room, speaker, level, day and
-session kind, each named by a readable, stable slug. Any feed also takes filters as query
-parameters (`track=`, `room=`, `speaker=`, `level=`, `day=`, `kind=`; repeatable): values of one
-parameter widen (OR), different parameters narrow (AND). Slugs are the model's own (Room.slug
-etc.), so a session can be matched without the rest of the schedule.
+session kind, each named by a readable, stable slug. Slugs are the model's own (Room.slug etc.),
+so a session can be placed without the rest of the schedule. Filters on top of a feed live in
+feeds/query.py.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from feeds.errors import FilterError
 from feeds.model import Conference, Named, Schedule, Session
 from feeds.slug import slugify
 
@@ -31,7 +28,7 @@ class FeedKind(enum.Enum):
     KIND = "kind"
 
 
-_LABELS = {
+LABELS = {
     FeedKind.TRACK: "Track",
     FeedKind.ROOM: "Room",
     FeedKind.SPEAKER: "Speaker",
@@ -118,7 +115,7 @@ def catalogue(schedule: Schedule) -> list[FeedSpec]:
     slug. Two names with one slug (the model keeps slugs unique per name, but two sources can
     disagree on spelling) share a feed named after the alphabetically first."""
     conference = schedule.conference
-    names: dict[FeedKind, dict[str, str]] = {kind: {} for kind in _LABELS}
+    names: dict[FeedKind, dict[str, str]] = {kind: {} for kind in LABELS}
     for session in schedule.sessions:
         for kind, values in facets(session, conference).items():
             for slug, name in values:
@@ -130,73 +127,10 @@ def catalogue(schedule: Schedule) -> list[FeedSpec]:
             name = by_slug[slug]
             specs.append(
                 FeedSpec(
-                    kind, slug, name, f"{conference.name} - {_LABELS[kind]}: {name}"
+                    kind, slug, name, f"{conference.name} - {LABELS[kind]}: {name}"
                 )
             )
     return specs
-
-
-@dataclass(frozen=True)
-class FeedQuery:
-    """Filters of a feed URL; every value is a slug. An empty tuple means "not filtered"."""
-
-    track: tuple[str, ...] = ()
-    room: tuple[str, ...] = ()
-    speaker: tuple[str, ...] = ()
-    level: tuple[str, ...] = ()
-    day: tuple[str, ...] = ()
-    kind: tuple[str, ...] = ()
-    # (parameter, slug) pairs that must all hold: the feed's own path, which query parameters
-    # may narrow but never widen (see `for_spec`).
-    required: tuple[tuple[str, str], ...] = field(default=())
-
-    @classmethod
-    def from_params(cls, items: Iterable[tuple[str, str]]) -> FeedQuery:
-        """From URL query pairs, e.g. [("room", "master-stage"), ("room", "junior-stage")].
-        Values keep their first-seen order, without repeats. Raises FilterError on an unknown
-        parameter name, so a typo does not silently return the whole conference."""
-        values: dict[str, list[str]] = {name: [] for name in FILTER_NAMES}
-        for name, value in items:
-            if name not in values:
-                raise FilterError(
-                    f"unknown filter {name!r}; use one of: {', '.join(FILTER_NAMES)}"
-                )
-            value = value.strip()
-            if value and value not in values[name]:
-                values[name].append(value)
-        return cls(
-            track=tuple(values["track"]),
-            room=tuple(values["room"]),
-            speaker=tuple(values["speaker"]),
-            level=tuple(values["level"]),
-            day=tuple(values["day"]),
-            kind=tuple(values["kind"]),
-        )
-
-    def for_spec(self, spec: FeedSpec) -> FeedQuery:
-        """This query applied within the feed `spec`: /room/master-stage?room=junior-stage
-        is empty rather than both rooms."""
-        if spec.kind is FeedKind.ALL:
-            return self
-        return replace(self, required=(*self.required, (spec.kind.value, spec.slug)))
-
-    def is_empty(self) -> bool:
-        return not self.required and not any(
-            getattr(self, name) for name in FILTER_NAMES
-        )
-
-    def matches(self, session: Session, conference: Conference) -> bool:
-        """OR within one parameter, AND across parameters and required pairs."""
-        for name in FILTER_NAMES:
-            wanted: tuple[str, ...] = getattr(self, name)
-            if wanted and not any(
-                v in wanted for v in slugs_of(FeedKind(name), session, conference)
-            ):
-                return False
-        return all(
-            slug in slugs_of(FeedKind(name), session, conference)
-            for name, slug in self.required
-        )
 
 
 def visible(session: Session, now: datetime, grace: timedelta) -> bool:
@@ -206,24 +140,6 @@ def visible(session: Session, now: datetime, grace: timedelta) -> bool:
     if not session.cancelled or session.modified is None:
         return True
     return now - session.modified <= grace
-
-
-def select(
-    schedule: Schedule,
-    query: FeedQuery,
-    *,
-    now: datetime,
-    grace: timedelta = timedelta(days=30),
-) -> list[Session]:
-    """The sessions of a feed, sorted by start then id. `now` is passed in, not read, so the
-    result (and the feed's bytes) depend only on the arguments."""
-    conference = schedule.conference
-    chosen = [
-        s
-        for s in schedule.sessions
-        if visible(s, now, grace) and query.matches(s, conference)
-    ]
-    return sorted(chosen, key=lambda s: (s.start, s.id))
 
 
 def partition(
@@ -246,52 +162,18 @@ def partition(
         (FeedKind.ALL, ""): list(ordered)
     }
     for session in ordered:
-        for kind in _LABELS:
+        for kind in LABELS:
             for slug in dict.fromkeys(slugs_of(kind, session, conference)):
                 groups.setdefault((kind, slug), []).append(session)
     return groups
 
 
-def feed_title(
-    conference: Conference,
-    spec_or_query: FeedSpec | FeedQuery,
-    *,
-    schedule: Schedule | None = None,
-) -> str:
-    """What the feed is, for NAME and X-WR-CALNAME: "PyTorch Conference Europe 2026 - Room:
-    Master Stage". For a query, values are named from `schedule` when given, else by slug;
-    several values of one filter read "A or B", several filters are joined by ", "."""
-    if isinstance(spec_or_query, FeedSpec):
-        return spec_or_query.title
-    query = spec_or_query
-    known = (
-        {(spec.kind.value, spec.slug): spec.name for spec in catalogue(schedule)}
-        if schedule
-        else {}
-    )
-    groups: dict[str, list[str]] = {
-        name: list(getattr(query, name)) for name in FILTER_NAMES
-    }
-    for name, slug in query.required:
-        if slug not in groups[name]:
-            groups[name].insert(0, slug)
-    parts = [
-        f"{_LABELS[FeedKind(name)]}: "
-        + " or ".join(known.get((name, slug), slug) for slug in slugs)
-        for name, slugs in groups.items()
-        if slugs
-    ]
-    return " - ".join([conference.name, ", ".join(parts)]) if parts else conference.name
-
-
 __all__ = [
     "FILTER_NAMES",
     "FeedKind",
-    "FeedQuery",
     "FeedSpec",
     "catalogue",
     "day_slug",
-    "feed_title",
     "partition",
-    "select",
+    "visible",
 ]

@@ -19,9 +19,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from feeds.catalogue import FeedQuery, select
 from feeds.ical import render_calendar
 from feeds.model import Schedule
+from feeds.query import FeedQuery, select
 from server.app import paths
 from server.app.api import to_json
 from server.app.conditional import CALENDAR, JSON, Representation

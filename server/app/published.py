@@ -16,17 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar, cast
 
-from feeds.catalogue import (
-    FeedKind,
-    FeedQuery,
-    FeedSpec,
-    catalogue,
-    feed_title,
-    partition,
-    select,
-)
+from feeds.catalogue import FeedKind, FeedSpec, catalogue, partition
 from feeds.ical import EventCache, render_calendar, render_session
 from feeds.model import Conference, Schedule, Session
+from feeds.query import FeedQuery, feed_title, select
 from feeds.slug import slugify
 from server.app.conditional import CALENDAR, Representation
 

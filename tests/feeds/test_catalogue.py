@@ -5,15 +5,7 @@ from typing import Any
 
 import pytest
 
-from feeds.catalogue import (
-    FeedKind,
-    FeedQuery,
-    FeedSpec,
-    catalogue,
-    feed_title,
-    partition,
-    select,
-)
+from feeds.catalogue import FeedKind, FeedSpec, catalogue, partition
 from feeds.errors import FilterError
 from feeds.model import (
     Conference,
@@ -25,6 +17,7 @@ from feeds.model import (
     Status,
     Track,
 )
+from feeds.query import FeedQuery, feed_title, select
 
 CEST = timezone(timedelta(hours=2))
 CONF = Conference(

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from feeds.catalogue import FeedQuery, catalogue, select
+from feeds.catalogue import catalogue
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from feeds.ical import EventCache, render_calendar, uid
 from feeds.model import Schedule
 from feeds.pipeline import load_schedule
+from feeds.query import FeedQuery, select
 
 # Only the type names: importing `conftest` at run time could pick up another directory's.
 if TYPE_CHECKING:

@@ -5,9 +5,9 @@ from datetime import UTC, datetime, timedelta
 
 from app_helpers import NOW, paris
 
-from feeds.catalogue import FeedQuery, select
 from feeds.ical import uid
 from feeds.model import Schedule
+from feeds.query import FeedQuery, select
 from server.app.published import Published, feed_path, last_modified
 
 
