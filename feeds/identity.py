@@ -37,26 +37,16 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import hashlib
-import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from feeds.model import Session, Status
+from feeds.slug import fold
 
 SIMILAR_TITLE = 0.8
 ID_HEX_DIGITS = 10
-
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
-
-
-def normalize_title(title: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", title)
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return _NON_WORD.sub(" ", stripped.casefold()).strip()
-
 
 def speaker_set(session: Session) -> frozenset[str]:
     return frozenset(speaker.slug for speaker in session.speakers)
@@ -65,7 +55,7 @@ def speaker_set(session: Session) -> frozenset[str]:
 def new_id(session: Session, attempt: int = 0) -> str:
     """A fresh id from the session's normalized title and UTC start (see module docstring)."""
     start = session.start.astimezone(UTC).isoformat()
-    text = f"{normalize_title(session.title)}\n{start}"
+    text = f"{fold(session.title)}\n{start}"
     if attempt:
         text += f"\n{attempt}"
     digest = hashlib.blake2b(text.encode("utf-8"), digest_size=ID_HEX_DIGITS // 2)
@@ -92,7 +82,7 @@ class _Facts:
         speakers = tuple((p.name, p.role, p.affiliation) for p in s.speakers)
         rest = (s.title, s.end, s.kind, s.track, s.level, s.description, speakers, s.slides, s.url)
         cancelled = s.status is Status.CANCELLED
-        return cls(normalize_title(s.title), speaker_set(s), s.start, room, cancelled, s.id, rest)
+        return cls(fold(s.title), speaker_set(s), s.start, room, cancelled, s.id, rest)
 
 
 # Stages 1-3 pair sessions with equal keys; a None key never pairs.
@@ -184,7 +174,7 @@ def assign_ids(incoming: Sequence[Session], previous: Sequence[Session]) -> tupl
     # Deterministic order for new ids, so collision counters do not depend on input order.
     fresh = sorted(
         (i for i in range(len(incoming)) if i not in ids),
-        key=lambda i: (incoming[i].start, normalize_title(incoming[i].title), incoming[i].id, i),
+        key=lambda i: (incoming[i].start, fold(incoming[i].title), incoming[i].id, i),
     )
     for i in fresh:
         attempt = 0

@@ -21,8 +21,8 @@ from zoneinfo import ZoneInfo
 
 from feeds.errors import NotASchedule, TimeZoneError
 from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Track
-from feeds.people import find, fold
-from feeds.slug import unique_slugs
+from feeds.people import find
+from feeds.slug import fold, unique_slugs
 from feeds.sources.records import ParsedPage, RawSession, RawSpeaker, SourceWarning
 from feeds.zones import load_zone, resolve_span, zone_for_place
 

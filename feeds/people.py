@@ -9,16 +9,7 @@ equal, when one's words are the other's leading words plus more, or when they di
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
-_NON_ALPHA = re.compile(r"[^a-z0-9 ]+")
-
-
-def fold(name: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", name)
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
-    return " ".join(_NON_ALPHA.sub(" ", plain).split())
+from feeds.slug import fold
 
 
 def same_person(a: str, b: str) -> bool:

@@ -1,17 +1,25 @@
-"""Readable, stable URL slugs: "Valérian Rey" -> "valerian-rey"."""
+"""Folding text for comparison, and readable URL slugs built on it: "Valérian Rey" -> "valerian-rey"."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 
-_NON_WORD = re.compile(r"[^a-z0-9]+")
+_NON_WORD = re.compile(r"[\W_]+")
+_NON_ASCII_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def fold(text: str) -> str:
+    """Text as compared: accents stripped, case folded, punctuation and spacing reduced to single
+    spaces. Letters of every script survive, so non-Latin names and titles stay distinct."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    return _NON_WORD.sub(" ", plain).strip()
 
 
 def slugify(text: str, max_length: int = 80) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    ascii_only = "".join(c for c in decomposed if not unicodedata.combining(c))
-    slug = _NON_WORD.sub("-", ascii_only.lower()).strip("-")
+    # URL slugs stay ASCII; a name with no ASCII letters becomes "x" and unique_slugs numbers it.
+    slug = _NON_ASCII_WORD.sub("-", fold(text)).strip("-")
     return slug[:max_length].rstrip("-") or "x"
 
 

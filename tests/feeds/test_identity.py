@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from feeds.identity import assign_ids, new_id, normalize_title
+from feeds.identity import assign_ids, new_id
 from feeds.model import Room, Session, Speaker, Status
+from feeds.slug import fold
 
 PARIS = ZoneInfo("Europe/Paris")
 
@@ -218,8 +219,8 @@ def test_other_fields_are_left_alone() -> None:
     ("raw", "normalized"),
     [("Compilers For Everyone!", "compilers for everyone"), ("Valérian  Rey - TorchJD", "valerian rey torchjd")],
 )
-def test_normalize_title(raw: str, normalized: str) -> None:
-    assert normalize_title(raw) == normalized
+def test_fold(raw: str, normalized: str) -> None:
+    assert fold(raw) == normalized
 
 
 
