@@ -7,6 +7,7 @@ and no whitespace, so equal content gives equal bytes (and ETag) on every server
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -75,23 +76,19 @@ def to_json(document: dict[str, Any]) -> bytes:
     )
 
 
-def feeds_representation(published: Published, site: Site) -> Representation:
+def _document(
+    published: Published, site: Site, name: str, build: Callable[[Published, Site], dict[str, Any]]
+) -> Representation:
+    # Built once per snapshot and site, like the feeds; JSON bodies are deterministic too.
     return published.memo(
-        ("api/feeds", site.base_url),
-        lambda: Representation(
-            to_json(feeds_document(published, site)),
-            JSON,
-            last_modified(published.schedule.sessions),
-        ),
+        (name, site.base_url),
+        lambda: Representation(to_json(build(published, site)), JSON, last_modified(published.schedule.sessions)),
     )
+
+
+def feeds_representation(published: Published, site: Site) -> Representation:
+    return _document(published, site, "api/feeds", feeds_document)
 
 
 def sessions_representation(published: Published, site: Site) -> Representation:
-    return published.memo(
-        ("api/sessions", site.base_url),
-        lambda: Representation(
-            to_json(sessions_document(published, site)),
-            JSON,
-            last_modified(published.schedule.sessions),
-        ),
-    )
+    return _document(published, site, "api/sessions", sessions_document)
