@@ -84,11 +84,11 @@ def parse(text: str, source: str) -> ParsedPage:
         closing = order[k + 1] if k + 1 < len(order) else None
         if closing is not None and page.text(closing) != page.text(opening):
             page.warn(opening, "session has no closing time line; its room is unknown")
-            session, last_end = _session(page, opening, spans[opening], None, closing, last_end)
+            session, last_end = _session(page, spans, opening, None, closing, last_end)
             k += 1
         else:
             stop = len(page.lines) if closing is None else closing
-            session, last_end = _session(page, opening, spans[opening], closing, stop, last_end)
+            session, last_end = _session(page, spans, opening, closing, stop, last_end)
             k += 2
         sessions.append(session)
     loose = not sessions and any(
@@ -113,7 +113,7 @@ def _header(page: _Page) -> ParsedPage:
 
 
 def _session(
-    page: _Page, opening: int, span: WallSpan, closing: int | None, stop: int, last_end: int
+    page: _Page, spans: dict[int, WallSpan], opening: int, closing: int | None, stop: int, last_end: int
 ) -> tuple[RawSession, int]:
     title_line = _title_line(page, opening, last_end)
     speakers_at = next((i for i in range(opening + 1, stop) if page.text(i) == "Speakers"), stop)
@@ -135,7 +135,7 @@ def _session(
     if closing is not None:
         i = closing + 1
         if page.text(i) and not L.is_track(page.lines[i]) and L.bullet(page.lines[i]) is None:
-            if not (L.is_slot(page.lines[i]) or page.span(i)):
+            if not (L.is_slot(page.lines[i]) or i in spans):
                 room, i = page.text(i), i + 1
         while i < len(page.lines) and page.text(i):
             raw = page.lines[i]
@@ -155,7 +155,7 @@ def _session(
             i += 1
         end = i - 1
     session = RawSession(
-        line=(title_line if title_line is not None else opening) + 1, span=span, title=title, kind=kind,
+        line=(title_line if title_line is not None else opening) + 1, span=spans[opening], title=title, kind=kind,
         title_speakers=title_speakers, speakers=speakers, description=description, room=room, track=track,
         level=level, slides=slides, extra=tuple(extra),
     )

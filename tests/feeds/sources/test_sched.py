@@ -83,3 +83,11 @@ def test_filter_header_is_read() -> None:
 def test_impossible_time_line_is_a_warning_not_a_crash() -> None:
     page = parse(PAGE.replace("11:00 - 11:10", "25:00 - 11:10"), "p.txt")
     assert [str(w) for w in page.warnings][:1] == ["p.txt:6: time line ignored: hour must be in 0..23"]
+
+
+def test_bad_time_line_after_a_session_is_warned_once() -> None:
+    text = PAGE.replace("Room 1\n", "Tuesday April 7, 2026 25:00 - 11:10 CEST\nRoom 1\n", 1)
+
+    page = parse(text, "p.txt")
+
+    assert [w.message for w in page.warnings] == ["time line ignored: hour must be in 0..23"]
