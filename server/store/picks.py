@@ -36,6 +36,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from server.errors import ServerError, StoreError
+from server.store.rows import from_db_time, to_db_time
 
 MAX_PICKS = 500
 # 500 ids of up to 160 characters, quoted, plus the envelope: anything bigger is not a pick set.
@@ -143,7 +144,7 @@ class PickStore:
                     updated=now,
                 )
             )
-        return PickSet(token, conference, tuple(sessions), _aware(now))
+        return PickSet(token, conference, tuple(sessions), from_db_time(now))
 
     def get(self, token: str) -> PickSet | None:
         if not is_token(token):
@@ -153,7 +154,7 @@ class PickStore:
         if row is None:
             return None
         return PickSet(
-            row.token, row.conference, tuple(row.sessions), _aware(row.updated)
+            row.token, row.conference, tuple(row.sessions), from_db_time(row.updated)
         )
 
     def replace(self, token: str, sessions: Sequence[str]) -> PickSet | None:
@@ -170,10 +171,10 @@ class PickStore:
             ).first()
         if changed is None:
             return None
-        return PickSet(token, changed.conference, tuple(sessions), _aware(now))
+        return PickSet(token, changed.conference, tuple(sessions), from_db_time(now))
 
     def _now(self) -> datetime:
-        return self._clock().astimezone(UTC).replace(tzinfo=None)
+        return to_db_time(self._clock())
 
 
 def pick_store_for(store: object) -> PickStore:
@@ -186,7 +187,3 @@ def pick_store_for(store: object) -> PickStore:
             "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
         )
     return PickStore(engine)
-
-
-def _aware(naive_utc: datetime) -> datetime:
-    return naive_utc.replace(tzinfo=UTC)
