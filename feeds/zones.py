@@ -10,6 +10,7 @@ abbreviation the zone never uses at that date is an error, never a silent shift.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
@@ -113,14 +114,19 @@ def zone_for_place(place: str) -> str | None:
     """The IANA zone a header place such as "Paris, France" names, when exactly one zone's city
     part equals one of its comma-separated parts (case and spacing folded); else None."""
     parts = [p.strip().lower().replace(" ", "_") for p in place.split(",") if p.strip()]
-    if not parts:
-        return None
+    by_city = _zones_by_city()
+    for part in parts:
+        names = by_city.get(part, ())
+        if len(names) == 1:
+            return names[0]
+    return None
+
+
+@lru_cache(maxsize=1)
+def _zones_by_city() -> dict[str, tuple[str, ...]]:
+    # available_timezones() walks the tzdata files; the index cannot change while we run.
     by_city: dict[str, list[str]] = {}
     for name in available_timezones():
         if "/" in name and not name.startswith(("Etc/", "SystemV/", "US/")):
             by_city.setdefault(name.rsplit("/", 1)[1].lower(), []).append(name)
-    for part in parts:
-        names = by_city.get(part, [])
-        if len(names) == 1:
-            return names[0]
-    return None
+    return {city: tuple(sorted(names)) for city, names in by_city.items()}
