@@ -2,7 +2,7 @@
 page at `/` (page.py, qr.py) and personal picks (picks_api.py).
 
 Handlers only look things up in the current `Published` snapshot and hand a `Representation` to
-`conditional.respond`; path segments go through `paths` first. Bad input is a 400/404 with a short
+`conditional.respond`; path segments go through `params` first. Bad input is a 400/404 with a short
 text body; an exception escaping a handler is a bug.
 """
 
@@ -21,10 +21,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from feeds.errors import FeedsError
-from server.app import paths
+from server.app import params
 from server.app.api import feeds_representation, sessions_representation
 from server.app.conditional import Representation, respond
-from server.app.hooks import Hooks
+from server.app.context import RouteContext
 from server.app.links import Site
 from server.app.live import Live, NothingPublished, ScheduleStore, utc_now
 from server.app.page import STATIC, page_routes
@@ -79,35 +79,35 @@ def create_app(
         return await document(request, sessions_representation)
 
     async def feed(request: Request) -> Response:
-        address = paths.feed_address(request.path_params, ".ics")
+        address = params.feed_address(request.path_params, ".ics")
         if address is None:
-            return paths.not_found("no such feed")
+            return params.not_found("no such feed")
         return await _feed(request, *address)
 
     async def _feed(request: Request, kind: str, slug: str) -> Response:
         published = await current()
         feed = published.feed(kind, slug)
         if feed is None:
-            return paths.not_found("no such feed")
-        items = paths.query_items(request.query_params.multi_items())
+            return params.not_found("no such feed")
+        items = params.query_items(request.query_params.multi_items())
         if not items:
             return send(request, feed.representation)
         try:
             rep = await anyio.to_thread.run_sync(published.filtered, feed, items)
         except FeedsError as exc:
-            return paths.bad_request(str(exc))
+            return params.bad_request(str(exc))
         return send(request, rep)
 
     async def session(request: Request) -> Response:
-        session_id = paths.id_segment(request.path_params["name"], ".ics")
+        session_id = params.id_segment(request.path_params["name"], ".ics")
         published = await current()
         found = published.session(session_id)
         if found is None:
-            return paths.not_found("no such session")
+            return params.not_found("no such session")
         return send(request, published.session_download(found))
 
     async def bad_path(request: Request, exc: Exception) -> Response:
-        return paths.bad_request(str(exc))
+        return params.bad_request(str(exc))
 
     async def unavailable(request: Request, exc: Exception) -> Response:
         return PlainTextResponse(
@@ -124,11 +124,11 @@ def create_app(
             tasks.cancel_scope.cancel()
 
     # The schedule page at "/", QR codes, picks and personal feeds (page.py, qr.py, picks_api.py).
-    hooks = Hooks(current=current, site=site, send=send)
+    context = RouteContext(current=current, site=site, send=send)
     routes = [
-        *page_routes(hooks),
-        *qr_routes(hooks),
-        *picks_routes(hooks, picks if picks is not None else pick_store_for(store)),
+        *page_routes(context),
+        *qr_routes(context),
+        *picks_routes(context, picks if picks is not None else pick_store_for(store)),
         Route("/api/feeds", api_feeds, methods=METHODS),
         Route("/api/feeds.json", api_feeds, methods=METHODS),
         Route("/api/sessions", api_sessions, methods=METHODS),
@@ -141,7 +141,7 @@ def create_app(
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        exception_handlers={paths.BadPath: bad_path, NothingPublished: unavailable},
+        exception_handlers={params.BadPath: bad_path, NothingPublished: unavailable},
     )
     app.state.live = live
     return app

@@ -26,7 +26,7 @@ from starlette.routing import Route
 from feeds.catalogue import FeedKind, day_name
 from server.app.cards import days
 from server.app.conditional import HTML, Representation
-from server.app.hooks import Hooks
+from server.app.context import RouteContext
 from server.app.links import Site
 from server.app.published import Feed, Published, last_modified
 from server.app.qr import qr_path, qr_svg, qr_title
@@ -173,11 +173,11 @@ def page_files(published: Published, site: Site) -> Iterator[tuple[str, bytes]]:
         yield qr_path(feed.path), qr_svg(site.url(feed.path), qr_title(feed)).body
 
 
-def page_routes(hooks: Hooks) -> list[Route]:
+def page_routes(context: RouteContext) -> list[Route]:
     async def page(request: Request) -> Response:
         rep = await anyio.to_thread.run_sync(
-            page_representation, await hooks.current(), hooks.site(request)
+            page_representation, await context.current(), context.site(request)
         )
-        return hooks.send(request, rep)
+        return context.send(request, rep)
 
     return [Route("/", page, methods=["GET", "HEAD"])]

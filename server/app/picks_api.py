@@ -22,10 +22,10 @@ from starlette.routing import Route
 from feeds.ical import render_calendar
 from feeds.model import Schedule
 from feeds.query import FeedQuery, select
-from server.app import paths
+from server.app import params
 from server.app.api import to_json
 from server.app.conditional import CALENDAR, JSON, Representation
-from server.app.hooks import Hooks
+from server.app.context import RouteContext
 from server.app.links import Site
 from server.app.published import Published, last_modified
 from server.app.qr import qr_svg
@@ -115,9 +115,9 @@ async def read_body(request: Request) -> bytes:
     return b"".join(chunks)
 
 
-def picks_routes(hooks: Hooks, store: PickStore) -> list[Route]:
+def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
     async def parsed(request: Request) -> tuple[Published, tuple[str, ...]]:
-        published = await hooks.current()
+        published = await context.current()
         body = await read_body(request)
         return published, parse_picks(body, lambda i: published.session(i) is not None)
 
@@ -129,7 +129,7 @@ def picks_routes(hooks: Hooks, store: PickStore) -> list[Route]:
         pickset = await anyio.to_thread.run_sync(
             store.create, published.conference.slug, ids
         )
-        site = hooks.site(request)
+        site = context.site(request)
         location = site.path(f"api/picks/{pickset.token}")
         return json_reply(pick_document(pickset, site), 201, location=location)
 
@@ -139,7 +139,7 @@ def picks_routes(hooks: Hooks, store: PickStore) -> list[Route]:
         )
         if pickset is None:
             return error_reply(PicksError("no such pick set", 404))
-        return json_reply(pick_document(pickset, hooks.site(request)))
+        return json_reply(pick_document(pickset, context.site(request)))
 
     async def replace(request: Request) -> Response:
         token = request.path_params["token"]
@@ -153,7 +153,7 @@ def picks_routes(hooks: Hooks, store: PickStore) -> list[Route]:
         pickset = await anyio.to_thread.run_sync(store.replace, token, ids)
         if pickset is None:
             return error_reply(PicksError("no such pick set", 404))
-        return json_reply(pick_document(pickset, hooks.site(request)))
+        return json_reply(pick_document(pickset, context.site(request)))
 
     async def feed(request: Request) -> Response:
         name: str = request.path_params["name"]
@@ -162,18 +162,18 @@ def picks_routes(hooks: Hooks, store: PickStore) -> list[Route]:
         if dot and suffix in ("ics", "svg"):
             pickset = await anyio.to_thread.run_sync(store.get, token)
         if pickset is None:
-            return paths.not_found("no such personal feed")
-        site = hooks.site(request)
+            return params.not_found("no such personal feed")
+        site = context.site(request)
         if suffix == "svg":
             # The feed link as a QR code: picked on a laptop, subscribed on the phone.
             url = site.url(feed_path(pickset.token))
-            return hooks.send(request, qr_svg(url, "Subscribe: my picks"))
+            return context.send(request, qr_svg(url, "Subscribe: my picks"))
         download = request.query_params.get("download") == "1"
-        published = await hooks.current()
+        published = await context.current()
         rep = await anyio.to_thread.run_sync(
             lambda: personal_feed(published, pickset, download=download)
         )
-        return hooks.send(request, rep)
+        return context.send(request, rep)
 
     return [
         Route("/api/picks", create, methods=["POST"]),

@@ -18,9 +18,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from server.app import paths
+from server.app import params
 from server.app.conditional import Representation
-from server.app.hooks import Hooks
+from server.app.context import RouteContext
 from server.app.published import Feed
 
 SVG = "image/svg+xml"
@@ -55,14 +55,14 @@ def qr_svg(text: str, title: str) -> Representation:
     return Representation(out.getvalue(), SVG)
 
 
-def qr_routes(hooks: Hooks) -> list[Route]:
+def qr_routes(context: RouteContext) -> list[Route]:
     async def feed_code(request: Request) -> Response:
-        address = paths.feed_address(request.path_params, ".svg")
-        feed = None if address is None else (await hooks.current()).feed(*address)
+        address = params.feed_address(request.path_params, ".svg")
+        feed = None if address is None else (await context.current()).feed(*address)
         if feed is None:
-            return paths.not_found("no such feed")
-        url = hooks.site(request).url(feed.path)
-        return hooks.send(request, qr_svg(url, qr_title(feed)))
+            return params.not_found("no such feed")
+        url = context.site(request).url(feed.path)
+        return context.send(request, qr_svg(url, qr_title(feed)))
 
     return [
         Route("/qr/{name}", feed_code, methods=["GET", "HEAD"]),

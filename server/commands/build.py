@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from server.app.demo import seed_demo
-from server.app.export import write_site
+from server.app.site_build import write_site
 from server.app.links import Site
 from server.app.published import Published
 from server.commands import add_db_option

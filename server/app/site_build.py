@@ -16,7 +16,7 @@ from pathlib import Path
 from server.app.api import feeds_representation, sessions_representation
 from server.app.links import Site
 from server.app.page import STATIC, page_files
-from server.app.paths import is_safe_id
+from server.app.params import is_safe_id
 from server.app.published import Published, session_path
 
 # Directories whose every file the build owns (anything else in OUTDIR is left alone).

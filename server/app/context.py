@@ -19,7 +19,7 @@ from server.app.published import Published
 
 
 @dataclass(frozen=True)
-class Hooks:
+class RouteContext:
     current: Callable[[], Awaitable[Published]]
     site: Callable[[Request], Site]
     send: Callable[[Request, Representation], Response]
