@@ -91,23 +91,27 @@ def resolve(day: date, wall: time, abbreviation: str | None, zone: ZoneInfo) -> 
 def resolve_span(
     day: date, start: time, end: time, abbreviation: str | None, zone: ZoneInfo
 ) -> tuple[datetime, datetime]:
-    """Start and end of a "HH:MM - HH:MM ABBR" span; an end before the start is on the next day."""
+    """Start and end of a "HH:MM - HH:MM ABBR" span; an end before the start is on the next day.
+
+    The abbreviation belongs to the start. The end is the first instant after the start at which
+    the zone's clocks read `end`: across the autumn change "01:30 - 03:15 CEST" ends at 03:15 CET
+    (03:15 exists only in CET), and "02:50 - 02:10 CEST" ends at 02:10 CET twenty minutes later.
+    An end in the spring-forward gap is an error. A fixed offset ("UTC", "+01:00") holds for both.
+    """
     begins = resolve(day, start, abbreviation, zone)
     end_day = day + timedelta(days=1) if end < start else day
-    try:
-        ends = resolve(end_day, end, abbreviation, zone)
-    except TimeZoneError:
-        # One abbreviation covers both ends; a span that crosses the autumn change ends in the
-        # other offset ("01:30 - 02:30 CEST" may end at 02:30 CET). Accept the end only if it is
-        # the one real instant after the start.
-        later = [dt.astimezone(UTC) for dt in candidates(end_day, end, zone)]
-        later = [dt for dt in later if dt > begins]
-        if len(later) != 1:
-            raise
-        ends = later[0]
-    if ends < begins:
-        raise TimeZoneError(f"{day.isoformat()} {start:%H:%M}-{end:%H:%M}: ends before it starts")
-    return begins, ends
+    if abbreviation and fixed_offset(abbreviation) is not None:
+        return begins, resolve(end_day, end, abbreviation, zone)
+    resolve(end_day, end, None, zone)  # raises when the end falls in the gap
+    # end_day has a candidate at or after the start, so the list is never empty; `day` adds the
+    # repeated hour's second reading of an end that is "earlier" only on the wall clock.
+    later = [
+        dt.astimezone(UTC)
+        for d in (day, end_day)
+        for dt in candidates(d, end, zone)
+        if dt.astimezone(UTC) >= begins
+    ]
+    return begins, min(later)
 
 
 def zone_for_place(place: str) -> str | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timezone
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -100,3 +100,121 @@ def test_page_zone_taken_from_header_place_when_no_tz(fixtures: Path) -> None:
 def test_page_contradicting_tz_is_reported(fixtures: Path, page: str, tz: str) -> None:
     with pytest.raises(TimeZoneError, match=f"{page}:\\d+: .* contradicts time zone {tz}"):
         load_schedule([str(fixtures / "sched" / page)], tz)
+
+
+# -- DST edges, expected instants computed from the published rules, not from zoneinfo ---------------
+
+
+def nth_sunday(year: int, month: int, n: int) -> date:
+    """The n-th Sunday of the month (n = -1: the last one), by calendar arithmetic alone."""
+    if n > 0:
+        first = date(year, month, 1)
+        return first + timedelta(days=(6 - first.weekday()) % 7 + 7 * (n - 1))
+    last = (date(year + month // 12, month % 12 + 1, 1)) - timedelta(days=1)
+    return last - timedelta(days=(last.weekday() - 6) % 7)
+
+
+# (zone, standard, daylight, UTC offset in standard time, spring Sunday, autumn Sunday, the local
+# hour the clocks leave in spring (standard time) and in autumn (daylight time)). EU: last Sundays
+# of March and October at 01:00 UTC (Directive 2000/84/EC), so 02:00 CET -> 03:00 CEST and
+# 03:00 CEST -> 02:00 CET; US: second Sunday of March and first of November at 02:00 local time.
+RULES = [
+    ("Europe/Paris", "CET", "CEST", 1, (3, -1), (10, -1), (2, 3)),
+    ("America/New_York", "EST", "EDT", -5, (3, 2), (11, 1), (2, 2)),
+]
+
+
+def local(day: date, hour: int, minute: int, offset_hours: int) -> datetime:
+    return datetime(day.year, day.month, day.day, hour, minute, tzinfo=UTC) - timedelta(hours=offset_hours)
+
+
+@pytest.mark.parametrize("year", [2026, 2027])
+@pytest.mark.parametrize(("name", "std", "dst", "offset", "spring", "autumn", "hours"), RULES)
+def test_both_dst_edges_spring_and_autumn(
+    name: str, std: str, dst: str, offset: int, spring: tuple[int, int], autumn: tuple[int, int],
+    hours: tuple[int, int], year: int,
+) -> None:
+    zone = load_zone(name)
+    forward, back = nth_sunday(year, *spring), nth_sunday(year, *autumn)
+    h = hours[0]  # spring: h:00 standard becomes h+1:00 daylight
+
+    assert resolve(forward, time(h - 1, 59), std, zone) == local(forward, h - 1, 59, offset)
+    assert resolve(forward, time(h + 1, 0), dst, zone) == local(forward, h + 1, 0, offset + 1)
+    for wall in (time(h, 0), time(h, 59)):
+        with pytest.raises(TimeZoneError, match=f"{forward.isoformat()} {wall:%H:%M} does not exist in {name}"):
+            resolve(forward, wall, std, zone)
+    with pytest.raises(TimeZoneError, match=f"{dst} contradicts time zone {name}, which shows {std} then"):
+        resolve(forward, time(h - 1, 0), dst, zone)
+
+    h = hours[1]  # autumn: h:00 daylight becomes h-1:00 standard; h-1:00 to h:00 is read twice
+    assert resolve(back, time(h - 2, 59), dst, zone) == local(back, h - 2, 59, offset + 1)
+    assert resolve(back, time(h - 1, 0), dst, zone) == local(back, h - 1, 0, offset + 1)
+    assert resolve(back, time(h - 1, 59), dst, zone) == local(back, h - 1, 59, offset + 1)
+    assert resolve(back, time(h - 1, 0), std, zone) == local(back, h - 1, 0, offset)
+    assert resolve(back, time(h, 0), std, zone) == local(back, h, 0, offset)
+    # Without an abbreviation the repeated hour means its first (daylight) reading.
+    assert resolve(back, time(h - 1, 30), None, zone) == local(back, h - 1, 30, offset + 1)
+    with pytest.raises(TimeZoneError, match=f"{std} contradicts time zone {name}, which shows {dst} then"):
+        resolve(back, time(h - 2, 0), std, zone)
+    with pytest.raises(TimeZoneError, match=f"{dst} contradicts time zone {name}, which shows {std} then"):
+        resolve(back, time(h, 0), dst, zone)
+
+
+def test_span_across_the_autumn_change_ends_at_the_first_end_time_after_the_start() -> None:
+    # 03:15 exists only in CET that night; the abbreviation belongs to the start.
+    day = date(2026, 10, 25)
+    assert nth_sunday(2026, 10, -1) == day
+
+    start, end = resolve_span(day, time(1, 30), time(3, 15), "CEST", PARIS)
+
+    assert (start, end) == (local(day, 1, 30, 2), local(day, 3, 15, 1))
+    assert end - start == timedelta(hours=2, minutes=45)
+
+
+def test_span_whose_end_reads_earlier_only_on_the_wall_clock_ends_after_the_change() -> None:
+    day = date(2026, 10, 25)
+
+    start, end = resolve_span(day, time(2, 50), time(2, 10), "CEST", PARIS)
+
+    assert (start, end) == (local(day, 2, 50, 2), local(day, 2, 10, 1))
+
+
+def test_span_in_the_repeated_hour_ends_at_its_first_reading_after_the_start() -> None:
+    day = date(2026, 10, 25)
+
+    first = resolve_span(day, time(2, 15), time(2, 45), "CEST", PARIS)
+    second = resolve_span(day, time(2, 15), time(2, 45), "CET", PARIS)
+    across = resolve_span(day, time(2, 30), time(2, 15), "CET", PARIS)
+
+    assert first == (local(day, 2, 15, 2), local(day, 2, 45, 2))
+    assert second == (local(day, 2, 15, 1), local(day, 2, 45, 1))
+    assert across == (local(day, 2, 30, 1), local(day + timedelta(days=1), 2, 15, 1))
+
+
+def test_span_across_the_spring_change_and_one_ending_in_the_gap() -> None:
+    day = date(2026, 3, 29)
+
+    assert resolve_span(day, time(1, 30), time(3, 15), "CET", PARIS) == (local(day, 1, 30, 1), local(day, 3, 15, 2))
+    with pytest.raises(TimeZoneError, match="2026-03-29 02:30 does not exist in Europe/Paris"):
+        resolve_span(day, time(1, 30), time(2, 30), "CET", PARIS)
+    with pytest.raises(TimeZoneError, match="2026-03-29 02:30 does not exist in Europe/Paris"):
+        resolve_span(day - timedelta(days=1), time(23, 0), time(2, 30), "CET", PARIS)
+
+
+def test_span_that_ends_before_it_starts_ends_on_the_next_day() -> None:
+    # The documented rule (README, Time zones): an end earlier than the start is on the next day.
+    day = date(2026, 4, 7)
+
+    assert resolve_span(day, time(23, 0), time(0, 30), "CEST", PARIS) == (
+        local(day, 23, 0, 2), local(day + timedelta(days=1), 0, 30, 2))
+    assert resolve_span(day, time(10, 0), time(9, 59), "CEST", PARIS) == (
+        local(day, 10, 0, 2), local(day + timedelta(days=1), 9, 59, 2))
+    assert resolve_span(day, time(10, 0), time(10, 0), "CEST", PARIS) == (local(day, 10, 0, 2), local(day, 10, 0, 2))
+
+
+def test_span_with_a_fixed_offset_keeps_it_for_both_ends() -> None:
+    day = date(2026, 10, 25)
+
+    assert resolve_span(day, time(1, 30), time(3, 15), "UTC", PARIS) == (local(day, 1, 30, 0), local(day, 3, 15, 0))
+    assert resolve_span(day, time(23, 0), time(1, 0), "+05:30", PARIS) == (
+        datetime(2026, 10, 25, 17, 30, tzinfo=UTC), datetime(2026, 10, 25, 19, 30, tzinfo=UTC))

@@ -1,0 +1,140 @@
+"""Mutation testing of the modules that carry confcal's promises, with mutmut (3.x).
+
+    python bench/mutation.py                 # every module below
+    python bench/mutation.py zones caldav    # some of them
+    python bench/mutation.py --list          # the modules and their test subsets
+
+Not part of the README's test command: a run takes from minutes (zones) to well over an hour
+(caldav, which drives real Radicale and Xandikos) on two cores. Each module is mutated in its own
+scratch copy of the working tree (default /tmp/confcal-mutation/<module>, `--workdir` to move it),
+so the checkout is never touched and a later run resumes from mutmut's cache in that copy. Only the
+module's own test subset runs against its mutants, and mutmut runs only the tests that reach the
+mutated function.
+
+The last lines print killed / survived / other per module and `mutmut results` lists survivors;
+`cd WORKDIR/<module> && mutmut show NAME` shows one. A survivor must be killed by a test or
+explained in a comment next to the code as an equivalent mutant (see bench/MUTATION.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Target:
+    mutate: tuple[str, ...]  # glob patterns of the files to mutate
+    tests: tuple[str, ...]  # the pytest selection that guards them
+
+
+TARGETS = {
+    "zones": Target(("feeds/zones.py",), ("tests/feeds/test_zones.py",)),
+    "ical": Target(("feeds/ical/*.py",), ("tests/feeds/ical",)),
+    "conditional": Target(
+        ("server/app/conditional.py",),
+        ("tests/server/app/test_conditional.py", "tests/server/app/test_http_caching.py"),
+    ),
+    "caldav": Target(("server/caldav/*.py",), ("tests/server/caldav",)),
+    "diff": Target(
+        ("server/store/diff.py",),
+        ("tests/server/store/test_diff.py", "tests/server/store/test_store.py"),
+    ),
+    "outbound": Target(("feeds/outbound.py",), ("tests/feeds/test_outbound.py",)),
+}
+
+
+def scratch_copy(workdir: Path) -> None:
+    """The working tree's tracked and new files (not ignored ones) into workdir; mutmut's own
+    `mutants/` cache there is kept so a rerun only tests what changed."""
+    files = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout.split(b"\0")
+    for raw in files:
+        if not raw:
+            continue
+        rel = raw.decode()
+        source = ROOT / rel
+        if not source.is_file():
+            continue
+        target = workdir / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists() or target.read_bytes() != source.read_bytes():
+            shutil.copy2(source, target)
+
+
+def setup_cfg(target: Target) -> str:
+    def listed(values: tuple[str, ...] | list[str]) -> str:
+        return "".join(f"\n    {v}" for v in values)
+
+    return (
+        "[mutmut]\n"
+        f"source_paths ={listed(['feeds', 'server'])}\n"
+        f"only_mutate ={listed(target.mutate)}\n"
+        f"pytest_add_cli_args_test_selection ={listed(target.tests)}\n"
+        f"pytest_add_cli_args ={listed(['-p', 'no:cacheprovider', '-x'])}\n"
+    )
+
+
+def run(name: str, target: Target, workdir: Path, jobs: int) -> dict[str, int]:
+    here = workdir / name
+    here.mkdir(parents=True, exist_ok=True)
+    scratch_copy(here)
+    (here / "setup.cfg").write_text(setup_cfg(target))
+    env = dict(os.environ)
+    # mutmut puts its mutants/ first on sys.path; a PYTHONPATH pointing at a checkout would
+    # let the tests import the unmutated code and every mutant would "survive".
+    env.pop("PYTHONPATH", None)
+    subprocess.run(
+        ["mutmut", "run", "--max-children", str(jobs)], cwd=here, env=env, check=False
+    )
+    subprocess.run(["mutmut", "export-cicd-stats"], cwd=here, env=env, check=True)
+    stats: dict[str, int] = json.loads(
+        (here / "mutants" / "mutmut-cicd-stats.json").read_text()
+    )
+    survivors = subprocess.run(
+        ["mutmut", "results"], cwd=here, env=env, capture_output=True, text=True
+    ).stdout
+    print(f"--- {name}: survivors\n{survivors}", flush=True)
+    return stats
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", choices=[[], *TARGETS], default=[])
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/confcal-mutation"))
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--list", action="store_true")
+    args = parser.parse_args()
+    if args.list:
+        for name, target in TARGETS.items():
+            print(f"{name}: {' '.join(target.mutate)} <- {' '.join(target.tests)}")
+        return
+    chosen = args.modules or [
+        name for name, t in TARGETS.items() if (ROOT / t.mutate[0].split("*")[0]).exists()
+    ]
+    totals = {}
+    for name in chosen:
+        totals[name] = run(name, TARGETS[name], args.workdir, args.jobs)
+    print("module        killed  survived  no-tests  timeout  suspicious  total")
+    for name, s in totals.items():
+        print(
+            f"{name:<13} {s['killed']:>6} {s['survived']:>9} {s['no_tests']:>9} "
+            f"{s['timeout']:>8} {s['suspicious']:>11} {s['total']:>6}"
+        )
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
