@@ -1,37 +1,30 @@
-"""Merge parsed pages into one schedule.
+"""Merge the records of every reader into one schedule, in no format's terms.
 
-- A session seen on several pages is one session: same start, end and folded title.
-- A page's filter facet applies to every session on it: Type/Track -> track, Venue/Room -> room, and a
-  facet whose value is an audience level -> level, whatever its label (Sched sites mislabel facets).
-- A partial page (no title line) merges into the one session with the same times whose room and
-  speakers agree; a page that cannot be placed at all is a warning naming the file, never an event.
-- A speaker is one person across title lines and speaker blocks (feeds.people); the block wins, and a
-  person named only in a title line is kept.
-- Times are resolved against the conference zone (feeds.zones) and every error names file and line.
+- The conference zone: `--tz`, else the one zone the sources state. `--tz` is needed only when no
+  source states a zone; a source that states one which `--tz` contradicts stops the ingest.
+- Wall times (naive record times) are resolved in the record's own zone, else the conference zone; a
+  wall time that does not exist or happens twice there is an error naming file and line.
+- Every record is a session: readers decide what is "the same session" in their format (the Sched
+  page reader joins list and detail pages), and two records never collapse here.
+- A speaker is one person across sessions and sources (feeds.people); the first spelling seen wins.
+- Provisional session ids come from feeds.identity, the one place that computes ids.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from feeds.errors import NotASchedule, TimeZoneError
-from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Track
+from feeds.errors import NotASchedule, SourceError, TimeZoneError
+from feeds.identity import assign_ids
+from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Status, Track
 from feeds.people import find
 from feeds.slug import fold, unique_slugs
-from feeds.sources.records import ParsedPage, RawSession, RawSpeaker, SourceWarning
-from feeds.zones import load_zone, resolve_span, zone_for_place
-
-LEVEL_WORDS = {"any", "all", "all levels", "beginner", "introductory", "novice", "intermediate", "advanced", "expert"}
-FACET_FIELDS = {
-    "type": "track", "track": "track", "tracks": "track", "category": "track", "topic": "track",
-    "venue": "room", "room": "room", "location": "room",
-    "audience level": "level", "level": "level", "experience level": "level", "audience": "level",
-}
+from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
+from feeds.zones import load_zone, resolve_wall
 
 
 @dataclass(frozen=True)
@@ -40,129 +33,92 @@ class Merged:
     warnings: tuple[SourceWarning, ...]
 
 
-@dataclass
-class _Entry:
-    start: datetime
-    end: datetime
-    title: str
-    kind: str
-    sources: list[str]
-    description: str = ""
-    room: str | None = None
-    track: str | None = None
-    level: str | None = None
-    slides: bool = False
-    title_speakers: list[RawSpeaker] = field(default_factory=list)
-    speakers: list[RawSpeaker] = field(default_factory=list)
-
-    def absorb(self, raw: RawSession, warn: list[SourceWarning], source: str) -> None:
-        if len(raw.description) > len(self.description):
-            self.description = raw.description
-        for attr in ("room", "track", "level"):
-            new, old = getattr(raw, attr), getattr(self, attr)
-            if new and old and fold(new) != fold(old):
-                warn.append(SourceWarning(source, raw.line, f"{attr} {new!r} differs from {old!r} elsewhere; kept {old!r}"))
-            elif new and not old:
-                setattr(self, attr, new)
-        self.slides = self.slides or bool(raw.slides)
-        if raw.title_speakers and not self.title_speakers:
-            self.title_speakers = [p for p in raw.title_speakers if fold(p.name)]
-        for person in (p for p in raw.speakers if fold(p.name)):  # "" or "-" names nobody
-            if find(person.name, [s.name for s in self.speakers]) is None:
-                self.speakers.append(person)
-        self.sources.append(source)
+def _where(batch: SourceBatch) -> str:
+    sources = sorted({r.source for r in batch.sessions})
+    return sources[0] + (f" (and {len(sources) - 1} more)" if len(sources) > 1 else "") if sources else batch.format
 
 
-def choose_zone(pages: Sequence[ParsedPage], tz: str | None) -> tuple[ZoneInfo, list[SourceWarning]]:
+def conference_zone(batches: Sequence[SourceBatch], tz: str | None) -> ZoneInfo:
+    """`tz` if given and no source contradicts it, else the one zone the sources state."""
+    stated = [(b.zone, _where(b)) for b in batches if b.zone]
     if tz:
-        return load_zone(tz), []
-    places = Counter(p.place for p in pages if p.place)
-    for place, _ in places.most_common():
-        name = zone_for_place(place)
-        if name:
-            source = next(p.source for p in pages if p.place == place)
-            note = f"time zone {name} taken from the page header {place!r}; pass --tz to choose another"
-            return load_zone(name), [SourceWarning(source, None, note)]
-    shown = next((p.zone_label for p in pages if p.zone_label), None)
-    hint = f" (the pages show times in {shown}, which does not name one zone)" if shown else ""
-    raise TimeZoneError(f"no time zone for this schedule{hint}: pass --tz ZONE, e.g. --tz Europe/Paris")
+        zone = load_zone(tz)
+        for name, where in stated:
+            if name != zone.key:
+                raise TimeZoneError(f"{where} states time zone {name}, but --tz says {zone.key}; drop --tz or fix the source")
+        return zone
+    names = list(dict.fromkeys(name for name, _ in stated))
+    if len(names) > 1:
+        said = ", ".join(f"{where}: {name}" for name, where in stated)
+        raise TimeZoneError(f"the sources state different time zones ({said}); ingest them as separate conferences")
+    if names:
+        return load_zone(names[0])
+    raise TimeZoneError("no time zone for this schedule: no source states one; pass --tz ZONE, e.g. --tz Europe/Paris")
 
 
-def merge(pages: Sequence[ParsedPage], tz: str | None = None, *, source_url: str | None = None) -> Merged:
-    zone, warnings = choose_zone(pages, tz)
-    warnings = [w for p in pages for w in p.warnings] + warnings
-    seen_levels = {fold(s.level) for p in pages for s in p.sessions if s.level}
-    entries: dict[tuple[datetime, datetime, str], _Entry] = {}
-    partials: list[tuple[ParsedPage, RawSession, datetime, datetime]] = []
-    for page in pages:
-        facets = _facet_fields(page, seen_levels, warnings)
-        for raw in page.sessions:
-            assert raw.span is not None
-            try:
-                start, end = resolve_span(raw.span.day, raw.span.start, raw.span.end, raw.span.abbreviation, zone)
-            except TimeZoneError as exc:
-                raise TimeZoneError(str(exc), source=page.source, line=raw.span.line) from None
-            raw = replace(
-                raw,
-                room=raw.room or facets.get("room"),
-                track=raw.track or facets.get("track"),
-                level=raw.level or facets.get("level"),
-            )
-            if raw.title is None:
-                partials.append((page, raw, start, end))
-                continue
-            key = (start, end, fold(raw.title))
-            entry = entries.setdefault(key, _Entry(start, end, raw.title, raw.kind or "talk", []))
-            entry.absorb(raw, warnings, page.source)
-        if page.loose_text:
-            warnings.append(SourceWarning(page.source, None, "page has no title, time or room: cannot be placed in a calendar; skipped"))
-    for page, raw, start, end in partials:
-        match = _place_partial(list(entries.values()), raw, start, end)
-        if match is None:
-            warnings.append(SourceWarning(page.source, raw.line, "session without a title matches no listed session; skipped"))
-        else:
-            match.absorb(raw, warnings, page.source)
-    if not entries:
-        where = ", ".join(p.source for p in pages)
+def instant(value: datetime, record: SessionRecord, zone: ZoneInfo) -> datetime:
+    """A record time in UTC: exact instants as they are, wall times resolved in their zone."""
+    if value.utcoffset() is not None:
+        return value.astimezone(UTC)
+    try:
+        return resolve_wall(value, load_zone(record.zone) if record.zone else zone)
+    except TimeZoneError as exc:
+        raise TimeZoneError(f"{record.title}: {exc}", source=record.source, line=record.line) from None
+
+
+def merge(batches: Sequence[SourceBatch], tz: str | None = None, *, source_url: str | None = None) -> Merged:
+    zone = conference_zone(batches, tz)
+    warnings = tuple(w for b in batches for w in b.warnings)
+    records = [r for b in batches for r in b.sessions]
+    if not records:
+        where = ", ".join(_where(b) for b in batches)
         raise NotASchedule(f"no session with a title and a time found in {where}")
-    return Merged(_schedule(pages, list(entries.values()), zone, source_url), tuple(warnings))
+    people = _people(records)
+    sessions = []
+    for record in records:
+        start, end = instant(record.start, record, zone), instant(record.end, record, zone)
+        if end < start:
+            raise SourceError(f"{record.title}: ends ({end:%Y-%m-%d %H:%M} UTC) before it starts", source=record.source, line=record.line)
+        sessions.append(Session(
+            id="", title=record.title, start=start, end=end, kind=record.kind or "talk",
+            room=Room(record.room) if record.room else None, track=Track(record.track) if record.track else None,
+            level=Level(record.level) if record.level else None, description=record.description,
+            speakers=_speakers(record, people), slides=record.slides, url=record.url,
+            status=Status.CANCELLED if record.cancelled else Status.CONFIRMED, source_id=record.source_id,
+        ))
+    sessions.sort(key=lambda s: (s.start, s.end, fold(s.title), s.source_id or ""))
+    identified = assign_ids(sessions, ())
+    names = Counter(b.conference for b in batches if b.conference)
+    places = Counter(b.place for b in batches if b.place)
+    conference = Conference(
+        name=names.most_common(1)[0][0] if names else "Untitled conference",
+        timezone=zone.key,
+        start_date=min(s.start.astimezone(zone).date() for s in identified),
+        end_date=max(s.end.astimezone(zone).date() for s in identified),
+        city=places.most_common(1)[0][0] if places else None,
+        source_url=next((b.url for b in batches if b.url), None) or source_url,
+    )
+    return Merged(Schedule(conference, identified), warnings)
 
 
-def _facet_fields(page: ParsedPage, seen_levels: set[str], warnings: list[SourceWarning]) -> dict[str, str]:
-    fields: dict[str, str] = {}
-    for facet in page.facets:
-        label, value = fold(facet.label), facet.value
-        target = "level" if fold(value) in LEVEL_WORDS | seen_levels else FACET_FIELDS.get(label)
-        if target is None or label == "date":
-            if label != "date":
-                warnings.append(SourceWarning(page.source, facet.line, f"filter {facet.label}: {value} is not a track, room or level; not applied"))
-            continue
-        fields[target] = value
-    return fields
+def _speakers(record: SessionRecord, people: dict[str, Speaker]) -> tuple[Speaker, ...]:
+    ordered: list[Speaker] = []
+    for person in record.speakers:
+        speaker = people.get(fold(person.name))
+        if speaker is not None and speaker not in ordered:
+            ordered.append(speaker)
+    return tuple(ordered)
 
 
-def _place_partial(entries: list[_Entry], raw: RawSession, start: datetime, end: datetime) -> _Entry | None:
-    def agrees(e: _Entry) -> bool:
-        if (e.start, e.end) != (start, end):
-            return False
-        if raw.room and e.room and fold(raw.room) != fold(e.room):
-            return False
-        names = [s.name for s in e.speakers + e.title_speakers]
-        return not raw.speakers or any(find(s.name, names) is not None for s in raw.speakers)
-
-    found = [e for e in entries if agrees(e)]
-    return found[0] if len(found) == 1 else None
-
-
-def _people(entries: list[_Entry]) -> dict[str, Speaker]:
+def _people(records: Sequence[SessionRecord]) -> dict[str, Speaker]:
     """One Speaker per person, keyed by folded written name (every spelling seen maps to it).
 
-    Block speakers come first so the block's spelling wins. Candidates are bucketed by first
-    word: every rule of feeds.people.same_person needs it to be equal, so this stays linear."""
-    canon: list[RawSpeaker] = []
+    Candidates are bucketed by first word: every rule of feeds.people.same_person needs it to be
+    equal, so this stays linear."""
+    canon: list[Person] = []
     index: dict[str, int] = {}
     buckets: dict[str, list[int]] = {}
-    for person in [s for e in entries for s in e.speakers] + [s for e in entries for s in e.title_speakers]:
+    for person in (p for r in records for p in r.speakers if fold(p.name)):
         key = fold(person.name)
         i = index.get(key)
         if i is None:
@@ -176,42 +132,12 @@ def _people(entries: list[_Entry]) -> dict[str, Speaker]:
             i = bucket[found]
             index[key] = i
         old = canon[i]
-        canon[i] = RawSpeaker(
-            name=old.name if old.from_block or not person.from_block else person.name,
+        canon[i] = Person(
+            name=old.name,
             role=old.role or person.role,
-            affiliation=old.affiliation if old.from_block and old.affiliation else person.affiliation or old.affiliation,
+            affiliation=old.affiliation or person.affiliation,
             bio=max((old.bio or "", person.bio or ""), key=len) or None,
-            from_block=old.from_block or person.from_block,
         )
     slugs = unique_slugs([c.name for c in canon])
     speakers = [Speaker(c.name, slug=slugs[c.name], role=c.role, affiliation=c.affiliation, bio=c.bio) for c in canon]
     return {key: speakers[i] for key, i in index.items()}
-
-
-def _schedule(pages: Sequence[ParsedPage], entries: list[_Entry], zone: ZoneInfo, url: str | None) -> Schedule:
-    people = _people(entries)
-    sessions = []
-    for e in sorted(entries, key=lambda e: (e.start, e.end, fold(e.title))):
-        ordered: list[Speaker] = []
-        for person in e.title_speakers + e.speakers:
-            speaker = people[fold(person.name)]
-            if speaker not in ordered:
-                ordered.append(speaker)
-        digest = hashlib.blake2b(f"{e.start.isoformat()}|{fold(e.title)}".encode(), digest_size=5).hexdigest()
-        sessions.append(Session(
-            id=digest, title=e.title, start=e.start, end=e.end, kind=e.kind,
-            room=Room(e.room) if e.room else None, track=Track(e.track) if e.track else None,
-            level=Level(e.level) if e.level else None, description=e.description,
-            speakers=tuple(ordered), slides=e.slides,
-        ))
-    names = Counter(p.conference for p in pages if p.conference)
-    places = Counter(p.place for p in pages if p.place)
-    conference = Conference(
-        name=names.most_common(1)[0][0] if names else "Untitled conference",
-        timezone=zone.key,
-        start_date=min(s.start.astimezone(zone).date() for s in sessions),
-        end_date=max(s.end.astimezone(zone).date() for s in sessions),
-        city=places.most_common(1)[0][0] if places else None,
-        source_url=url,
-    )
-    return Schedule(conference, tuple(sessions))

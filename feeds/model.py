@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
 
 from feeds.errors import ModelError
 from feeds.slug import slugify
@@ -81,6 +82,11 @@ class Conference:
         if not self.slug:
             object.__setattr__(self, "slug", slugify(self.name))
 
+    @property
+    def zone(self) -> ZoneInfo:
+        """The conference's zone: the one place code turns `timezone` into a zone."""
+        return ZoneInfo(self.timezone)
+
 
 @dataclass(frozen=True)
 class Session:
@@ -88,7 +94,8 @@ class Session:
 
     `id` is stable across re-ingests (see feeds.identity); `revision` counts content changes and
     becomes the iCalendar SEQUENCE; `modified` is when the content last changed (DTSTAMP and
-    LAST-MODIFIED), or when it was withdrawn for a cancelled session.
+    LAST-MODIFIED), or when it was withdrawn for a cancelled session. `source_id` is the source's
+    own id for it (a UID, guid, event_key), used to match it on the next ingest; it is never shown.
     """
 
     id: str
@@ -106,6 +113,7 @@ class Session:
     status: Status = Status.CONFIRMED
     revision: int = 0
     modified: datetime | None = None
+    source_id: str | None = None
 
     def __post_init__(self) -> None:
         for label, value in (("start", self.start), ("end", self.end), ("modified", self.modified)):

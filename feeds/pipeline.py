@@ -1,4 +1,5 @@
-"""From sources (files, folders, URLs) to one merged schedule: read, recognise, parse, merge."""
+"""From sources (files, folders, URLs) to one merged schedule: read, detect each document's format by
+its content, let each format's reader read its documents, merge the records."""
 
 from __future__ import annotations
 
@@ -8,34 +9,61 @@ from dataclasses import dataclass
 from feeds.errors import NotASchedule, SourceError
 from feeds.merge import merge
 from feeds.model import Schedule
-from feeds.sources import documents, sched
-from feeds.sources.records import ParsedPage, SourceWarning
+from feeds.sources import Reader, documents
+from feeds.sources.formats import by_name, readers
+from feeds.sources.records import SourceBatch, SourceWarning
 
 
 @dataclass(frozen=True)
 class Loaded:
     schedule: Schedule
     warnings: tuple[SourceWarning, ...]
+    # Data the sources lost (an unreadable time line, a session cut off): an ingest refuses them
+    # unless forced. Each reads "file:line: session title: what".
+    defects: tuple[SourceWarning, ...] = ()
+    formats: tuple[str, ...] = ()  # the readers used, in detection order
 
 
-def parse_document(doc: documents.Document) -> ParsedPage:
-    page = sched.parse(doc.text, doc.name)
-    if not (page.sessions or page.facets or page.zone_label):
-        raise NotASchedule(
-            "is not a schedule page: no session time line such as "
-            "'Tuesday April 7, 2026 11:00 - 11:10 CEST' and no Sched page header",
-            source=doc.name,
-        )
-    return page
+def detect(document: documents.Document) -> Reader:
+    """The first reader (in feeds.sources.formats order) that recognises the document's content."""
+    tried = readers()
+    for reader in tried:
+        if reader.recognises(document):
+            return reader
+    names = ", ".join(r.label for r in tried)
+    raise NotASchedule(f"is not a schedule in a format confcal reads (tried: {names})", source=document.name)
 
 
-def load_schedule(sources: Sequence[str], tz: str | None = None, *, allow_private: bool = False) -> Loaded:
-    """Read every source, parse each as a Sched page and merge them; raises SourceError subclasses
-    (one line, naming the file and line) for anything that is not a readable schedule."""
+def forced(name: str) -> Reader:
+    reader = by_name(name)
+    if reader is None:
+        known = ", ".join(r.name for r in readers())
+        raise SourceError(f"unknown format {name!r}; known formats: {known}")
+    return reader
+
+
+def read_batches(
+    docs: Sequence[documents.Document], tz: str | None, *, format: str | None = None
+) -> list[SourceBatch]:
+    """One batch per reader, for the documents detected (or forced) as its format."""
+    groups: dict[str, tuple[Reader, list[documents.Document]]] = {}
+    for doc in docs:
+        reader = forced(format) if format else detect(doc)
+        groups.setdefault(reader.name, (reader, []))[1].append(doc)
+    order = {r.name: i for i, r in enumerate(readers())}
+    return [reader.read(group, tz) for reader, group in sorted(groups.values(), key=lambda g: order[g[0].name])]
+
+
+def load_schedule(
+    sources: Sequence[str], tz: str | None = None, *, allow_private: bool = False, format: str | None = None
+) -> Loaded:
+    """Read every source, detect its format, read and merge; raises SourceError subclasses (one line,
+    naming the file and line) for anything that is not a readable schedule."""
     if not sources:
         raise SourceError("no source given")
     docs = [doc for source in sources for doc in documents.read(source, allow_private=allow_private)]
-    pages = [parse_document(doc) for doc in docs]
+    batches = read_batches(docs, tz, format=format)
     url = next((d.url for d in docs if d.url), None)
-    merged = merge(pages, tz, source_url=url)
-    return Loaded(merged.schedule, merged.warnings)
+    merged = merge(batches, tz, source_url=url)
+    defects = tuple(d for b in batches for d in b.defects)
+    return Loaded(merged.schedule, merged.warnings, defects, tuple(b.format for b in batches))

@@ -88,6 +88,19 @@ def resolve(day: date, wall: time, abbreviation: str | None, zone: ZoneInfo) -> 
     )
 
 
+def resolve_wall(wall: datetime, zone: ZoneInfo) -> datetime:
+    """The one instant a naive wall time names in `zone`, in UTC. Raises TimeZoneError when it names
+    none (clocks go forward) or two (clocks go back): a source that gives no offset or abbreviation
+    cannot say which one it means, and guessing would move a session by an hour."""
+    options = candidates(wall.date(), wall.time(), zone)
+    where = f"{wall:%Y-%m-%d %H:%M}"
+    if not options:
+        raise TimeZoneError(f"{where} does not exist in {zone.key} (clocks go forward then)")
+    if len(options) > 1:
+        raise TimeZoneError(f"{where} happens twice in {zone.key} (clocks go back then); the source does not say which")
+    return options[0].astimezone(UTC)
+
+
 def resolve_span(
     day: date, start: time, end: time, abbreviation: str | None, zone: ZoneInfo
 ) -> tuple[datetime, datetime]:

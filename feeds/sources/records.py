@@ -1,17 +1,20 @@
-"""What a source parser extracts from one document, before merging and time resolution.
+"""What every format reader returns: source-neutral session records, warnings and defects.
 
-Times stay as the page wrote them (date, wall times, abbreviation) because only the merge knows the
-conference zone they must be checked against. Every record keeps its line number for messages.
+A reader keeps times as exact instants when its source gives them, or as wall times plus the zone the
+source states; resolving wall times is the merge's job (feeds.merge). Every record keeps its source and
+line for messages.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from dataclasses import dataclass
+from datetime import datetime
 
 
 @dataclass(frozen=True)
 class SourceWarning:
+    """A note about a source, or (in `SourceBatch.defects`) a defect that loses data."""
+
     source: str
     line: int | None
     message: str
@@ -19,69 +22,6 @@ class SourceWarning:
     def __str__(self) -> str:
         where = self.source if self.line is None else f"{self.source}:{self.line}"
         return f"{where}: {self.message}"
-
-
-@dataclass(frozen=True)
-class WallSpan:
-    """ "Tuesday April 7, 2026 11:00 - 11:10 CEST" as written."""
-
-    day: date
-    start: time
-    end: time
-    abbreviation: str | None
-    line: int
-
-
-@dataclass(frozen=True)
-class RawSpeaker:
-    name: str
-    role: str | None = None
-    affiliation: str | None = None
-    bio: str | None = None
-    from_block: bool = True  # False: known only from the title line
-
-
-@dataclass(frozen=True)
-class RawSession:
-    line: int
-    span: WallSpan | None
-    title: str | None = None
-    kind: str | None = None
-    title_speakers: tuple[RawSpeaker, ...] = ()
-    speakers: tuple[RawSpeaker, ...] = ()
-    description: str = ""
-    room: str | None = None
-    track: str | None = None
-    level: str | None = None
-    slides: bool | None = None
-    url: str | None = None
-    extra: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class Facet:
-    """A list filter a page was cut with ("Type: Training Systems clear filter")."""
-
-    label: str
-    value: str
-    line: int
-
-
-@dataclass(frozen=True)
-class ParsedPage:
-    source: str
-    sessions: tuple[RawSession, ...] = ()
-    facets: tuple[Facet, ...] = ()
-    conference: str | None = None
-    place: str | None = None
-    zone_label: str | None = None  # the abbreviation the header says times are shown in
-    loose_text: bool = False  # content that belongs to a session but cannot be placed
-    warnings: tuple[SourceWarning, ...] = field(default=())
-
-
-# ---------------------------------------------------------------------------------------------------
-# The source-neutral record: what every format reader returns (issue 9). The Sched-page types above
-# are that reader's own intermediate form and move into it.
 
 
 @dataclass(frozen=True)

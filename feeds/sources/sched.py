@@ -24,14 +24,8 @@ from dataclasses import dataclass, field, replace
 
 from feeds.people import find
 from feeds.sources import sched_lines as L
-from feeds.sources.records import (
-    Facet,
-    ParsedPage,
-    RawSession,
-    RawSpeaker,
-    SourceWarning,
-    WallSpan,
-)
+from feeds.sources.records import SourceWarning
+from feeds.sources.sched_parsed import Facet, ParsedPage, RawSession, RawSpeaker, WallSpan
 
 _CHROME_PREFIXES = (
     "Loading", "View More Details", "Note: The schedule", "The Sched app", "This schedule is",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, time
 
-from feeds.sources.records import RawSpeaker, WallSpan
+from feeds.sources.sched_parsed import RawSpeaker, WallSpan
 
 NBSP = "\u00a0"
 READ_MORE = re.compile(r"\s*(?:\.\.\.|…)\s*Read More\s*→?\s*$")

@@ -1,5 +1,7 @@
-"""`confcal ingest [--db] [--tz ZONE] [--force] [--allow-private] SOURCE...`: read schedule sources (files, folders,
-http(s) URLs) as one complete snapshot and store it as a new schedule version.
+"""`confcal ingest [--db] [--tz ZONE] [--format NAME] [--force] [--allow-private] SOURCE...`: read schedule
+sources (files, folders, http(s) URLs) as one complete snapshot and store it as a new schedule version.
+
+Each document's format is recognised by its content; `--format` forces one for every document.
 
 Sources are read and parsed before the store is opened, so bad input never touches (or even
 creates) the store. Every expected failure is one line on stderr and a non-zero exit.
@@ -31,6 +33,12 @@ def register(subparsers: Any) -> None:
         help="IANA time zone of the conference (e.g. Europe/Paris) when the pages do not settle it",
     )
     parser.add_argument(
+        "--format",
+        metavar="NAME",
+        default=None,
+        help="read every source as this format instead of recognising it (e.g. sched-page, ics)",
+    )
+    parser.add_argument(
         "--force",
         action="store_true",
         help="accept an ingest that would cancel more than a third of the live sessions",
@@ -45,7 +53,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = load_schedule(args.sources, args.tz, allow_private=args.allow_private)
+    loaded = load_schedule(args.sources, args.tz, allow_private=args.allow_private, format=args.format)
     with Store.open(args.db) as store:
         report = store.ingest(loaded.schedule, force=args.force)
     print("\n".join(summary(loaded, report)))

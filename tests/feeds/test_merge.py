@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import date, time
 
 from feeds.merge import merge
-from feeds.sources.records import ParsedPage, RawSession, RawSpeaker, WallSpan
+from feeds.sources.sched_page import join
+from feeds.sources.sched_parsed import ParsedPage, RawSession, RawSpeaker, WallSpan
 
 SLOT = WallSpan(date(2026, 4, 7), time(11), time(11, 30), "CEST", 3)
 
@@ -16,7 +17,7 @@ def test_non_latin_titles_in_one_slot_stay_two_sessions_with_their_speakers() ->
         RawSession(9, SLOT, title="深度学习实践", speakers=(RawSpeaker("李娜"),), room="B"),
     ))
 
-    sessions = merge([page], "Europe/Paris").schedule.sessions
+    sessions = merge([join([page], "Europe/Paris")], "Europe/Paris").schedule.sessions
 
     assert sorted((s.title, tuple(p.name for p in s.speakers)) for s in sessions) == [
         ("机器学习入门", ("王伟",)), ("深度学习实践", ("李娜",))]
@@ -29,7 +30,7 @@ def test_same_title_in_other_case_and_accents_is_one_session() -> None:
         RawSession(9, SLOT, title="elan  vital!", track="Theory"),
     ))
 
-    (session,) = merge([page], "Europe/Paris").schedule.sessions
+    (session,) = merge([join([page], "Europe/Paris")], "Europe/Paris").schedule.sessions
 
     assert (session.title, session.room and session.room.name, session.track and session.track.name) == (
         "Élan Vital", "A", "Theory")

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from feeds.demo import DEMO_DIR
 from feeds.errors import FeedsError
 from feeds.merge import merge
-from feeds.pipeline import parse_document
 from feeds.sources.documents import Document, decode
 from feeds.sources.sched import parse
+from feeds.sources.sched_page import READER
 
 SEED_LINES = (DEMO_DIR / "000_6d989ba89a10ee92.txt").read_text(encoding="utf-8").split("\n")
 LINE_ALPHABET = st.characters(blacklist_categories=("Cs",))
@@ -21,8 +21,8 @@ LINE_ALPHABET = st.characters(blacklist_categories=("Cs",))
 
 def _parse_and_merge(text: str) -> None:
     try:
-        page = parse_document(Document("fuzz.txt", text))
-        merge([page], "Europe/Paris")
+        batch = READER.read([Document("fuzz.txt", text)], "Europe/Paris")
+        merge([batch], "Europe/Paris")
     except FeedsError as exc:
         assert str(exc).startswith("fuzz.txt")  or "fuzz.txt" in str(exc)
         assert "\n" not in str(exc)
