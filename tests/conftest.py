@@ -18,3 +18,24 @@ def seed_loaded() -> Loaded:
 @pytest.fixture(scope="session")
 def fixtures() -> Path:
     return FIXTURES
+
+
+def _shared_dir() -> Path:
+    """`../shared` from the repository root; from a git worktree, the one beside the main checkout
+    (a worktree's `.git` file names `<main>/.git/worktrees/<name>`)."""
+    root = FIXTURES.parent.parent
+    candidates = [root.parent / "shared"]
+    git = root / ".git"
+    if git.is_file():
+        gitdir = Path(git.read_text(encoding="utf-8").partition("gitdir:")[2].strip())
+        candidates.append(gitdir.parents[2].parent / "shared")
+    return next((c for c in candidates if c.is_dir()), candidates[0])
+
+
+SHARED = _shared_dir()
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The real schedules in ../shared/data (see ../shared/README.md for their quirks)."""
+    return SHARED / "data"

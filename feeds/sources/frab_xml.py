@@ -1,0 +1,213 @@
+"""Reader for pentabarf / frab / c3voc `schedule.xml` (FOSDEM, CCC congresses and camps, pretalx).
+
+    <schedule><conference><title/><time_zone_name/><day_change/></conference>
+      <day date="2025-02-01"><room name="K.3.201">
+        <event guid="…" id="6210"><date>2025-02-01T10:35:00+01:00</date><start>10:35</start>
+          <duration>00:25</duration><room/><title/><track/><type/><abstract/><description/>
+          <persons><person>…</person></persons><links><link href="…"/></links><url/></event>
+
+The event's `date` is its exact start; without it, the day's date plus `start` and `day_change`
+(feeds.sources.frab_common). The `guid` is the source id (the numeric `id` when there is none).
+XML from outside is parsed by defusedxml: entity declarations and external references are refused
+(a "billion laughs" document cannot expand), so only the document's own text is read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+from xml.etree.ElementTree import Element, ParseError, TreeBuilder
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import DefusedXMLParser
+
+from feeds.errors import NotASchedule, SourceError
+from feeds.sources.documents import Document
+from feeds.sources.frab_common import (
+    event_start,
+    join_text,
+    parse_day,
+    parse_duration,
+    parse_wall,
+    stated_zone,
+)
+from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
+
+# The root element, after an optional declaration, comments and a DOCTYPE (whose internal subset
+# may hold the entity declarations the parser then refuses, with a message saying so).
+_ROOT = re.compile(
+    r"\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*|<!DOCTYPE[^\[>]*(?:\[.*?\])?\s*>\s*)*<schedule[\s>/]",
+    re.DOTALL,
+)
+_HEAD = 65536
+# Where each element starts, kept as a reserved attribute while parsing (for messages).
+_LINE = "{confcal}line"
+
+
+class _LineBuilder(TreeBuilder):
+    """A TreeBuilder that records each element's line number from the expat parser feeding it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.expat: Any = None
+
+    def start(self, tag: Any, attrs: dict[Any, Any]) -> Element:
+        return super().start(tag, {**attrs, _LINE: str(self.expat.CurrentLineNumber)})
+
+
+def parse_xml(text: str, source: str) -> Element:
+    """The document's root element; one-line SourceError for malformed or dangerous XML."""
+    builder = _LineBuilder()
+    parser = DefusedXMLParser(target=builder)
+    builder.expat = parser.parser
+    try:
+        parser.feed(text)
+        root: Element = parser.close()
+    except ParseError as exc:
+        line, column = exc.position
+        reason = str(exc).split(":")[0]
+        raise SourceError(f"is not well-formed XML: {reason} (column {column + 1})", source=source, line=line) from None
+    except DefusedXmlException as exc:
+        line = builder.expat.CurrentLineNumber
+        raise SourceError(
+            f"XML refused: {type(exc).__name__} (entity declarations and external references are not allowed)",
+            source=source,
+            line=line,
+        ) from None
+    return root
+
+
+def _line(element: Element) -> int | None:
+    value = element.get(_LINE)
+    return int(value) if value else None
+
+
+def _text(element: Element, tag: str) -> str | None:
+    found = element.find(tag)
+    if found is None or found.text is None:
+        return None
+    return found.text.strip() or None
+
+
+def _url(event: Element) -> str | None:
+    own = _text(event, "url")
+    if own and own.startswith(("http://", "https://")):
+        return own
+    for link in event.iterfind("links/link"):
+        href = (link.get("href") or "").strip()
+        if href.startswith(("http://", "https://")):
+            return href
+    return None
+
+
+class FrabXmlReader:
+    name = "frab-xml"
+    label = "frab/pentabarf schedule.xml"
+
+    def recognises(self, document: Document) -> bool:
+        return _ROOT.match(document.text[:_HEAD]) is not None
+
+    def read(self, documents: Sequence[Document], tz: str | None) -> SourceBatch:
+        batches = [self._read_one(doc) for doc in documents]
+        first = batches[0]
+        zones = {b.zone for b in batches if b.zone}
+        if len(zones) > 1:
+            raise SourceError(f"the documents state different time zones: {', '.join(sorted(zones))}")
+        return SourceBatch(
+            format=self.name,
+            sessions=tuple(s for b in batches for s in b.sessions),
+            conference=first.conference,
+            zone=first.zone or next(iter(zones), None),
+            url=first.url,
+            warnings=tuple(w for b in batches for w in b.warnings),
+            defects=tuple(d for b in batches for d in b.defects),
+        )
+
+    def _read_one(self, doc: Document) -> SourceBatch:
+        root = parse_xml(doc.text, doc.name)
+        if root.tag != "schedule":
+            raise NotASchedule(f"root element is <{root.tag}>, not <schedule>", source=doc.name, line=_line(root))
+        conference = root.find("conference")
+        if conference is None:
+            raise NotASchedule("has no <conference> element", source=doc.name, line=_line(root))
+        change_text = _text(conference, "day_change")
+        day_change = (
+            parse_wall(change_text, source=doc.name, line=_line(conference), field="day_change")
+            if change_text
+            else None
+        )
+        found: list[tuple[Element, Element, datetime]] = []
+        defects: list[SourceWarning] = []
+        for day in root.iterfind("day"):
+            day_text = day.get("date")
+            for room in day.iterfind("room"):
+                for event in room.iterfind("event"):
+                    try:
+                        day_date = parse_day(day_text, source=doc.name, line=_line(day)) if day_text else None
+                        start = event_start(
+                            _text(event, "date"), day_date, _text(event, "start"), day_change,
+                            source=doc.name, line=_line(event),
+                        )
+                    except SourceError as exc:
+                        defects.append(SourceWarning(doc.name, _line(event), _reason(exc)))
+                        continue
+                    found.append((room, event, start))
+        if not found and not defects:
+            raise NotASchedule("holds no <event> in any <day>/<room>", source=doc.name, line=_line(root))
+        zone, clash = stated_zone(_text(conference, "time_zone_name"), [s for _, _, s in found])
+        warnings = [SourceWarning(doc.name, _line(conference), clash)] if clash else []
+        sessions: list[SessionRecord] = []
+        for room, event, start in found:
+            try:
+                sessions.append(self._record(doc.name, room, event, start, zone))
+            except SourceError as exc:
+                defects.append(SourceWarning(doc.name, _line(event), _reason(exc)))
+        return SourceBatch(
+            format=self.name,
+            sessions=tuple(sessions),
+            conference=_text(conference, "title"),
+            zone=zone,
+            url=_text(conference, "url") or _text(conference, "base_url") or doc.url,
+            warnings=tuple(warnings),
+            defects=tuple(defects),
+        )
+
+    def _record(self, source: str, room: Element, event: Element, start: datetime, zone: str | None) -> SessionRecord:
+        line = _line(event)
+        title = _text(event, "title")
+        if not title:
+            raise SourceError("event has no title", source=source, line=line)
+        duration = parse_duration(_text(event, "duration") or "", source=source, line=line)
+        speakers = tuple(
+            Person(name=" ".join(p.text.split()))
+            for p in event.iterfind("persons/person")
+            if p.text and p.text.strip()
+        )
+        return SessionRecord(
+            source=source,
+            line=line,
+            title=" ".join(title.split()),
+            start=start,
+            end=start + duration,
+            zone=zone if start.tzinfo is None else None,
+            source_id=event.get("guid") or event.get("id"),
+            description=join_text(_text(event, "abstract"), _text(event, "description")),
+            room=_text(event, "room") or room.get("name"),
+            track=_text(event, "track"),
+            kind=_text(event, "type"),
+            speakers=speakers,
+            url=_url(event),
+            slides=any(a.get("type") == "slides" for a in event.iterfind("attachments/attachment")),
+        )
+
+
+def _reason(exc: SourceError) -> str:
+    # The SourceWarning names file and line itself; keep only the condition.
+    text = str(exc)
+    where = f"{exc.source}:{exc.line}: " if exc.line is not None else f"{exc.source}: "
+    return text.removeprefix(where)
+
+
+READER = FrabXmlReader()
