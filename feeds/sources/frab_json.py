@@ -19,6 +19,7 @@ from datetime import date, datetime, time
 from typing import Any
 
 from feeds.errors import NotASchedule, SourceError
+from feeds.sources import register
 from feeds.sources.documents import Document
 from feeds.sources.frab_common import event_start, join_text, parse_day, parse_duration, stated_zone
 from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
@@ -196,4 +197,4 @@ def _reason(exc: SourceError) -> str:
     return str(exc).removeprefix(f"{exc.source}: ") if exc.source else str(exc)
 
 
-READER = FrabJsonReader()
+READER = register(FrabJsonReader())

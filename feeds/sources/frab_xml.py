@@ -24,6 +24,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from feeds.errors import NotASchedule, SourceError
+from feeds.sources import register
 from feeds.sources.documents import Document
 from feeds.sources.frab_common import (
     event_start,
@@ -210,4 +211,4 @@ def _reason(exc: SourceError) -> str:
     return text.removeprefix(where)
 
 
-READER = FrabXmlReader()
+READER = register(FrabXmlReader())

@@ -1,0 +1,109 @@
+"""`c3voc-json`: the c3voc `schedule.json` (https://c3voc.de/schedule/schema.json), the JSON twin of
+schedule.xml that frab and pretalx publish and EventFahrplan and Giggity read.
+
+    {"$schema": …, "generator": {"name": "confcal"}, "schedule": {"version": …, "conference": {
+      "acronym", "title", "start", "end", "daysCount", "timeslot_duration", "time_zone_name",
+      "rooms": [{"name", "guid"}], "tracks": [{"name"}],
+      "days": [{"index", "date", "day_start", "day_end", "rooms": {"Room": [event, …]}}]}}}
+
+Keys are written in a fixed order with no whitespace variation, so equal schedules give equal bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from datetime import datetime
+from typing import Any
+
+from feeds.exports.frab_layout import FrabEvent, FrabSchedule, clock, duration_text, layout
+from feeds.ical.event import session_url
+from feeds.model import Schedule
+
+SCHEMA = "https://c3voc.de/schedule/schema.json"
+# The schema's own pattern for time_zone_name; other IANA names (Etc/GMT-1) are left out.
+_ZONE_NAME = re.compile(r"^([A-Z][a-z]+/[A-Z][a-z]+)|UTC$")
+
+
+def _person(name: str, bio: str | None) -> dict[str, Any]:
+    # pretalx's person shape (name), plus frab's public_name that older apps read.
+    person: dict[str, Any] = {
+        "name": name,
+        "public_name": name,
+        "guid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"urn:confcal:person:{name}")),
+    }
+    if bio:
+        person["biography"] = bio
+    return person
+
+
+def _event(event: FrabEvent, base_url: str | None) -> dict[str, Any]:
+    session = event.session
+    url = session.url or session_url(session, base_url) or f"urn:uuid:{event.guid}"
+    return {
+        "guid": event.guid,
+        "id": event.number,
+        "date": event.start.isoformat(),
+        "start": clock(event.start),
+        "end": (event.start + event.duration).isoformat(),
+        "duration": duration_text(event.duration, days=False),
+        "room": event.room,
+        "slug": event.slug,
+        "url": url,
+        "title": session.title,
+        "subtitle": "",
+        "track": session.track.name if session.track else None,
+        "type": session.kind,
+        "language": None,
+        "abstract": "",
+        "description": session.description,
+        "persons": [_person(s.name, s.bio) for s in session.speakers],
+        "links": [{"url": session.url, "title": session.title}] if session.url else [],
+    }
+
+
+class C3vocJsonExporter:
+    name = "c3voc-json"
+    extension = "json"
+    media_type = "application/json"
+
+    def render(self, schedule: Schedule, *, now: datetime, base_url: str | None = None) -> bytes:
+        view = layout(schedule)
+        conference = schedule.conference
+        conf: dict[str, Any] = {
+            "acronym": view.acronym,
+            "title": conference.name,
+            "start": view.start.isoformat(),
+            "end": view.end.isoformat(),
+            "daysCount": len(view.days),
+            "timeslot_duration": "00:05",
+        }
+        if _ZONE_NAME.match(conference.timezone):
+            conf["time_zone_name"] = conference.timezone
+        if conference.source_url:
+            conf["url"] = conference.source_url
+        conf["rooms"] = [{"name": name, "guid": guid} for name, guid in _room_guids(view)]
+        conf["tracks"] = [{"name": track} for track in view.tracks]
+        conf["days"] = [
+            {
+                "index": day.index,
+                "date": day.date.isoformat(),
+                "day_start": day.start.isoformat(),
+                "day_end": day.end.isoformat(),
+                "rooms": {room.name: [_event(e, base_url) for e in room.events] for room in day.rooms},
+            }
+            for day in view.days
+        ]
+        document: dict[str, Any] = {"$schema": SCHEMA, "generator": {"name": "confcal"}}
+        inner: dict[str, Any] = {"version": view.version}
+        if base_url:
+            inner["base_url"] = f"{base_url.rstrip('/')}/"
+        inner["conference"] = conf
+        document["schedule"] = inner
+        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _room_guids(view: FrabSchedule) -> list[tuple[str, str]]:
+    guids = {room.name: room.guid for day in view.days for room in day.rooms}
+    return [(name, guids[name]) for name in view.rooms]
