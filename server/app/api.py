@@ -1,13 +1,16 @@
-"""The two JSON documents: `/api/feeds` (every feed with its links) and `/api/sessions`.
+"""The JSON documents: `/api/feeds` (every feed with its links) and `/api/sessions` of one
+conference, and `/api/conferences` (every conference the server holds).
 
-Both are pure functions of a `Published` snapshot and a `Site`, serialised with a fixed key order
-and no whitespace, so equal content gives equal bytes (and ETag) on every server and in a build.
+The first two are pure functions of a `Published` snapshot and a `Site`, the last of the store's
+list of conferences and the root `Site`; all are serialised with a fixed key order and no
+whitespace, so equal content gives equal bytes (and ETag) on every server and in a build.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -15,7 +18,9 @@ from feeds.ical import uid
 from feeds.model import Session
 from server.app.conditional import JSON, Representation
 from server.app.links import Site
-from server.app.published import Published, last_modified, session_path
+from server.app import urls
+from server.app.published import Published, last_modified
+from server.store.report import ConferenceSummary
 
 
 def feed_entries(published: Published, site: Site) -> list[dict[str, Any]]:
@@ -61,7 +66,7 @@ def sessions_document(published: Published, site: Site) -> dict[str, Any]:
                 for s in session.speakers
             ],
             "status": session.status.value,
-            "ics": site.path(session_path(session)),
+            "ics": site.path(urls.session_download(session.id)),
         }
 
     ordered = sorted(
@@ -87,8 +92,37 @@ def _document(
 
 
 def feeds_representation(published: Published, site: Site) -> Representation:
-    return _document(published, site, "api/feeds", feeds_document)
+    return _document(published, site, urls.API_FEEDS, feeds_document)
 
 
 def sessions_representation(published: Published, site: Site) -> Representation:
-    return _document(published, site, "api/sessions", sessions_document)
+    return _document(published, site, urls.API_SESSIONS, sessions_document)
+
+
+def conferences_document(
+    summaries: tuple[ConferenceSummary, ...], site: Site
+) -> dict[str, Any]:
+    """Every conference in the order it was first ingested; `url` is the base path of its page
+    (the default conference is also served at the root, which this list does not repeat)."""
+    return {
+        "conferences": [
+            {
+                "slug": c.slug,
+                "name": c.conference.name,
+                "timezone": c.conference.timezone,
+                "start": c.conference.start_date.isoformat(),
+                "end": c.conference.end_date.isoformat(),
+                "sessions": c.sessions,
+                "url": site.path(urls.conference_page(c.slug)),
+            }
+            for c in summaries
+        ]
+    }
+
+
+@lru_cache(maxsize=64)
+def conferences_representation(
+    summaries: tuple[ConferenceSummary, ...], site: Site
+) -> Representation:
+    # Memoized by its inputs (both frozen): it changes only when some conference is ingested.
+    return Representation(to_json(conferences_document(summaries, site)), JSON)

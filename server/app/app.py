@@ -1,9 +1,13 @@
-"""`create_app`: the Starlette application serving feeds, session downloads, the API, the schedule
-page at `/` (page.py, qr.py) and personal picks (picks_api.py).
+"""`create_app`: the Starlette application serving, for every conference in the store, its feeds,
+session downloads, API, schedule page (page.py, qr.py) and personal picks (picks_api.py).
 
-Handlers only look things up in the current `Published` snapshot and hand a `Representation` to
-`conditional.respond`; path segments go through `params` first. Bad input is a 400/404 with a short
-text body; an exception escaping a handler is a bug.
+Every conference's routes live under its base `/c/{slug}/` (urls.py); the default conference's
+are also served at the root, byte for byte what a single-conference server answered before, so
+subscribed feed URLs keep working. `/api/conferences` lists them all.
+
+Handlers only look things up in the current `Published` snapshot of the conference the path
+names and hand a `Representation` to `conditional.respond`; path segments go through `params`
+first. Bad input is a 400/404 with a short text body; an exception escaping a handler is a bug.
 """
 
 from __future__ import annotations
@@ -17,16 +21,26 @@ import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from feeds.errors import FeedsError
-from server.app import params
-from server.app.api import feeds_representation, sessions_representation
+from server.app import params, urls
+from server.app.api import (
+    conferences_representation,
+    feeds_representation,
+    sessions_representation,
+)
 from server.app.conditional import Representation, respond
 from server.app.context import RouteContext
-from server.app.links import Site
-from server.app.live import Live, NothingPublished, ScheduleStore, utc_now
+from server.app.links import ConferenceLink, Site, conference_site, other_conferences
+from server.app.live import (
+    Live,
+    NoSuchConference,
+    NothingPublished,
+    ScheduleStore,
+    utc_now,
+)
 from server.app.page import STATIC, page_routes
 from server.app.picks_api import picks_routes
 from server.app.published import Published
@@ -45,23 +59,44 @@ def create_app(
     seed: Callable[[], None] | None = None,
     clock: Callable[[], datetime] = utc_now,
     picks: PickStore | None = None,
+    default: str | None = None,
 ) -> Starlette:
     """The app for `store`. `base_url` (e.g. https://cal.example.org) makes links absolute to it;
     without it links follow the request's host. `seed` runs once if the store is empty (serve
     passes the demo ingest). The lifespan polls `store.version()` every `poll_interval` seconds.
-    Personal picks are kept in `picks`, by default in the store's own database."""
-    live = Live(store, base_url=base_url, seed=seed, clock=clock)
+    Personal picks are kept in `picks`, by default in the store's own database. The root paths
+    serve the conference `default` (slug), else the one ingested first."""
+    live = Live(store, base_url=base_url, default=default, seed=seed, clock=clock)
+
+    def conference(request: Request) -> str | None:
+        """The slug the path names (`/c/{slug}/...`), None at the root (the default)."""
+        raw = request.path_params.get("conference")
+        return None if raw is None else params.conference_segment(raw)
+
+    def root(request: Request) -> Site:
+        # request.base_url is the app's root even inside the /c/{slug} mount.
+        return Site.of(base_url or str(request.base_url))
 
     def site(request: Request) -> Site:
-        return Site.of(base_url or str(request.base_url))
+        """Links of the conference the path names: the root's for the default conference (so
+        its documents are the same bytes at `/x` and `/c/{slug}/x`), else under its base."""
+        default = live.served.default
+        slug = conference(request) or default
+        return root(request) if slug is None else conference_site(root(request), slug, default)
+
+    def others(request: Request) -> tuple[ConferenceLink, ...]:
+        served = live.served
+        this = conference(request) or served.default
+        return other_conferences(served.summaries, this, root(request))
 
     def send(request: Request, rep: Representation) -> Response:
         return respond(request, rep, max_age=max_age)
 
-    async def current() -> Published:
-        published = live.snapshot
-        if published is None:  # no lifespan ran (or it failed): build on first use
-            published = await anyio.to_thread.run_sync(lambda: live.current)
+    async def current(request: Request) -> Published:
+        slug = conference(request)
+        published = live.snapshot(slug)
+        if published is None:  # no lifespan ran (or it failed), or a new conference
+            published = await anyio.to_thread.run_sync(live.current, slug)
         return published
 
     async def document(
@@ -69,8 +104,15 @@ def create_app(
     ) -> Response:
         # Rendered once per snapshot and base URL, off the event loop: the sessions document of
         # a large conference is megabytes of JSON.
-        rep = await anyio.to_thread.run_sync(make, await current(), site(request))
+        rep = await anyio.to_thread.run_sync(make, await current(request), site(request))
         return send(request, rep)
+
+    async def api_conferences(request: Request) -> Response:
+        served = live.served
+        if not served.summaries:
+            await anyio.to_thread.run_sync(live.refresh)
+            served = live.served
+        return send(request, conferences_representation(served.summaries, root(request)))
 
     async def api_feeds(request: Request) -> Response:
         return await document(request, feeds_representation)
@@ -85,7 +127,7 @@ def create_app(
         return await _feed(request, *address)
 
     async def _feed(request: Request, kind: str, slug: str) -> Response:
-        published = await current()
+        published = await current(request)
         feed = published.feed(kind, slug)
         if feed is None:
             return params.not_found("no such feed")
@@ -100,7 +142,7 @@ def create_app(
 
     async def session(request: Request) -> Response:
         session_id = params.id_segment(request.path_params["name"], ".ics")
-        published = await current()
+        published = await current(request)
         found = published.session(session_id)
         if found is None:
             return params.not_found("no such session")
@@ -108,6 +150,9 @@ def create_app(
 
     async def bad_path(request: Request, exc: Exception) -> Response:
         return params.bad_request(str(exc))
+
+    async def unknown_conference(request: Request, exc: Exception) -> Response:
+        return params.not_found("no such conference")
 
     async def unavailable(request: Request, exc: Exception) -> Response:
         return PlainTextResponse(
@@ -123,25 +168,36 @@ def create_app(
             yield
             tasks.cancel_scope.cancel()
 
-    # The schedule page at "/", QR codes, picks and personal feeds (page.py, qr.py, picks_api.py).
-    context = RouteContext(current=current, site=site, send=send)
-    routes = [
+    # Each conference's routes (urls.py), mounted at the root for the default conference and
+    # under /c/{slug} for every one.
+    context = RouteContext(current=current, site=site, send=send, others=others)
+    conference_routes: list[BaseRoute] = [
         *page_routes(context),
         *qr_routes(context),
         *picks_routes(context, picks if picks is not None else pick_store_for(store)),
-        Route("/api/feeds", api_feeds, methods=METHODS),
-        Route("/api/feeds.json", api_feeds, methods=METHODS),
-        Route("/api/sessions", api_sessions, methods=METHODS),
-        Route("/api/sessions.json", api_sessions, methods=METHODS),
-        Route("/feeds/{name}", feed, methods=METHODS),
-        Route("/feeds/{kind}/{name}", feed, methods=METHODS),
-        Route("/sessions/{name}", session, methods=METHODS),
-        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+        Route(urls.ROUTE_API_FEEDS, api_feeds, methods=METHODS),
+        Route(urls.json_twin(urls.ROUTE_API_FEEDS), api_feeds, methods=METHODS),
+        Route(urls.ROUTE_API_SESSIONS, api_sessions, methods=METHODS),
+        Route(urls.json_twin(urls.ROUTE_API_SESSIONS), api_sessions, methods=METHODS),
+        Route(urls.ROUTE_FEED, feed, methods=METHODS),
+        Route(urls.ROUTE_FEED_KIND, feed, methods=METHODS),
+        Route(urls.ROUTE_SESSION, session, methods=METHODS),
+        Mount(urls.ROUTE_STATIC, app=StaticFiles(directory=STATIC), name="static"),
+    ]
+    routes: list[BaseRoute] = [
+        Route(urls.ROUTE_CONFERENCES, api_conferences, methods=METHODS),
+        Route(urls.json_twin(urls.ROUTE_CONFERENCES), api_conferences, methods=METHODS),
+        *conference_routes,
+        Mount(urls.CONFERENCE_MOUNT, routes=conference_routes),
     ]
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        exception_handlers={params.BadPath: bad_path, NothingPublished: unavailable},
+        exception_handlers={
+            params.BadPath: bad_path,
+            NothingPublished: unavailable,
+            NoSuchConference: unknown_conference,
+        },
     )
     app.state.live = live
     return app

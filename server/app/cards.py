@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 from feeds.catalogue import day_name, day_slug, kind_name
 from feeds.model import Conference, Session
 from server.app.links import Site
-from server.app.published import session_path
+from server.app import urls
 
 SLOT = timedelta(minutes=5)
 NO_ROOM = "No room given"
@@ -112,7 +112,7 @@ def make_card(conference: Conference, session: Session, site: Site) -> Card:
         end_utc=utc_iso(session.end),
         kind=kind_name(session.kind),
         paragraphs=tuple(p.strip() for p in text.split("\n\n") if p.strip()),
-        ics=site.path(session_path(session)),
+        ics=site.path(urls.session_download(session.id)),
         google=None if session.cancelled else google_event_link(conference, session),
     )
 

@@ -1,8 +1,10 @@
-"""What the schedule page, QR and picks routes need from `create_app`, passed in as one value.
+"""What the route modules (page, QR, picks) need from `create_app`, passed in as one value.
 
-The app owns the snapshot (`current`), how links are made absolute (`site`) and the conditional
-GET answer (`send`, i.e. `conditional.respond` with the app's max-age); the route modules only
-look things up and build `Representation`s, so caching is written once.
+The app owns the snapshots (`current`: the one of the conference the request's path names),
+how links are made absolute (`site`: the conference's base), the other conferences the page
+links to (`others`) and the conditional GET answer (`send`, i.e. `conditional.respond` with the
+app's max-age); the route modules only look things up and build `Representation`s, so caching
+and the choice of conference are written once.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.app.conditional import Representation
-from server.app.links import Site
+from server.app.links import ConferenceLink, Site
 from server.app.published import Published
 
 
 @dataclass(frozen=True)
 class RouteContext:
-    current: Callable[[], Awaitable[Published]]
+    current: Callable[[Request], Awaitable[Published]]
     site: Callable[[Request], Site]
     send: Callable[[Request, Representation], Response]
+    others: Callable[[Request], tuple[ConferenceLink, ...]] = lambda request: ()

@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
+from server.app import urls
+from server.store.report import ConferenceSummary
+
 GOOGLE_SUBSCRIBE = "https://calendar.google.com/calendar/r?cid="
 
 
@@ -33,6 +36,10 @@ class Site:
     def url(self, relative: str) -> str:
         return f"{self.base_url}/{relative}"
 
+    def under(self, relative: str) -> Site:
+        """The site of a part of this one, e.g. a conference's base `c/{slug}`."""
+        return Site.of(self.url(relative))
+
     def webcal(self, relative: str) -> str:
         """The subscription form of the URL: http(s):// replaced with webcal:// (the de-facto scheme
         calendar apps register for subscribing, rather than importing once)."""
@@ -44,6 +51,42 @@ class Site:
 
     def google(self, relative: str) -> str:
         return GOOGLE_SUBSCRIBE + quote(self.webcal(relative), safe="")
+
+
+def conference_site(root: Site, slug: str, default: str | None) -> Site:
+    """Where a conference's links point: the site root for the default conference (its pages
+    and documents are then the same bytes at the root and under its base), else its base."""
+    return root if slug == default else root.under(urls.conference_base(slug))
+
+
+def calendar_base(base_url: str | None, slug: str, default: str | None) -> str | None:
+    """The base a conference's calendars link to (VEVENT URL): its page under `--base-url`;
+    None without one (events then link to the source)."""
+    if base_url is None:
+        return None
+    return conference_site(Site.of(base_url), slug, default).base_url
+
+
+@dataclass(frozen=True)
+class ConferenceLink:
+    """Another conference served by the same server, as the page links to it."""
+
+    name: str
+    path: str  # absolute path of its page
+
+
+def other_conferences(
+    summaries: tuple[ConferenceSummary, ...], this: str | None, root: Site
+) -> tuple[ConferenceLink, ...]:
+    """The page's links to every conference but `this` (none when it is the only one). Only
+    names and slugs go in, so another conference's re-ingest leaves this page's bytes alone."""
+    if len(summaries) < 2:
+        return ()
+    return tuple(
+        ConferenceLink(c.conference.name, root.path(urls.conference_page(c.slug)))
+        for c in summaries
+        if c.slug != this
+    )
 
 
 def checked_base_url(value: str) -> str:

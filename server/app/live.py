@@ -1,17 +1,23 @@
-"""Keeps the served snapshot in step with the store, without a restart.
+"""Keeps the served snapshots in step with the store, without a restart, one per conference.
 
 The store's `version()` is cheap, so a background task polls it every couple of seconds and, when
-it moved, builds a new `Published` in a worker thread and swaps it in with one assignment;
-requests in flight keep the snapshot they started with. The snapshot is also rebuilt now and then
-without a change, because dropping cancelled sessions after their grace period depends on the
-clock (unchanged feeds keep their bytes either way).
+it moved, asks the store which conferences changed (each has its own latest version) and builds a
+new `Published` for those only, in a worker thread; the map of snapshots is swapped in with one
+assignment, and requests in flight keep the snapshot they started with. A conference's snapshot
+is never rebuilt for another conference's ingest, so nothing it serves changes (ETags included).
+A snapshot is also rebuilt now and then without a change, because dropping cancelled sessions
+after their grace period depends on the clock (unchanged feeds keep their bytes either way).
+
+The *default* conference, served at the root paths as well as under its own base, is the one
+`serve --default` names, else the one ingested first (`Store.default_conference`).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -19,8 +25,10 @@ import anyio
 import anyio.to_thread
 
 from feeds.model import Schedule
+from server.app.links import calendar_base
 from server.app.published import Published
 from server.errors import ServerError
+from server.store.report import ConferenceSummary
 
 log = logging.getLogger("confcal.serve")
 
@@ -30,76 +38,128 @@ REBUILD_AFTER = timedelta(hours=1)
 class ScheduleStore(Protocol):
     """What the server needs of server.store.Store."""
 
-    def live(self) -> Schedule | None: ...
+    def live(self, conference: str | None = None) -> Schedule | None: ...
 
     def version(self) -> int: ...
 
+    def conferences(self) -> tuple[ConferenceSummary, ...]: ...
+
 
 class NothingPublished(ServerError):
-    """The store holds no schedule yet (answered 503)."""
+    """The store holds no schedule yet, or not the default one (answered 503)."""
+
+
+class NoSuchConference(ServerError):
+    """A `/c/{slug}/...` path names a conference the store does not hold (answered 404)."""
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+@dataclass(frozen=True)
+class Served:
+    """What the server publishes at one moment: a snapshot per conference, the store's list of
+    conferences (for `/api/conferences` and the page's links to the others), and the default."""
+
+    snapshots: Mapping[str, Published]
+    summaries: tuple[ConferenceSummary, ...] = ()
+    default: str | None = None
+
+
 class Live:
-    """The current `Published` for a store; `refresh()` is thread-safe and idempotent."""
+    """The current snapshots for a store; `refresh()` is thread-safe and idempotent."""
 
     def __init__(
         self,
         store: ScheduleStore,
         *,
         base_url: str | None = None,
+        default: str | None = None,
         seed: Callable[[], None] | None = None,
         clock: Callable[[], datetime] = utc_now,
         rebuild_after: timedelta = REBUILD_AFTER,
     ) -> None:
         self.store = store
         self.base_url = base_url
+        self._default = default
         self._seed = seed
         self._clock = clock
         self._rebuild_after = rebuild_after
         self._lock = threading.Lock()
-        self._published: Published | None = None
+        self._served = Served({}, default=default)
         self._version: int | None = None
+        self._versions: dict[str, int] = {}
 
     @property
-    def snapshot(self) -> Published | None:
-        """The current snapshot, or None before the first successful refresh."""
-        return self._published
+    def served(self) -> Served:
+        return self._served
 
-    @property
-    def current(self) -> Published:
-        if self._published is None:
+    def snapshot(self, conference: str | None = None) -> Published | None:
+        """The current snapshot of `conference` (default: the default one), or None."""
+        served = self._served
+        slug = conference if conference is not None else served.default
+        return None if slug is None else served.snapshots.get(slug)
+
+    def current(self, conference: str | None = None) -> Published:
+        """The snapshot of `conference` (default: the default one), refreshing once if there is
+        none yet; NothingPublished for the default before any ingest, NoSuchConference for a slug
+        the store does not hold."""
+        found = self.snapshot(conference)
+        if found is None:
             self.refresh()
-        if self._published is None:
+            found = self.snapshot(conference)
+        if found is not None:
+            return found
+        if conference is None:
             raise NothingPublished("no schedule has been ingested yet")
-        return self._published
+        raise NoSuchConference(f"no conference {conference!r}")
 
     def refresh(self) -> bool:
-        """Rebuild the snapshot if the store changed (or the snapshot is old); True if swapped."""
+        """Rebuild the snapshots of conferences whose version moved (or whose snapshot is old);
+        True if any was swapped."""
         with self._lock:
             version = self.store.version()
             now = self._clock()
-            previous = self._published
-            fresh = previous is not None and now - previous.now < self._rebuild_after
-            if version == self._version and fresh:
+            old = self._served.snapshots
+            stale = any(now - p.now >= self._rebuild_after for p in old.values())
+            if version == self._version and not stale:
                 return False
-            schedule = self.store.live()
-            if schedule is None and self._seed is not None:
+            if version == 0 and self._seed is not None:
                 self._seed()
-                version, schedule = self.store.version(), self.store.live()
-            if schedule is None:
-                return False
-            self._published = Published(
-                schedule, now=now, base_url=self.base_url, previous=previous
-            )
+                version = self.store.version()
+            summaries = self.store.conferences()
+            default = self._default or (summaries[0].slug if summaries else None)
+            snapshots = dict(old)
+            changed = False
+            for summary in summaries:
+                previous = snapshots.get(summary.slug)
+                if (
+                    previous is not None
+                    and self._versions.get(summary.slug) == summary.version
+                    and now - previous.now < self._rebuild_after
+                ):
+                    continue
+                schedule = self.store.live(summary.slug)
+                if schedule is None:
+                    continue
+                snapshots[summary.slug] = Published(
+                    schedule,
+                    now=now,
+                    base_url=calendar_base(self.base_url, summary.slug, default),
+                    previous=previous,
+                )
+                self._versions[summary.slug] = summary.version
+                changed = True
+                log.info(
+                    "published %s version %s: %d sessions",
+                    summary.slug,
+                    summary.version,
+                    len(schedule.sessions),
+                )
+            self._served = Served(snapshots, summaries, default)
             self._version = version
-            log.info(
-                "published version %s: %d sessions", version, len(schedule.sessions)
-            )
-            return True
+            return changed
 
     async def watch(self, interval: float) -> None:
         """Poll forever (until cancelled); a failing poll is logged and retried, never fatal."""

@@ -26,10 +26,11 @@ from starlette.routing import Route
 from feeds.catalogue import FeedKind, day_name
 from server.app.cards import days
 from server.app.conditional import HTML, Representation
+from server.app import urls
 from server.app.context import RouteContext
-from server.app.links import Site
+from server.app.links import ConferenceLink, Site
 from server.app.published import Feed, Published, last_modified
-from server.app.qr import qr_path, qr_svg, qr_title
+from server.app.qr import qr_svg, qr_title
 
 # Every load stays on our origin. Inline style attributes place cards on the grid; 'unsafe-eval'
 # only lets browser-automation tools (Playwright's wait_for_function) evaluate their predicates,
@@ -67,6 +68,8 @@ _env = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+# Templates link through urls.py like the code does: site.path(urls.API_FEEDS).
+_env.globals["urls"] = urls
 
 
 @dataclass(frozen=True)
@@ -98,11 +101,13 @@ def subscription(feed: Feed, site: Site) -> Subscription:
         path=site.path(feed.path),
         webcal=site.webcal(feed.path),
         google=site.google(feed.path),
-        qr=site.path(qr_path(feed.path)),
+        qr=site.path(urls.feed_qr(feed.path)),
     )
 
 
-def page_context(published: Published, site: Site) -> dict[str, Any]:
+def page_context(
+    published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
+) -> dict[str, Any]:
     conference = published.conference
     everything = published.feed(FeedKind.ALL.value, "")
     sessions = list(everything.sessions) if everything else []
@@ -142,22 +147,29 @@ def page_context(published: Published, site: Site) -> dict[str, Any]:
         "filters": filters,
         "groups": groups,
         "storage_key": f"confcal:picks:{conference.slug}",
+        "others": others,
     }
 
 
-def render_page(published: Published, site: Site) -> bytes:
+def render_page(
+    published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
+) -> bytes:
     return (
         _env.get_template("schedule.html")
-        .render(page_context(published, site))
+        .render(page_context(published, site, others))
         .encode("utf-8")
     )
 
 
-def page_representation(published: Published, site: Site) -> Representation:
+def page_representation(
+    published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
+) -> Representation:
+    # The other conferences are part of the key, not of the snapshot: adding a conference
+    # changes this page's links without rebuilding (or re-rendering the feeds of) this one.
     return published.memo(
-        ("page", site.base_url),
+        ("page", site.base_url, others),
         lambda: Representation(
-            render_page(published, site),
+            render_page(published, site, others),
             HTML,
             last_modified(published.schedule.sessions),
             (("content-security-policy", CSP),),
@@ -165,19 +177,24 @@ def page_representation(published: Published, site: Site) -> Representation:
     )
 
 
-def page_files(published: Published, site: Site) -> Iterator[tuple[str, bytes]]:
+def page_files(
+    published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
+) -> Iterator[tuple[str, bytes]]:
     """For `confcal build`: the page as index.html and every QR code it shows, as the server
     answers them (a static host has no picks API; the page says so when a pick fails)."""
-    yield "index.html", page_representation(published, site).body
+    yield urls.PAGE_FILE, page_representation(published, site, others).body
     for feed in published.feeds:
-        yield qr_path(feed.path), qr_svg(site.url(feed.path), qr_title(feed)).body
+        yield urls.feed_qr(feed.path), qr_svg(site.url(feed.path), qr_title(feed)).body
 
 
 def page_routes(context: RouteContext) -> list[Route]:
     async def page(request: Request) -> Response:
         rep = await anyio.to_thread.run_sync(
-            page_representation, await context.current(), context.site(request)
+            page_representation,
+            await context.current(request),
+            context.site(request),
+            context.others(request),
         )
         return context.send(request, rep)
 
-    return [Route("/", page, methods=["GET", "HEAD"])]
+    return [Route(urls.ROUTE_PAGE, page, methods=["GET", "HEAD"])]

@@ -33,6 +33,11 @@ def slug_segment(segment: str, suffix: str = "") -> str:
     return _match(_SLUG, segment, suffix, "feed name")
 
 
+def conference_segment(segment: str) -> str:
+    """The conference slug in a `/c/{slug}/` path segment, or BadPath."""
+    return _match(_SLUG, segment, "", "conference")
+
+
 def id_segment(segment: str, suffix: str = "") -> str:
     """The session id in `segment` (with `suffix` removed), or BadPath."""
     return _match(_ID, segment, suffix, "session id")

@@ -22,7 +22,7 @@ from starlette.routing import Route
 from feeds.ical import render_calendar
 from feeds.model import Schedule
 from feeds.query import FeedQuery, select
-from server.app import params
+from server.app import params, urls
 from server.app.api import to_json
 from server.app.conditional import CALENDAR, JSON, Representation
 from server.app.context import RouteContext
@@ -38,12 +38,8 @@ from server.store.picks import (
 )
 
 
-def feed_path(token: str) -> str:
-    return f"p/{token}.ics"
-
-
 def pick_document(pickset: PickSet, site: Site) -> dict[str, object]:
-    path = feed_path(pickset.token)
+    path = urls.pick_feed(pickset.token)
     return {
         "token": pickset.token,
         "sessions": list(pickset.sessions),
@@ -52,7 +48,7 @@ def pick_document(pickset: PickSet, site: Site) -> dict[str, object]:
         "webcal": site.webcal(path),
         "google": site.google(path),
         "download": site.url(path) + "?download=1",
-        "qr": site.path(f"p/{pickset.token}.svg"),
+        "qr": site.path(urls.pick_qr(pickset.token)),
     }
 
 
@@ -116,8 +112,16 @@ async def read_body(request: Request) -> bytes:
 
 
 def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
+    async def owned(request: Request, token: str) -> PickSet | None:
+        # A pick set belongs to one conference: under another's base its token is unknown.
+        pickset = await anyio.to_thread.run_sync(store.get, token)
+        published = await context.current(request)
+        if pickset is None or pickset.conference != published.conference.slug:
+            return None
+        return pickset
+
     async def parsed(request: Request) -> tuple[Published, tuple[str, ...]]:
-        published = await context.current()
+        published = await context.current(request)
         body = await read_body(request)
         return published, parse_picks(body, lambda i: published.session(i) is not None)
 
@@ -130,13 +134,11 @@ def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
             store.create, published.conference.slug, ids
         )
         site = context.site(request)
-        location = site.path(f"api/picks/{pickset.token}")
+        location = site.path(urls.pick_set(pickset.token))
         return json_reply(pick_document(pickset, site), 201, location=location)
 
     async def read(request: Request) -> Response:
-        pickset = await anyio.to_thread.run_sync(
-            store.get, request.path_params["token"]
-        )
+        pickset = await owned(request, request.path_params["token"])
         if pickset is None:
             return error_reply(PicksError("no such pick set", 404))
         return json_reply(pick_document(pickset, context.site(request)))
@@ -144,7 +146,7 @@ def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
     async def replace(request: Request) -> Response:
         token = request.path_params["token"]
         # An unknown token is 404 whatever the body says.
-        if await anyio.to_thread.run_sync(store.get, token) is None:
+        if await owned(request, token) is None:
             return error_reply(PicksError("no such pick set", 404))
         try:
             _, ids = await parsed(request)
@@ -160,24 +162,24 @@ def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
         token, dot, suffix = name.rpartition(".")
         pickset = None
         if dot and suffix in ("ics", "svg"):
-            pickset = await anyio.to_thread.run_sync(store.get, token)
+            pickset = await owned(request, token)
         if pickset is None:
             return params.not_found("no such personal feed")
         site = context.site(request)
         if suffix == "svg":
             # The feed link as a QR code: picked on a laptop, subscribed on the phone.
-            url = site.url(feed_path(pickset.token))
+            url = site.url(urls.pick_feed(pickset.token))
             return context.send(request, qr_svg(url, "Subscribe: my picks"))
         download = request.query_params.get("download") == "1"
-        published = await context.current()
+        published = await context.current(request)
         rep = await anyio.to_thread.run_sync(
             lambda: personal_feed(published, pickset, download=download)
         )
         return context.send(request, rep)
 
     return [
-        Route("/api/picks", create, methods=["POST"]),
-        Route("/api/picks/{token}", read, methods=["GET", "HEAD"]),
-        Route("/api/picks/{token}", replace, methods=["PUT"]),
-        Route("/p/{name}", feed, methods=["GET", "HEAD"]),
+        Route(urls.ROUTE_PICKS, create, methods=["POST"]),
+        Route(urls.ROUTE_PICK_SET, read, methods=["GET", "HEAD"]),
+        Route(urls.ROUTE_PICK_SET, replace, methods=["PUT"]),
+        Route(urls.ROUTE_PERSONAL, feed, methods=["GET", "HEAD"]),
     ]

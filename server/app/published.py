@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar, cast
 
-from feeds.catalogue import FeedKind, FeedSpec, catalogue, partition
+from feeds.catalogue import FeedSpec, catalogue, partition
 from feeds.ical import EventCache, render_calendar, render_session
 from feeds.model import Conference, Schedule, Session
 from feeds.query import FeedQuery, feed_title, select
 from feeds.slug import slugify
+from server.app import urls
 from server.app.conditional import CALENDAR, Representation
 
 # Filtered feeds (?track=…&level=…) are rendered on demand; keep the recent ones.
@@ -32,17 +33,6 @@ _MEMO_KEEP = 64
 T = TypeVar("T")
 
 _ContentKey = tuple[Conference, str, tuple[Session, ...]]
-
-
-def feed_path(spec: FeedSpec) -> str:
-    """The feed's path relative to the site root: `feeds/all.ics` or `feeds/{kind}/{slug}.ics`."""
-    if spec.kind is FeedKind.ALL:
-        return "feeds/all.ics"
-    return f"feeds/{spec.kind.value}/{spec.slug}.ics"
-
-
-def session_path(session: Session) -> str:
-    return f"sessions/{session.id}.ics"
 
 
 @dataclass(frozen=True)
@@ -106,7 +96,7 @@ class Published:
         title = feed_title(self.conference, spec)
         rep = self._calendar(title, sessions, inherited)
         return Feed(
-            spec=spec, path=feed_path(spec), sessions=sessions, representation=rep
+            spec=spec, path=urls.feed(spec), sessions=sessions, representation=rep
         )
 
     def _calendar(

@@ -1,6 +1,6 @@
 """QR codes of feed links, drawn as SVG by the server (segno), for slides and posters.
 
-    GET /qr/all.svg, /qr/{kind}/{slug}.svg
+    GET /qr/all.svg, /qr/{kind}/{slug}.svg (urls.feed_qr), under each conference's base
 
 The code holds the feed's absolute https(http) link rather than webcal://: every phone camera
 opens an https link, while webcal:// is only understood where a calendar app registered it, and
@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from server.app import params
+from server.app import params, urls
 from server.app.conditional import Representation
 from server.app.context import RouteContext
 from server.app.published import Feed
@@ -27,11 +27,6 @@ SVG = "image/svg+xml"
 # Module size in CSS pixels and the quiet zone in modules: large enough to scan off a screen.
 SCALE = 4
 BORDER = 2
-
-
-def qr_path(feed_path: str) -> str:
-    """The QR code's site-relative path for a feed path: feeds/room/x.ics -> qr/room/x.svg."""
-    return "qr/" + feed_path.removeprefix("feeds/").removesuffix(".ics") + ".svg"
 
 
 def qr_title(feed: Feed) -> str:
@@ -58,13 +53,13 @@ def qr_svg(text: str, title: str) -> Representation:
 def qr_routes(context: RouteContext) -> list[Route]:
     async def feed_code(request: Request) -> Response:
         address = params.feed_address(request.path_params, ".svg")
-        feed = None if address is None else (await context.current()).feed(*address)
+        feed = None if address is None else (await context.current(request)).feed(*address)
         if feed is None:
             return params.not_found("no such feed")
         url = context.site(request).url(feed.path)
         return context.send(request, qr_svg(url, qr_title(feed)))
 
     return [
-        Route("/qr/{name}", feed_code, methods=["GET", "HEAD"]),
-        Route("/qr/{kind}/{name}", feed_code, methods=["GET", "HEAD"]),
+        Route(urls.ROUTE_QR, feed_code, methods=["GET", "HEAD"]),
+        Route(urls.ROUTE_QR_KIND, feed_code, methods=["GET", "HEAD"]),
     ]

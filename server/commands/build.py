@@ -1,6 +1,8 @@
-"""`confcal build OUTDIR`: write the feeds, session downloads, both API documents and the index as
-static files, byte for byte what `confcal serve` answers for the same paths, for any static host
-or CDN. An empty store is seeded with the built-in demo conference, as `serve` does.
+"""`confcal build OUTDIR`: write the feeds, session downloads, API documents and the index of every
+conference in the store as static files, byte for byte what `confcal serve` answers for the same
+paths, for any static host or CDN: each conference under `c/{slug}/`, the default one (`--default`,
+else the one ingested first) at the root as well. An empty store is seeded with the built-in demo
+conference, as `serve` does.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from server.app.demo import seed_demo
-from server.app.site_build import write_site
-from server.app.links import Site
+from server.app.links import Site, calendar_base
 from server.app.published import Published
+from server.app.site_build import write_conferences
 from server.commands import add_db_option
-from server.commands.serve import add_base_url_option
+from server.commands.serve import add_base_url_option, add_default_option
 from server.errors import StoreError
 from server.store import Store
 
@@ -35,6 +37,7 @@ def register(subparsers: Any) -> None:
         "outdir", metavar="OUTDIR", type=Path, help="directory to write the site into"
     )
     add_base_url_option(parser)
+    add_default_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -46,14 +49,30 @@ def run(args: argparse.Namespace) -> int:
         )
     with Store.open(args.db) as store:
         seed_demo(store)
-        schedule = store.live()
-    if schedule is None:
+        summaries = store.conferences()
+        schedules = [store.live(c.slug) for c in summaries]
+    if not summaries:
         raise StoreError("the store holds no schedule")
+    default = args.default or summaries[0].slug
+    if default not in {c.slug for c in summaries}:
+        raise StoreError(f"--default {default}: no such conference in the store")
+    now = datetime.now(UTC)
     # The calendar bytes use the configured base URL only, exactly as the server renders them.
-    published = Published(schedule, now=datetime.now(UTC), base_url=args.base_url)
-    site = Site.of(args.base_url or DEFAULT_BASE_URL)
-    changed = write_site(published, args.outdir, site)
+    snapshots = [
+        Published(
+            schedule,
+            now=now,
+            base_url=calendar_base(args.base_url, schedule.conference.slug, default),
+        )
+        for schedule in schedules
+        if schedule is not None
+    ]
+    root = Site.of(args.base_url or DEFAULT_BASE_URL)
+    changed = write_conferences(snapshots, summaries, args.outdir, root, default)
+    feeds = sum(len(p.feeds) for p in snapshots)
+    sessions = sum(len(p.schedule.sessions) for p in snapshots)
     print(
-        f"confcal build: {len(published.feeds)} feeds, {len(schedule.sessions)} sessions; {len(changed)} files written to {args.outdir}"
+        f"confcal build: {len(snapshots)} conference(s), {feeds} feeds, {sessions} sessions; "
+        f"{len(changed)} files written to {args.outdir}"
     )
     return 0

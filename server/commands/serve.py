@@ -14,6 +14,7 @@ import uvicorn
 from server.app import create_app
 from server.app.demo import seed_demo
 from server.app.links import checked_base_url
+from server.app.params import BadPath, conference_segment
 from server.commands import add_db_option
 from server.store import Store
 
@@ -32,6 +33,7 @@ def register(subparsers: Any) -> None:
         "--port", type=_port, default=8080, help="port to listen on (default: 8080)"
     )
     add_base_url_option(parser)
+    add_default_option(parser)
     parser.add_argument(
         "--max-age",
         type=_non_negative_int,
@@ -58,6 +60,24 @@ def add_base_url_option(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="public URL of the site, e.g. https://cal.example.org, for absolute and webcal:// links",
     )
+
+
+def add_default_option(parser: argparse.ArgumentParser) -> None:
+    """--default, shared with `confcal build`: the conference the root paths serve."""
+    parser.add_argument(
+        "--default",
+        type=_conference_slug,
+        default=None,
+        metavar="SLUG",
+        help="conference served at the root paths (default: the one ingested first)",
+    )
+
+
+def _conference_slug(value: str) -> str:
+    try:
+        return conference_segment(value)
+    except BadPath as exc:
+        raise argparse.ArgumentTypeError(f"not a conference slug: {value!r}") from exc
 
 
 def _base_url(value: str) -> str:
@@ -102,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
         max_age=args.max_age,
         poll_interval=args.poll,
         seed=lambda: seed_demo(store),
+        default=args.default,
     )
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level="info")

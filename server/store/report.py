@@ -1,4 +1,5 @@
-"""The outcome of one ingest, as the `ingest` command prints it and the store records it."""
+"""The outcome of one ingest, as the `ingest` command prints it and the store records it, and the
+summary of one stored conference (what `/api/conferences` and `confcal build` list)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from feeds.model import Schedule, Session
+from feeds.model import Conference, Schedule, Session
 from server.store.diff import Plan
 
 
@@ -101,3 +102,19 @@ class IngestReport:
             counts=Counts(**counts),
             titles=dict(diff["titles"]),
         )
+
+
+@dataclass(frozen=True)
+class ConferenceSummary:
+    """One conference in the store: its details, its live (confirmed) session count, the version
+    that first brought it in (the store's order of conferences) and its own latest version (which
+    moves only when this conference is ingested again)."""
+
+    conference: Conference
+    sessions: int
+    first_version: int
+    version: int
+
+    @property
+    def slug(self) -> str:
+        return self.conference.slug

@@ -1,5 +1,10 @@
 """The schedule store: every ingest is one transaction that turns a complete snapshot into a new
-schedule version (see server.store.diff for what counts as a change)."""
+schedule version (see server.store.diff for what counts as a change).
+
+A store holds any number of conferences, each keyed by its slug; an ingest touches only the rows
+of its own conference, so what another conference serves never changes with it. Versions are one
+global sequence (cheap to poll), and `conferences()` tells each conference's own latest version.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +15,12 @@ from typing import Self
 from sqlalchemy import Connection, Engine, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from feeds.model import Conference, Schedule, Session
+from feeds.model import Conference, Schedule, Session, Status
 from server.errors import StoreError
 from server.store import rows
 from server.store.diff import check_not_destructive, plan_ingest
 from server.store.engine import display, make_engine, resolve_url
-from server.store.report import IngestReport
+from server.store.report import ConferenceSummary, IngestReport
 from server.store.tables import conferences, metadata, sessions, versions
 
 
@@ -86,14 +91,58 @@ class Store:
             raise StoreError(f"ingest failed, store unchanged: {_first_line(exc)}") from exc
         return dataclasses.replace(report, version=number)
 
-    def live(self, conference: str | None = None) -> Schedule | None:
-        """The stored schedule of `conference` (slug; default: the one ingested last), with every
-        session ever stored - confirmed and cancelled - ordered by start, title, id."""
+    def conferences(self) -> tuple[ConferenceSummary, ...]:
+        """Every conference in the store, in the order they were first ingested, with its live
+        (confirmed) session count and its own latest version. Two queries, however many
+        conferences."""
+        first, latest = func.min(versions.c.id), func.max(versions.c.id)
+        by_version = select(versions.c.conference, first.label("first"), latest.label("latest")).group_by(
+            versions.c.conference
+        )
+        live_counts = (
+            select(sessions.c.conference, func.count().label("sessions"))
+            .where(sessions.c.status == Status.CONFIRMED.value)
+            .group_by(sessions.c.conference)
+        )
         try:
             with self.engine.connect() as conn:
-                slug = conference or conn.execute(
-                    select(versions.c.conference).order_by(versions.c.id.desc()).limit(1)
+                order = {r.conference: (r.first, r.latest) for r in conn.execute(by_version)}
+                counts = {r.conference: int(r.sessions) for r in conn.execute(live_counts)}
+                found = conn.execute(select(conferences)).mappings().all()
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
+        summaries = [
+            ConferenceSummary(
+                conference=rows.conference_from_row(row),
+                sessions=counts.get(row["slug"], 0),
+                first_version=order[row["slug"]][0],
+                version=order[row["slug"]][1],
+            )
+            for row in found
+            if row["slug"] in order
+        ]
+        return tuple(sorted(summaries, key=lambda c: c.first_version))
+
+    def default_conference(self) -> str | None:
+        """The slug of the conference ingested first: the one the root paths serve unless
+        `serve --default` names another. Never changes once set, so subscribed feed URLs at the
+        root keep naming the same conference when others are added."""
+        try:
+            with self.engine.connect() as conn:
+                return conn.execute(
+                    select(versions.c.conference).order_by(versions.c.id).limit(1)
                 ).scalar_one_or_none()
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
+
+    def live(self, conference: str | None = None) -> Schedule | None:
+        """The stored schedule of `conference` (slug; default: `default_conference()`), with every
+        session ever stored - confirmed and cancelled - ordered by start, title, id."""
+        slug = conference if conference is not None else self.default_conference()
+        if slug is None:
+            return None
+        try:
+            with self.engine.connect() as conn:
                 if slug is None:
                     return None
                 row = conn.execute(select(conferences).where(conferences.c.slug == slug)).mappings().first()

@@ -48,7 +48,11 @@ class Http:
     default_headers: dict[str, str] = field(default_factory=dict)
 
     def request(
-        self, method: str, path: str, headers: dict[str, str] | None = None
+        self,
+        method: str,
+        path: str,
+        headers: dict[str, str] | None = None,
+        body: bytes | None = None,
     ) -> Reply:
         async def go() -> Reply:
             transport = httpx.ASGITransport(app=self.app)
@@ -56,7 +60,10 @@ class Http:
                 transport=transport, base_url=self.base_url
             ) as client:
                 req = client.build_request(
-                    method, path, headers={**self.default_headers, **(headers or {})}
+                    method,
+                    path,
+                    headers={**self.default_headers, **(headers or {})},
+                    content=body,
                 )
                 response = await client.send(req, stream=True)
                 raw = b"".join([chunk async for chunk in response.aiter_raw()])

@@ -27,19 +27,6 @@ from server.store import Store
 Element = tuple[str, dict[str, str]]
 
 
-@dataclass(frozen=True)
-class StaticStore:
-    """A store holding one schedule that never changes (server.app.live.ScheduleStore)."""
-
-    schedule: Schedule
-
-    def live(self) -> Schedule:
-        return self.schedule
-
-    def version(self) -> int:
-        return 1
-
-
 class Elements(HTMLParser):
     """Every start tag with its attributes, in document order."""
 
@@ -337,11 +324,14 @@ def test_grid_rows_follow_elapsed_time_across_a_dst_change() -> None:
 
 
 def test_page_files_for_a_static_build_are_the_served_bytes(
-    demo_schedule: Schedule,
+    demo_schedule: Schedule, store: Store
 ) -> None:
-    published = Published(demo_schedule, now=NOW, base_url="https://cal.example.org")
+    store.ingest(demo_schedule)
+    stored = store.live()
+    assert stored is not None
+    published = Published(stored, now=NOW, base_url="https://cal.example.org")
     app = create_app(
-        StaticStore(demo_schedule),
+        store,
         base_url="https://cal.example.org",
         clock=lambda: NOW,
     )

@@ -8,7 +8,8 @@ from app_helpers import NOW, paris
 from feeds.ical import uid
 from feeds.model import Schedule
 from feeds.query import FeedQuery, select
-from server.app.published import Published, feed_path, last_modified
+from server.app import urls
+from server.app.published import Published, last_modified
 
 
 def test_every_catalogue_feed_is_rendered_with_its_path(
@@ -21,7 +22,7 @@ def test_every_catalogue_feed_is_rendered_with_its_path(
     assert paths[0] == "feeds/all.ics"
     assert "feeds/track/compilers.ics" in paths
     assert "feeds/room/side-room.ics" in paths
-    assert paths == [feed_path(feed.spec) for feed in published.feeds]
+    assert paths == [urls.feed(feed.spec) for feed in published.feeds]
 
 
 def test_all_feed_keeps_a_recent_cancellation(small_schedule: Schedule) -> None:

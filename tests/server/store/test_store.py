@@ -193,17 +193,62 @@ def test_room_change_is_reported_as_room(store: Store) -> None:
     assert list(report.changed.values()) == [("room",)]
 
 
+OTHER = Conference(name="Other Conf", timezone="Europe/Berlin", start_date=date(2026, 5, 1), end_date=date(2026, 5, 2))
+
+
 def test_conferences_are_kept_apart(store: Store) -> None:
-    other = Conference(name="Other Conf", timezone="Europe/Berlin", start_date=date(2026, 5, 1), end_date=date(2026, 5, 2))
     store.ingest(schedule(*six_talks()), now=FIRST)
 
-    report = store.ingest(schedule(*six_talks()[:1], conference=other), now=SECOND)
+    report = store.ingest(schedule(*six_talks()[:1], conference=OTHER), now=SECOND)
 
     paris = store.live(CONFERENCE.slug)
-    latest = store.live()
+    other = store.live(OTHER.slug)
     assert report.added != () and report.cancelled == ()
     assert paris is not None and len(paris.sessions) == 6
-    assert latest is not None and latest.conference == other and len(latest.sessions) == 1
+    assert other is not None and other.conference == OTHER and len(other.sessions) == 1
+
+
+def test_live_without_a_slug_is_the_conference_ingested_first(store: Store) -> None:
+    store.ingest(schedule(*six_talks()), now=FIRST)
+    store.ingest(schedule(*six_talks()[:1], conference=OTHER), now=SECOND)
+
+    default = store.live()
+
+    assert store.default_conference() == CONFERENCE.slug
+    assert default is not None and default.conference.slug == CONFERENCE.slug
+
+
+def test_reingesting_one_conference_leaves_the_other_as_it_was(store: Store) -> None:
+    store.ingest(schedule(*six_talks()), now=FIRST)
+    store.ingest(schedule(*six_talks()[:2], conference=OTHER), now=SECOND)
+    before = store.live(CONFERENCE.slug)
+    (paris_before, _) = store.conferences()
+
+    store.ingest(schedule(*six_talks()[:1], conference=OTHER), now=THIRD, force=True)
+
+    (paris_after, other_after) = store.conferences()
+    assert store.live(CONFERENCE.slug) == before
+    assert paris_after == paris_before
+    assert other_after.version == 3 and other_after.sessions == 1
+
+
+def test_conferences_lists_each_in_ingest_order_with_its_live_sessions(store: Store) -> None:
+    store.ingest(schedule(*six_talks()[:3], conference=OTHER), now=FIRST)
+    store.ingest(schedule(*six_talks()), now=SECOND)
+    store.ingest(schedule(*six_talks()[:5]), now=THIRD)
+
+    summaries = store.conferences()
+
+    assert [(c.slug, c.sessions, c.first_version, c.version) for c in summaries] == [
+        (OTHER.slug, 3, 1, 1),
+        (CONFERENCE.slug, 5, 2, 3),
+    ]
+    assert summaries[1].conference == CONFERENCE
+
+
+def test_an_empty_store_lists_no_conferences(store: Store) -> None:
+    assert store.conferences() == ()
+    assert store.default_conference() is None
 
 
 def test_history_records_every_version_newest_first(store: Store) -> None:

@@ -1,0 +1,96 @@
+"""Every path confcal serves and links to, written once.
+
+Two forms of each address live here side by side, so they cannot drift apart:
+
+- *link paths*, relative to a conference's base (no leading slash: `feeds/all.ics`), which
+  `links.Site` turns into absolute paths and URLs. The app's links, the API documents, the page,
+  the QR codes, the static build's file names and the personal feeds all use them;
+- *route templates* (Starlette patterns, leading slash), which `app.py`, `page.py`, `qr.py` and
+  `picks_api.py` route, relative to the same base.
+
+A conference's base is `c/{slug}/` under the site root, and the default conference is also
+served at the root itself (README, "URL scheme"): every route template is mounted twice, once
+at `/` and once under `/c/{conference}`.
+"""
+
+from __future__ import annotations
+
+from feeds.catalogue import FeedKind, FeedSpec
+
+# --- where a conference lives ----------------------------------------------------------------
+
+CONFERENCE_MOUNT = "/c/{conference}"
+CONFERENCES_API = "api/conferences"
+
+
+def conference_base(slug: str) -> str:
+    """The site-relative base of a conference's pages and feeds: `c/{slug}`."""
+    return f"c/{slug}"
+
+
+def conference_page(slug: str) -> str:
+    """The link to a conference's schedule page (a directory, so it ends in `/`)."""
+    return f"{conference_base(slug)}/"
+
+
+# --- link paths, relative to a conference's base ---------------------------------------------
+
+PAGE_FILE = "index.html"  # what the static build writes for PAGE
+API_FEEDS = "api/feeds"
+API_SESSIONS = "api/sessions"
+API_PICKS = "api/picks"
+STATIC = "static"
+
+
+def feed(spec: FeedSpec) -> str:
+    """A catalogue feed: `feeds/all.ics` or `feeds/{kind}/{slug}.ics`."""
+    if spec.kind is FeedKind.ALL:
+        return "feeds/all.ics"
+    return f"feeds/{spec.kind.value}/{spec.slug}.ics"
+
+
+def feed_qr(feed_path: str) -> str:
+    """The QR code of a feed path: `feeds/room/x.ics` -> `qr/room/x.svg`."""
+    return "qr/" + feed_path.removeprefix("feeds/").removesuffix(".ics") + ".svg"
+
+
+def session_download(session_id: str) -> str:
+    return f"sessions/{session_id}.ics"
+
+
+def pick_feed(token: str) -> str:
+    return f"p/{token}.ics"
+
+
+def pick_qr(token: str) -> str:
+    return f"p/{token}.svg"
+
+
+def pick_set(token: str) -> str:
+    return f"{API_PICKS}/{token}"
+
+
+def static(name: str) -> str:
+    return f"{STATIC}/{name}"
+
+
+def json_twin(path: str) -> str:
+    """The `.json` alias every API document is also served at (for static hosts' media types)."""
+    return f"{path}.json"
+
+
+# --- route templates, relative to a conference's mount ---------------------------------------
+
+ROUTE_PAGE = "/"
+ROUTE_FEED = "/feeds/{name}"
+ROUTE_FEED_KIND = "/feeds/{kind}/{name}"
+ROUTE_SESSION = "/sessions/{name}"
+ROUTE_QR = "/qr/{name}"
+ROUTE_QR_KIND = "/qr/{kind}/{name}"
+ROUTE_PICKS = f"/{API_PICKS}"
+ROUTE_PICK_SET = f"/{API_PICKS}/{{token}}"
+ROUTE_PERSONAL = "/p/{name}"
+ROUTE_STATIC = f"/{STATIC}"
+ROUTE_API_FEEDS = f"/{API_FEEDS}"
+ROUTE_API_SESSIONS = f"/{API_SESSIONS}"
+ROUTE_CONFERENCES = f"/{CONFERENCES_API}"
