@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # What the test suite needs beyond pip: Debian's chromium for the browser tests (a Playwright browser
 # download does not work on these machines), Debian's PostgreSQL server for the store's PostgreSQL
-# tests, and Mozilla's ical.js from npm for the parser agreement tests.
+# tests, Debian's nginx for the deploy/nginx tests, and Mozilla's ical.js from npm for the parser
+# agreement tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 # The store's PostgreSQL tests start a throwaway cluster with Debian's server binaries.
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+# The deploy tests run nginx with deploy/nginx's files (installing it starts no service here).
+[ -x /usr/sbin/nginx ] || missing+=(nginx)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq
