@@ -58,37 +58,62 @@ class _Page:
             i += 1
         return i
 
-    def span(self, i: int) -> WallSpan | None:
+    def time_line(self, i: int) -> WallSpan | str | None:
+        """The span a time line gives, the reason it cannot be read (a damaged time line), or None
+        for any other line."""
         try:
-            return L.span(self.lines[i], i + 1)
+            found = L.span(self.lines[i], i + 1)
         except ValueError as exc:
-            self.warn(i, f"time line ignored: {exc}")
-            return None
+            return str(exc)
+        if found is None and L.is_damaged_time_line(self.lines[i]):
+            return "not a complete date and time range"
+        return found
 
 
 def parse(text: str, source: str) -> ParsedPage:
+    """One page's sessions, header and defects. A defect loses data (a damaged time line, a session
+    cut off before its closing time line or its room): the ingest refuses the page unless forced."""
     page = _Page(text, source)
-    spans = {i: s for i in range(len(page.lines)) if (s := page.span(i)) is not None}
+    times = {i: t for i in range(len(page.lines)) if (t := page.time_line(i)) is not None}
     sessions: list[RawSession] = []
+    defects: list[SourceWarning] = []
     last_end = -1
-    order = sorted(spans)
+    order = sorted(times)
     k = 0
     while k < len(order):
         opening = order[k]
         closing = order[k + 1] if k + 1 < len(order) else None
-        if closing is not None and page.text(closing) != page.text(opening):
-            page.warn(opening, "session has no closing time line; its room is unknown")
-            session, last_end = _session(page, spans, opening, None, closing, last_end)
-            k += 1
-        else:
-            stop = len(page.lines) if closing is None else closing
-            session, last_end = _session(page, spans, opening, closing, stop, last_end)
-            k += 2
+        paired = closing is not None and _twins(page.text(opening), page.text(closing), times[opening])
+        stop = len(page.lines) if closing is None else closing
+        session, last_end = _session(page, times, opening, closing if paired else None, stop, last_end)
+        k += 2 if paired else 1
+        title = session.title or (sessions[-1].title if sessions and sessions[-1].title else None) or "(no title)"
+        where = session.line if session.title else opening + 1
+
+        def defect(line: int, what: str) -> None:
+            defects.append(SourceWarning(source, line, f"{title}: {what}"))
+
+        reason = times[opening]
+        if isinstance(reason, str):
+            defect(opening + 1, f"unreadable time line {page.text(opening)!r} ({reason}); the session is left out")
+            continue
+        if not paired:
+            defect(where, "session cut off before its closing time line; its room, track and level are lost")
+        elif page.next_nonblank(closing or 0, len(page.lines)) >= len(page.lines):
+            defect(where, "page ends after the closing time line; the session's room is lost")
         sessions.append(session)
     loose = not sessions and any(
         len(line.strip()) > 60 and not line.strip().startswith(_CHROME_PREFIXES) for line in page.lines
     )
-    return replace(_header(page), sessions=tuple(sessions), warnings=tuple(page.warnings), loose_text=loose)
+    return replace(
+        _header(page), sessions=tuple(sessions), warnings=tuple(page.warnings), defects=tuple(defects), loose_text=loose
+    )
+
+
+def _twins(opening: str, closing: str, reading: WallSpan | str) -> bool:
+    """Whether `closing` is the closing time line of `opening`: the same text, or for a damaged
+    opening cut short ("... 15:00 - 15:"), a line it is the beginning of."""
+    return closing == opening or isinstance(reading, str) and closing.startswith(opening)
 
 
 def _header(page: _Page) -> ParsedPage:
@@ -107,7 +132,7 @@ def _header(page: _Page) -> ParsedPage:
 
 
 def _session(
-    page: _Page, spans: dict[int, WallSpan], opening: int, closing: int | None, stop: int, last_end: int
+    page: _Page, times: dict[int, WallSpan | str], opening: int, closing: int | None, stop: int, last_end: int
 ) -> tuple[RawSession, int]:
     title_line = _title_line(page, opening, last_end)
     speakers_at = next((i for i in range(opening + 1, stop) if page.text(i) == "Speakers"), stop)
@@ -127,29 +152,30 @@ def _session(
     extra: list[tuple[str, str]] = []
     end = stop
     if closing is not None:
+        # Each line after the closing time line is read by what it is, not where it stands: a
+        # session without a type has its bullets right after the room (issue 8, item 4).
         i = closing + 1
-        if page.text(i) and not L.is_track(page.lines[i]) and L.bullet(page.lines[i]) is None:
-            if not (L.is_slot(page.lines[i]) or i in spans):
-                room, i = page.text(i), i + 1
         while i < len(page.lines) and page.text(i):
             raw = page.lines[i]
-            if L.is_track(raw) and track is None:
-                track = raw.strip(L.NBSP + " \t")
-            elif (item := L.bullet(raw)) is not None and item.startswith(("Audience Level ", "Slides Attached ")):
-                key, value = ("level", item[len("Audience Level ") :]) if item.startswith("Audience") else (
-                    "slides", item[len("Slides Attached ") :])
-                if key == "level":
-                    level = value.strip()
+            if (item := L.bullet(raw)) is not None:
+                if item.startswith("Audience Level "):
+                    level = item[len("Audience Level ") :].strip()
+                elif item.startswith("Slides Attached "):
+                    slides = item[len("Slides Attached ") :].strip().lower() in ("yes", "true")
                 else:
-                    slides = value.strip().lower() in ("yes", "true")
-            elif item is not None:
-                extra.append(("", item))
+                    extra.append(("", item))
+            elif L.is_track(raw):
+                if track is None:
+                    track = raw.strip(L.NBSP + " \t")
+            elif i == closing + 1 and not (L.is_slot(raw) or i in times):
+                room = page.text(i)
             else:
                 break
             i += 1
         end = i - 1
+    span = times[opening]
     session = RawSession(
-        line=(title_line if title_line is not None else opening) + 1, span=spans[opening], title=title, kind=kind,
+        line=(title_line if title_line is not None else opening) + 1, span=None if isinstance(span, str) else span, title=title, kind=kind,
         title_speakers=title_speakers, speakers=speakers, description=description, room=room, track=track,
         level=level, slides=slides, extra=tuple(extra),
     )

@@ -21,6 +21,11 @@ _SPAN = re.compile(
     rf"^(?:(?:{_DAYS}),?\s+)?(?P<month>{_MONTHS})\s+(?P<day>\d{{1,2}}),\s*(?P<year>\d{{4}})\s+"
     rf"(?P<start>{_CLOCK})\s*[-–]\s*(?P<end>{_CLOCK})(?:\s+(?P<zone>{_ZONE}))?$"
 )
+# The start of a time line: "Tuesday April 31, 2026 ..." or "April 7, 2026 11:00 - 11:" that `_SPAN`
+# cannot read is a damaged time line, not description text.
+_TIME_LINE_START = re.compile(
+    rf"^(?:(?:{_DAYS}),?\s+)?(?:{_MONTHS})\s+\d{{1,2}},?\s*\d{{4}}\s+\d{{1,2}}:|^(?:{_DAYS}),?\s+(?:{_MONTHS})\s+\d{{1,2}}(?:,?\s*\d{{4}})?\s*$"
+)
 _SLOT = re.compile(rf"^(?P<clock>{_CLOCK})(?:\s+(?P<zone>{_ZONE}))?$")
 _DAY_HEADER = re.compile(rf"^(?:{_DAYS}),\s+(?:{_MONTHS})\s+\d{{1,2}}$")
 _FACET = re.compile(r"^(?P<label>[^:]{1,40}):\s+(?P<value>.+?)\s+clear filter$")
@@ -68,6 +73,13 @@ def span(line: str, number: int) -> WallSpan | None:
         abbreviation=m.group("zone"),
         line=number,
     )
+
+
+def is_damaged_time_line(line: str) -> bool:
+    """A line that starts like a session time line but is not one `span` can read (cut short, no
+    clock, a day without a year). Day headers ("Tuesday, April 7") are not time lines."""
+    text = line.strip()
+    return bool(_TIME_LINE_START.match(text)) and not _SPAN.match(text) and not is_day_header(text)
 
 
 def is_slot(line: str) -> bool:

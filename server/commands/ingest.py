@@ -15,6 +15,8 @@ from typing import Any
 
 from feeds.pipeline import Loaded, load_schedule
 from server.commands import add_db_option
+from feeds.sources.records import SourceWarning
+from server.errors import IngestRefused
 from server.store import IngestReport, Store
 
 
@@ -41,7 +43,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--force",
         action="store_true",
-        help="accept an ingest that would cancel more than a third of the live sessions",
+        help="accept an ingest that would cancel more than a third of the live sessions, or whose sources "
+        "lost data (a damaged time line, a session cut off)",
     )
     parser.add_argument(
         "--allow-private",
@@ -54,10 +57,22 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     loaded = load_schedule(args.sources, args.tz, allow_private=args.allow_private, format=args.format)
+    if loaded.defects and not args.force:
+        raise IngestRefused(refusal(loaded.defects))
     with Store.open(args.db) as store:
         report = store.ingest(loaded.schedule, force=args.force)
     print("\n".join(summary(loaded, report)))
     return 0
+
+
+def refusal(defects: Sequence[SourceWarning]) -> str:
+    """Why an ingest with damaged sources is refused: every defect, one per line, as file:line:
+    session title: what was lost."""
+    head = (
+        f"ingest refused: the sources lost data in {_plural(len(defects), 'place')}, nothing was stored "
+        "(fix the sources, or use --force to ingest what could be read):"
+    )
+    return "\n".join([head, *(f"  {defect}" for defect in defects)])
 
 
 def _plural(count: int, noun: str) -> str:
@@ -90,6 +105,9 @@ def summary(loaded: Loaded, report: IngestReport) -> list[str]:
     lines += [f"  changed   {sid} {report.titles[sid]} ({', '.join(fields)})" for sid, fields in report.changed.items()]
     lines += _listing("cancelled", report.cancelled, report)
     lines += _listing("restored", report.restored, report)
+    if loaded.defects:
+        lines.append(_plural(len(loaded.defects), "defect") + " (ingested with --force):")
+        lines += [f"  {defect}" for defect in loaded.defects]
     if loaded.warnings:
         lines.append(_plural(len(loaded.warnings), "warning") + ":")
         lines += [f"  {warning}" for warning in loaded.warnings]

@@ -80,14 +80,31 @@ def test_filter_header_is_read() -> None:
     assert [(f.label, f.value, f.line) for f in page.facets] == [("Type", "Training Systems", 1)]
 
 
-def test_impossible_time_line_is_a_warning_not_a_crash() -> None:
+def test_impossible_time_line_is_a_defect_not_a_crash() -> None:
     page = parse(PAGE.replace("11:00 - 11:10", "25:00 - 11:10"), "p.txt")
-    assert [str(w) for w in page.warnings][:1] == ["p.txt:6: time line ignored: hour must be in 0..23"]
+
+    assert (page.sessions, page.warnings) == ((), ())
+    assert [str(d) for d in page.defects] == [
+        "p.txt:6: Ranges - A Study: unreadable time line 'Tuesday April 7, 2026 25:00 - 11:10 CEST' "
+        "(hour must be in 0..23); the session is left out"
+    ]
 
 
-def test_bad_time_line_after_a_session_is_warned_once() -> None:
+def test_bad_time_line_after_a_session_is_one_defect() -> None:
     text = PAGE.replace("Room 1\n", "Tuesday April 7, 2026 25:00 - 11:10 CEST\nRoom 1\n", 1)
 
     page = parse(text, "p.txt")
 
-    assert [w.message for w in page.warnings] == ["time line ignored: hour must be in 0..23"]
+    assert [d.message for d in page.defects] == [
+        "Ranges - A Study: unreadable time line 'Tuesday April 7, 2026 25:00 - 11:10 CEST' "
+        "(hour must be in 0..23); the session is left out"
+    ]
+
+
+def test_bullets_right_after_the_room_are_read_as_bullets_not_as_the_track() -> None:
+    # Sched indents a session's bullets with a no-break space; without a type line they follow the room.
+    text = PAGE.replace("\u00a0 Theory\n  • Audience Level Advanced\n", "\u00a0 • Audience Level Beginner\n")
+
+    (session,) = parse(text, "p.txt").sessions
+
+    assert (session.room, session.track, session.level, session.slides) == ("Room 1", None, "Beginner", True)

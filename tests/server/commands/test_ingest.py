@@ -217,3 +217,65 @@ def test_any_file_gets_a_summary_or_one_line(tmp_path: Path, content: bytes) -> 
     if code == 1:
         assert len(err.getvalue().splitlines()) == 1
         assert err.getvalue().startswith("confcal ingest: error: ")
+
+
+DAMAGED = Path(__file__).resolve().parents[2] / "fixtures" / "sched" / "damaged"
+# Each damaged copy of seed page 000 and what the refusal lists for it (issue 8, item 3).
+DEFECTS = {
+    "day_31.txt": "45: TorchJD: Jacobian Descent in PyTorch: unreadable time line "
+    "'Tuesday April 31, 2026 11:45 - 11:55 CEST' (day is out of range for month); the session is left out",
+    "hour_25.txt": "74: Bringing Google’s Colossus to PyTorch: Rapid Storage via fsspec to Keep GPUs Busy: "
+    "unreadable time line 'Tuesday April 7, 2026 25:00 - 12:10 CEST' (hour must be in 0..23); the session is left out",
+    "truncated.txt": "100: Jigsaw: Domain and Tensor Parallelism for High-Resolution Input Training: unreadable time "
+    "line 'Tuesday April 7, 2026 15:00 - 15:' (not a complete date and time range); the session is left out",
+    "cut_in_half.txt": "119: Optimizing Reinforcement Learning at Trillion-Parameter Scale: session cut off before "
+    "its closing time line; its room, track and level are lost",
+}
+
+
+def with_damaged_page(name: str) -> list[str]:
+    others = [str(p) for p in sorted(Path(ORIGINAL).glob("*.txt")) if not p.name.startswith("000_")]
+    return [str(DAMAGED / name), *others]
+
+
+@pytest.mark.parametrize("name", sorted(DEFECTS))
+def test_damaged_source_is_refused_listing_its_defect_and_the_store_stays_byte_identical(
+    name: str, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["ingest", "--db", db, "--tz", "Europe/Paris", ORIGINAL])
+    before = Path(db).read_bytes()
+    capsys.readouterr()
+
+    code = main(["ingest", "--db", db, "--tz", "Europe/Paris", *with_damaged_page(name)])
+
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.splitlines() == [
+        "confcal ingest: error: ingest refused: the sources lost data in 1 place, nothing was stored "
+        "(fix the sources, or use --force to ingest what could be read):",
+        f"  {DAMAGED / name}:{DEFECTS[name]}",
+    ]
+    assert Path(db).read_bytes() == before
+
+
+def test_every_defect_of_every_source_is_listed(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    sources = [str(DAMAGED / name) for name in sorted(DEFECTS)]
+
+    code = main(["ingest", "--db", db, "--tz", "Europe/Paris", *sources])
+
+    err = capsys.readouterr().err.splitlines()
+    assert code == 1
+    assert err[1:] == [f"  {DAMAGED / name}:{DEFECTS[name]}" for name in sorted(DEFECTS)]
+    assert not Path(db).exists()
+
+
+def test_force_ingests_a_damaged_source_and_still_lists_the_defect(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["ingest", "--db", db, "--tz", "Europe/Paris", ORIGINAL])
+    capsys.readouterr()
+
+    code = main(["ingest", "--db", db, "--tz", "Europe/Paris", "--force", *with_damaged_page("hour_25.txt")])
+
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert lines[1] == f"version 2: 0 added, 0 changed, 1 cancelled, 0 restored, {SEED_SESSIONS - 1} unchanged"
+    assert f"  {DAMAGED / 'hour_25.txt'}:{DEFECTS['hour_25.txt']}" in lines
