@@ -1,29 +1,34 @@
 """Stable session ids across re-ingests.
 
-A scraped schedule carries no ids of its own, and organisers edit sessions between scrapes: they
-fix a title typo, move a talk to another time or room, swap two talks. Subscribed calendars key
-events by their UID (RFC 5545 §3.8.4.7), so a session must keep its id through such edits or the
-calendar would show a deleted event plus a new one instead of an update.
+Organisers edit sessions between snapshots: they fix a title typo, move a talk to another time or
+room, swap two talks. Subscribed calendars key events by their UID (RFC 5545 §3.8.4.7), so a session
+must keep its id through such edits or the calendar would show a deleted event plus a new one instead
+of an update. Many sources carry an id of their own (pretalx code/guid, frab guid, iCalendar UID,
+Sched event_key); a scraped Sched page carries none.
 
 Matching rule
 -------------
 `assign_ids(incoming, previous)` pairs each incoming session with at most one previous session
-(one-to-one), in four stages. Each stage only looks at sessions no earlier stage paired:
+(one-to-one), in stages. Each stage only looks at sessions no earlier stage paired:
 
+0. same source id (`Session.source_id`), when that id names exactly one session on each side (a
+   file that gives one UID to many events has no usable ids, and those sessions fall through);
 1. same normalized title and same speaker set (covers: time moved, room moved, times swapped);
 2. same non-empty speaker set and same start (covers: retitled, including typo fixes);
 3. same start and same room (covers: retitled and speakers changed, e.g. a replaced speaker);
 4. title similarity >= 0.8 (difflib ratio of the normalized titles) and either the same speaker
    set or the same start (covers: typo fixed *and* moved).
 
-"Normalized title" is case-folded, accent-stripped, with runs of punctuation and spaces collapsed.
+Stages 1-4 are the fallback for sources without ids, and for sessions whose source id is new or
+shared. "Normalized title" is case-folded, accent-stripped, with runs of punctuation and spaces collapsed.
 "Speaker set" is the set of speaker slugs. When a stage offers several candidates, pairs are taken
 greedily, best first: closest start, then same room, then a previous session that is still
 confirmed (over a cancelled one), then one with identical content, then the smaller id, so the
 result never depends on input order. Previous cancelled sessions take part, so a session that
 comes back gets its old id and is restored.
 
-An unpaired incoming session gets a new id: the first 10 hex digits of BLAKE2b over its
+An unpaired incoming session gets a new id (`new_id`, the one function that makes session ids,
+used by the merge for a schedule's provisional ids too): the first 10 hex digits of BLAKE2b over its
 normalized title and UTC start, which is URL-safe, short, and the same if the store is rebuilt
 from scratch. On a collision with any previous or already assigned id, a counter is mixed in.
 The iCalendar UID is derived from this id and the conference slug (feeds.ical.uid).
@@ -37,7 +42,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import hashlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -70,6 +75,7 @@ class _Facts:
     speakers: frozenset[str]
     start: datetime
     room: str | None
+    source_id: str | None
     cancelled: bool
     id: str
     # Everything else a calendar shows, so that among otherwise equal candidates (a session
@@ -82,11 +88,16 @@ class _Facts:
         speakers = tuple((p.name, p.role, p.affiliation) for p in s.speakers)
         rest = (s.title, s.end, s.kind, s.track, s.level, s.description, speakers, s.slides, s.url)
         cancelled = s.status is Status.CANCELLED
-        return cls(fold(s.title), speaker_set(s), s.start, room, cancelled, s.id, rest)
+        return cls(fold(s.title), speaker_set(s), s.start, room, s.source_id, cancelled, s.id, rest)
 
 
 # Stages 1-3 pair sessions with equal keys; a None key never pairs.
 _KeyFn = Callable[[_Facts], Hashable | None]
+
+
+def _unique_source_ids(sessions: Sequence[Session]) -> set[str]:
+    counts = Counter(s.source_id for s in sessions if s.source_id)
+    return {sid for sid, n in counts.items() if n == 1}
 
 
 def _key_title_speakers(f: _Facts) -> Hashable | None:
@@ -149,7 +160,12 @@ def match(incoming: Sequence[Session], previous: Sequence[Session]) -> dict[int,
     todo_new = {i: _Facts.of(s) for i, s in enumerate(incoming)}
     todo_old = {j: _Facts.of(s) for j, s in enumerate(previous)}
     pairs: dict[int, int] = {}
-    stages: list[_KeyFn | None] = [_key_title_speakers, _key_speakers_start, _key_start_room, None]
+    usable = _unique_source_ids(incoming) & _unique_source_ids(previous)
+
+    def _key_source_id(f: _Facts) -> Hashable | None:
+        return f.source_id if f.source_id in usable else None
+
+    stages: list[_KeyFn | None] = [_key_source_id, _key_title_speakers, _key_speakers_start, _key_start_room, None]
     for key in stages:
         if not todo_new or not todo_old:
             break

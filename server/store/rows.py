@@ -72,6 +72,7 @@ def session_row(conference_slug: str, session: Session, version: int) -> dict[st
         "revision": session.revision,
         "modified": to_db_time(session.modified) if session.modified else None,
         "version": version,
+        "source_id": session.source_id,
     }
 
 
@@ -99,4 +100,5 @@ def session_from_row(row: Mapping[Any, Any]) -> Session:
         status=Status(row["status"]),
         revision=row["revision"],
         modified=from_db_time(row["modified"]) if row["modified"] else None,
+        source_id=row["source_id"],
     )

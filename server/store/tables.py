@@ -8,6 +8,8 @@ on their own here, and `JSON` maps to a native type on PostgreSQL.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     JSON,
     Boolean,
@@ -19,6 +21,9 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    event,
+    inspect,
+    text,
 )
 
 metadata = MetaData()
@@ -71,4 +76,24 @@ sessions = Table(
     Column("modified", DateTime),
     # The version that last wrote this row (content change, cancellation or restore).
     Column("version", Integer, nullable=False),
+    # The source's own id for the session (iCalendar UID, frab guid, Sched event_key), matched first
+    # by feeds.identity; NULL for sources without ids.
+    Column("source_id", Text),
 )
+
+# Columns added after the first release, with the DDL type to add them with to an older store.
+_ADDED_COLUMNS = {"schedule_session": {"source_id": "TEXT"}}
+
+
+@event.listens_for(metadata, "after_create")
+def _add_missing_columns(target: MetaData, connection: Any, **_: Any) -> None:
+    """create_all() makes missing tables but never alters existing ones; add the columns a store
+    made by an older confcal lacks (nullable, so no data changes)."""
+    inspector = inspect(connection)
+    for table, columns in _ADDED_COLUMNS.items():
+        if not inspector.has_table(table):
+            continue
+        present = {c["name"] for c in inspector.get_columns(table)}
+        for name, ddl in columns.items():
+            if name not in present:
+                connection.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}"))

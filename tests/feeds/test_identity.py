@@ -274,3 +274,34 @@ def test_ids_are_unique_and_never_taken_from_two_previous_sessions(
 
     assert len({s.id for s in result}) == len(result)
     assert all(len(s.id) == 10 for s in result)
+
+
+def test_source_id_matches_first_even_when_everything_else_changed() -> None:
+    previous = (
+        dataclasses.replace(talk("Opening", 9, sid="aaaaaaaaaa", speakers=("Ada Lovelace",)), source_id="ev-1"),
+        dataclasses.replace(talk("Closing", 17, sid="bbbbbbbbbb", speakers=("Grace Hopper",)), source_id="ev-2"),
+    )
+    # The two swapped titles, times and speakers: the fuzzy stages would pair them the other way.
+    incoming = (
+        dataclasses.replace(talk("Closing", 17, speakers=("Grace Hopper",)), source_id="ev-1"),
+        dataclasses.replace(talk("Opening", 9, speakers=("Ada Lovelace",)), source_id="ev-2"),
+    )
+
+    result = assign_ids(incoming, previous)
+
+    assert [(s.source_id, s.id) for s in result] == [("ev-1", "aaaaaaaaaa"), ("ev-2", "bbbbbbbbbb")]
+
+
+def test_a_source_id_shared_by_several_sessions_is_not_used() -> None:
+    previous = (
+        dataclasses.replace(talk("Opening", 9, sid="aaaaaaaaaa"), source_id="46939"),
+        dataclasses.replace(talk("Closing", 17, sid="bbbbbbbbbb", speakers=("Grace Hopper",)), source_id="46939"),
+    )
+    incoming = (
+        dataclasses.replace(talk("Closing", 17, speakers=("Grace Hopper",)), source_id="46939"),
+        dataclasses.replace(talk("Opening", 9), source_id="46939"),
+    )
+
+    result = assign_ids(incoming, previous)
+
+    assert [(s.title, s.id) for s in result] == [("Closing", "bbbbbbbbbb"), ("Opening", "aaaaaaaaaa")]
