@@ -1,0 +1,65 @@
+"""The ceiling `confcal serve` is measured against: a minimal Starlette app that serves fixed bytes
+by path, with a strong ETag and 304, and nothing else (issue 12).
+
+    python bench/ceiling_app.py --server granian|uvicorn --port PORT BODIES_DIR
+
+Every file under BODIES_DIR is served at its relative path (`feeds/all.ics`, `p/TOKEN.ics`); the
+ETag is computed once at start-up, as any server that knows its bytes would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+BODIES: dict[str, tuple[bytes, str]] = {}
+
+
+async def serve(request: Request) -> Response:
+    found = BODIES.get(request.url.path)
+    if found is None:
+        return Response(b"not found\n", status_code=404)
+    body, etag = found
+    if request.headers.get("if-none-match") == etag:
+        return Response(status_code=304, headers={"etag": etag})
+    return Response(body, media_type="text/calendar; charset=utf-8", headers={"etag": etag})
+
+
+def load(root: Path) -> None:
+    for path in root.rglob("*"):
+        if path.is_file():
+            body = path.read_bytes()
+            BODIES["/" + path.relative_to(root).as_posix()] = (body, f'"{hashlib.sha256(body).hexdigest()[:32]}"')
+
+
+app = Starlette(routes=[Route("/{path:path}", serve)])
+if "CEILING_BODIES" in os.environ:
+    load(Path(os.environ["CEILING_BODIES"]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--server", choices=["granian", "uvicorn"], default="granian")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("bodies", type=Path)
+    args = parser.parse_args()
+    os.environ["CEILING_BODIES"] = str(args.bodies)
+    os.chdir(Path(__file__).parent)
+    if args.server == "granian":
+        os.execvp("granian", ["granian", "--interface", "asgi", "--host", "127.0.0.1", "--port",
+                              str(args.port), "--workers", "1", "--no-ws", "--log-level", "warning",
+                              "ceiling_app:app"])
+    os.execvp("uvicorn", ["uvicorn", "--host", "127.0.0.1", "--port", str(args.port), "--workers", "1",
+                          "--no-access-log", "--log-level", "warning", "--loop", "uvloop", "--http",
+                          "httptools", "ceiling_app:app"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""A synthetic conference in the seed pages' format (a Sched list view copied as text).
+
+    python bench/generate.py --sessions 10000 OUT_DIR      # writes OUT_DIR/schedule.txt
+    python bench/generate.py --sessions 10000 --moved OUT_DIR   # the same with one session moved
+
+Shaped like a large real event: rooms are never double-booked, speakers give several talks,
+titles and names use accents, CJK and emoji, sessions carry tracks, levels and kinds. The moved
+variant shifts one session into the one slot left free on purpose, so a benchmark can measure a
+one-change re-ingest and rebuild.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from datetime import datetime, timedelta
+from pathlib import Path
+
+SLOTS_PER_DAY = 16  # 08:00 to 20:00 in 45-minute slots, 40-minute talks
+FIRST_DAY = datetime(2026, 4, 6, 8, 0)  # CEST all along: the DST edges have their own tests
+TRACKS = ["Training Systems", "Compilers", "Inference", "Données & Société", "エッジ AI", "Robotics",
+          "Audio 🎧", "Vision", "Safety", "Tooling", "Community", "Research"]
+LEVELS = ["Beginner", "Intermediate", "Advanced"]
+FIRST = ["Ana", "Björn", "Chloé", "Dmitri", "Élodie", "Farah", "Giulia", "Hiroshi", "Ines", "José",
+         "Kateřina", "Liang", "Małgorzata", "Nnamdi", "Oğuz", "Priya", "Quentin", "Rūta", "Søren", "美咲"]
+LAST = ["Abreu", "Bauer", "Castellanos", "Dąbrowski", "Eriksson", "Fournier", "García", "Hämäläinen",
+        "Ishikawa", "Jovanović", "Kowalczyk", "Lefèvre", "Müller", "Nakamura", "Ó Briain", "Petrović"]
+
+HEADER = """Bench Conference 2026
+Paris, France
+View More Details & Registration
+This schedule is automatically displayed in CEST (UTC/GMT +2). To see the schedule in your preferred timezone, please select from the drop-down menu.
+You must be registered for Bench Conference 2026 to participate in the sessions.
+"""
+
+
+def layout(sessions: int) -> tuple[int, int]:
+    """(rooms, days) with room for every session and a last time slot left free."""
+    rooms = max(4, round(math.sqrt(sessions) / 2.5))
+    days = math.ceil((sessions + rooms) / (rooms * SLOTS_PER_DAY))
+    return rooms, days
+
+
+def speaker(k: int) -> tuple[str, str]:
+    name = f"{FIRST[k % len(FIRST)]} {LAST[(k // len(FIRST)) % len(LAST)]} {k // (len(FIRST) * len(LAST)) + 1}"
+    return name, f"Org {k % 97}"
+
+
+def session_block(i: int, start: datetime, room: int, pool: int) -> str:
+    end = start + timedelta(minutes=40)
+    when = f"{start:%A %B} {start.day}, {start:%Y %H:%M} - {end:%H:%M} CEST"
+    # Speakers give about three talks each: a pool of a third of the sessions, two per talk.
+    people = [speaker((i * 7) % pool), speaker((i * 7 + 3) % pool)]
+    names = " & ".join(f"{n}, {o}" for n, o in people)
+    kind = "Lightning Talk: " if i % 5 == 0 else ""
+    blocks = "".join(
+        f"avatar for {n}\n\n{n}\n\nEngineer, {o}\n{n} works on things at {o}… Read More →\n" for n, o in people
+    )
+    return f"""
+{start:%H:%M} CEST
+
+{kind}Talk {i}: Ideas ✨ about «{TRACKS[i % len(TRACKS)]}» - {names}
+{when}
+An abstract for talk {i} - with a dash, accents (é, ñ, ø) and enough words to look like a real one.
+
+It has a second paragraph, too.
+Speakers
+{blocks}{when}
+Room {room + 1} — Hall {chr(65 + room % 26)}
+\u00a0 {TRACKS[i % len(TRACKS)]}
+  • Audience Level {LEVELS[i % len(LEVELS)]}
+"""
+
+
+def page(sessions: int, *, moved: bool = False) -> str:
+    rooms, days = layout(sessions)
+    pool = max(2, sessions // 3)
+    out = [HEADER]
+    for i in range(sessions):
+        slot, room = divmod(i, rooms)
+        day, in_day = divmod(slot, SLOTS_PER_DAY)
+        if moved and i == sessions - 1:
+            # Into the last slot of the last day, which layout() keeps free: a new time and room.
+            day, in_day, room = days - 1, SLOTS_PER_DAY - 1, 0
+        start = FIRST_DAY + timedelta(days=day, minutes=45 * in_day)
+        out.append(session_block(i, start, room, pool))
+    assert len(out) == sessions + 1 and days >= 1
+    return "".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--moved", action="store_true", help="move the last session into the free slot")
+    parser.add_argument("out", type=Path)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "schedule.txt").write_text(page(args.sessions, moved=args.moved), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

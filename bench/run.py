@@ -1,0 +1,245 @@
+"""Every figure of issue 12, measured on the whole commands a user runs.
+
+    python bench/run.py --sessions 10000            # one size, with the wrk comparisons
+    python bench/run.py --sessions 1000,10000,50000 --no-wrk   # how cost grows
+
+For each size: generate a conference (bench/generate.py), `confcal ingest` it, `confcal build` it,
+build the same feeds the obvious way (bench/obvious_build.py), move one session and time the
+re-ingest and rebuild (and count the files whose bytes changed), start `confcal serve` and time its
+first answer, ingest again and time until the server answers the new feed. With wrk (installed
+with apt-get when missing): `confcal serve` against a minimal Starlette app serving the same bytes
+on the fastest server measured (bench/ceiling_app.py), one worker each, for all.ics in full and as
+304, and for 1,000 personal feeds. Peak memory is each process's own maximum resident set.
+Nothing here is a test: it prints figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+CONFCAL = [sys.executable, "-m", "server.cli"]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+@dataclass
+class Run:
+    seconds: float
+    peak_mib: float
+    output: str
+
+
+def measure(command: list[str]) -> Run:
+    """Wall time and the child's own peak RSS (wait4), for a whole command."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV)
+    assert process.stdout is not None
+    output = process.stdout.read().decode(errors="replace")
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - start
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{output}")
+    return Run(elapsed, usage.ru_maxrss / 1024, output)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def snapshot(root: Path) -> dict[str, tuple[str, int]]:
+    return {
+        p.relative_to(root).as_posix(): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+        for p in root.rglob("*")
+        if p.is_file()
+    }
+
+
+def wait_until(check: object, limit: float = 120.0) -> float:
+    start = time.perf_counter()
+    while time.perf_counter() - start < limit:
+        try:
+            if check():  # type: ignore[operator]
+                return time.perf_counter() - start
+        except httpx.TransportError:
+            pass
+        time.sleep(0.02)
+    raise SystemExit("timed out waiting")
+
+
+def peak_of(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def wrk(url: str, *, headers: dict[str, str] | None = None, script: Path | None = None, seconds: int = 8) -> float:
+    command = ["wrk", "-t1", "-c32", f"-d{seconds}s", url]
+    for name, value in (headers or {}).items():
+        command[1:1] = ["-H", f"{name}: {value}"]
+    if script is not None:
+        command[1:1] = ["-s", str(script)]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    line = next(line for line in out.splitlines() if line.startswith("Requests/sec:"))
+    return float(line.split()[1])
+
+
+def ensure_wrk() -> None:
+    if shutil.which("wrk") is None:
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
+
+
+class Server:
+    def __init__(self, command: list[str], url_check: str) -> None:
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+        self.ready = wait_until(lambda: httpx.get(url_check, timeout=5).status_code == 200)
+
+    def stop(self) -> float:
+        peak = peak_of(self.process.pid)
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        return peak
+
+
+def personal_feeds(url: str, work: Path, count: int) -> tuple[Path, Path, Path]:
+    """Create `count` pick sets; write their feeds for the ceiling and wrk scripts for both runs."""
+    ids = [s["id"] for s in httpx.get(url + "/api/sessions", timeout=60).json()["sessions"]]
+    bodies = work / "personal"
+    paths, etags = [], []
+    with httpx.Client(base_url=url, timeout=30) as client:
+        for i in range(count):
+            picks = ids[(i * 13) % len(ids):][:12] or ids[:12]
+            token = client.post("/api/picks", json={"sessions": picks}).json()["token"]
+            reply = client.get(f"/p/{token}.ics")
+            (bodies / "p").mkdir(parents=True, exist_ok=True)
+            (bodies / "p" / f"{token}.ics").write_bytes(reply.content)
+            paths.append(f"/p/{token}.ics")
+            etags.append(reply.headers["etag"])
+    lua_paths = ",".join(f'"{p}"' for p in paths)
+    lua_tags = ",".join("'" + e + "'" for e in etags)
+    full, cond = work / "personal.lua", work / "personal304.lua"
+    rotate = "i = 0\nrequest = function()\n  i = i % #paths + 1\n"
+    full.write_text(f"paths = {{{lua_paths}}}\n{rotate}  return wrk.format('GET', paths[i])\nend\n")
+    cond.write_text(
+        f"paths = {{{lua_paths}}}\netags = {{{lua_tags}}}\n{rotate}"
+        "  return wrk.format('GET', paths[i], {['If-None-Match'] = etags[i]})\nend\n"
+    )
+    return bodies, full, cond
+
+
+def compare_servers(db: str, work: Path) -> None:
+    ensure_wrk()
+    port = free_port()
+    app = Server([*CONFCAL, "serve", "--db", db, "--port", str(port)], f"http://127.0.0.1:{port}/feeds/all.ics")
+    url = f"http://127.0.0.1:{port}"
+    feed = httpx.get(url + "/feeds/all.ics", timeout=60)
+    bodies = work / "ceiling"
+    (bodies / "feeds").mkdir(parents=True, exist_ok=True)
+    (bodies / "feeds" / "all.ics").write_bytes(feed.content)
+    personal, lua_full, lua_304 = personal_feeds(url, work, 1000)
+    shutil.copytree(personal, bodies, dirs_exist_ok=True)
+    etag = {"If-None-Match": feed.headers["etag"]}
+    ours = {
+        "all.ics": wrk(url + "/feeds/all.ics"),
+        "all.ics 304": wrk(url + "/feeds/all.ics", headers=etag),
+        "personal": wrk(url + "/", script=lua_full),
+        "personal 304": wrk(url + "/", script=lua_304),
+    }
+    app.stop()
+    for server in ("granian", "uvicorn"):
+        cport = free_port()
+        ceiling = Server(
+            [sys.executable, str(BENCH / "ceiling_app.py"), "--server", server, "--port", str(cport), str(bodies)],
+            f"http://127.0.0.1:{cport}/feeds/all.ics",
+        )
+        curl = f"http://127.0.0.1:{cport}"
+        theirs = {
+            "all.ics": wrk(curl + "/feeds/all.ics"),
+            "all.ics 304": wrk(curl + "/feeds/all.ics", headers=etag),
+            "personal": wrk(curl + "/", script=lua_full),
+            "personal 304": wrk(curl + "/", script=lua_304),
+        }
+        ceiling.stop()
+        for name, value in ours.items():
+            print(f"  serve {name:<13} {value:9.0f} req/s   ceiling ({server}) {theirs[name]:9.0f}   ratio {value / theirs[name]:.2f}")
+
+
+def one_size(n: int, *, baseline: bool, servers: bool) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix=f"confcal-bench-{n}-") as tmp:
+        work = Path(tmp)
+        db = str(work / "store.sqlite")
+        for variant, extra in (("pages", []), ("moved", ["--moved"])):
+            subprocess.run([sys.executable, str(BENCH / "generate.py"), "--sessions", str(n), *extra, str(work / variant)], check=True)
+        figures: dict[str, float] = {}
+        ingest = measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")])
+        figures["ingest s"], figures["ingest MiB"] = ingest.seconds, ingest.peak_mib
+        build = measure([*CONFCAL, "build", "--db", db, str(work / "site")])
+        files = sum(1 for p in (work / "site").rglob("*") if p.is_file())
+        figures["build s"], figures["build MiB"], figures["files"] = build.seconds, build.peak_mib, files
+        if baseline:
+            obvious = measure([sys.executable, str(BENCH / "obvious_build.py"), "--db", db, str(work / "obvious")])
+            figures["obvious s"] = obvious.seconds
+            figures["build speed-up"] = obvious.seconds / build.seconds
+        before = snapshot(work / "site")
+        measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "moved")])
+        rebuild = measure([*CONFCAL, "build", "--db", db, str(work / "site")])
+        after = snapshot(work / "site")
+        figures["rebuild s"] = rebuild.seconds
+        figures["rebuild % of build"] = 100 * rebuild.seconds / build.seconds
+        figures["files changed"] = sum(1 for k, v in after.items() if before.get(k, ("", 0))[0] != v[0])
+        figures["unchanged files rewritten"] = sum(
+            1 for k, v in after.items() if k in before and before[k][0] == v[0] and before[k][1] != v[1]
+        )
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        server = Server([*CONFCAL, "serve", "--db", db, "--port", str(port)], url + "/feeds/all.ics")
+        figures["serve start s"] = server.ready
+        old = httpx.get(url + "/feeds/all.ics", timeout=60).headers["etag"]
+        measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")])
+        figures["new ingest served s"] = wait_until(
+            lambda: httpx.get(url + "/feeds/all.ics", timeout=60).headers["etag"] != old
+        )
+        figures["serve MiB"] = server.stop()
+        print(f"{n} sessions, {files} files:")
+        for name, value in figures.items():
+            print(f"  {name:<26} {value:10.2f}")
+        if servers:
+            compare_servers(db, work)
+        return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", default="10000", help="one size or several, comma-separated")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the obvious build")
+    parser.add_argument("--no-wrk", action="store_true", help="skip the server comparisons")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sessions.split(",")]
+    table = {n: one_size(n, baseline=not args.no_baseline, servers=not args.no_wrk) for n in sizes}
+    if len(sizes) > 1:
+        keys = ["ingest s", "build s", "rebuild s", "serve start s", "ingest MiB", "build MiB", "serve MiB"]
+        print("\n| sessions | " + " | ".join(keys) + " |")
+        print("|---" * (len(keys) + 1) + "|")
+        for n, figures in table.items():
+            print(f"| {n} | " + " | ".join(f"{figures[k]:.1f}" for k in keys) + " |")
+
+
+if __name__ == "__main__":
+    main()
