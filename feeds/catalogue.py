@@ -12,7 +12,6 @@ import enum
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
-from zoneinfo import ZoneInfo
 
 from feeds.model import Conference, Named, Schedule, Session
 from feeds.slug import slugify
@@ -55,7 +54,7 @@ class FeedSpec:
 def day_slug(session: Session, conference: Conference) -> str:
     """The ISO date the session starts on in the conference zone (a talk across midnight
     belongs to the day it starts)."""
-    return session.start.astimezone(ZoneInfo(conference.timezone)).date().isoformat()
+    return session.start.astimezone(conference.zone).date().isoformat()
 
 
 def day_name(day: date) -> str:
@@ -133,7 +132,12 @@ def catalogue(schedule: Schedule) -> list[FeedSpec]:
     return specs
 
 
-def visible(session: Session, now: datetime, grace: timedelta) -> bool:
+# How long a cancelled session stays in the feeds (as STATUS:CANCELLED) after it was withdrawn:
+# long enough for any calendar client's refresh interval; the one definition everything uses.
+CANCELLED_GRACE = timedelta(days=30)
+
+
+def visible(session: Session, now: datetime, grace: timedelta = CANCELLED_GRACE) -> bool:
     """Confirmed sessions always; cancelled ones while `now - modified <= grace`, so calendar
     clients see the cancellation before the event disappears. A cancelled session that does not
     say when it was withdrawn is kept: dropping it could hide the cancellation entirely."""
@@ -146,7 +150,7 @@ def partition(
     schedule: Schedule,
     *,
     now: datetime,
-    grace: timedelta = timedelta(days=30),
+    grace: timedelta = CANCELLED_GRACE,
 ) -> dict[tuple[FeedKind, str], list[Session]]:
     """The sessions of every catalogue feed at once, keyed (kind, slug) as in `catalogue`
     ((FeedKind.ALL, "") for the whole conference), each sorted like `select`'s result.

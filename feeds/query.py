@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from feeds.catalogue import (
+    CANCELLED_GRACE,
     FILTER_NAMES,
     LABELS,
     FeedKind,
@@ -92,7 +93,7 @@ def select(
     query: FeedQuery,
     *,
     now: datetime,
-    grace: timedelta = timedelta(days=30),
+    grace: timedelta = CANCELLED_GRACE,
 ) -> list[Session]:
     """The sessions of a feed, sorted by start then id. `now` is passed in, not read, so the
     result (and the feed's bytes) depend only on the arguments."""

@@ -13,7 +13,6 @@ import hashlib
 import uuid
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from zoneinfo import ZoneInfo
 
 from feeds.ical import uid
 from feeds.model import Conference, Schedule, Session
@@ -112,7 +111,7 @@ def programme_day(start: datetime) -> date:
 def layout(schedule: Schedule) -> FrabSchedule:
     """The confirmed sessions by day and room (cancelled ones have no place in these formats)."""
     conference = schedule.conference
-    zone = ZoneInfo(conference.timezone)
+    zone = conference.zone
     confirmed = [s for s in schedule.sessions if not s.cancelled]
     numbers = _numbers(confirmed)
     short = acronym(conference)

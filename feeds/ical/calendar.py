@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, timedelta
 from functools import lru_cache, partial
-from zoneinfo import ZoneInfo
 
 from icalendar import Calendar, vDuration, vText
 
@@ -52,7 +51,7 @@ def _date_span(
 ) -> tuple[date, date]:
     """Local dates from the first start to the last end, widened to the conference's dates so
     that the VTIMEZONE does not change when one session moves within them."""
-    zone = ZoneInfo(conference.timezone)
+    zone = conference.zone
     first = min(s.start for s in sessions).astimezone(zone).date()
     last = max(s.end for s in sessions).astimezone(zone).date()
     return min(first, conference.start_date), max(last, conference.end_date)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from zoneinfo import ZoneInfo
 
 from icalendar import Event, vText
 
@@ -101,7 +100,7 @@ def build_event(
     """The VEVENT component. Start and end carry TZID = the conference zone (RFC 5545 3.2.19),
     except around a fall-back fold (see `_ambiguous`); the matching VTIMEZONE is the calendar's
     business (see feeds.ical.timezone)."""
-    zone = ZoneInfo(conference.timezone)
+    zone = conference.zone
     url = session_url(session, base_url)
     event = Event()
     event.add("uid", uid(conference, session))

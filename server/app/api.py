@@ -12,7 +12,6 @@ import json
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from feeds.ical import uid
 from feeds.model import Session
@@ -45,7 +44,7 @@ def feeds_document(published: Published, site: Site) -> dict[str, Any]:
 
 def sessions_document(published: Published, site: Site) -> dict[str, Any]:
     conference = published.conference
-    zone = ZoneInfo(conference.timezone)
+    zone = conference.zone
 
     def entry(session: Session) -> dict[str, Any]:
         return {

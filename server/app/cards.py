@@ -97,7 +97,7 @@ def google_event_link(conference: Conference, session: Session) -> str:
 
 
 def make_card(conference: Conference, session: Session, site: Site) -> Card:
-    zone = ZoneInfo(conference.timezone)
+    zone = conference.zone
     start, end = session.start.astimezone(zone), session.end.astimezone(zone)
     text = session.description.replace("\r\n", "\n").strip()
     return Card(

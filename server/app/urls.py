@@ -10,7 +10,9 @@ Two forms of each address live here side by side, so they cannot drift apart:
 
 A conference's base is `c/{slug}/` under the site root, and the default conference is also
 served at the root itself (README, "URL scheme"): every route template is mounted twice, once
-at `/` and once under `/c/{conference}`.
+at `/` and once under `/c/{conference}`. The one link that lives in `feeds/` (which cannot import
+this module) is the session link inside calendars and exports, `feeds.ical.event.session_url`:
+the page's `#session-{id}` anchor under the conference's base, which `links.calendar_base` gives.
 """
 
 from __future__ import annotations
@@ -74,6 +76,11 @@ def static(name: str) -> str:
     return f"{STATIC}/{name}"
 
 
+# The schedule for conference apps (server/app/exports.py), at the paths frab and pretalx use.
+SCHEDULE_XML = "schedule.xml"
+SCHEDULE_JSON = "schedule.json"
+
+
 def json_twin(path: str) -> str:
     """The `.json` alias every API document is also served at (for static hosts' media types)."""
     return f"{path}.json"
@@ -94,3 +101,5 @@ ROUTE_STATIC = f"/{STATIC}"
 ROUTE_API_FEEDS = f"/{API_FEEDS}"
 ROUTE_API_SESSIONS = f"/{API_SESSIONS}"
 ROUTE_CONFERENCES = f"/{CONFERENCES_API}"
+ROUTE_SCHEDULE_XML = f"/{SCHEDULE_XML}"
+ROUTE_SCHEDULE_JSON = f"/{SCHEDULE_JSON}"
