@@ -19,8 +19,26 @@ class SourceError(FeedsError):
         if source and line is not None:
             where = f"{source}:{line}"
         super().__init__(f"{where}: {message}" if where else message)
+        self.reason = message  # without the source: to raise again naming another
         self.source = source
         self.line = line
+
+
+class FetchError(SourceError):
+    """An outbound fetch failed: not an http(s) URL, a host that does not resolve, an HTTP error."""
+
+
+class AddressRefused(FetchError):
+    """An outbound request would reach a loopback, private or otherwise non-public address."""
+
+
+class LimitExceeded(SourceError):
+    """A source (file, device, FIFO or URL) is larger than the size cap, a folder holds too many
+    files, or a fetch passed its deadline."""
+
+
+class DeadlineExceeded(LimitExceeded):
+    """A fetch took longer than its overall deadline (a slow or dripping server)."""
 
 
 class NotASchedule(SourceError):

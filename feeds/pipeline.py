@@ -61,7 +61,7 @@ def load_schedule(
     naming the file and line) for anything that is not a readable schedule."""
     if not sources:
         raise SourceError("no source given")
-    docs = [doc for source in sources for doc in documents.read(source, allow_private=allow_private)]
+    docs = documents.read_all(sources, allow_private=allow_private)
     batches = read_batches(docs, tz, format=format)
     url = next((d.url for d in docs if d.url), None)
     merged = merge(batches, tz, source_url=url)

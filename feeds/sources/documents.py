@@ -1,29 +1,34 @@
 """Reading sources into text documents: files, folders and http(s) URLs, with bounded sizes.
 
+Every source is counted while it is read (a device, a FIFO or a /proc file reports size 0), and a
+folder is listed only up to its file-count cap. URLs go through the outbound guard (feeds.outbound).
 Bytes are decoded here once: a UTF-8 BOM is dropped and CRLF/CR line endings become LF, so every
 parser sees the same text whatever editor or OS the page went through.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import socket
+import itertools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import BinaryIO
 
-from feeds.errors import SourceError
+from feeds import outbound
+from feeds.errors import DeadlineExceeded, LimitExceeded, SourceError
 
-MAX_BYTES = 20 * 1024 * 1024
-MAX_FILES = 1000
+MAX_BYTES = outbound.MAX_BYTES  # one file or URL
+MAX_FILES = 1000  # one folder
+MAX_TOTAL_BYTES = 5 * MAX_BYTES  # everything one ingest reads
+_CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True)
 class Document:
-    name: str  # what messages call it: the path as given, or the URL
+    name: str  # what messages call it: the path as given, or the URL with its userinfo redacted
     text: str
-    url: str | None = None
+    url: str | None = None  # a URL source without userinfo, safe to store and publish
+    validators: outbound.Validators | None = None  # a URL's ETag and Last-Modified, for a refresh
 
 
 def decode(data: bytes, name: str) -> str:
@@ -38,15 +43,18 @@ def decode(data: bytes, name: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def read_path(path: Path, name: str | None = None) -> Document:
+def _chunks(stream: BinaryIO) -> Iterator[bytes]:
+    while chunk := stream.read(_CHUNK):
+        yield chunk
+
+
+def read_path(path: Path, name: str | None = None, *, limit: int = MAX_BYTES) -> Document:
     label = name or str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise SourceError(f"is {size} bytes; the limit is {MAX_BYTES}", source=label)
-        data = path.read_bytes()
-    except SourceError:
-        raise
+        with path.open("rb") as stream:
+            data = outbound.collect(_chunks(stream), limit)
+    except LimitExceeded as exc:
+        raise LimitExceeded(exc.reason, source=label) from None
     except OSError as exc:
         raise SourceError(f"cannot be read: {exc.strerror or exc}", source=label) from None
     return Document(label, decode(data, label))
@@ -54,79 +62,72 @@ def read_path(path: Path, name: str | None = None) -> Document:
 
 def expand(source: str) -> list[str]:
     """A folder stands for the regular, non-hidden files in it, in name order."""
-    if source.startswith(("http://", "https://")):
+    if outbound.is_url(source):
         return [source]
     path = Path(source)
     if path.is_dir():
-        files = sorted(str(p) for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        try:
+            entries = (p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+            files = sorted(str(p) for p in itertools.islice(entries, MAX_FILES + 1))
+        except OSError as exc:
+            raise SourceError(f"cannot be read: {exc.strerror or exc}", source=source) from None
         if not files:
             raise SourceError("is an empty folder", source=source)
         if len(files) > MAX_FILES:
-            raise SourceError(f"holds {len(files)} files; the limit is {MAX_FILES}", source=source)
+            raise LimitExceeded(f"holds more than {MAX_FILES} files, the limit", source=source)
         return files
     if not path.exists():
         raise SourceError("no such file or folder", source=source)
     return [source]
 
 
-def check_public(url: str) -> None:
-    """Refuse URLs whose host resolves to a loopback, private, link-local or reserved address."""
-    host = urlsplit(url).hostname
-    if not host:
-        raise SourceError("URL has no host", source=url)
-    try:
-        infos = socket.getaddrinfo(host, None)
-    except OSError as exc:
-        raise SourceError(f"cannot resolve host {host}: {exc}", source=url) from None
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        if not address.is_global:
-            raise SourceError(
-                f"host {host} is a private address ({address}); allow private sources explicitly to fetch it",
-                source=url,
-            )
+def _policy(allow_private: bool, limit: int) -> outbound.Policy:
+    return outbound.Policy(allow_private=allow_private, max_bytes=limit)
 
 
-def fetch(url: str, *, allow_private: bool = False, timeout: float = 20.0, max_redirects: int = 5) -> Document:
-    """GET a page, following redirects by hand so that every hop passes the same address check
-    (an automatic redirect could lead a public URL to a private address)."""
-    import httpx  # imported here: only URL sources need it
-
-    current = url
-    try:
-        with httpx.Client(timeout=timeout, follow_redirects=False) as client:
-            for _ in range(max_redirects + 1):
-                if not current.startswith(("http://", "https://")):
-                    raise SourceError(f"redirects to {current!r}, which is not http(s)", source=url)
-                if not allow_private:
-                    check_public(current)
-                with client.stream("GET", current, headers={"User-Agent": "confcal"}) as response:
-                    if response.is_redirect and "location" in response.headers:
-                        current = str(response.url.join(response.headers["location"]))
-                        continue
-                    if response.status_code != 200:
-                        raise SourceError(f"HTTP {response.status_code}", source=url)
-                    return Document(url, decode(_bounded_body(response, url), url), url=url)
-            raise SourceError(f"more than {max_redirects} redirects", source=url)
-    except httpx.HTTPError as exc:
-        raise SourceError(f"cannot be fetched: {exc}", source=url) from None
+def refresh(
+    url: str, validators: outbound.Validators | None, *, allow_private: bool = False, limit: int = MAX_BYTES
+) -> Document | outbound.NotModified:
+    """Fetch a URL source again, conditionally when `validators` (from the Document of the last
+    fetch) are given: NotModified means the stored copy is current."""
+    result = outbound.fetch(url, _policy(allow_private, limit), validators=validators)
+    if isinstance(result, outbound.NotModified):
+        return result
+    name = outbound.redact(url)
+    return Document(name, decode(result.body, name), url=outbound.without_userinfo(url), validators=result.validators)
 
 
-def _bounded_body(response: Any, url: str) -> bytes:
-    chunks, total = [], 0
-    for chunk in response.iter_bytes():
-        total += len(chunk)
-        if total > MAX_BYTES:
-            raise SourceError(f"is larger than {MAX_BYTES} bytes", source=url)
-        chunks.append(chunk)
-    return b"".join(chunks)
+def fetch(url: str, *, allow_private: bool = False, limit: int = MAX_BYTES) -> Document:
+    document = refresh(url, None, allow_private=allow_private, limit=limit)
+    assert isinstance(document, Document)  # no validators sent, so never NotModified
+    return document
+
+
+def read_one(item: str, *, allow_private: bool = False, limit: int = MAX_BYTES) -> Document:
+    """One file or URL (an item `expand` returned)."""
+    if outbound.is_url(item):
+        return fetch(item, allow_private=allow_private, limit=limit)
+    return read_path(Path(item), limit=limit)
 
 
 def read(source: str, *, allow_private: bool = False) -> list[Document]:
-    documents = []
-    for item in expand(source):
-        if item.startswith(("http://", "https://")):
-            documents.append(fetch(item, allow_private=allow_private))
-        else:
-            documents.append(read_path(Path(item)))
+    return read_all([source], allow_private=allow_private)
+
+
+def read_all(sources: Sequence[str], *, allow_private: bool = False, total: int = MAX_TOTAL_BYTES) -> list[Document]:
+    """Every source of one ingest: each file or URL under MAX_BYTES, all together under
+    MAX_TOTAL_BYTES (a folder of a thousand files at the cap would otherwise fill the memory)."""
+    documents: list[Document] = []
+    left = total
+    for item in (item for source in sources for item in expand(source)):
+        try:
+            document = read_one(item, allow_private=allow_private, limit=min(MAX_BYTES, left))
+        except LimitExceeded as exc:
+            if left >= MAX_BYTES or isinstance(exc, DeadlineExceeded):
+                raise
+            raise LimitExceeded(
+                f"passes the limit of {total} bytes for all sources together", source=exc.source
+            ) from None
+        left -= len(document.text.encode())
+        documents.append(document)
     return documents

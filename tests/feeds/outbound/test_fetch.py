@@ -1,0 +1,253 @@
+"""The guard over real HTTP on loopback: redirects into refused addresses, DNS rebinding, the
+overall deadline against a dripping server, size caps and conditional GET.
+
+Two servers share one port: `outer` on 127.0.0.1 (allowed by the tests' policy) and `inner` on
+127.0.0.2 (refused, as loopback). `inner` records every request it gets, so a test can show that a
+refused address was never reached, not only that an error came back."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from feeds.errors import AddressRefused, DeadlineExceeded, FetchError, LimitExceeded
+from feeds.outbound import Fetched, NotModified, Policy, Validators, fetch, guarded_client
+
+OUTER = "127.0.0.1"
+INNER = "127.0.0.2"
+ALLOW_OUTER = (ipaddress.ip_network(f"{OUTER}/32"),)
+ETAG = '"v1"'
+LAST_MODIFIED = "Tue, 07 Apr 2026 09:00:00 GMT"
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: Server
+
+    def do_GET(self) -> None:
+        self.server.seen.append((self.path, self.headers.get("Host", "")))
+        status, headers, body = self.server.answer(self)
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class Server(ThreadingHTTPServer):
+    def __init__(self, host: str, port: int, name: str) -> None:
+        super().__init__((host, port), Handler)
+        self.name = name
+        self.seen: list[tuple[str, str]] = []
+
+    def answer(self, request: Handler) -> tuple[int, dict[str, str], bytes]:
+        path, port = request.path, self.server_address[1]
+        if path == "/to-inner":
+            return 302, {"Location": f"http://{INNER}:{port}/secret"}, b""
+        if path == "/to-inner-by-name":
+            return 302, {"Location": f"http://inner.test:{port}/secret"}, b""
+        if path == "/to-outer":
+            return 301, {"Location": "/page"}, b""
+        if path == "/validated":
+            if request.headers.get("If-None-Match") == ETAG or request.headers.get("If-Modified-Since") == LAST_MODIFIED:
+                return 304, {"ETag": ETAG}, b""
+            return 200, {"ETag": ETAG, "Last-Modified": LAST_MODIFIED}, b"schedule v1"
+        return 200, {}, f"{self.name} {path}".encode()
+
+
+@dataclass
+class Pair:
+    port: int
+    outer: Server
+    inner: Server
+    lookups: list[str] = field(default_factory=list)
+
+    def url(self, path: str, host: str = OUTER) -> str:
+        return f"http://{host}:{self.port}{path}"
+
+
+@pytest.fixture
+def pair() -> Iterator[Pair]:
+    outer = Server(OUTER, 0, "outer")
+    inner = Server(INNER, outer.server_address[1], "inner")
+    threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in (outer, inner)]
+    for thread in threads:
+        thread.start()
+    yield Pair(outer.server_address[1], outer, inner)
+    for server in (outer, inner):
+        server.shutdown()
+        server.server_close()
+
+
+def names(pair: Pair, table: dict[str, Sequence[str]]) -> Policy:
+    """A policy allowing `outer` whose resolver answers from `table` (and literals as themselves)."""
+
+    def resolver(host: str, port: int) -> Sequence[str]:
+        pair.lookups.append(host)
+        return table.get(host, [host])
+
+    return Policy(allowed=ALLOW_OUTER, resolver=resolver)
+
+
+def test_an_allowed_host_is_fetched(pair: Pair) -> None:
+    result = fetch(pair.url("/to-outer"), Policy(allowed=ALLOW_OUTER))
+
+    assert result == Fetched(pair.url("/page"), b"outer /page", Validators())
+
+
+@pytest.mark.parametrize(("path", "refused"), [("/to-inner", INNER), ("/to-inner-by-name", "inner.test")])
+def test_a_redirect_from_an_allowed_host_to_a_refused_one_is_refused(pair: Pair, path: str, refused: str) -> None:
+    policy = names(pair, {"inner.test": [INNER]})
+
+    with pytest.raises(AddressRefused) as caught:
+        fetch(pair.url(path), policy)
+
+    assert str(caught.value) == (
+        f"{pair.url(path)}: host {refused} is a private address ({INNER}: loopback); "
+        "allow private sources explicitly to fetch it"
+    )
+    assert (pair.outer.seen, pair.inner.seen) == ([(path, f"{OUTER}:{pair.port}")], [])
+
+
+def test_a_guarded_client_following_redirects_checks_every_hop(pair: Pair) -> None:
+    with guarded_client(Policy(allowed=ALLOW_OUTER), follow_redirects=True) as client:
+        assert client.get(pair.url("/to-outer")).text == "outer /page"
+        with pytest.raises(AddressRefused, match=f"host {INNER} is a private address"):
+            client.get(pair.url("/to-inner"))
+
+    assert pair.inner.seen == []
+
+
+def test_the_connection_goes_to_the_checked_address_whatever_a_second_lookup_would_say(pair: Pair) -> None:
+    answers = iter([[OUTER], [INNER], [INNER]])  # public-looking first, rebound afterwards
+
+    def rebinding(host: str, port: int) -> Sequence[str]:
+        pair.lookups.append(host)
+        return next(answers)
+
+    result = fetch(pair.url("/page", host="rebind.test"), Policy(allowed=ALLOW_OUTER, resolver=rebinding))
+
+    assert isinstance(result, Fetched)
+    assert result.body == b"outer /page"
+    assert pair.lookups == ["rebind.test"]
+    # The Host header keeps the name: virtual hosts and TLS (server name) see the URL's host.
+    assert (pair.outer.seen, pair.inner.seen) == ([("/page", f"rebind.test:{pair.port}")], [])
+
+
+def test_a_new_connection_is_checked_again(pair: Pair) -> None:
+    answers = iter([[OUTER], [INNER]])
+
+    def rebinding(host: str, port: int) -> Sequence[str]:
+        return next(answers)
+
+    with guarded_client(Policy(allowed=ALLOW_OUTER, resolver=rebinding)) as client:
+        first = client.get(pair.url("/page", host="rebind.test"), headers={"Connection": "close"})
+        with pytest.raises(AddressRefused, match=f"host rebind.test is a private address \\({INNER}: loopback\\)"):
+            client.get(pair.url("/page", host="rebind.test"))
+
+    assert first.text == "outer /page"
+    assert pair.inner.seen == []
+
+
+def test_conditional_get_returns_not_modified_with_the_validators(pair: Pair) -> None:
+    policy = Policy(allowed=ALLOW_OUTER)
+
+    first = fetch(pair.url("/validated"), policy)
+    again = fetch(pair.url("/validated"), policy, validators=Validators(etag=ETAG))
+    by_date = fetch(pair.url("/validated"), policy, validators=Validators(last_modified=LAST_MODIFIED))
+    stale = fetch(pair.url("/validated"), policy, validators=Validators(etag='"v0"'))
+
+    assert first == Fetched(pair.url("/validated"), b"schedule v1", Validators(ETAG, LAST_MODIFIED))
+    assert again == NotModified(Validators(ETAG, None))
+    assert by_date == NotModified(Validators(ETAG, LAST_MODIFIED))
+    assert stale == first
+
+
+@pytest.mark.parametrize("url", ["ftp://127.0.0.1/page", "file:///etc/passwd", "gopher://127.0.0.1/"])
+def test_only_http_and_https_are_fetched(url: str) -> None:
+    with pytest.raises(FetchError) as caught:
+        fetch(url, Policy(allow_private=True))
+
+    assert str(caught.value) == f"{url}: is not an http(s) URL"
+
+
+def test_userinfo_never_reaches_a_message(pair: Pair) -> None:
+    url = f"http://organiser:hunter2@{INNER}:{pair.port}/page"
+
+    with pytest.raises(AddressRefused) as caught:
+        fetch(url, Policy(allowed=ALLOW_OUTER))
+
+    assert str(caught.value).split(": host ")[0] == f"http://***@{INNER}:{pair.port}/page"
+    assert "hunter2" not in str(caught.value)
+
+
+def test_a_body_over_the_cap_is_cut_off(pair: Pair) -> None:
+    with pytest.raises(LimitExceeded) as caught:
+        fetch(pair.url("/page"), Policy(allowed=ALLOW_OUTER, max_bytes=5))
+
+    assert str(caught.value) == f"{pair.url('/page')}: is larger than the limit of 5 bytes (11 declared)"
+
+
+class Drip:
+    """A raw loopback server that answers one request a byte at a time, every `pause` seconds,
+    and completes the answer after `total` bytes: without a deadline the fetch would succeed."""
+
+    def __init__(self, answer: bytes, pause: float) -> None:
+        self.answer, self.pause = answer, pause
+        self.listener = socket.create_server((OUTER, 0))
+        self.port = self.listener.getsockname()[1]
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        connection, _ = self.listener.accept()
+        with connection:
+            connection.recv(65536)
+            try:
+                for byte in self.answer:
+                    connection.sendall(bytes([byte]))
+                    time.sleep(self.pause)
+            except OSError:
+                pass  # the client gave up: what the test wants
+
+    def close(self) -> None:
+        self.listener.close()
+        self.thread.join()
+
+
+BODY = b"a page that takes a while"
+DRIPS = {
+    "body": b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(BODY), BODY),
+    "headers": b"HTTP/1.1 200 OK\r\nX-Padding: " + b"." * 40 + b"\r\nContent-Length: 0\r\n\r\n",
+}
+
+
+@pytest.mark.parametrize("part", sorted(DRIPS))
+def test_a_dripping_server_is_stopped_by_the_deadline(part: str) -> None:
+    drip = Drip(DRIPS[part], pause=0.1)
+    url = f"http://{OUTER}:{drip.port}/page"
+    policy = Policy(allowed=ALLOW_OUTER, timeout=30.0, deadline=1.0)  # every single read is quick
+
+    try:
+        with pytest.raises(DeadlineExceeded) as caught:
+            fetch(url, policy)
+    finally:
+        drip.close()
+
+    assert str(caught.value) == f"{url}: took longer than the 1 s deadline"
+
+
+@pytest.mark.parametrize("host", ["[::127.0.0.1]", "[::ffff:127.0.0.1]", "[::1]", "0.0.0.0", "2130706433"])
+def test_loopback_in_any_spelling_is_refused_by_the_system_resolver(host: str) -> None:
+    with pytest.raises(AddressRefused, match="is a private address"):
+        fetch(f"http://{host}:9/page")
