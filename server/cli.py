@@ -12,6 +12,8 @@ import sys
 from collections.abc import Sequence
 
 from feeds.errors import FeedsError
+from feeds.outbound import redact
+from server.commands.terminal import safe_lines
 from server.errors import ServerError
 
 COMMANDS = ("ingest", "serve", "build", "push")
@@ -37,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
     except (FeedsError, ServerError, OSError) as exc:
-        print(f"confcal {args.command}: error: {exc}", file=sys.stderr)
+        print(f"confcal {args.command}: error: {safe_lines(redact(str(exc)))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"confcal {args.command}: interrupted", file=sys.stderr)

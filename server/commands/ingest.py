@@ -15,6 +15,7 @@ from typing import Any
 
 from feeds.pipeline import Loaded, load_schedule
 from server.commands import add_db_option
+from server.commands.terminal import safe_lines
 from feeds.sources.records import SourceWarning
 from server.errors import IngestRefused
 from server.store import IngestReport, Store
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         raise IngestRefused(refusal(loaded.defects))
     with Store.open(args.db) as store:
         report = store.ingest(loaded.schedule, force=args.force)
-    print("\n".join(summary(loaded, report)))
+    print(safe_lines(summary(loaded, report)))
     return 0
 
 

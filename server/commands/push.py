@@ -22,6 +22,7 @@ from server.caldav.retry import DEFAULT_RETRY, RetryPolicy, with_retry
 from server.caldav.state import SyncState
 from server.caldav.sync import make_plan, push
 from server.commands import add_db_option
+from server.commands.terminal import safe
 from server.errors import StoreError
 from server.store import Store
 from server.store.picks import PickStore
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
             state = SyncState(store.engine, storage.url, scope=schedule.conference.slug)
             if args.dry_run:
                 for line in describe(make_plan(storage, state, desired, RETRY), titles):
-                    print(line)
+                    print(safe(line))
                 return 0
             summary = push(
                 storage,
@@ -160,12 +161,12 @@ def _progress(
         return
     uid = uid_of(action)
     print(
-        f"[{done}/{total}] {outcome} {uid}  {titles.get(uid, '')}".rstrip(),
+        safe(f"[{done}/{total}] {outcome} {uid}  {titles.get(uid, '')}".rstrip()),
         file=sys.stderr,
     )
 
 
 def report(summary: Summary) -> None:
     for conflict in summary.conflicts:
-        print(f"conflict: {conflict}", file=sys.stderr)
+        print(safe(f"conflict: {conflict}"), file=sys.stderr)
     print(summary.line())
