@@ -2,7 +2,8 @@
 
 Any feed takes `track=`, `room=`, `speaker=`, `level=`, `day=`, `kind=` (repeatable): values of
 one parameter widen (OR), different parameters narrow (AND), and a feed's own path is a filter
-that query parameters may narrow but never widen.
+that query parameters may narrow but never widen. The value `-none` selects sessions without
+any value for that parameter (`track=-none`: the sessions in no track); no slug starts with `-`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from feeds.catalogue import (
 )
 from feeds.errors import FilterError
 from feeds.model import Conference, Schedule, Session
+
+NONE = "-none"
 
 
 @dataclass(frozen=True)
@@ -78,9 +81,10 @@ class FeedQuery:
         """OR within one parameter, AND across parameters and required pairs."""
         for name in FILTER_NAMES:
             wanted: tuple[str, ...] = getattr(self, name)
-            if wanted and not any(
-                v in wanted for v in slugs_of(FeedKind(name), session, conference)
-            ):
+            if not wanted:
+                continue
+            have = slugs_of(FeedKind(name), session, conference)
+            if not (any(v in wanted for v in have) or (not have and NONE in wanted)):
                 return False
         return all(
             slug in slugs_of(FeedKind(name), session, conference)
@@ -131,7 +135,9 @@ def feed_title(
             groups[name].insert(0, slug)
     parts = [
         f"{LABELS[FeedKind(name)]}: "
-        + " or ".join(known.get((name, slug), slug) for slug in slugs)
+        + " or ".join(
+            "(none)" if slug == NONE else known.get((name, slug), slug) for slug in slugs
+        )
         for name, slugs in groups.items()
         if slugs
     ]

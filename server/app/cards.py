@@ -2,11 +2,14 @@
 
 Pure functions of the model: times are converted from the session's UTC instants to the
 conference zone here, on the server, so the page reads right without JavaScript; the UTC instants
-go into data attributes for the script that adds the viewer's own zone.
+go into data attributes for the script that adds the viewer's own zone and "now".
 
-The timetable is a CSS grid, one column per room and one row per 5-minute slot of the day; a
-card spans the rows of its duration. Slots are counted in elapsed time from the first start, not
-wall time, so a day across a DST change still places every card in order.
+The timetable is a CSS grid: a time column, then one column per room; one row per 5-minute slot
+of the day, all rows the same height, so a card's height follows its duration (a card is at
+least `MIN_ROWS` tall unless the room's next session starts sooner). Slots are counted in elapsed
+time from the first start, not wall time, so a day across a DST change still places every card
+in order. Cards starting together form a `Slot` with a time heading, in the rooms' column order,
+so the phone list, a screen reader and Tab all read a slot left to right.
 """
 
 from __future__ import annotations
@@ -15,19 +18,18 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from itertools import groupby
-from urllib.parse import quote, urlencode
 from zoneinfo import ZoneInfo
 
-from feeds.catalogue import day_name, day_slug, kind_name
+from feeds.catalogue import day_name, day_slug, kind_name, kind_slug
 from feeds.model import Conference, Session
-from server.app.links import Site
+from server.app.calendar_links import google_event_link, outlook_event_link
 from server.app import urls
 
 SLOT = timedelta(minutes=5)
+MIN_ROWS = 2  # a 5-minute lightning talk still gets room for its time and title
 NO_ROOM = "No room given"
-GOOGLE_EVENT = "https://calendar.google.com/calendar/render"
-# Google's event template is a GET link; keep the URL well inside what browsers and Google accept.
-_DETAILS_MAX = 300
+
+__all__ = ["Card", "Day", "Slot", "days", "google_event_link", "make_card", "utc_iso"]
 
 
 @dataclass(frozen=True)
@@ -42,9 +44,11 @@ class Card:
     start_utc: str  # ISO 8601 in UTC ("Z"), for the script
     end_utc: str
     kind: str
-    paragraphs: tuple[str, ...]
-    ics: str
+    kind_slug: str
+    ics: str  # site-relative
+    page: str  # site-relative: sessions/{id}/
     google: str | None  # None for a cancelled session: there is nothing to add
+    outlook: str | None
     column: int = 1
     row_start: int = 1
     row_end: int = 2
@@ -61,45 +65,48 @@ class Card:
     def speaker_slugs(self) -> str:
         return " ".join(s.slug for s in self.session.speakers)
 
+    @property
+    def minutes(self) -> int:
+        return (self.session.end - self.session.start) // timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """The cards starting at one time, in column order, under one time heading."""
+
+    label: str  # "11:00" in the conference zone
+    local: str  # ISO 8601 with offset
+    row: int
+    cards: tuple[Card, ...]
+
 
 @dataclass(frozen=True)
 class Day:
     slug: str
     name: str
     rooms: tuple[str, ...]  # column headings, in column order
-    # In time order, so the list view (and a screen reader) reads the day in order.
-    cards: tuple[Card, ...]
+    slots: tuple[Slot, ...]  # in time order
+    rows: int  # 5-minute rows from the first start to the last end
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """In time order, then column order: the order of the page's source."""
+        return tuple(card for slot in self.slots for card in slot.cards)
 
 
 def utc_iso(moment: datetime) -> str:
     return moment.astimezone(ZoneInfo("UTC")).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def google_event_link(conference: Conference, session: Session) -> str:
-    """Google Calendar's "add this event" template link (a documented GET form, no API key)."""
-    stamp = "%Y%m%dT%H%M%SZ"
-    dates = f"{session.start.strftime(stamp)}/{session.end.strftime(stamp)}"
-    details = session.description
-    if len(details) > _DETAILS_MAX:
-        details = details[: _DETAILS_MAX - 1].rstrip() + "…"
-    where = ", ".join(
-        p for p in (session.room.name if session.room else None, conference.city) if p
-    )
-    query = {
-        "action": "TEMPLATE",
-        "text": session.title,
-        "dates": dates,
-        "details": details,
-        "location": where,
-        "ctz": conference.timezone,
-    }
-    return f"{GOOGLE_EVENT}?{urlencode(query, quote_via=quote)}"
+def page_path(session: Session) -> str:
+    """The session's page, relative to the conference's base path."""
+    return urls.session_page(session.id)
 
 
-def make_card(conference: Conference, session: Session, site: Site) -> Card:
+def make_card(conference: Conference, session: Session) -> Card:
     zone = conference.zone
     start, end = session.start.astimezone(zone), session.end.astimezone(zone)
-    text = session.description.replace("\r\n", "\n").strip()
+    live = not session.cancelled
     return Card(
         session=session,
         day=day_slug(session, conference),
@@ -111,9 +118,12 @@ def make_card(conference: Conference, session: Session, site: Site) -> Card:
         start_utc=utc_iso(session.start),
         end_utc=utc_iso(session.end),
         kind=kind_name(session.kind),
-        paragraphs=tuple(p.strip() for p in text.split("\n\n") if p.strip()),
-        ics=site.path(urls.session_download(session.id)),
-        google=None if session.cancelled else google_event_link(conference, session),
+        kind_slug=kind_slug(session.kind),
+        ics=urls.session_download(session.id),
+        page=page_path(session),
+        # Without the abstract: a card's link stays short; the session page carries it.
+        google=google_event_link(conference, session, details=False) if live else None,
+        outlook=outlook_event_link(conference, session, details=False) if live else None,
     )
 
 
@@ -123,8 +133,9 @@ def room_order(cards: list[Card]) -> list[str]:
     return sorted(counts, key=lambda name: (name == NO_ROOM, -counts[name], name))
 
 
-def place(cards: list[Card]) -> tuple[tuple[str, ...], tuple[Card, ...]]:
-    """Columns (room names) and the cards with their grid column and rows (1-based, end exclusive)."""
+def place(cards: list[Card]) -> tuple[tuple[str, ...], tuple[Slot, ...], int]:
+    """Columns (room names), the cards grouped into slots with their grid column and rows
+    (1-based, end exclusive), and the number of rows."""
     rooms = room_order(cards)
     column = {name: i + 1 for i, name in enumerate(rooms)}
     first = min(c.session.start for c in cards)
@@ -133,25 +144,39 @@ def place(cards: list[Card]) -> tuple[tuple[str, ...], tuple[Card, ...]]:
         slots, rest = divmod(moment - first, SLOT)
         return 1 + slots + (1 if round_up and rest else 0)
 
+    def room_of(card: Card) -> str:
+        return card.session.room.name if card.session.room else NO_ROOM
+
+    # The next start in the same column caps the minimum height, so cards never overlap.
+    starts: dict[int, list[int]] = {}
+    for card in cards:
+        starts.setdefault(column[room_of(card)], []).append(row(card.session.start, False))
     placed = []
     for card in cards:
-        room = card.session.room.name if card.session.room else NO_ROOM
+        col = column[room_of(card)]
         start = row(card.session.start, False)
-        end = max(row(card.session.end, True), start + 1)
-        placed.append(replace(card, column=column[room], row_start=start, row_end=end))
-    return tuple(rooms), tuple(placed)
-
-
-def days(conference: Conference, sessions: list[Session], site: Site) -> list[Day]:
-    """The sessions as cards grouped by conference-zone day, each day laid out as a timetable."""
-    ordered = sorted(
-        sessions, key=lambda s: (s.start, s.end, s.room.name if s.room else "", s.id)
+        following = [s for s in starts[col] if s > start]
+        end = max(row(card.session.end, True), start + MIN_ROWS)
+        end = min(end, min(following)) if following else end
+        placed.append(replace(card, column=col, row_start=start, row_end=max(end, start + 1)))
+    placed.sort(key=lambda c: (c.session.start, c.column, c.session.end, c.id))
+    slots = tuple(
+        Slot(group[0].start_label, group[0].start_local, group[0].row_start, tuple(group))
+        for group in (
+            list(g) for _, g in groupby(placed, key=lambda c: c.session.start)
+        )
     )
-    cards = [make_card(conference, s, site) for s in ordered]
+    rows = max(c.row_end for c in placed) - 1
+    return tuple(rooms), slots, rows
+
+
+def days(conference: Conference, sessions: list[Session]) -> list[Day]:
+    """The sessions as cards grouped by conference-zone day, each day laid out as a timetable."""
+    cards = [make_card(conference, s) for s in sessions]
     result = []
     for slug, group in groupby(sorted(cards, key=lambda c: c.day), key=lambda c: c.day):
-        rooms, placed = place(list(group))
+        rooms, slots, rows = place(list(group))
         result.append(
-            Day(slug, day_name(datetime.fromisoformat(slug).date()), rooms, placed)
+            Day(slug, day_name(datetime.fromisoformat(slug).date()), rooms, slots, rows)
         )
     return result

@@ -1,90 +1,71 @@
-"""The schedule page at `/`: every session as a card, day by day, filters, subscribe links and picks.
+"""The schedule page at `/`: the day's timetable, now and next, filters, subscribe picker, picks.
 
-Server-rendered (Jinja2, autoescaped: schedule text is third-party input), so browsing and every
-link work without JavaScript; static/schedule.js adds day tabs, filtering, search, the viewer's
-own time zone and picks. Everything the page loads is served by confcal itself (no CDN, fonts
-or analytics), so it works offline and on a conference network; the Content-Security-Policy
-says so to the browser as well.
+Server-rendered (Jinja2, autoescaped: schedule text is third-party input), so browsing, the
+filters (a GET form) and every link work without JavaScript; static/schedule.js adds live
+filtering and search, now and next, the viewer's own time zone, picks and offline use.
+Everything the page loads is served by confcal itself (no CDN, fonts or analytics); the
+Content-Security-Policy says so to the browser as well.
 
-The page is a pure function of a `Published` snapshot and a `Site`, memoized per snapshot like
-the API documents, so it is rendered once per schedule change and has a stable ETag.
+The page is a pure function of a `Published` snapshot, a `Site` and the `View` in its URL,
+memoized per snapshot, so it is rendered once per schedule change and view and has a stable ETag.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from feeds.catalogue import FeedKind, day_name
-from server.app.cards import days
+from feeds.model import Session
+from feeds.query import NONE
+from server.app import params, urls
+from server.app.assets import STATIC, lookup, service_worker, static_files
+from server.app.calendar_links import outlook_subscribe_link
+from server.app.cards import Day, days
 from server.app.conditional import HTML, Representation
-from server.app import urls
 from server.app.context import RouteContext
+from server.app.detail_pages import detail_files, detail_routes
 from server.app.links import ConferenceLink, Site
 from server.app.published import Feed, Published, last_modified
 from server.app.qr import qr_svg, qr_title
+from server.app.render import CSP, render
+from server.app.view import ALL_DAYS, View
 
-# Every load stays on our origin. Inline style attributes place cards on the grid; 'unsafe-eval'
-# only lets browser-automation tools (Playwright's wait_for_function) evaluate their predicates,
-# and loads nothing. Page scripts are files, never inline.
-CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; "
-    "frame-ancestors 'none'"
-)
-FILTER_KINDS = (
-    ("track", "Track"),
-    ("room", "Room"),
-    ("level", "Level"),
-    ("speaker", "Speaker"),
-)
-
-TEMPLATES = Path(__file__).resolve().parent / "templates"
-STATIC = Path(__file__).resolve().parent / "static"
-
-KIND_LABELS = {
-    "all": "Everything",
-    "day": "By day",
-    "track": "By track",
-    "room": "By room",
-    "level": "By level",
-    "kind": "By session type",
-    "speaker": "By speaker",
+FILTERS = (("track", "Track"), ("room", "Room"), ("level", "Level"), ("kind", "Type"))
+MAIN_KINDS = ("all", "track", "room")  # in view; the rest of the catalogue is folded
+FOLDED_LABELS = {
+    "speaker": "Speakers",
+    "level": "Levels",
+    "kind": "Session types",
+    "day": "Days",
 }
-
-_env = Environment(
-    loader=FileSystemLoader(TEMPLATES),
-    autoescape=select_autoescape(default=True, default_for_string=True),
-    undefined=StrictUndefined,
-    keep_trailing_newline=True,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-# Templates link through urls.py like the code does: site.path(urls.API_FEEDS).
-_env.globals["urls"] = urls
+KIND_LABELS = {"all": "Everything", "track": "Tracks", "room": "Rooms", **FOLDED_LABELS}
+# Levels as attendees rank them; other names follow alphabetically, "any level" last.
+LEVEL_RANK = {"beginner": 0, "intermediate": 1, "advanced": 2, "expert": 3}
+LEVEL_LAST = {"any", "all", "all-levels", "any-level", "everyone"}
 
 
 @dataclass(frozen=True)
 class Subscription:
-    """One feed's ways in: webcal:// to subscribe, the https link to copy, Google, download, QR."""
+    """One feed's ways in: webcal:// to subscribe, the https link to copy, Google, Outlook,
+    download and QR."""
 
     kind: str
     slug: str
     name: str
     events: int
     url: str  # absolute
-    path: str  # site path, for the download link
+    path: str  # site-relative, for the download link
     webcal: str
     google: str
-    qr: str
+    outlook: str
+    qr: str  # site-relative
 
     @property
     def anchor(self) -> str:
@@ -98,78 +79,135 @@ def subscription(feed: Feed, site: Site) -> Subscription:
         name=feed.spec.name,
         events=len(feed.sessions),
         url=site.url(feed.path),
-        path=site.path(feed.path),
+        path=feed.path,
         webcal=site.webcal(feed.path),
         google=site.google(feed.path),
-        qr=site.path(urls.feed_qr(feed.path)),
+        outlook=outlook_subscribe_link(site.url(feed.path), feed.spec.title),
+        qr=urls.feed_qr(feed.path),
     )
 
 
+def level_key(slug_and_name: tuple[str, str]) -> tuple[int, int, str]:
+    slug, name = slug_and_name
+    if slug in LEVEL_LAST:
+        return (2, 0, name)
+    rank = LEVEL_RANK.get(slug)
+    return (0, rank, name) if rank is not None else (1, 0, name)
+
+
+def options(published: Published, kind: str, sessions: list[Session]) -> list[tuple[str, str]]:
+    """(value, label) of one filter: the catalogue's values (levels in their natural order),
+    then "(no track)" when some sessions have none."""
+    found = [
+        (f.spec.slug, f.spec.name) for f in published.feeds if f.spec.kind.value == kind
+    ]
+    if kind == "level":
+        found.sort(key=level_key)
+    if kind in ("track", "room", "level") and any(
+        getattr(s, kind) is None for s in sessions
+    ):
+        found.append((NONE, f"(no {kind})"))
+    return found
+
+
+def all_days(published: Published) -> list[Day]:
+    everything = published.feed(FeedKind.ALL.value, "")
+    sessions = list(everything.sessions) if everything else []
+    return published.memo(("days",), lambda: days(published.conference, sessions))
+
+
 def page_context(
-    published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
+    published: Published,
+    site: Site,
+    view: View,
+    others: tuple[ConferenceLink, ...] = (),
 ) -> dict[str, Any]:
     conference = published.conference
     everything = published.feed(FeedKind.ALL.value, "")
     sessions = list(everything.sessions) if everything else []
-    groups: list[dict[str, Any]] = []
+    timetable = all_days(published)
+    slugs = [d.slug for d in timetable]
+    multi_day = len(timetable) > 1
+    day = view.day if view.day in (*slugs, ALL_DAYS) else (slugs[0] if slugs else "")
+    shown_days = [d for d in timetable if day in (ALL_DAYS, d.slug)]
+    query = view.query()
+    hidden = {s.id for s in sessions if not query.matches(s, conference)}
+    shown = sum(len(d.cards) for d in shown_days) - sum(
+        1 for d in shown_days for c in d.cards if c.id in hidden
+    )
+    feed_day = day if multi_day and day != ALL_DAYS else None
+    feed_query = view.feed_query(feed_day)
+    all_feed = everything.path if everything else "feeds/all.ics"
+    filtered_feed = site.url(all_feed) + (f"?{feed_query}" if feed_query else "")
+    main: list[dict[str, Any]] = []
+    folded: list[dict[str, Any]] = []
     for feed in published.feeds:
         kind = feed.spec.kind.value
-        if not groups or groups[-1]["kind"] != kind:
-            groups.append(
-                {
-                    "kind": kind,
-                    "label": KIND_LABELS.get(kind, kind.title()),
-                    "feeds": [],
-                }
-            )
-        groups[-1]["feeds"].append(subscription(feed, site))
+        target = main if kind in MAIN_KINDS else folded
+        if not target or target[-1]["kind"] != kind:
+            target.append({"kind": kind, "label": KIND_LABELS.get(kind, kind), "feeds": []})
+        target[-1]["feeds"].append(subscription(feed, site))
+    for group in folded:
+        if group["kind"] == "level":
+            group["feeds"].sort(key=lambda f: level_key((f.slug, f.name)))
     filters = [
         {
             "kind": kind,
             "label": label,
-            "options": [
-                (f.spec.slug, f.spec.name)
-                for f in published.feeds
-                if f.spec.kind.value == kind
-            ],
+            "options": options(published, kind, sessions),
+            "selected": view.first(kind),
         }
-        for kind, label in FILTER_KINDS
+        for kind, label in FILTERS
     ]
     when = day_name(conference.start_date)
     if conference.end_date != conference.start_date:
         when = f"{when} – {day_name(conference.end_date)}"
+    starts = [s.start for s in sessions]
+    ends = [s.end for s in sessions]
     return {
         "conference": conference,
         "when": when,
-        "site": site,
-        "days": days(conference, sessions, site),
-        "total": len(sessions),
+        "description": (
+            f"Schedule of {conference.name}, {when}"
+            + (f", {conference.city}" if conference.city else "")
+            + f": {len(sessions)} sessions, calendar feeds to subscribe to, and your own picks."
+        ),
+        "days": shown_days,
+        "day_tabs": [(d.slug, d.name) for d in timetable] if multi_day else [],
+        "day": day,
+        "all_days": ALL_DAYS,
+        "hidden": hidden,
+        "total": sum(len(d.cards) for d in shown_days),
+        "shown": shown,
         "filters": filters,
-        "groups": groups,
+        "view": view,
+        "main_groups": main,
+        "folded_groups": folded,
+        "filtered_feed": filtered_feed,
+        "filtered_webcal": site.webcal(all_feed)
+        + (f"?{feed_query}" if feed_query else ""),
+        "feed_base": site.url(all_feed),
+        "feed_day": feed_day or "",
+        "first_start": min(starts).strftime("%Y-%m-%dT%H:%M:%SZ") if starts else "",
+        "last_end": max(ends).strftime("%Y-%m-%dT%H:%M:%SZ") if ends else "",
         "storage_key": f"confcal:picks:{conference.slug}",
         "others": others,
     }
 
 
-def render_page(
-    published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
-) -> bytes:
-    return (
-        _env.get_template("schedule.html")
-        .render(page_context(published, site, others))
-        .encode("utf-8")
-    )
-
-
 def page_representation(
-    published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
+    published: Published,
+    site: Site,
+    view: View | None = None,
+    others: tuple[ConferenceLink, ...] = (),
 ) -> Representation:
+    chosen = view or View()
     # The other conferences are part of the key, not of the snapshot: adding a conference
     # changes this page's links without rebuilding (or re-rendering the feeds of) this one.
     return published.memo(
-        ("page", site.base_url, others),
+        ("page", site.base_url, chosen, others),
         lambda: Representation(
-            render_page(published, site, others),
+            render("schedule.html", 0, page_context(published, site, chosen, others)),
             HTML,
             last_modified(published.schedule.sessions),
             (("content-security-policy", CSP),),
@@ -180,21 +218,43 @@ def page_representation(
 def page_files(
     published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
 ) -> Iterator[tuple[str, bytes]]:
-    """For `confcal build`: the page as index.html and every QR code it shows, as the server
-    answers them (a static host has no picks API; the page says so when a pick fails)."""
-    yield urls.PAGE_FILE, page_representation(published, site, others).body
+    """For `confcal build`: the page as index.html (its default view: a static host ignores
+    the query string) and every QR code it shows, as the server answers them."""
+    yield urls.PAGE_FILE, page_representation(published, site, None, others).body
     for feed in published.feeds:
         yield urls.feed_qr(feed.path), qr_svg(site.url(feed.path), qr_title(feed)).body
+    yield from detail_files(published, site)
+    yield urls.SERVICE_WORKER, service_worker().body
+    yield from static_files()
 
 
 def page_routes(context: RouteContext) -> list[Route]:
     async def page(request: Request) -> Response:
+        items = params.query_items(request.query_params.multi_items())
         rep = await anyio.to_thread.run_sync(
             page_representation,
             await context.current(request),
             context.site(request),
+            View.from_params(items),
             context.others(request),
         )
         return context.send(request, rep)
 
-    return [Route(urls.ROUTE_PAGE, page, methods=["GET", "HEAD"])]
+    async def static(request: Request) -> Response:
+        rep = lookup(request.path_params["name"])
+        if rep is None:
+            return params.not_found("no such file")
+        return context.send(request, rep)
+
+    async def worker(request: Request) -> Response:
+        return context.send(request, service_worker())
+
+    return [
+        Route(urls.ROUTE_PAGE, page, methods=["GET", "HEAD"]),
+        Route(urls.ROUTE_SERVICE_WORKER, worker, methods=["GET", "HEAD"]),
+        Route(urls.ROUTE_STATIC_FILE, static, methods=["GET", "HEAD"]),
+        *detail_routes(context),
+    ]
+
+
+__all__ = ["STATIC", "page_files", "page_representation", "page_routes"]

@@ -81,6 +81,18 @@ SCHEDULE_XML = "schedule.xml"
 SCHEDULE_JSON = "schedule.json"
 
 
+SERVICE_WORKER = "sw.js"  # at the conference's base, so its scope is the conference
+
+
+def session_page(session_id: str) -> str:
+    """A session's page (a directory; the static build writes its index.html)."""
+    return f"sessions/{session_id}/"
+
+
+def speaker_page(slug: str) -> str:
+    return f"speakers/{slug}/"
+
+
 def json_twin(path: str) -> str:
     """The `.json` alias every API document is also served at (for static hosts' media types)."""
     return f"{path}.json"
@@ -98,6 +110,10 @@ ROUTE_PICKS = f"/{API_PICKS}"
 ROUTE_PICK_SET = f"/{API_PICKS}/{{token}}"
 ROUTE_PERSONAL = "/p/{name}"
 ROUTE_STATIC = f"/{STATIC}"
+ROUTE_STATIC_FILE = f"/{STATIC}/{{name}}"
+ROUTE_SERVICE_WORKER = f"/{SERVICE_WORKER}"
+ROUTE_SESSION_PAGE = "/sessions/{id}/"
+ROUTE_SPEAKER_PAGE = "/speakers/{slug}/"
 ROUTE_API_FEEDS = f"/{API_FEEDS}"
 ROUTE_API_SESSIONS = f"/{API_SESSIONS}"
 ROUTE_CONFERENCES = f"/{CONFERENCES_API}"

@@ -22,8 +22,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "browser"
-PHONE = {"width": 375, "height": 800}
-DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1440, "height": 900}
 
 
 def unavailable(reason: str) -> NoReturn:
@@ -44,8 +44,11 @@ class Visit:
 
     def open(self, path: str = "/") -> None:
         self.page.goto(self.server.url + path)
-        # The script reveals the filters once it has wired everything up.
-        self.page.wait_for_selector("#filters:not([hidden])")
+        self.wait_ready()
+
+    def wait_ready(self) -> None:
+        # The script marks the body once it has wired everything up.
+        self.page.wait_for_selector("body[data-ready]", state="attached")
 
     def foreign_requests(self) -> list[str]:
         origin = self.server.url + "/"

@@ -15,7 +15,7 @@ from browser_helpers import DESKTOP, PHONE, Visit, new_visit
 from serve_process import Running
 
 PICK = '[data-action="pick"]'
-CARD = "[data-session-id]"
+CARD = "#sessions [data-session-id]"
 
 
 def api_sessions(server: Running) -> list[dict[str, Any]]:
@@ -42,7 +42,7 @@ def pick(visit: Visit, session_id: str) -> None:
     with visit.page.expect_response(
         lambda r: "/api/picks" in r.url and r.request.method in ("POST", "PUT")
     ):
-        visit.page.click(f'[data-session-id="{session_id}"] {PICK}')
+        visit.page.click(f"#session-{session_id} {PICK}")
 
 
 def test_page_shows_the_28_seed_sessions(visit: Visit, server: Running) -> None:
@@ -55,7 +55,7 @@ def test_page_shows_the_28_seed_sessions(visit: Visit, server: Running) -> None:
     assert sorted(ids) == sorted(s["id"] for s in api_sessions(server))
     assert len(visible_ids(visit)) == 28
     assert visit.page.text_content("#result-count") == "28 sessions"
-    visit.screenshot("desktop-1280x900")
+    visit.screenshot("desktop-1440x900")
     assert visit.console_errors == []
     assert visit.foreign_requests() == []
 
@@ -69,7 +69,7 @@ def test_picking_two_puts_exactly_those_two_in_the_personal_feed(
 
     # Two quick clicks, no waiting in between: the mark on the link waits for both saves.
     for session in chosen:
-        visit.page.click(f'[data-session-id="{session["id"]}"] {PICK}')
+        visit.page.click(f'#session-{session["id"]} {PICK}')
     href = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
 
     assert href is not None and re.fullmatch(
@@ -77,10 +77,11 @@ def test_picking_two_puts_exactly_those_two_in_the_personal_feed(
     )
     assert sorted(feed_uids(href)) == sorted(s["uid"] for s in chosen)
     pressed = visit.page.eval_on_selector_all(
-        f'{PICK}[aria-pressed="true"]',
+        f'#sessions {PICK}[aria-pressed="true"]',
         "buttons => buttons.map(b => b.closest('[data-session-id]').dataset.sessionId)",
     )
     assert sorted(pressed) == sorted(s["id"] for s in chosen)
+    visit.page.click("#picks-toggle")
     assert visit.page.is_visible("#personal-qr")
 
 
@@ -106,18 +107,18 @@ def test_a_reload_keeps_the_picks_and_the_link(visit: Visit, server: Running) ->
     before = visit.page.get_attribute("a[data-personal-feed]", "href")
 
     visit.page.reload()
-    visit.page.wait_for_selector("#filters:not([hidden])")
+    visit.wait_ready()
     after = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
 
     assert after == before
     for session in chosen:
         assert (
             visit.page.get_attribute(
-                f'[data-session-id="{session["id"]}"] {PICK}', "aria-pressed"
+                f'#session-{session["id"]} {PICK}', "aria-pressed"
             )
             == "true"
         )
-    assert visit.page.locator(f'{PICK}[aria-pressed="true"]').count() == 2
+    assert visit.page.locator(f'#sessions {PICK}[aria-pressed="true"]').count() == 2
 
 
 def test_filters_and_search_narrow_the_list(visit: Visit, server: Running) -> None:
@@ -128,7 +129,7 @@ def test_filters_and_search_narrow_the_list(visit: Visit, server: Running) -> No
     in_track = visible_ids(visit)
     visit.page.select_option("#filter-level", label="Any")
     in_track_and_level = visible_ids(visit)
-    visit.page.click("button[type=reset]")
+    visit.page.click("#filters a.reset")
     visit.page.wait_for_function(
         "document.querySelector('#result-count').textContent === '28 sessions'"
     )
@@ -275,7 +276,7 @@ def test_text_contrast_is_at_least_4_5_and_every_control_is_labelled(
 ) -> None:
     visit.open()
     pick(visit, api_sessions(server)[0]["id"])  # a picked card and the picks panel too
-    visit.page.click("#feeds-room details.qr summary")
+    visit.page.click("#feeds-room details.more summary")
 
     ratios = visit.page.evaluate(CONTRAST)
     unlabelled = visit.page.evaluate(UNLABELLED)

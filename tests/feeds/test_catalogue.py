@@ -109,6 +109,16 @@ def test_two_rooms_widen() -> None:
     assert _ids(select(SCHEDULE, query, now=NOW)) == ["b", "a", "c", "e"]
 
 
+def test_none_selects_the_sessions_without_a_value() -> None:
+    no_track = FeedQuery.from_params([("track", "-none")])
+    no_track_or_inference = FeedQuery.from_params(
+        [("track", "-none"), ("track", "inference")]
+    )
+
+    assert _ids(select(SCHEDULE, no_track, now=NOW)) == ["e"]
+    assert _ids(select(SCHEDULE, no_track_or_inference, now=NOW)) == ["c", "d", "e"]
+
+
 def test_speaker_day_and_kind_filters() -> None:
     by_speaker = FeedQuery.from_params([("speaker", "valerian-rey")])
     by_day_and_kind = FeedQuery.from_params([("day", "2026-04-07"), ("kind", "social")])

@@ -1,89 +1,36 @@
-// The schedule page's behaviour on top of the server-rendered cards: day tabs, filters and search,
-// the viewer's own time zone, and picks kept on the server behind a token remembered in
-// localStorage. No framework and nothing loaded from elsewhere; without this script the page
-// still lists every session with its links.
+// The pages' behaviour on top of the server-rendered HTML: live filters kept in the URL, search,
+// now and next, the viewer's own time zone, picks kept on the server behind a token remembered
+// in localStorage, and a service worker for offline use. No framework and nothing loaded from
+// elsewhere; without this script every page still shows every session and link.
 (function () {
   "use strict";
 
-  var root = document.getElementById("schedule");
-  if (!root) return;
-  var form = document.getElementById("filters");
-  var cards = Array.prototype.slice.call(document.querySelectorAll("[data-session-id]"));
-  var days = Array.prototype.slice.call(document.querySelectorAll("section.day"));
-  var tabs = Array.prototype.slice.call(form.querySelectorAll(".day-tabs a"));
-  var search = document.getElementById("filter-search");
-  var selects = Array.prototype.slice.call(form.querySelectorAll("select[data-filter]"));
-  var onlyPicked = document.getElementById("filter-picked");
-  var count = document.getElementById("result-count");
-  var noResults = document.getElementById("no-results");
-  var apiUrl = root.dataset.api;
-  var storageKey = root.dataset.storageKey;
+  var body = document.body;
+  var root = document.getElementById("schedule");  // only on the schedule page
+  var conferenceZone = body.dataset.timezone;
+  var apiUrl = body.dataset.api;
+  var storageKey = body.dataset.storageKey;
+  var infoKey = storageKey + ":info";
 
+  function all(selector, within) {
+    return Array.prototype.slice.call((within || document).querySelectorAll(selector));
+  }
   // Lower case without accents, so "valerian" finds "Valérian".
   function fold(text) {
     return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
   }
-  var haystack = new Map(cards.map(function (card) { return [card, fold(card.textContent)]; }));
-  var picked = new Set();
-  var known = new Set(cards.map(function (card) { return card.dataset.sessionId; }));
-
-  // ---- Day tabs and filters ----
-  // The first day, or the one holding what the URL points at (#day-… or #session-…).
-  var currentDay = days.length ? days[0].dataset.day : null;
-  try {
-    var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
-    var targetDay = target && target.closest("section.day");
-    if (targetDay) currentDay = targetDay.dataset.day;
-  } catch (e) { /* a malformed #fragment: stay on the first day */ }
-
-  function matches(card, words) {
-    if (days.length > 1 && card.dataset.day !== currentDay) return false;
-    for (var i = 0; i < selects.length; i++) {
-      var wanted = selects[i].value;
-      if (!wanted) continue;
-      var kind = selects[i].dataset.filter;
-      var values = (card.dataset[kind] || "").split(" ");
-      if (values.indexOf(wanted) < 0) return false;
-    }
-    if (onlyPicked.checked && !picked.has(card.dataset.sessionId)) return false;
-    var text = haystack.get(card);
-    return words.every(function (w) { return text.indexOf(w) >= 0; });
+  function hhmm(date, zone) {
+    return new Intl.DateTimeFormat("en-GB", {
+      timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23"
+    }).format(date);
   }
-
-  function apply() {
-    var words = fold(search.value).split(/\s+/).filter(Boolean);
-    var shown = 0;
-    cards.forEach(function (card) {
-      var ok = matches(card, words);
-      card.hidden = !ok;
-      if (ok) shown++;
-    });
-    days.forEach(function (day) { day.hidden = days.length > 1 && day.dataset.day !== currentDay; });
-    tabs.forEach(function (tab) {
-      tab.setAttribute("aria-current", tab.dataset.day === currentDay ? "true" : "false");
-    });
-    count.textContent = shown === cards.length
-      ? cards.length + " sessions"
-      : "Showing " + shown + " of " + cards.length + " sessions";
-    noResults.hidden = shown > 0;
+  function isoDay(date, zone) {
+    return new Intl.DateTimeFormat("en-CA", {
+      timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit"
+    }).format(date);
   }
-
-  tabs.forEach(function (tab) {
-    tab.addEventListener("click", function (event) {
-      event.preventDefault();
-      currentDay = tab.dataset.day;
-      history.replaceState(null, "", "#day-" + currentDay);
-      apply();
-    });
-  });
-  form.addEventListener("input", apply);
-  form.addEventListener("change", apply);
-  form.addEventListener("submit", function (event) { event.preventDefault(); });
-  // "reset" fires before the controls are reset.
-  form.addEventListener("reset", function () { setTimeout(apply, 0); });
 
   // ---- The viewer's own zone, only where it shows a different time ----
-  var conferenceZone = root.dataset.timezone;
   var viewerZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   function wall(zone) {
     return new Intl.DateTimeFormat("en-GB", {
@@ -91,17 +38,19 @@
       hour: "2-digit", minute: "2-digit", hourCycle: "h23"
     });
   }
-  if (viewerZone && viewerZone !== conferenceZone) {
+  function localTimes(within) {
+    if (!viewerZone || viewerZone === conferenceZone) return;
     var inConference = wall(conferenceZone);
     var inViewer = wall(viewerZone);
     var shortTime = new Intl.DateTimeFormat(undefined, {
       timeZone: viewerZone, hour: "2-digit", minute: "2-digit", timeZoneName: "short"
     });
-    cards.forEach(function (card) {
-      var start = new Date(card.dataset.start);
-      var end = new Date(card.dataset.end);
+    all("[data-start]", within).forEach(function (item) {
+      var label = item.querySelector(".local-time");
+      if (!label) return;
+      var start = new Date(item.dataset.start);
+      var end = new Date(item.dataset.end);
       if (inConference.format(start) === inViewer.format(start)) return;
-      var label = card.querySelector(".local-time");
       label.textContent = shortTime.formatRange
         ? shortTime.formatRange(start, end) + " your time"
         : shortTime.format(start) + " your time";
@@ -110,14 +59,29 @@
   }
 
   // ---- Picks ----
-  var section = document.getElementById("my-picks");
-  var summary = document.getElementById("picks-summary");
-  var links = document.getElementById("picks-links");
-  var problem = document.getElementById("picks-error");
-  var feedLink = document.getElementById("personal-feed");
+  var picked = new Set();
+  var info = {};  // id -> [title, start, end, page link]: picks on days not on this page
   var token = null;
   var queue = Promise.resolve();
   var pending = 0;  // saves (or the restore) not finished yet
+  var unsaved = false;  // a save failed for want of a connection: retried when it returns
+  var bar = document.getElementById("my-picks");
+  var feedLink = document.getElementById("personal-feed");
+  var problem = document.getElementById("picks-error");
+  function el(id) { return document.getElementById(id); }
+
+  try { info = JSON.parse(localStorage.getItem(infoKey) || "{}") || {}; } catch (e) { info = {}; }
+  function learn() {
+    all("[data-session-id][data-start]").forEach(function (card) {
+      var link = card.querySelector("a[data-session-link]")
+        || (card.tagName === "LI" ? card.querySelector("a") : null);
+      var title = card.querySelector(".title, h1") || link;
+      info[card.dataset.sessionId] = [
+        title ? title.textContent.trim() : card.dataset.sessionId,
+        card.dataset.start, card.dataset.end, link ? link.href : location.href
+      ];
+    });
+  }
 
   // Server work runs one task at a time, in click order. The link is marked data-personal-feed
   // only while the server's set is the one on screen, so whoever reads it (a person, or a test
@@ -125,58 +89,110 @@
   function enqueue(task) {
     pending++;
     feedLink.removeAttribute("data-personal-feed");
-    queue = queue.then(task).catch(function (e) { fail(e.message); }).then(function () {
+    queue = queue.then(task).catch(function (e) { offline(e); }).then(function () {
       pending--;
-      if (pending === 0 && token && problem.hidden) feedLink.setAttribute("data-personal-feed", "");
+      if (pending === 0 && token && !unsaved && problem.hidden) {
+        feedLink.setAttribute("data-personal-feed", "");
+      }
     });
+  }
+  function offline(error) {
+    // fetch() rejects only when there is no answer at all: keep the picks, save them later.
+    unsaved = true;
+    problem.textContent = "You are offline: your picks are kept here and saved when the connection returns.";
+    problem.hidden = false;
+    return error;
   }
 
   function remembered() {
     try {
       var saved = JSON.parse(localStorage.getItem(storageKey) || "null");
-      return saved && typeof saved.token === "string" ? saved : null;
+      return saved && typeof saved === "object" ? saved : null;
     } catch (e) {
       return null;
     }
   }
   function remember() {
     try {
-      localStorage.setItem(storageKey, JSON.stringify({ token: token, sessions: Array.from(picked) }));
+      var keep = {};
+      picked.forEach(function (id) { if (info[id]) keep[id] = info[id]; });
+      localStorage.setItem(storageKey, JSON.stringify({
+        token: token, sessions: Array.from(picked), unsaved: unsaved
+      }));
+      localStorage.setItem(infoKey, JSON.stringify(keep));
     } catch (e) { /* private mode: picks still work for this visit */ }
   }
 
+  function overlaps() {
+    var spans = Array.from(picked).filter(function (id) { return info[id]; }).map(function (id) {
+      return { id: id, title: info[id][0], start: Date.parse(info[id][1]), end: Date.parse(info[id][2]) };
+    }).sort(function (a, b) { return a.start - b.start; });
+    var found = [];
+    for (var i = 0; i < spans.length; i++) {
+      for (var j = i + 1; j < spans.length && spans[j].start < spans[i].end; j++) {
+        found.push([spans[i], spans[j]]);
+      }
+    }
+    return found;
+  }
+
   function showPicks() {
-    cards.forEach(function (card) {
-      var on = picked.has(card.dataset.sessionId);
-      card.classList.toggle("picked", on);
-      var button = card.querySelector('[data-action="pick"]');
-      if (button) button.setAttribute("aria-pressed", on ? "true" : "false");
+    all('[data-action="pick"]').forEach(function (button) {
+      var on = picked.has(button.closest("[data-session-id]").dataset.sessionId);
+      button.setAttribute("aria-pressed", on ? "true" : "false");
+    });
+    all(".card[data-session-id]").forEach(function (card) {
+      card.classList.toggle("picked", picked.has(card.dataset.sessionId));
     });
     var n = picked.size;
-    summary.textContent = n === 0
+    el("picks-count").textContent = String(n);
+    el("picks-summary").textContent = n === 0
       ? "Nothing picked yet: use Pick on a session."
       : n + (n === 1 ? " session" : " sessions") + " picked. Subscribe once: your feed follows your picks.";
-    if (onlyPicked.checked) apply();
+    var list = el("picks-list");
+    list.textContent = "";
+    Array.from(picked).filter(function (id) { return info[id]; }).sort(function (a, b) {
+      return Date.parse(info[a][1]) - Date.parse(info[b][1]);
+    }).forEach(function (id) {
+      var item = document.createElement("li");
+      var link = document.createElement("a");
+      link.href = info[id][3];
+      link.textContent = info[id][0];
+      var when = document.createElement("span");
+      when.className = "when";
+      when.textContent = " " + hhmm(new Date(info[id][1]), conferenceZone);
+      item.append(link, when);
+      list.append(item);
+    });
+    var clash = overlaps();
+    el("picks-overlap").hidden = el("picks-overlap-flag").hidden = clash.length === 0;
+    el("picks-overlap").textContent = clash.map(function (pair) {
+      return "“" + pair[0].title + "” overlaps “" + pair[1].title + "”.";
+    }).join(" ");
+    if (root) applyFilters(false);
   }
 
   function showFeed(doc) {
     token = doc.token;
     feedLink.href = doc.feed;
-    feedLink.textContent = doc.feed;
-    document.getElementById("personal-webcal").href = doc.webcal;
-    document.getElementById("personal-google").href = doc.google;
-    var download = document.getElementById("personal-download");
+    feedLink.hidden = false;
+    el("picks-feed").href = doc.webcal;
+    el("picks-feed").hidden = false;
+    el("personal-webcal").href = doc.webcal;
+    el("personal-google").href = doc.google;
+    el("personal-outlook").href = "https://outlook.live.com/calendar/0/addfromweb?url="
+      + encodeURIComponent(doc.feed) + "&name=" + encodeURIComponent("My picks");
+    var download = el("personal-download");
     download.href = doc.download;
     download.setAttribute("download", "my-picks.ics");
-    links.hidden = false;
-    document.getElementById("personal-qr-image").src = doc.qr;
-    document.getElementById("personal-qr").hidden = false;
-    remember();
-  }
-
-  function fail(message) {
-    problem.textContent = "Your picks could not be saved: " + message;
-    problem.hidden = false;
+    el("picks-links").hidden = false;
+    el("personal-qr-image").src = doc.qr;
+    el("personal-qr").hidden = false;
+    var share = new URL(body.dataset.home, location.href);
+    share.search = "?picks=" + encodeURIComponent(doc.token);
+    el("picks-share").value = share.href;
+    el("picks-share-link").href = share.href;
+    el("picks-share-line").hidden = false;
   }
 
   function send(method, url) {
@@ -191,18 +207,25 @@
     var response = null;
     if (token) response = await send("PUT", apiUrl + "/" + encodeURIComponent(token));
     if (!token || response.status === 404) {
-      if (picked.size === 0) return;  // no feed needed for nothing
+      if (picked.size === 0) { unsaved = false; remember(); return; }  // no feed for nothing
       response = await send("POST", apiUrl);
     }
     var doc = await response.json().catch(function () { return { error: response.statusText }; });
-    if (!response.ok) return fail(doc.error || String(response.status));
+    if (!response.ok) {
+      problem.textContent = "Your picks could not be saved: " + (doc.error || response.status);
+      problem.hidden = false;
+      return;
+    }
+    unsaved = false;
     problem.hidden = true;
     showFeed(doc);
+    remember();
   }
 
   function toggle(button) {
     var id = button.closest("[data-session-id]").dataset.sessionId;
     if (picked.has(id)) picked.delete(id); else picked.add(id);
+    unsaved = true;  // until the server has it
     showPicks();
     remember();
     // Each save sends the whole set as it is then: the last one wins.
@@ -210,35 +233,260 @@
   }
 
   async function restore() {
+    var shared = new URLSearchParams(location.search).get("picks");
     var saved = remembered();
+    if (shared) {
+      // A link from another browser: adopt its pick set (and drop the token from the address bar).
+      saved = { token: shared, sessions: [] };
+      var clean = new URL(location.href);
+      clean.searchParams.delete("picks");
+      history.replaceState(null, "", clean.href);
+    }
     if (!saved) return;
-    token = saved.token;
-    // Shown at once, before the server answers; ids no longer on the page are left out.
-    (saved.sessions || []).forEach(function (id) { if (known.has(id)) picked.add(id); });
+    token = typeof saved.token === "string" ? saved.token : null;
+    (saved.sessions || []).forEach(function (id) { picked.add(id); });
+    unsaved = !!saved.unsaved;
     showPicks();
-    var response = await fetch(apiUrl + "/" + encodeURIComponent(token), { cache: "no-store" });
+    if (unsaved) return save();  // picked offline last time: the server has not seen them
+    if (!token) return;
+    var response;
+    try {
+      response = await fetch(apiUrl + "/" + encodeURIComponent(token), { cache: "no-store" });
+    } catch (e) {
+      return;  // offline: the picks remembered here are all there is to show, nothing to save
+    }
     if (response.status === 404) {  // the server forgot it (a new database): start over
       token = null;
-      if (picked.size) enqueue(save);
+      if (picked.size) return save();
       return;
     }
     if (!response.ok) return;
     var doc = await response.json();
     picked = new Set(doc.sessions);
-    showPicks();
     showFeed(doc);
+    showPicks();
+    remember();
   }
 
-  document.querySelectorAll('[data-action="pick"]').forEach(function (button) {
-    button.hidden = false;
-    button.addEventListener("click", function () { toggle(button); });
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest('[data-action="pick"]');
+    if (button) toggle(button);
   });
-  document.querySelectorAll("input.copy").forEach(function (input) {
+  var toggleButton = el("picks-toggle");
+  toggleButton.addEventListener("click", function () {
+    var open = toggleButton.getAttribute("aria-expanded") !== "true";
+    toggleButton.setAttribute("aria-expanded", open ? "true" : "false");
+    el("picks-panel").hidden = !open;
+  });
+  window.addEventListener("online", function () {
+    showStatus();
+    if (unsaved) enqueue(save);
+  });
+  window.addEventListener("offline", showStatus);
+  all("input.copy").forEach(function (input) {
     input.addEventListener("focus", function () { input.select(); });
   });
-  form.hidden = false;
-  section.hidden = false;
+
+  // ---- Offline: the service worker, and when the data on screen was fetched ----
+  function showStatus() {
+    var status = el("data-status");
+    if (navigator.onLine) { status.textContent = ""; return; }
+    status.textContent = "You are offline.";
+    if (!window.caches) return;
+    caches.match(location.href, { ignoreSearch: true }).then(function (cached) {
+      var fetched = cached && (cached.headers.get("x-confcal-fetched") || cached.headers.get("date"));
+      if (!fetched) return;
+      var at = new Date(fetched);
+      status.textContent = "You are offline: this schedule was fetched on "
+        + at.toLocaleDateString(undefined, { day: "numeric", month: "long" }) + " at "
+        + at.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" }) + ".";
+    });
+  }
+  if ("serviceWorker" in navigator && body.dataset.sw) {
+    navigator.serviceWorker.register(body.dataset.sw).catch(function () { /* no offline use */ });
+  }
+
+  // ---- The schedule page: filters in the URL, search, now and next ----
+  var cards = [];
+  var applyFilters = function () {};
+  if (root) {
+    var form = el("filters");
+    cards = all("#sessions [data-session-id]");
+    var search = el("filter-search");
+    var selects = all("select[data-filter]", form);
+    var onlyPicked = el("filter-picked");
+    var haystack = new Map(cards.map(function (card) {
+      return [card, fold(all(".title, .speakers, .facts", card).map(function (part) {
+        return part.textContent;
+      }).join(" "))];
+    }));
+
+    var params = new URLSearchParams(location.search);
+    search.value = params.get("q") || "";
+    onlyPicked.checked = params.get("picked") === "1";
+
+    var matches = function (card, words) {
+      for (var i = 0; i < selects.length; i++) {
+        var wanted = selects[i].value;
+        if (!wanted) continue;
+        var values = (card.dataset[selects[i].dataset.filter] || "").split(" ").filter(Boolean);
+        if (!(values.indexOf(wanted) >= 0 || (wanted === "-none" && values.length === 0))) return false;
+      }
+      if (onlyPicked.checked && !picked.has(card.dataset.sessionId)) return false;
+      var text = haystack.get(card);
+      return words.every(function (w) { return text.indexOf(w) >= 0; });
+    };
+
+    applyFilters = function (write) {
+      var words = fold(search.value).split(/\s+/).filter(Boolean);
+      var shown = 0;
+      cards.forEach(function (card) {
+        var ok = matches(card, words);
+        card.hidden = !ok;
+        if (ok) shown++;
+      });
+      all("#sessions .slot").forEach(function (slot) {
+        slot.hidden = !slot.querySelector(".card:not([hidden])");
+      });
+      el("result-count").textContent = shown === cards.length
+        ? cards.length + " sessions"
+        : "Showing " + shown + " of " + cards.length + " sessions";
+      el("no-results").hidden = shown > 0;
+      // The feed of this view: the same facet filters as feed parameters.
+      var feed = new URLSearchParams();
+      if (root.dataset.feedDay) feed.append("day", root.dataset.feedDay);
+      var state = new URLSearchParams();
+      if (root.dataset.feedDay || params.get("day")) state.set("day", root.dataset.day);
+      selects.forEach(function (select) {
+        if (!select.value) return;
+        feed.append(select.dataset.filter, select.value);
+        state.append(select.dataset.filter, select.value);
+      });
+      if (search.value.trim()) state.set("q", search.value.trim());
+      if (onlyPicked.checked) state.set("picked", "1");
+      var query = feed.toString();
+      var base = root.dataset.feedBase;
+      var link = document.querySelector("a[data-filtered-feed]");
+      link.href = base + (query ? "?" + query : "");
+      document.querySelector("a[data-filtered-webcal]").href =
+        base.replace(/^https?:\/\//, "webcal://") + (query ? "?" + query : "");
+      var exact = !search.value.trim() && !onlyPicked.checked;
+      link.closest(".this-view").classList.toggle("inexact", !exact);
+      el("view-note").hidden = exact;
+      if (write) {
+        var search_ = state.toString();
+        history.replaceState(null, "", location.pathname + (search_ ? "?" + search_ : "") + location.hash);
+      }
+      all(".day-tabs a").forEach(function (tab) {
+        var there = new URLSearchParams(state);
+        there.set("day", tab.dataset.day);
+        tab.search = "?" + there.toString();
+      });
+    };
+
+    form.addEventListener("input", function () { applyFilters(true); });
+    form.addEventListener("change", function () { applyFilters(true); });
+    form.addEventListener("submit", function (event) { event.preventDefault(); applyFilters(true); });
+    var reset = form.querySelector("a.reset");
+    reset.addEventListener("click", function (event) {
+      event.preventDefault();
+      search.value = "";
+      onlyPicked.checked = false;
+      selects.forEach(function (select) { select.value = ""; });
+      applyFilters(true);
+    });
+
+    // The folded feeds: narrow the list as you type.
+    var feedSearch = el("feed-search");
+    feedSearch.addEventListener("input", function () {
+      var words = fold(feedSearch.value).split(/\s+/).filter(Boolean);
+      all("#more-feeds .feeds").forEach(function (group) {
+        var any = false;
+        all(".feed", group).forEach(function (feed) {
+          var name = fold(feed.dataset.name);
+          var ok = words.every(function (w) { return name.indexOf(w) >= 0; });
+          feed.hidden = !ok;
+          any = any || ok;
+        });
+        group.hidden = !any;
+      });
+    });
+
+    // ---- Now and next, every minute: during the conference only ----
+    var first = Date.parse(root.dataset.firstStart);
+    var last = Date.parse(root.dataset.lastEnd);
+    var nowNext = el("now-next");
+    var fill = function (strip, chosen) {
+      var holder = strip.querySelector(".strip-cards");
+      holder.textContent = "";
+      chosen.forEach(function (card) {
+        var copy = card.cloneNode(true);
+        copy.removeAttribute("id");
+        copy.removeAttribute("style");
+        copy.hidden = false;
+        copy.dataset.copy = "";
+        holder.append(copy);
+      });
+    };
+    var tick = function () {
+      var now = Date.now();
+      var during = now >= first && now < last;
+      nowNext.hidden = !during;
+      all(".now-line").forEach(function (line) { line.hidden = true; });
+      if (!during) return;
+      var live = cards.filter(function (card) { return !card.classList.contains("cancelled"); });
+      var running = live.filter(function (card) {
+        return Date.parse(card.dataset.start) <= now && now < Date.parse(card.dataset.end);
+      });
+      var upcoming = live.filter(function (card) { return Date.parse(card.dataset.start) > now; });
+      var nextAt = Math.min.apply(null, upcoming.map(function (card) { return Date.parse(card.dataset.start); }));
+      var next = upcoming.filter(function (card) { return Date.parse(card.dataset.start) === nextAt; });
+      var nowStrip = nowNext.querySelector("[data-now]");
+      var nextStrip = nowNext.querySelector("[data-next]");
+      fill(nowStrip, running);
+      nowStrip.querySelector(".strip-empty").hidden = running.length > 0;
+      fill(nextStrip, next);
+      nextStrip.hidden = next.length === 0;
+      nextStrip.querySelector(".next-at").textContent = next.length
+        ? "at " + hhmm(new Date(nextAt), conferenceZone) : "";
+      showPicks();
+      // The line across the timetable of today, between the slots it falls in.
+      var today = isoDay(new Date(now), conferenceZone);
+      var jump = el("jump-now");
+      var table = document.querySelector('section.day[data-day="' + today + '"] .timetable');
+      if (!table) {
+        var there = new URLSearchParams(location.search);
+        there.set("day", today);
+        jump.href = "?" + there.toString() + "#now-line";
+        return;
+      }
+      var line = table.querySelector(".now-line");
+      var minutes = (now - Date.parse(table.dataset.first)) / 60000;
+      var rows = Number(getComputedStyle(table).getPropertyValue("--rows")) || 1;
+      if (minutes < 0 || minutes > rows * 5) return;
+      line.style.gridRow = String(1 + Math.floor(minutes / 5));
+      line.style.setProperty("--into", String((minutes % 5) / 5));
+      var after = all(".slot", table).find(function (slot) {
+        var card = slot.querySelector("[data-start]");
+        return card && Date.parse(card.dataset.start) > now;
+      });
+      table.insertBefore(line, after || null);
+      line.hidden = false;
+      jump.href = "#" + line.id;
+    };
+
+    learn();
+    applyFilters(false);
+    tick();
+    setInterval(tick, 60000);
+  } else {
+    learn();
+  }
+
+  localTimes(document);
+  showStatus();
+  bar.classList.add("ready");
   showPicks();
-  apply();
   enqueue(restore);
+  body.dataset.ready = "true";
 })();

@@ -11,13 +11,18 @@ from datetime import UTC, date, datetime, timedelta
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlsplit
 
+import re
+from urllib.parse import quote
+
 import pytest
 from app_helpers import NOW, Http, paris
 from starlette.applications import Starlette
 
 from feeds.model import Conference, Room, Schedule, Session
 from server.app import create_app
-from server.app.cards import days, google_event_link
+from server.app.assets import asset_path
+from server.app.calendar_links import google_event_link
+from server.app.cards import days
 from server.app.links import Site
 from server.app.page import page_files
 from server.app.published import Published
@@ -61,7 +66,7 @@ def cards(html: str) -> list[dict[str, str]]:
 
 def card_html(html: str, session_id: str) -> str:
     start = html.index(f'data-session-id="{session_id}"')
-    return html[start : html.index("</li>\n", html.index('class="actions"', start))]
+    return html[start : html.index("</article>\n", start)]
 
 
 def test_page_has_one_card_per_seed_session(
@@ -110,12 +115,15 @@ def test_card_shows_room_track_level_and_speakers_with_affiliations(
     assert '<span class="track">Training Systems</span>' in html
     assert '<span class="level">Level: Intermediate</span>' in html
     assert (
-        '<li>Valérian Rey <span class="affiliation">(Simplex Lab)</span></li>' in html
-    )
-    assert '<details class="abstract">\n<summary>Abstract</summary>' in html
+        '<p class="speakers">Pierre Quinton <span class="affiliation">(EPFL)</span>, '
+        'Valérian Rey <span class="affiliation">(Simplex Lab)</span></p>'
+    ) in html
+    assert f'<a href="sessions/{session["id"]}/" data-session-link>' in html
 
 
-def test_every_card_has_a_pick_toggle_an_ics_and_a_google_link(page: str) -> None:
+def test_every_card_has_a_pick_toggle_an_ics_a_google_and_an_outlook_link(
+    page: str,
+) -> None:
     found = elements(page)
     toggles = [a for tag, a in found if a.get("data-action") == "pick"]
     ics = [a["href"] for tag, a in found if tag == "a" and a.get("class") == "ics"]
@@ -124,14 +132,19 @@ def test_every_card_has_a_pick_toggle_an_ics_and_a_google_link(page: str) -> Non
         for tag, a in found
         if tag == "a" and a.get("class") == "google" and "render?" in a["href"]
     ]
+    outlook = [
+        a["href"]
+        for tag, a in found
+        if tag == "a" and a.get("class") == "outlook" and "deeplink" in a["href"]
+    ]
 
     assert len(toggles) == 28
     assert all(t["aria-pressed"] == "false" and t["type"] == "button" for t in toggles)
-    assert all(t["aria-label"].startswith("Pick: ") for t in toggles)
+    # Relative links: the page works under a base path and from a static build.
     assert sorted(ics) == sorted(
-        f"/sessions/{c['data-session-id']}.ics" for c in cards(page)
+        f"sessions/{c['data-session-id']}.ics" for c in cards(page)
     )
-    assert len(google) == 28
+    assert (len(google), len(outlook)) == (28, 28)
 
 
 def test_google_event_link_carries_the_utc_times_and_zone() -> None:
@@ -151,21 +164,25 @@ def test_google_event_link_carries_the_utc_times_and_zone() -> None:
     }
 
 
-def test_subscribe_section_offers_four_ways_for_every_facet_feed(
+def test_subscribe_picker_offers_five_ways_for_every_feed(
     demo_app: Starlette, page: str
 ) -> None:
     http = Http(demo_app)
     found = elements(page)
     hrefs = {a.get("href", "").replace("&amp;", "&") for _, a in found}
     copy_values = {
-        a["value"] for tag, a in found if tag == "input" and a.get("class") == "copy"
+        a.get("value") for tag, a in found if tag == "input" and a.get("class") == "copy"
     }
     images = {a.get("src") for tag, a in found if tag == "img"}
     feeds = http.get("/api/feeds").json_doc()["feeds"]
 
     for feed in feeds:
-        qr = "/qr/" + feed["url"].removeprefix("/feeds/").removesuffix(".ics") + ".svg"
-        assert {feed["webcal"], feed["google"], feed["url"]} <= hrefs
+        qr = "qr/" + feed["url"].removeprefix("/feeds/").removesuffix(".ics") + ".svg"
+        outlook = "https://outlook.live.com/calendar/0/addfromweb?url=" + quote(
+            "http://testserver" + feed["url"], safe=""
+        )
+        assert {feed["webcal"], feed["google"], feed["url"][1:]} <= hrefs
+        assert any(h.startswith(outlook + "&name=") for h in hrefs)
         assert "http://testserver" + feed["url"] in copy_values
         assert qr in images
     assert {f["kind"] for f in feeds} >= {"track", "room", "speaker", "level", "day"}
@@ -213,7 +230,9 @@ def test_page_loads_nothing_from_elsewhere(http: Http, page: str) -> None:
         if tag in ("script", "img", "link") and a.get("id") != "personal-qr-image"
     ]
 
-    assert all(url.startswith("/") and not url.startswith("//") for url in loaded)
+    assert loaded and all(
+        urlsplit(url).scheme == "" and not url.startswith("//") for url in loaded
+    )
     assert "default-src 'self'" in reply.headers["content-security-policy"]
     assert "connect-src 'self'" in reply.headers["content-security-policy"]
 
@@ -224,6 +243,7 @@ def test_page_loads_nothing_from_elsewhere(http: Http, page: str) -> None:
         ("/static/schedule.css", "text/css"),
         ("/static/schedule.js", "text/javascript"),
         ("/static/favicon.svg", "image/svg+xml"),
+        ("/sw.js", "text/javascript"),
     ],
 )
 def test_page_assets_are_served_by_confcal(http: Http, path: str, media: str) -> None:
@@ -241,7 +261,7 @@ def test_page_is_cached_like_every_document(http: Http) -> None:
     assert again.status == 304
 
 
-def test_filters_and_labels_cover_every_track_room_level_and_speaker(page: str) -> None:
+def test_filters_cover_every_track_room_level_and_kind(page: str) -> None:
     found = elements(page)
     selects = {a["id"]: a for tag, a in found if tag == "select"}
     labels = {a["for"] for tag, a in found if tag == "label"}
@@ -250,9 +270,54 @@ def test_filters_and_labels_cover_every_track_room_level_and_speaker(page: str) 
         "filter-track",
         "filter-room",
         "filter-level",
-        "filter-speaker",
+        "filter-kind",
     }
     assert set(selects) | {"filter-search", "filter-picked"} <= labels
+
+
+def options_of(html: str, select_id: str) -> list[tuple[str, str]]:
+    start = html.index(f'id="{select_id}"')
+    block = html[start : html.index("</select>", start)]
+    return re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', block)
+
+
+def test_levels_in_their_natural_order_and_a_no_track_choice(page: str) -> None:
+    levels = [label for _, label in options_of(page, "filter-level")]
+    tracks = options_of(page, "filter-track")
+
+    assert levels == ["All", "Intermediate", "Advanced", "Any"]
+    assert tracks[-1] == ("-none", "(no track)")
+
+
+def test_filters_in_the_url_hide_the_other_cards_and_name_their_feed(
+    http: Http, api_sessions: list[dict[str, object]]
+) -> None:
+    html = http.get("/?track=-none&level=advanced").text
+    shown = [c["data-session-id"] for c in cards(html) if "hidden" not in c]
+    feed = next(a for t, a in elements(html) if "data-filtered-feed" in a)["href"]
+
+    expected = [
+        str(s["id"])
+        for s in api_sessions
+        if s["track"] is None and s["level"] == "Advanced"
+    ]
+    feed_ids = re.findall(r"\r\nUID:([^@\r]+)", http.get(feed).text)
+    assert feed == "http://testserver/feeds/all.ics?track=-none&level=advanced"
+    assert 0 < len(shown) < 28
+    assert sorted(shown) == sorted(expected)
+    assert len(feed_ids) == len(shown)
+
+
+def test_one_day_has_no_day_tabs(page: str) -> None:
+    assert 'class="day-tabs"' not in page
+
+
+def test_page_has_a_meta_description(page: str) -> None:
+    (description,) = [
+        a["content"] for t, a in elements(page) if a.get("name") == "description"
+    ]
+
+    assert description.startswith("Schedule of PyTorch Conference Europe 2026")
 
 
 def test_cancelled_session_is_struck_through_without_an_add_link(
@@ -265,10 +330,10 @@ def test_cancelled_session_is_struck_through_without_an_add_link(
     card = card_html(html, dropped["data-session-id"])
 
     assert (
-        '<h3 class="title"><s>Dropped talk</s> <span class="badge">Cancelled</span></h3>'
-        in card
+        "<s>Dropped talk</s> <span class=\"badge\">Cancelled</span></a></h4>" in card
     )
     assert 'class="google"' not in card
+    assert 'class="outlook"' not in card
     assert len(cards(html)) == 4
 
 
@@ -278,9 +343,7 @@ def test_schedule_text_is_escaped(store: Store, small_schedule: Schedule) -> Non
     html = Http(create_app(store, clock=lambda: NOW)).get("/").text
 
     assert "Compilers &lt;script&gt;" in html
-    assert "<script>" not in html.replace(
-        '<script src="/static/schedule.js" defer></script>', ""
-    )
+    assert "<script>" not in html
 
 
 def test_grid_puts_concurrent_sessions_in_columns_and_spans_their_duration(
@@ -294,11 +357,50 @@ def test_grid_puts_concurrent_sessions_in_columns_and_spans_their_duration(
         Session("d", "D", paris(10), paris(10, 1)),
     ]
 
-    (day,) = days(conference, sessions, Site.of("http://x"))
+    (day,) = days(conference, sessions)
 
     placed = {c.id: (c.column, c.row_start, c.row_end) for c in day.cards}
     assert day.rooms == ("Hall", "Side", "No room given")
-    assert placed == {"a": (1, 1, 7), "b": (2, 1, 3), "c": (1, 9, 12), "d": (3, 13, 14)}
+    # A one-minute session still gets the minimum of two rows.
+    assert placed == {"a": (1, 1, 7), "b": (2, 1, 3), "c": (1, 9, 12), "d": (3, 13, 15)}
+    assert [(slot.label, slot.row) for slot in day.slots] == [
+        ("09:00", 1),
+        ("09:40", 9),
+        ("10:00", 13),
+    ]
+
+
+def test_minimum_height_stops_at_the_rooms_next_session() -> None:
+    conference = Conference("C", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7))
+    sessions = [
+        Session("short", "Short", paris(9), paris(9, 5), room=Room("Hall")),
+        Session("next", "Next", paris(9, 5), paris(9, 30), room=Room("Hall")),
+    ]
+
+    (day,) = days(conference, sessions)
+
+    assert [(c.id, c.row_start, c.row_end) for c in day.cards] == [
+        ("short", 1, 2),
+        ("next", 2, 7),
+    ]
+
+
+def test_source_order_within_a_slot_follows_the_columns(page: str) -> None:
+    at_eleven = [c for c in cards(page) if c["data-start"] == "2026-04-07T09:00:00Z"]
+
+    columns = [int(c["style"].split(";")[0].split(":")[1]) for c in at_eleven]
+
+    assert len(columns) >= 2
+    assert columns == sorted(columns)
+
+
+def test_time_headings_head_each_start_time(page: str) -> None:
+    headings = re.findall(r'<h3 class="slot-time"[^>]*><time[^>]*>([0-9:]+)</time>', page)
+    starts = sorted({c["data-start"] for c in cards(page)})
+
+    assert len(headings) == len(starts)
+    assert headings[0] == "11:00"
+    assert headings == sorted(headings)
 
 
 def test_grid_rows_follow_elapsed_time_across_a_dst_change() -> None:
@@ -314,7 +416,7 @@ def test_grid_rows_follow_elapsed_time_across_a_dst_change() -> None:
         ),
     ]
 
-    (day,) = days(conference, sessions, Site.of("http://x"))
+    (day,) = days(conference, sessions)
 
     # 01:30 CET and 03:30 CEST are one hour apart, 12 five-minute rows.
     assert [(c.start_label, c.zone_label, c.row_start) for c in day.cards] == [
@@ -339,7 +441,9 @@ def test_page_files_for_a_static_build_are_the_served_bytes(
 
     files = dict(page_files(published, Site.of("https://cal.example.org")))
 
-    assert len(files) == 1 + len(published.feeds)
+    speakers = {p.slug for s in demo_schedule.sessions for p in s.speakers}
+    assert "sw.js" in files and asset_path("schedule.css") in files
+    assert len([f for f in files if f.startswith("sessions/")]) == 28
+    assert len([f for f in files if f.startswith("speakers/")]) == len(speakers)
     for relative, body in files.items():
-        path = "/" if relative == "index.html" else "/" + relative
-        assert http.get(path).content == body
+        assert http.get("/" + relative.removesuffix("index.html")).content == body

@@ -46,7 +46,7 @@ def served(
 
 
 def site_files(outdir: Path) -> dict[str, Path]:
-    """URL path -> file, for every generated file (index.html is served at /)."""
+    """URL path -> file, for every generated file (an index.html is served at its folder)."""
     files = {}
     for file in sorted(outdir.rglob("*")):
         if file.is_file():

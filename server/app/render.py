@@ -1,0 +1,64 @@
+"""The Jinja2 environment every HTML page is rendered with, and relative links.
+
+Pages link to each other, to feeds and to static files with paths relative to the page itself
+(`static/…` from the schedule, `../../static/…` from `sessions/{id}/`), so the same bytes work at
+the site root, under a conference's base path (`/c/{slug}/`) and from a static build on any host.
+Schedule text is third-party input: autoescaping is on for every template.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from server.app import urls
+from server.app.assets import asset_path
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+# Every load stays on our origin. Inline style attributes place cards on the grid; 'unsafe-eval'
+# only lets browser-automation tools (Playwright's wait_for_function) evaluate their predicates,
+# and loads nothing. Page scripts are files, never inline.
+CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+
+_env = Environment(
+    loader=FileSystemLoader(TEMPLATES),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    undefined=StrictUndefined,
+    keep_trailing_newline=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def relative(depth: int) -> Callable[[str], str]:
+    """`rel(path)` for a page `depth` directories below the conference's base path."""
+    prefix = "../" * depth
+
+    def rel(path: str) -> str:
+        return prefix + path if path else prefix or "./"
+
+    return rel
+
+
+def render(template: str, depth: int, context: dict[str, Any]) -> bytes:
+    rel = relative(depth)
+    return (
+        _env.get_template(template)
+        .render(
+            {
+                **context,
+                "rel": rel,
+                "urls": urls,
+                "asset": lambda name: rel(asset_path(name)),
+            }
+        )
+        .encode("utf-8")
+    )

@@ -1,0 +1,83 @@
+"""Session and speaker pages: what they say, how they link, and that they are cached like the rest."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+from app_helpers import Http
+
+
+def session_of(http: Http, title: str) -> dict[str, object]:
+    sessions: list[dict[str, object]] = http.get("/api/sessions").json_doc()["sessions"]
+    return next(s for s in sessions if s["title"] == title)
+
+
+def test_session_page_has_everything_about_the_session(http: Http) -> None:
+    session = session_of(http, "TorchJD: Jacobian Descent in PyTorch")
+
+    reply = http.get(f"/sessions/{session['id']}/")
+    html = reply.text
+
+    assert reply.status == 200
+    assert "<h1>TorchJD: Jacobian Descent in PyTorch</h1>" in html
+    assert (
+        'Tuesday 7 April 2026, <time datetime="2026-04-07T11:45:00+02:00">11:45</time>'
+        in html
+    )
+    assert "(Europe/Paris)" in html
+    assert '<dd class="room">Founders Cafe</dd>' in html
+    assert '<dd class="track">Training Systems</dd>' in html
+    assert '<dd class="level">Intermediate</dd>' in html
+    assert '<a href="../../speakers/valerian-rey/">Valérian Rey</a>' in html
+    assert '<h2 id="abstract-title">Abstract</h2>' in html
+    assert f'href="../../sessions/{session["id"]}.ics" download' in html
+    assert 'class="pick js-only" data-action="pick"' in html
+
+
+def test_session_page_google_and_outlook_links_carry_the_abstract(http: Http) -> None:
+    session = session_of(http, "TorchJD: Jacobian Descent in PyTorch")
+    html = http.get(f"/sessions/{session['id']}/").text
+
+    links = {
+        cls: href.replace("&amp;", "&")
+        for cls, href in re.findall(r'<a class="(google|outlook)" href="([^"]+)"', html)
+    }
+    outlook = parse_qs(urlsplit(links["outlook"]).query)
+    google = parse_qs(urlsplit(links["google"]).query)
+
+    assert outlook["startdt"] == ["2026-04-07T09:45:00Z"]
+    assert outlook["enddt"] == ["2026-04-07T09:55:00Z"]
+    assert outlook["subject"] == ["TorchJD: Jacobian Descent in PyTorch"]
+    assert outlook["location"] == ["Founders Cafe, Paris, France"]
+    assert google["details"][0] == outlook["body"][0] != ""
+
+
+def test_speaker_page_lists_their_sessions_and_their_feed(http: Http) -> None:
+    reply = http.get("/speakers/valerian-rey/")
+    html = reply.text
+
+    assert reply.status == 200
+    assert "<h1>Valérian Rey</h1>" in html
+    assert '<p class="affiliation-line">Simplex Lab</p>' in html
+    assert re.findall(r'<li data-session-id="([0-9a-f]+)"', html) == [
+        session_of(http, "TorchJD: Jacobian Descent in PyTorch")["id"]
+    ]
+    assert 'href="webcal://testserver/feeds/speaker/valerian-rey.ics" data-speaker-feed' in html
+    assert 'href="../../feeds/speaker/valerian-rey.ics" download' in html
+
+
+def test_speaker_without_slash_is_redirected_and_unknown_ones_are_404(http: Http) -> None:
+    assert http.get("/speakers/valerian-rey").status in (307, 308)
+    assert http.get("/speakers/nobody-here/").status == 404
+    assert http.get("/sessions/ffffffffff/").status == 404
+    assert http.get("/speakers/Bad%20Slug/").status == 400
+
+
+def test_detail_pages_have_etags_and_a_description(http: Http) -> None:
+    first = http.get("/speakers/valerian-rey/")
+    again = http.get("/speakers/valerian-rey/", if_none_match=first.headers["etag"])
+
+    assert again.status == 304
+    assert '<meta name="description" content="Valérian Rey (Simplex Lab) at ' in first.text
+    assert "default-src 'self'" in first.headers["content-security-policy"]
