@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What the test suite needs beyond pip: Debian's chromium for the browser tests (a Playwright browser
 # download does not work on these machines), Debian's PostgreSQL server for the store's PostgreSQL
-# tests, Debian's nginx for the deploy/nginx tests, and Mozilla's ical.js from npm for the parser
-# agreement tests.
+# tests, Debian's nginx for the deploy/nginx tests, Mozilla's ical.js from npm for the parser
+# agreement tests, and axe-core from npm for the browser tests' accessibility checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
@@ -17,3 +17,4 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 npm ci --prefix tests/interop --no-audit --no-fund --loglevel=error
+npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
