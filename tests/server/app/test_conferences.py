@@ -15,6 +15,7 @@ from starlette.applications import Starlette
 
 from feeds.model import Schedule
 from server.app import create_app, urls
+from server.app.assets import asset_path
 from server.store import Store
 
 INGESTED = datetime(2026, 3, 30, 12, tzinfo=UTC)  # stamps new sessions' `modified`
@@ -129,8 +130,9 @@ def test_the_page_links_to_the_other_conferences(app: Starlette) -> None:
 
     assert f'<a href="/c/{TINY}/">Tiny Conf</a>' in root
     assert f'<a href="/c/{DEMO}/">PyTorch Conference Europe 2026</a>' in tiny
-    assert f'href="/c/{TINY}/static/style.css"' in tiny
-    assert f'data-api="/c/{TINY}/api/picks"' in tiny
+    # Relative links: they resolve under /c/{TINY}/ (the page's own base).
+    assert f'href="{asset_path("schedule.css")}"' in tiny
+    assert 'data-api="api/picks"' in tiny
 
 
 def test_api_conferences_lists_every_conference(app: Starlette) -> None:
