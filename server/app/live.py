@@ -130,6 +130,9 @@ class Live:
                 version = self.store.version()
             summaries = self.store.conferences()
             default = self._default or (summaries[0].slug if summaries else None)
+            if default is not None and summaries and default not in {c.slug for c in summaries}:
+                # Not fatal: a source may bring it in later; the root answers 503 until then.
+                log.warning("default conference %r is not in the store yet", default)
             snapshots = dict(old)
             changed = False
             for summary in summaries:

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from app_helpers import NOW, Http
+from app_helpers import NOW, Http, raw_get
 from starlette.applications import Starlette
 
 from feeds.model import Schedule
@@ -199,11 +199,14 @@ def test_default_names_the_conference_served_at_the_root(two: Store) -> None:
     assert sessions_of(http, "") == sessions_of(http, f"/c/{TINY}")
 
 
-def test_a_default_not_in_the_store_is_unavailable_at_the_root(two: Store) -> None:
+def test_a_default_not_in_the_store_is_unavailable_at_the_root(
+    two: Store, caplog: pytest.LogCaptureFixture
+) -> None:
     http = Http(create_app(two, clock=lambda: NOW, default="not-ingested-yet"))
 
     assert http.get("/feeds/all.ics").status == 503
     assert http.get(f"/c/{TINY}/feeds/all.ics").status == 200
+    assert "default conference 'not-ingested-yet' is not in the store yet" in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -248,3 +251,27 @@ def test_a_base_url_puts_each_conference_under_it(two: Store) -> None:
     assert f"URL:https://cal.example.org/c/tiny-conf/#session-{first}" in tiny
     assert "URL:https://cal.example.org/#session-" in root
     assert [c["url"] for c in listed] == [f"/c/{DEMO}/", f"/c/{TINY}/"]
+
+
+@pytest.mark.parametrize(
+    ("raw_path", "status"),
+    [
+        (b"/c/%2e%2e/feeds/all.ics", 400),
+        (b"/c//feeds/all.ics", 404),
+        (b"/c/tiny-conf%00/feeds/all.ics", 400),
+        (b"/c/tiny-conf/%2e%2e/%2e%2e/feeds/all.ics", 404),
+    ],
+)
+def test_hostile_conference_segments_are_refused(
+    app: Starlette, raw_path: bytes, status: int
+) -> None:
+    code, _ = raw_get(app, raw_path)
+
+    assert code == status
+
+
+def test_the_base_without_its_slash_redirects_to_the_page(app: Starlette) -> None:
+    reply = Http(app).get(f"/c/{TINY}")
+
+    assert reply.status == 307
+    assert reply.headers["location"] == f"http://testserver/c/{TINY}/"
