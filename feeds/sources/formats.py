@@ -10,7 +10,8 @@ and one name here.
 from __future__ import annotations
 
 from feeds.sources import READERS, Reader
-from feeds.sources import sched_page  # noqa: F401  (registers itself)
+# Each import registers its reader (feeds.sources.register).
+from feeds.sources import frab_json, frab_xml, sched_csv, sched_json, sched_page  # noqa: F401
 
 ORDER = ("frab-xml", "frab-json", "sched-json", "sched-csv", "ics", "sched-page")
 
