@@ -10,11 +10,12 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 from functools import lru_cache, partial
 
-from icalendar import Calendar, vDuration, vText
+from icalendar import Calendar, vDuration
 
 from feeds.ical.cache import EventCache
 from feeds.ical.contentline import ensure_folded
-from feeds.ical.event import clean_text, render_event
+from feeds.ical.event import render_event
+from feeds.ical.text import Text
 from feeds.ical.timezone import vtimezone_bytes
 from feeds.model import Conference, Session
 
@@ -32,10 +33,9 @@ def _header(title: str, tzid: str, refresh: timedelta, method: str | None) -> by
     cal.add("calscale", "GREGORIAN")
     if method:
         cal.add("method", method)
-    title = clean_text(title)
-    cal.add("name", vText(title))  # RFC 7986 5.1
+    cal.add("name", Text(title))  # RFC 7986 5.1
     cal.add(
-        "x-wr-calname", vText(title)
+        "x-wr-calname", Text(title)
     )  # the de-facto name for Apple, Google and Outlook
     cal.add("x-wr-timezone", tzid)
     # RFC 7986 5.7 wants VALUE=DURATION spelt out; X-PUBLISHED-TTL is Outlook's equivalent.

@@ -6,24 +6,16 @@ so the same content always yields the same bytes (feeds keep their ETag; CalDAV 
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 
-from icalendar import Event, vText
+from icalendar import Event
 
+from feeds.ical.text import Categories, Text, clean_text
 from feeds.model import Conference, Session
 
 # DTSTAMP when a session does not say when its content last changed. A fixed instant rather
 # than "now" keeps the bytes deterministic; LAST-MODIFIED is then omitted because it is unknown.
 UNKNOWN_MODIFIED = datetime(1970, 1, 1, tzinfo=UTC)
-# Unicode category Cc (C0, DEL, C1) except TAB and LF, which TEXT may carry.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def clean_text(text: str) -> str:
-    """Text a TEXT value may carry (RFC 5545 3.3.11): line breaks become LF (escaped as \\n on
-    output) and other control characters, which the grammar excludes, are dropped."""
-    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def uid(conference: Conference, session: Session) -> str:
@@ -113,16 +105,16 @@ def build_event(
         start, end = start.astimezone(UTC), end.astimezone(UTC)
     event.add("dtstart", start)
     event.add("dtend", end)
-    event.add("summary", vText(clean_text(session.title)))
+    event.add("summary", Text(session.title))
     text = clean_text(description(session, url))
     if text:
-        event.add("description", vText(text))
+        event.add("description", Text(text))
     where = location(conference, session)
     if where:
-        event.add("location", vText(clean_text(where)))
+        event.add("location", Text(where))
     cats = categories(session)
     if cats:
-        event.add("categories", [clean_text(c) for c in cats])
+        event.add("categories", Categories(cats))
     if url:
         event.add("url", url)
     event.add("status", "CANCELLED" if session.cancelled else "CONFIRMED")

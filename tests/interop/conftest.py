@@ -88,6 +88,39 @@ def texts_of(data: bytes, path: Path) -> dict[str, Texts]:
     }
 
 
+Fields = dict[str, tuple[str, str, str]]  # UID -> (SUMMARY, DESCRIPTION, LOCATION), unescaped
+
+
+def fields_of(data: bytes, path: Path) -> dict[str, Fields]:
+    """SUMMARY, DESCRIPTION and LOCATION as each parser reads them, {parser: {UID: fields}};
+    `data` is written to `path` for ical.js. Events without a property read it as ""."""
+    path.write_bytes(data)
+    cal = Calendar.from_ical(data)
+    strict = IcsCalendarStream.calendar_from_ics(data.decode("utf-8"))
+    vcal = vobject.readOne(data.decode("utf-8"))
+
+    def vtext(event: vobject.base.Component, name: str) -> str:
+        return str(getattr(event, name).value) if hasattr(event, name) else ""
+
+    return {
+        "icalendar": {
+            str(e["UID"]): tuple(str(e.get(n, "")) for n in ("SUMMARY", "DESCRIPTION", "LOCATION"))  # type: ignore[misc]
+            for e in cal.walk("VEVENT")
+        },
+        "ical": {
+            str(e.uid): (e.summary or "", e.description or "", e.location or "") for e in strict.events
+        },
+        "vobject": {
+            e.uid.value: (vtext(e, "summary"), vtext(e, "description"), vtext(e, "location"))
+            for e in vcal.vevent_list
+        },
+        "ical.js": {
+            e["uid"]: (e["summary"] or "", e["description"] or "", e["location"] or "")
+            for e in _run_icaljs([path])[str(path)]
+        },
+    }
+
+
 def _run_icaljs(paths: list[Path]) -> dict[str, list[dict[str, str]]]:
     node = shutil.which("node")
     assert node is not None
@@ -160,6 +193,12 @@ def read_all(icaljs_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Re
         }
 
     return read
+
+
+@pytest.fixture(scope="session")
+def read_fields(icaljs_ready: None) -> Callable[[bytes, Path], dict[str, Fields]]:
+    """`fields_of`, for test modules (which should not import conftest by name)."""
+    return fields_of
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 // Reads .ics files with Mozilla's ical.js (the parser in Thunderbird) and prints, as JSON,
 // every VEVENT's UID and its start and end as UTC instants. One process serves many files:
 //   node parse_ics.mjs a.ics b.ics ...
-//   -> {"a.ics": [{"uid", "start", "end", "zone", "summary", "description"}], ...}
+//   -> {"a.ics": [{"uid", "start", "end", "zone", "summary", "description", "location"}], ...}
 // Each file's VTIMEZONEs are registered before its events are read, and forgotten after, so
 // every file is read only with the zone definitions it carries (as Thunderbird reads a feed).
 import { readFileSync } from "node:fs";
@@ -27,6 +27,7 @@ for (const path of process.argv.slice(2)) {
       zone: event.startDate.zone ? event.startDate.zone.tzid : null,
       summary: event.summary,
       description: event.description,
+      location: event.location,
     };
   });
 }

@@ -1,0 +1,52 @@
+"""TEXT values (RFC 5545 §3.3.11) written so that every parser reads back the text we meant.
+
+icalendar's writer first turns a literal backslash-N written by a speaker into a line break, so
+`\\N`, and with it `\\,` and `\\;` after other steps, came back as different text. `escape` is the
+plain §3.3.11 rule: backslash, semicolon and comma are escaped, a line break is written `\\n`,
+nothing else is touched.
+
+What iCalendar cannot carry is decided once, in `clean_text`, before escaping: CR and CRLF become
+LF (TEXT has one line break), and the other control characters (C0 except TAB, DEL and C1), which
+the TEXT grammar excludes, are dropped. So a text round-trips through a feed exactly when it holds
+none of those; otherwise it comes back as `clean_text` of itself, in every feed and download.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from icalendar import vCategory, vText
+
+# Unicode category Cc (C0, DEL, C1) except TAB and LF, which TEXT may carry.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean_text(text: str) -> str:
+    """`text` as a TEXT value can hold it: line breaks as LF, no other control characters."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def escape(text: str) -> str:
+    """RFC 5545 §3.3.11 escaping of an already clean text; backslashes first, so that the
+    backslashes the other escapes add are not doubled."""
+    return text.replace("\\", "\\\\").replace(";", "\\;").replace(",", "\\,").replace("\n", "\\n")
+
+
+class Text(vText):
+    """A TEXT property value, cleaned and escaped by `clean_text` and `escape`."""
+
+    def __new__(cls, value: str) -> Text:
+        return super().__new__(cls, clean_text(value))
+
+    def to_ical(self) -> bytes:
+        return escape(str(self)).encode("utf-8")
+
+
+class Categories(vCategory):
+    """CATEGORIES (RFC 5545 §3.8.1.2): TEXT values joined by unescaped commas."""
+
+    def __init__(self, values: Iterable[str]) -> None:
+        texts = [Text(value) for value in values]
+        super().__init__([str(t) for t in texts])
+        self.cats = list(texts)
