@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 from feeds.errors import NotASchedule, SourceError, TimeZoneError
 from feeds.identity import assign_ids
 from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Status, Track
-from feeds.people import find
+from feeds.people import unify
 from feeds.slug import fold, unique_slugs
 from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
 from feeds.zones import load_zone, resolve_wall
@@ -111,33 +111,19 @@ def _speakers(record: SessionRecord, people: dict[str, Speaker]) -> tuple[Speake
 
 
 def _people(records: Sequence[SessionRecord]) -> dict[str, Speaker]:
-    """One Speaker per person, keyed by folded written name (every spelling seen maps to it).
-
-    Candidates are bucketed by first word: every rule of feeds.people.same_person needs it to be
-    equal, so this stays linear."""
-    canon: list[Person] = []
-    index: dict[str, int] = {}
-    buckets: dict[str, list[int]] = {}
-    for person in (p for r in records for p in r.speakers if fold(p.name)):
-        key = fold(person.name)
-        i = index.get(key)
-        if i is None:
-            bucket = buckets.setdefault(key.split()[0], [])
-            found = find(person.name, [canon[j].name for j in bucket])
-            if found is None:
-                canon.append(person)
-                index[key] = len(canon) - 1
-                bucket.append(len(canon) - 1)
-                continue
-            i = bucket[found]
-            index[key] = i
-        old = canon[i]
-        canon[i] = Person(
+    """One Speaker per person (feeds.people.unify), keyed by folded written name: every spelling seen
+    maps to it, the first spelling names it, the longest bio and first role and affiliation stay."""
+    everyone = [p for r in records for p in r.speakers if fold(p.name)]
+    firsts = unify([p.name for p in everyone])
+    merged: dict[int, Person] = {}
+    for person, first in zip(everyone, firsts):
+        old = merged.get(first)
+        merged[first] = person if old is None else Person(
             name=old.name,
             role=old.role or person.role,
             affiliation=old.affiliation or person.affiliation,
             bio=max((old.bio or "", person.bio or ""), key=len) or None,
         )
-    slugs = unique_slugs([c.name for c in canon])
-    speakers = [Speaker(c.name, slug=slugs[c.name], role=c.role, affiliation=c.affiliation, bio=c.bio) for c in canon]
-    return {key: speakers[i] for key, i in index.items()}
+    slugs = unique_slugs([p.name for p in merged.values()])
+    speakers = {i: Speaker(p.name, slug=slugs[p.name], role=p.role, affiliation=p.affiliation, bio=p.bio) for i, p in merged.items()}
+    return {fold(person.name): speakers[first] for person, first in zip(everyone, firsts)}

@@ -9,6 +9,8 @@ equal, when one's words are the other's leading words plus more, or when they di
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from feeds.slug import fold
 
 
@@ -43,3 +45,22 @@ def _one_typo(a: str, b: str) -> bool:
 def find(name: str, names: list[str]) -> int | None:
     """Index of the first of `names` that is the same person as `name`, else None."""
     return next((i for i, other in enumerate(names) if same_person(name, other)), None)
+
+
+def unify(names: Sequence[str]) -> list[int]:
+    """For each name, the position of the first name in `names` that is the same person (its own
+    position when no earlier one is). Candidates are bucketed by first folded word, which every rule
+    of `same_person` needs to be equal, so this stays linear in the number of names."""
+    first: dict[str, int] = {}
+    buckets: dict[str, list[int]] = {}
+    result: list[int] = []
+    for i, name in enumerate(names):
+        key = fold(name)
+        if key not in first:
+            bucket = buckets.setdefault(key.split()[0] if key else "", [])
+            found = find(name, [names[j] for j in bucket])
+            if found is None:
+                bucket.append(i)
+            first[key] = i if found is None else bucket[found]
+        result.append(first[key])
+    return result

@@ -15,7 +15,7 @@ from feeds.errors import NotASchedule
 from feeds.sources import register
 from feeds.sources.documents import Document
 from feeds.sources.records import SourceBatch
-from feeds.sources.sched_export import Rows, people
+from feeds.sources.sched_export import Rows, read_all, people
 
 NAME = "sched-csv"
 _REQUIRED = {"event_key", "name", "event_start", "event_end"}
@@ -30,13 +30,7 @@ class SchedCsvReader:
         return _REQUIRED <= {cell.strip().strip('"') for cell in first.split(",")}
 
     def read(self, documents: Sequence[Document], tz: str | None) -> SourceBatch:
-        rows_of = [_rows(doc, tz) for doc in documents]
-        return SourceBatch(
-            format=NAME,
-            sessions=tuple(r for rows in rows_of for r in rows.records),
-            url=next((d.url for d in documents if d.url), None),
-            warnings=tuple(w for rows in rows_of for w in rows.done()),
-        )
+        return read_all(NAME, documents, tz, _rows)
 
 
 def _rows(doc: Document, tz: str | None) -> Rows:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from feeds.errors import TimeZoneError
-from feeds.sources.records import Person, SessionRecord, SourceWarning
+from feeds.sources.documents import Document
+from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
 from feeds.zones import load_zone, resolve_wall
 
 _BREAK = re.compile(r"<\s*(?:br|/p|/div|/li)\s*/?\s*>", re.I)
@@ -109,3 +110,14 @@ def _text_or_none(value: object) -> str | None:
 def people(names: str) -> tuple[Person, ...]:
     """The CSV's speakers cell: names separated by commas, with HTML entities."""
     return tuple(Person(name) for part in html.unescape(names).split(",") if (name := part.strip()))
+
+
+def read_all(format: str, documents: Sequence[Document], tz: str | None, rows: Callable[[Document, str | None], Rows]) -> SourceBatch:
+    """One batch of every document's rows, read by the format's `rows` function."""
+    rows_of = [rows(doc, tz) for doc in documents]
+    return SourceBatch(
+        format=format,
+        sessions=tuple(r for found in rows_of for r in found.records),
+        url=next((d.url for d in documents if d.url), None),
+        warnings=tuple(w for found in rows_of for w in found.done()),
+    )

@@ -14,7 +14,7 @@ from feeds.errors import NotASchedule
 from feeds.sources import register
 from feeds.sources.documents import Document
 from feeds.sources.records import Person, SourceBatch
-from feeds.sources.sched_export import Rows, text_of
+from feeds.sources.sched_export import Rows, read_all, text_of
 
 NAME = "sched-json"
 
@@ -28,13 +28,7 @@ class SchedJsonReader:
         return text.lstrip().startswith("[") and '"event_start"' in text and '"event_key"' in text
 
     def read(self, documents: Sequence[Document], tz: str | None) -> SourceBatch:
-        rows_of = [_rows(doc, tz) for doc in documents]
-        return SourceBatch(
-            format=NAME,
-            sessions=tuple(r for rows in rows_of for r in rows.records),
-            url=next((d.url for d in documents if d.url), None),
-            warnings=tuple(w for rows in rows_of for w in rows.done()),
-        )
+        return read_all(NAME, documents, tz, _rows)
 
 
 def _rows(doc: Document, tz: str | None) -> Rows:

@@ -24,7 +24,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from feeds.errors import NotASchedule, TimeZoneError
-from feeds.people import find
+from feeds.people import find, unify
 from feeds.slug import fold
 from feeds.sources import register, sched
 from feeds.sources.documents import Document
@@ -201,36 +201,23 @@ def _place_partial(entries: list[_Entry], raw: RawSession, start: datetime, end:
 
 
 def _people(entries: list[_Entry]) -> dict[str, Person]:
-    """One Person per person, keyed by folded written name (every spelling seen maps to it).
-
-    Block speakers come first so the block's spelling wins. Candidates are bucketed by first
-    word: every rule of feeds.people.same_person needs it to be equal, so this stays linear."""
-    canon: list[RawSpeaker] = []
-    index: dict[str, int] = {}
-    buckets: dict[str, list[int]] = {}
-    for person in [s for e in entries for s in e.speakers] + [s for e in entries for s in e.title_speakers]:
-        key = fold(person.name)
-        i = index.get(key)
-        if i is None:
-            bucket = buckets.setdefault(key.split()[0], [])
-            found = find(person.name, [canon[j].name for j in bucket])
-            if found is None:
-                canon.append(person)
-                index[key] = len(canon) - 1
-                bucket.append(len(canon) - 1)
-                continue
-            i = bucket[found]
-            index[key] = i
-        old = canon[i]
-        canon[i] = RawSpeaker(
+    """One Person per person (feeds.people.unify), keyed by folded written name (every spelling seen
+    maps to it). Block speakers come first so the block's spelling wins; a person named only in a
+    title line is kept."""
+    everyone = [s for e in entries for s in e.speakers] + [s for e in entries for s in e.title_speakers]
+    firsts = unify([p.name for p in everyone])
+    merged: dict[int, RawSpeaker] = {}
+    for person, first in zip(everyone, firsts):
+        old = merged.get(first)
+        merged[first] = person if old is None else RawSpeaker(
             name=old.name if old.from_block or not person.from_block else person.name,
             role=old.role or person.role,
             affiliation=old.affiliation if old.from_block and old.affiliation else person.affiliation or old.affiliation,
             bio=max((old.bio or "", person.bio or ""), key=len) or None,
             from_block=old.from_block or person.from_block,
         )
-    people = [Person(c.name, affiliation=c.affiliation, role=c.role, bio=c.bio) for c in canon]
-    return {key: people[i] for key, i in index.items()}
+    people = {i: Person(c.name, affiliation=c.affiliation, role=c.role, bio=c.bio) for i, c in merged.items()}
+    return {fold(person.name): people[first] for person, first in zip(everyone, firsts)}
 
 
 def _records(entries: list[_Entry]) -> tuple[SessionRecord, ...]:

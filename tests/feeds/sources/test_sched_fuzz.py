@@ -28,13 +28,13 @@ def _parse_and_merge(text: str) -> None:
         assert "\n" not in str(exc)
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(LINE_ALPHABET, max_size=2000))
 def test_random_text(text: str) -> None:
     _parse_and_merge(text)
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.one_of(
