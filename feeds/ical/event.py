@@ -24,11 +24,17 @@ def uid(conference: Conference, session: Session) -> str:
     return f"{session.id}@{conference.slug}.confcal"
 
 
+def session_anchor(session_id: str) -> str:
+    """The `id` of the session's card on the schedule page, which calendars link to. Defined here
+    because `feeds` cannot import the server's URL module; server.app.urls re-exports it."""
+    return f"session-{session_id}"
+
+
 def session_url(session: Session, base_url: str | None) -> str | None:
-    """The session's card on our schedule page when we know where we are deployed, else the
-    source's link."""
+    """The session's card on our schedule page when we know where we are deployed (`base_url`
+    is the conference's page), else the source's link."""
     if base_url:
-        return f"{base_url.rstrip('/')}/#session-{session.id}"
+        return f"{base_url.rstrip('/')}/#{session_anchor(session.id)}"
     return session.url
 
 

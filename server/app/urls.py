@@ -12,12 +12,14 @@ A conference's base is `c/{slug}/` under the site root, and the default conferen
 served at the root itself (README, "URL scheme"): every route template is mounted twice, once
 at `/` and once under `/c/{conference}`. The one link that lives in `feeds/` (which cannot import
 this module) is the session link inside calendars and exports, `feeds.ical.event.session_url`:
-the page's `#session-{id}` anchor under the conference's base, which `links.calendar_base` gives.
+the card's anchor (`session_anchor`, re-exported here for the page) on the conference's page,
+whose URL `links.calendar_base` gives.
 """
 
 from __future__ import annotations
 
 from feeds.catalogue import FeedKind, FeedSpec
+from feeds.ical.event import session_anchor as session_anchor  # re-exported for the page
 
 # --- where a conference lives ----------------------------------------------------------------
 

@@ -275,3 +275,17 @@ def test_the_base_without_its_slash_redirects_to_the_page(app: Starlette) -> Non
 
     assert reply.status == 307
     assert reply.headers["location"] == f"http://testserver/c/{TINY}/"
+
+
+def test_every_event_links_to_its_card_on_its_conference_page(two: Store) -> None:
+    http = Http(create_app(two, base_url="https://cal.example.org", clock=lambda: NOW))
+    feed = http.get(f"/c/{TINY}/feeds/all.ics").text.replace("\r\n ", "")
+    page = http.get(f"/c/{TINY}/").text
+
+    links = [line[4:] for line in feed.split("\r\n") if line.startswith("URL:")]
+
+    assert len(links) == 4
+    for link in links:
+        page_url, _, anchor = link.partition("#")
+        assert page_url == f"https://cal.example.org/c/{TINY}/"
+        assert f'id="{anchor}"' in page
