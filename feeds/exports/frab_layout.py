@@ -74,10 +74,9 @@ def acronym(conference: Conference) -> str:
 
 
 def session_guid(conference: Conference, session: Session) -> str:
-    source_id = getattr(session, "source_id", None)  # the source's guid, when the model carries it
-    if isinstance(source_id, str):
+    if session.source_id:
         try:
-            return str(uuid.UUID(source_id))
+            return str(uuid.UUID(session.source_id))
         except ValueError:
             pass
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"urn:confcal:{uid(conference, session)}"))

@@ -34,7 +34,7 @@ def session_entry(schedule: Schedule, session: Session) -> dict[str, Any]:
     return {
         "id": session.id,
         "uid": uid(schedule.conference, session),
-        "source_id": getattr(session, "source_id", None),
+        "source_id": session.source_id,
         "title": session.title,
         "kind": session.kind,
         "start": _instant(session.start),

@@ -157,6 +157,11 @@ def plain_text(text: str | None) -> str:
     return text.strip()
 
 
+def is_name(text: str) -> bool:
+    """False for placeholder persons ("-", "--": FOSDEM lists them), which name nobody."""
+    return any(c.isalnum() for c in text)
+
+
 def join_text(*parts: str | None) -> str:
     """Abstract and description as one text, the empty ones (and a repeat) left out."""
     texts: list[str] = []

@@ -21,7 +21,7 @@ from typing import Any
 from feeds.errors import NotASchedule, SourceError
 from feeds.sources import register
 from feeds.sources.documents import Document
-from feeds.sources.frab_common import event_start, join_text, parse_day, parse_duration, stated_zone
+from feeds.sources.frab_common import event_start, is_name, join_text, parse_day, parse_duration, stated_zone
 from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
 
 # Recognised from the head of the text: an object whose "schedule" object names a "conference"
@@ -148,9 +148,9 @@ def _day_change(day: dict[str, Any]) -> time | None:
 def _person(value: Any) -> Person | None:
     if not isinstance(value, dict):
         name = _str(value)
-        return Person(name=name) if name else None
+        return Person(name=name) if name and is_name(name) else None
     name = _str(value.get("public_name")) or _str(value.get("name")) or _str(value.get("full_public_name"))
-    if not name:
+    if not name or not is_name(name):
         return None
     return Person(name=" ".join(name.split()), bio=_str(value.get("biography")))
 

@@ -28,6 +28,7 @@ from feeds.sources import register
 from feeds.sources.documents import Document
 from feeds.sources.frab_common import (
     event_start,
+    is_name,
     join_text,
     parse_day,
     parse_duration,
@@ -184,7 +185,7 @@ class FrabXmlReader:
         speakers = tuple(
             Person(name=" ".join(p.text.split()))
             for p in event.iterfind("persons/person")
-            if p.text and p.text.strip()
+            if p.text and is_name(p.text)
         )
         return SessionRecord(
             source=source,

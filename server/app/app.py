@@ -33,6 +33,7 @@ from server.app.api import (
 )
 from server.app.conditional import Representation, respond
 from server.app.context import RouteContext
+from server.app.exports import export_routes
 from server.app.links import ConferenceLink, Site, conference_site, other_conferences
 from server.app.live import (
     Live,
@@ -174,6 +175,7 @@ def create_app(
     conference_routes: list[BaseRoute] = [
         *page_routes(context),
         *qr_routes(context),
+        *export_routes(context),
         *picks_routes(context, picks if picks is not None else pick_store_for(store)),
         Route(urls.ROUTE_API_FEEDS, api_feeds, methods=METHODS),
         Route(urls.json_twin(urls.ROUTE_API_FEEDS), api_feeds, methods=METHODS),

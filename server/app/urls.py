@@ -44,6 +44,9 @@ API_FEEDS = "api/feeds"
 API_SESSIONS = "api/sessions"
 API_PICKS = "api/picks"
 STATIC = "static"
+# The exports for conference apps, at the names frab and pretalx publish them (server/app/exports.py).
+SCHEDULE_XML = "schedule.xml"
+SCHEDULE_JSON = "schedule.json"
 
 
 def feed(spec: FeedSpec) -> str:

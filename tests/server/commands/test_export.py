@@ -1,0 +1,106 @@
+"""`confcal export --format F [--conference SLUG] OUT`: the stored schedule in each export format."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import httpx
+import pytest
+
+from feeds.demo import DEMO_TZ, demo_sources
+from feeds.exports import EXPORTERS
+from feeds.pipeline import load_schedule
+from server.app import create_app
+from server.cli import main
+from server.store import Store
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = str(tmp_path_factory.mktemp("export") / "store.sqlite")
+    with Store.open(path) as store:
+        store.ingest(load_schedule(demo_sources(), DEMO_TZ).schedule)
+    return path
+
+
+def get(db: str, path: str) -> bytes:
+    with Store.open(db) as store:
+        app = create_app(store)
+
+        async def fetch() -> bytes:
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8080") as client:
+                return (await client.get(path, headers={"accept-encoding": "identity"})).content
+
+        return anyio.run(fetch)
+
+
+@pytest.mark.parametrize("name", sorted(EXPORTERS))
+def test_writes_each_format_to_a_file(db: str, tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / f"schedule.{EXPORTERS[name].extension}"
+
+    code = main(["export", "--db", db, "--format", name, str(out)])
+
+    assert code == 0
+    body = out.read_bytes()
+    assert capsys.readouterr().err == f"confcal export: pytorch-conference-europe-2026, {name}, {len(body)} bytes to {out}\n"
+    assert oct(out.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no temporary file left behind
+
+
+def test_ics_is_byte_for_byte_the_all_sessions_feed(db: str, tmp_path: Path) -> None:
+    out = tmp_path / "all.ics"
+
+    main(["export", "--db", db, "--format", "ics", str(out)])
+
+    assert out.read_bytes() == get(db, "/feeds/all.ics")
+
+
+def test_frab_xml_with_base_url_matches_what_the_server_serves(db: str, tmp_path: Path) -> None:
+    out = tmp_path / "schedule.xml"
+
+    main(["export", "--db", db, "--format", "frab-xml", "--base-url", "http://127.0.0.1:8080", str(out)])
+
+    assert out.read_bytes() == get(db, "/schedule.xml")
+
+
+def test_dash_writes_to_stdout(db: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
+
+    done = subprocess.run(
+        [sys.executable, "-m", "server.cli", "export", "--db", db, "--format", "json", "--conference", "pytorch-conference-europe-2026", "-"],
+        capture_output=True, check=False, env=env,
+    )
+
+    assert done.returncode == 0
+    assert len(json.loads(done.stdout)["sessions"]) == 28
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--conference", "nope"], "confcal export: error: the store holds no conference 'nope'\n"),
+        ([], None),
+    ],
+)
+def test_unknown_conference_or_empty_store_is_one_line(
+    db: str, tmp_path: Path, args: list[str], expected: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = db if expected else str(tmp_path / "empty.sqlite")
+
+    code = main(["export", "--db", store, "--format", "json", *args, str(tmp_path / "out.json")])
+
+    assert code == 1
+    assert capsys.readouterr().err == (expected or "confcal export: error: the store holds no schedule; run confcal ingest first\n")
+    assert not (tmp_path / "out.json").exists()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
