@@ -65,3 +65,15 @@ def test_a_new_ingest_changes_the_export_and_its_etag(store: Store, demo_schedul
     after = http.get("/schedule.xml", if_none_match=before.headers["etag"])
 
     assert (after.status, after.headers["etag"] != before.headers["etag"]) == (200, True)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_served_under_the_conference_base_too(http: Http, path: str) -> None:
+    root = http.get(path, accept_encoding="identity")
+
+    under = http.get(f"/c/pytorch-conference-europe-2026{path}", accept_encoding="identity")
+    missing = http.get(f"/c/no-such-conference{path}")
+
+    # The default conference's documents are the same bytes at the root and under its base.
+    assert (under.status, under.content, under.headers["etag"]) == (200, root.content, root.headers["etag"])
+    assert missing.status == 404
