@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
+from datetime import UTC, datetime
 import os
 import subprocess
 import sys
@@ -98,6 +100,29 @@ def test_unknown_conference_or_empty_store_is_one_line(
     assert code == 1
     assert capsys.readouterr().err == (expected or "confcal export: error: the store holds no schedule; run confcal ingest first\n")
     assert not (tmp_path / "out.json").exists()
+
+
+def test_frab_xml_through_the_store_keeps_every_event_and_guid(shared_data: Path, tmp_path: Path) -> None:
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "schedule.xml"
+    source = shared_data / "ccc_38c3_2024_schedule.xml"
+
+    assert main(["ingest", "--db", db, str(source)]) == 0
+    assert main(["export", "--db", db, "--format", "frab-xml", str(out)]) == 0
+
+    assert _events(out.read_bytes()) == _events(source.read_bytes())
+
+
+def _events(xml: bytes) -> dict[str, tuple[str, datetime, str, str]]:
+    """guid -> (title, UTC start, duration, room), read with xml.etree."""
+    return {
+        e.get("guid") or "": (
+            " ".join((e.findtext("title") or "").split()),
+            datetime.fromisoformat(e.findtext("date") or "").astimezone(UTC),
+            e.findtext("duration") or "",
+            e.findtext("room") or "",
+        )
+        for e in ET.fromstring(xml).iter("event")
+    }
 
 
 def _umask() -> int:
