@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo
 
 import icalendar
 
-from feeds.errors import NotASchedule, TimeZoneError
+from feeds.errors import FeedsError, NotASchedule, TimeZoneError
 from feeds.sources import register
 from feeds.sources.documents import Document
 from feeds.sources.records import SessionRecord, SourceBatch, SourceWarning
@@ -74,9 +74,17 @@ class _Calendar:
     @classmethod
     def read(cls, doc: Document) -> _Calendar:
         try:
-            calendar = icalendar.Calendar.from_ical(doc.text)
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise NotASchedule(f"is not a readable iCalendar file: {exc}", source=doc.name) from None
+            return cls._read(doc)
+        except FeedsError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            # icalendar fails on malformed files with assorted types (ValueError, AttributeError,
+            # IndexError, ...); any of them means the same thing here: not a readable calendar.
+            raise NotASchedule(f"is not a readable iCalendar file: {_one_line(exc)}", source=doc.name) from None
+
+    @classmethod
+    def _read(cls, doc: Document) -> _Calendar:
+        calendar = icalendar.Calendar.from_ical(doc.text)
         found = cls(doc.name, name=_text(calendar.get("X-WR-CALNAME")) or None)
         found.zone = found._stated_zone(calendar)
         lines = [doc.text.count("\n", 0, m.start()) + 1 for m in _EVENT_LINE.finditer(doc.text)]
@@ -159,6 +167,12 @@ class _Calendar:
             self.warn(line, f"{title}: time zone {value.tzinfo} unknown; read as the conference zone")
             return value.replace(tzinfo=None), None
         return value, None
+
+
+def _one_line(exc: Exception) -> str:
+    # icalendar's messages can quote whole lines of the file, controls and line breaks included.
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 def _text(value: object) -> str:
