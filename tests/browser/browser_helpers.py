@@ -50,6 +50,12 @@ class Visit:
         # The script marks the body once it has wired everything up.
         self.page.wait_for_selector("body[data-ready]", state="attached")
 
+    def forget_offline_errors(self) -> None:
+        """Chromium logs each request refused while offline; a test that goes offline expects them."""
+        self.console_errors[:] = [
+            e for e in self.console_errors if "ERR_INTERNET_DISCONNECTED" not in e
+        ]
+
     def foreign_requests(self) -> list[str]:
         origin = self.server.url + "/"
         return [url for url in self.requests if not url.startswith(origin)]

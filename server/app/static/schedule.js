@@ -425,6 +425,12 @@
         copy.removeAttribute("style");
         copy.hidden = false;
         copy.dataset.copy = "";
+        // Under the strip's h2 the card title is an h3 (in the timetable it is under a time's h3).
+        var title = copy.querySelector("h4");
+        var heading = document.createElement("h3");
+        heading.className = title.className;
+        heading.append.apply(heading, Array.from(title.childNodes));
+        title.replaceWith(heading);
         holder.append(copy);
       });
     };

@@ -1,0 +1,68 @@
+"""axe-core (npm, tests/browser/node_modules) on every kind of page at desktop (1440) and phone
+(390) widths, light and dark: WCAG 2.0-2.2 A/AA and best-practice rules, 0 violations.
+
+axe is evaluated through Playwright (the DevTools protocol), not added as a <script>: the pages'
+Content-Security-Policy rightly refuses inline scripts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from browser_helpers import PHONE, new_visit, unavailable
+from serve_process import Running
+
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": PHONE}
+RUN = """
+options => axe.run(document, options).then(result => result.violations.map(v => ({
+  id: v.id, impact: v.impact, help: v.help,
+  nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + " :: " + n.failureSummary)
+})))
+"""
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    if not AXE.exists():
+        unavailable(f"{AXE} is missing (npm ci --prefix tests/browser)")
+    return AXE.read_text(encoding="utf-8")
+
+
+def paths(server: Running) -> dict[str, str]:
+    sessions = httpx.get(server.url + "/api/sessions").json()["sessions"]
+    torchjd = next(s for s in sessions if s["title"].startswith("TorchJD"))
+    return {
+        "schedule": "/",
+        "session": f"/sessions/{torchjd['id']}/",
+        "speaker": "/speakers/valerian-rey/",
+    }
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_no_axe_violations(
+    browser: Any, server: Running, axe_source: str, size: str, scheme: str
+) -> None:
+    found: dict[str, Any] = {}
+    for name, path in paths(server).items():
+        visit = new_visit(browser, server, color_scheme=scheme)
+        visit.page.set_viewport_size(SIZES[size])
+        visit.page.clock.install(time="2026-04-07T11:05:00+02:00")  # now and next shown
+        visit.open(path)
+        if name == "schedule":
+            # Open what is folded, so its contents are checked too.
+            visit.page.click("#more-feeds > summary")
+            visit.page.click("#picks-toggle")
+        visit.page.evaluate(axe_source)
+        violations = visit.page.evaluate(RUN, {"runOnly": {"type": "tag", "values": TAGS}})
+        found[name] = violations
+        visit.context.close()
+        assert visit.console_errors == []
+
+    assert {k: v for k, v in found.items() if v} == {}, json.dumps(found, indent=1)

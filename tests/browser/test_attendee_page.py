@@ -1,0 +1,422 @@
+"""The schedule page as an attendee keeps it open all day (issue 11), in Chromium with a fixed
+clock (Playwright's clock API): now and next, the time axis, session and speaker pages, the
+subscribe picker and filters in the URL, picks where you are, offline use, dark mode and no
+layout shift. Accessibility has its own module (test_accessibility.py).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+from browser_helpers import PHONE, Visit, new_visit
+from serve_process import Running
+
+PICK = '[data-action="pick"]'
+CARD = "#sessions [data-session-id]"
+DURING = "2026-04-07T11:05:00+02:00"  # three talks running, one starting at 11:15
+LATER = "2026-04-07T11:20:00+02:00"
+
+
+def sessions(server: Running) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()[
+        "sessions"
+    ]
+    return found
+
+
+def ids_where(server: Running, test: Any) -> list[str]:
+    return sorted(s["id"] for s in sessions(server) if test(s))
+
+
+def feed_uids(url: str) -> list[str]:
+    return sorted(re.findall(r"\r\nUID:([^\r]+)", httpx.get(url).text))
+
+
+def uids_of(server: Running, ids: list[str]) -> list[str]:
+    return sorted(s["uid"] for s in sessions(server) if s["id"] in ids)
+
+
+def strip_ids(visit: Visit, strip: str) -> list[str]:
+    found: list[str] = visit.page.eval_on_selector_all(
+        f"#now-next {strip} [data-session-id]",
+        "cards => cards.map(c => c.dataset.sessionId).sort()",
+    )
+    return found
+
+
+def visible_ids(visit: Visit) -> list[str]:
+    found: list[str] = visit.page.eval_on_selector_all(
+        CARD,
+        "cards => cards.filter(c => c.offsetParent !== null).map(c => c.dataset.sessionId).sort()",
+    )
+    return found
+
+
+def at(visit: Visit, moment: str) -> None:
+    visit.page.clock.install(time=moment)
+
+
+def pick(visit: Visit, session_id: str) -> None:
+    with visit.page.expect_response(
+        lambda r: "/api/picks" in r.url and r.request.method in ("POST", "PUT")
+    ):
+        visit.page.click(f"#session-{session_id} {PICK}")
+
+
+# ---- Now and next ----
+
+
+def test_now_and_next_during_the_conference(visit: Visit, server: Running) -> None:
+    at(visit, DURING)
+    visit.open()
+
+    now, next_ = strip_ids(visit, "[data-now]"), strip_ids(visit, "[data-next]")
+    line = visit.page.locator("#now-line")
+    jump = visit.page.get_attribute("#jump-now", "href")
+    visit.screenshot("now-next-1440")
+
+    assert now == ids_where(
+        server, lambda s: s["start"] <= "2026-04-07T11:05" < s["end"]
+    )
+    assert len(now) == 3
+    assert next_ == ids_where(server, lambda s: s["start"].startswith("2026-04-07T11:15"))
+    assert visit.page.text_content("#now-next .next-at") == "at 11:15"
+    assert line.is_visible()
+    assert jump == "#now-line"
+
+
+def test_now_and_next_follow_the_clock_every_minute(visit: Visit, server: Running) -> None:
+    at(visit, DURING)
+    visit.open()
+
+    visit.page.clock.run_for("15:00")
+
+    assert strip_ids(visit, "[data-now]") == ids_where(
+        server, lambda s: s["start"] <= "2026-04-07T11:20" < s["end"]
+    )
+    assert visit.page.text_content("#now-next .next-at") == "at 11:30"
+
+
+def test_now_line_sits_between_the_slots_around_now(visit: Visit) -> None:
+    at(visit, DURING)
+    visit.open()
+
+    line = visit.page.locator("#now-line").bounding_box()
+    eleven = visit.page.locator('.slot[data-slot="11:00"] .slot-time').bounding_box()
+    quarter = visit.page.locator('.slot[data-slot="11:15"] .slot-time').bounding_box()
+
+    assert line and eleven and quarter
+    assert eleven["y"] < line["y"] < quarter["y"]
+
+
+def test_nothing_extra_before_or_after_the_conference(visit: Visit) -> None:
+    shown = {}
+    for moment in ("2026-04-06T12:00:00+02:00", "2026-04-08T09:00:00+02:00"):
+        page = visit.context.new_page()
+        page.clock.install(time=moment)
+        page.goto(visit.server.url + "/")
+        page.wait_for_selector("body[data-ready]", state="attached")
+        shown[moment] = (page.is_visible("#now-next"), page.is_visible(".now-line"))
+        page.close()
+
+    assert list(shown.values()) == [(False, False), (False, False)]
+
+
+# ---- The time axis ----
+
+
+def test_card_heights_follow_duration(visit: Visit, server: Running) -> None:
+    visit.open()
+    by_minutes: dict[int, list[float]] = {}
+    for s in sessions(server):
+        box = visit.page.locator(f"#session-{s['id']}").bounding_box()
+        start, end = (int(s[k][11:13]) * 60 + int(s[k][14:16]) for k in ("start", "end"))
+        if box:
+            by_minutes.setdefault(end - start, []).append(box["height"])
+
+    ten, twenty_five = by_minutes[10], by_minutes[25]
+
+    assert len(set(round(h) for h in ten)) == 1  # same length, same height, whatever the text
+    assert abs(twenty_five[0] / ten[0] - 2.5) < 0.1
+
+
+def test_grid_and_phone_list_have_time_headings(browser: Any, server: Running) -> None:
+    starts = sorted({s["start"][11:16] for s in sessions(server)})
+    headings = {}
+    for name, size in (("desktop", {"width": 1440, "height": 900}), ("phone", PHONE)):
+        visit = new_visit(browser, server)
+        visit.page.set_viewport_size(size)
+        visit.open()
+        headings[name] = visit.page.locator(".slot-time:visible").all_text_contents()
+        if name == "phone":
+            visit.screenshot("phone-390")
+        visit.context.close()
+
+    assert headings["desktop"] == starts
+    assert headings["phone"] == starts
+
+
+def test_tab_goes_left_to_right_through_a_slot(visit: Visit, server: Running) -> None:
+    visit.open()
+    eleven = [s["id"] for s in sessions(server) if s["start"].startswith("2026-04-07T11:00")]
+
+    lefts = visit.page.eval_on_selector_all(
+        '.slot[data-slot="11:00"] a[data-session-link]',
+        "links => links.map(a => a.getBoundingClientRect().left)",
+    )
+
+    assert len(lefts) == len(eleven) >= 2
+    assert lefts == sorted(lefts)
+
+
+# ---- Session and speaker pages ----
+
+
+def test_card_links_to_its_session_page_and_on_to_the_speaker(
+    browser: Any, server: Running
+) -> None:
+    visit = new_visit(browser, server, timezone_id="America/New_York")
+    torchjd = next(s for s in sessions(server) if s["title"].startswith("TorchJD"))
+    visit.open()
+
+    visit.page.click(f"#session-{torchjd['id']} a[data-session-link]")
+    visit.wait_ready()
+    title = visit.page.text_content("h1")
+    local = visit.page.text_content(".session-detail .local-time")
+    url = visit.page.url
+    visit.page.click("text=Valérian Rey")
+    visit.wait_ready()
+    speaker = visit.page.text_content("h1")
+    feed = visit.page.get_attribute("a[data-speaker-feed]", "href")
+    visit.context.close()
+
+    assert url == f"{server.url}/sessions/{torchjd['id']}/"
+    assert title == torchjd["title"]
+    assert local is not None and local.endswith(" your time") and "5:45" in local
+    assert speaker == "Valérian Rey"
+    assert feed == "webcal://" + server.url.removeprefix("http://") + "/feeds/speaker/valerian-rey.ics"
+    assert visit.console_errors == [] and visit.foreign_requests() == []
+
+
+def test_pick_on_a_session_page_joins_the_picks(visit: Visit, server: Running) -> None:
+    chosen = sessions(server)[3]
+    visit.open(f"/sessions/{chosen['id']}/")
+
+    with visit.page.expect_response(lambda r: "/api/picks" in r.url):
+        visit.page.click(f".session-detail {PICK}")
+    href = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+
+    assert href is not None
+    assert feed_uids(href) == [chosen["uid"]]
+    assert visit.page.text_content("#picks-count") == "1"
+
+
+# ---- Subscribe picker and filters in the URL ----
+
+
+def test_filtered_feed_holds_exactly_the_sessions_shown_and_the_url_keeps_them(
+    visit: Visit, server: Running
+) -> None:
+    visit.open()
+
+    visit.page.select_option("#filter-track", label="(no track)")
+    visit.page.select_option("#filter-level", label="Intermediate")
+    shown = visible_ids(visit)
+    feed = visit.page.get_attribute("a[data-filtered-feed]", "href")
+    url = visit.page.url
+    visit.page.reload()
+    visit.wait_ready()
+    after_reload = visible_ids(visit)
+
+    assert feed is not None
+    assert url == f"{server.url}/?track=-none&level=intermediate"
+    assert 0 < len(shown) < 28
+    assert feed_uids(feed) == uids_of(server, shown)
+    assert after_reload == shown
+    assert visit.page.input_value("#filter-track") == "-none"
+
+
+def test_search_is_kept_in_the_url_and_flags_the_feed_as_inexact(visit: Visit) -> None:
+    visit.open("/?q=valerian")
+
+    shown = visible_ids(visit)
+
+    assert len(shown) == 1
+    assert visit.page.is_visible("#view-note")
+
+
+def test_picker_folds_speakers_levels_and_kinds_and_finds_them(visit: Visit) -> None:
+    visit.open()
+    folded_before = visit.page.is_visible("#feeds-speaker")
+    in_view = visit.page.locator("#feeds-track .feed, #feeds-room .feed").count()
+
+    visit.page.click("#more-feeds > summary")
+    visit.page.fill("#feed-search", "rey")
+    found = visit.page.locator("#more-feeds .feed:visible .subscribe").all_text_contents()
+
+    assert folded_before is False
+    assert in_view > 0
+    assert found == ["Valérian Rey"]
+
+
+# ---- Picks where you are ----
+
+
+def test_picks_bar_stays_in_view_with_titles_and_overlap_warning(
+    browser: Any, server: Running
+) -> None:
+    visit = new_visit(browser, server)
+    visit.page.set_viewport_size(PHONE)
+    helion, flexible = (
+        next(s for s in sessions(server) if s["title"].startswith(prefix))
+        for prefix in ("Helion", "Flexible Deployment")
+    )
+    visit.open()
+    pick(visit, helion["id"])
+    pick(visit, flexible["id"])
+    visit.page.keyboard.press("End")
+    visit.page.click("#picks-toggle")
+
+    bar = visit.page.locator("#my-picks").bounding_box()
+    titles = visit.page.locator("#picks-list a").all_text_contents()
+    warning = visit.page.text_content("#picks-overlap")
+    visit.screenshot("phone-picks-390")
+    visit.context.close()
+
+    assert bar and bar["y"] + bar["height"] <= PHONE["height"] + 1
+    assert titles == [helion["title"], flexible["title"]]
+    assert warning == f"“{helion['title']}” overlaps “{flexible['title']}”."
+
+
+def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(
+    visit: Visit, server: Running
+) -> None:
+    chosen = sessions(server)[5]
+    visit.open()
+
+    visit.context.set_offline(True)
+    visit.page.click(f"#session-{chosen['id']} {PICK}")
+    visit.page.wait_for_selector("#picks-error:visible")
+    visit.context.set_offline(False)
+    href = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+
+    visit.forget_offline_errors()
+
+    assert href is not None
+    assert feed_uids(href) == [chosen["uid"]]
+    assert visit.page.is_hidden("#picks-error")
+
+
+def test_share_link_opens_the_same_picks_in_another_browser(
+    browser: Any, server: Running
+) -> None:
+    chosen = sessions(server)[8]
+    first = new_visit(browser, server)
+    first.open()
+    pick(first, chosen["id"])
+    feed = first.page.get_attribute("a[data-personal-feed]", "href")
+    share = first.page.input_value("#picks-share")
+    first.context.close()
+
+    second = new_visit(browser, server)
+    second.page.goto(share)
+    second.wait_ready()
+    href = second.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+    pressed = second.page.eval_on_selector_all(
+        f'#sessions {PICK}[aria-pressed="true"]',
+        "bs => bs.map(b => b.closest('[data-session-id]').dataset.sessionId)",
+    )
+    address = second.page.url
+    second.context.close()
+
+    assert href == feed
+    assert pressed == [chosen["id"]]
+    assert "picks=" not in address
+    assert second.console_errors == [] and second.foreign_requests() == []
+
+
+def test_a_new_tab_with_nothing_picked_shows_no_error(visit: Visit) -> None:
+    visit.open()
+
+    assert visit.page.is_hidden("#picks-error")
+    assert visit.page.text_content("#picks-count") == "0"
+
+
+# ---- Offline ----
+
+
+def test_after_one_visit_the_page_opens_offline_and_saves_picks_later(
+    visit: Visit, server: Running
+) -> None:
+    chosen = sessions(server)[11]
+    visit.open()
+    visit.page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    visit.page.reload()  # now under the service worker's control
+    visit.wait_ready()
+
+    visit.context.set_offline(True)
+    visit.page.reload()
+    visit.wait_ready()
+    status = visit.page.text_content("#data-status")
+    cards = visit.page.locator(CARD).count()
+    visit.page.click(f"#session-{chosen['id']} {PICK}")
+    visit.page.wait_for_selector("#picks-error:visible")
+    visit.context.set_offline(False)
+    href = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+    visit.forget_offline_errors()
+
+    assert cards == 28
+    assert status is not None and status.startswith("You are offline: this schedule was fetched on ")
+    assert href is not None and feed_uids(href) == [chosen["uid"]]
+
+
+# ---- Finish ----
+
+
+def test_dark_mode_follows_the_system(browser: Any, server: Running) -> None:
+    colours = {}
+    for scheme in ("light", "dark"):
+        visit = new_visit(browser, server, color_scheme=scheme)
+        visit.open()
+        colours[scheme] = visit.page.evaluate("getComputedStyle(document.body).backgroundColor")
+        if scheme == "dark":
+            visit.screenshot("desktop-dark-1440")
+        visit.context.close()
+
+    assert colours == {"light": "rgb(244, 246, 249)", "dark": "rgb(18, 22, 28)"}
+
+
+LAYOUT_SHIFT = """
+() => new Promise(resolve => {
+  new PerformanceObserver(list => {
+    resolve(list.getEntries().filter(e => !e.hadRecentInput).reduce((sum, e) => sum + e.value, 0));
+  }).observe({ type: "layout-shift", buffered: true });
+  setTimeout(() => resolve(0), 0);
+})
+"""
+
+
+def test_no_layout_shift_while_loading(browser: Any, server: Running) -> None:
+    shifts = {}
+    for zone in ("Europe/Paris", "America/New_York"):
+        for name, size in (("desktop", {"width": 1440, "height": 900}), ("phone", PHONE)):
+            visit = new_visit(browser, server, timezone_id=zone)
+            visit.page.set_viewport_size(size)
+            visit.open()
+            visit.page.wait_for_load_state("load")
+            shifts[zone, name] = visit.page.evaluate(LAYOUT_SHIFT)
+            visit.context.close()
+
+    # Filters, picks bar and Pick buttons have their space from the start: nothing moves.
+    assert [shifts["Europe/Paris", name] for name in ("desktop", "phone")] == [0, 0]
+    # A viewer in another zone gets their own times added to each card, which may reflow a
+    # line; it stays within the goal of a cumulative layout shift under 0.05.
+    assert all(shifts["America/New_York", name] < 0.05 for name in ("desktop", "phone"))
+
+
+def test_one_day_event_has_no_day_tabs(visit: Visit) -> None:
+    visit.open()
+
+    assert visit.page.locator(".day-tabs").count() == 0
