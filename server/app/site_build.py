@@ -16,11 +16,14 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from feeds.exports import EXPORTERS
+
 from server.app.api import (
     conferences_representation,
     feeds_representation,
     sessions_representation,
 )
+from server.app.exports import EXPORT_ROUTES, export_representation
 from server.app.links import (
     ConferenceLink,
     Site,
@@ -53,6 +56,9 @@ def site_files(
     yield urls.json_twin(urls.API_FEEDS), feeds_doc
     yield urls.API_SESSIONS, sessions_doc
     yield urls.json_twin(urls.API_SESSIONS), sessions_doc
+    for route, name in EXPORT_ROUTES.items():
+        # schedule.xml / schedule.json for conference apps, as the server answers them.
+        yield route.lstrip("/"), export_representation(published, site, EXPORTERS[name]).body
     yield from page_files(published, site, others)
 
 

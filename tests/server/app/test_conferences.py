@@ -31,9 +31,11 @@ def site_relative(path: str, base: str) -> str:
 
 
 def crawl(http: Http, base: str) -> Responses:
-    """Every response of the conference at `base` ("" for the root): page, API documents, each
-    feed and its QR code, each session download, a static file."""
-    paths = [f"{base}/", f"{base}/static/style.css"]
+    """Every response of the conference at `base` ("" for the root): page, API documents, the
+    exports for conference apps, each feed (plain and filtered) and its QR code, each session
+    download, a static file."""
+    paths = [f"{base}/", f"{base}/static/style.css", f"{base}/{urls.SCHEDULE_XML}"]
+    paths.append(f"{base}/{urls.SCHEDULE_JSON}")
     for api in (urls.API_FEEDS, urls.API_SESSIONS):
         paths += [f"{base}/{api}", f"{base}/{urls.json_twin(api)}"]
     feeds = http.get(f"{base}/{urls.API_FEEDS}").json_doc()["feeds"]

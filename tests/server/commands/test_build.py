@@ -96,6 +96,7 @@ def test_build_writes_every_conference_as_the_server_serves_it(
     second = json.loads((out / "c/second-conf/api/feeds").read_bytes())["feeds"][0]
     assert second["url"] == ("/feeds/all.ics" if default else "/c/second-conf/feeds/all.ics")
     assert root == "/feeds/all.ics"
+    assert (out / "c/second-conf/schedule.xml").read_bytes().startswith(b"<?xml")
     assert (out / "index.html").read_bytes() == (
         out / "c" / (default or DEMO) / "index.html"
     ).read_bytes()
