@@ -9,6 +9,7 @@ two host names.
 
 from __future__ import annotations
 
+import functools
 import ssl
 import time
 from collections.abc import Callable, Iterable
@@ -102,17 +103,24 @@ class _Backend(httpcore.NetworkBackend):
         time.sleep(seconds)
 
 
+@functools.cache
+def _context(verify: bool) -> ssl.SSLContext:
+    """httpx's default context (certifi's roots), built once: loading the roots takes ~0.1 s."""
+    return httpx.create_ssl_context(verify=verify, trust_env=False)
+
+
 def guarded_client(policy: Policy = Policy(), *, deadline: float | None = None, **options: Any) -> httpx.Client:
     """An httpx client whose every connection (redirect hops included) passes the address rules and
     goes to the address that was checked. `deadline` (seconds from now) bounds everything the client
     does, so make one client per job. Environment proxies are ignored: a proxy would connect for us.
     Errors of the guard are FetchError subclasses, raised through httpx unchanged."""
-    transport = httpx.HTTPTransport(verify=policy.verify, trust_env=False)
+    context = policy.verify if isinstance(policy.verify, ssl.SSLContext) else _context(policy.verify)
+    transport = httpx.HTTPTransport(verify=context, trust_env=False)
     # httpx has no public hook for httpcore's network backend (encode/httpx discussion #3180), so the
     # pool it built is replaced by one with our backend. test_outbound's rebinding and refusal
     # tests fail if this stops taking effect.
     transport._pool = httpcore.ConnectionPool(
-        ssl_context=httpx.create_ssl_context(verify=policy.verify, trust_env=False),
+        ssl_context=context,
         network_backend=_Backend(policy, _Clock(deadline)),
     )
     options.setdefault("timeout", httpx.Timeout(policy.timeout))

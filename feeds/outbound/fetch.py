@@ -54,15 +54,13 @@ def _follow(client: httpx.Client, url: str, policy: Policy, validators: Validato
         headers["If-None-Match"] = validators.etag
     if validators and validators.last_modified:
         headers["If-Modified-Since"] = validators.last_modified
-    if not is_http(url):
-        raise FetchError("is not an http(s) URL")
-    current = url
+    current = _checked(url, "")
     for _ in range(policy.max_redirects + 1):
         with client.stream("GET", current, headers=headers) as response:
             if response.is_redirect and "location" in response.headers:
-                current = str(response.url.join(response.headers["location"]))
-                if not is_http(current):
-                    raise FetchError(f"redirects to {redact(current)!r}, which is not http(s)")
+                # httpx has parsed the Location already (an invalid one is an HTTPError)
+                target = str(response.url.join(response.headers["location"]))
+                current = _checked(target, f"redirects to {redact(target)!r}, which ")
                 continue
             if response.status_code == 304 and validators is not None:
                 return NotModified(_validators(response, validators))
@@ -74,6 +72,19 @@ def _follow(client: httpx.Client, url: str, policy: Policy, validators: Validato
             body = collect(response.iter_bytes(), policy.max_bytes)
             return Fetched(redact(str(response.url)), body, _validators(response, Validators()))
     raise FetchError(f"more than {policy.max_redirects} redirects")
+
+
+def _checked(url: str, prefix: str) -> httpx.URL:
+    """`url` parsed, if it is an http(s) URL with a host; `prefix` starts the message if not."""
+    if not is_http(url):
+        raise FetchError(f"{prefix}is not an http(s) URL")
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise FetchError(f"{prefix}is not a valid URL ({redact(str(exc))})") from None
+    if not parsed.host:
+        raise FetchError(f"{prefix}has no host")
+    return parsed
 
 
 def _validators(response: httpx.Response, stored: Validators) -> Validators:

@@ -22,7 +22,7 @@ def is_url(source: str) -> bool:
 
 
 def is_http(url: str) -> bool:
-    return is_url(url) and urlsplit(url).scheme.lower() in SCHEMES
+    return is_url(url) and url.split(":", 1)[0].lower() in SCHEMES
 
 
 def redact(text: str) -> str:

@@ -17,7 +17,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from feeds.errors import AddressRefused, DeadlineExceeded, FetchError, LimitExceeded
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from feeds.errors import AddressRefused, DeadlineExceeded, FetchError, LimitExceeded, SourceError
 from feeds.outbound import Fetched, NotModified, Policy, Validators, fetch, guarded_client
 
 OUTER = "127.0.0.1"
@@ -56,6 +59,8 @@ class Server(ThreadingHTTPServer):
             return 302, {"Location": f"http://{INNER}:{port}/secret"}, b""
         if path == "/to-inner-by-name":
             return 302, {"Location": f"http://inner.test:{port}/secret"}, b""
+        if path == "/to-nowhere":
+            return 302, {"Location": "http://[zz]/page"}, b""
         if path == "/to-outer":
             return 301, {"Location": "/page"}, b""
         if path == "/validated":
@@ -251,3 +256,23 @@ def test_a_dripping_server_is_stopped_by_the_deadline(part: str) -> None:
 def test_loopback_in_any_spelling_is_refused_by_the_system_resolver(host: str) -> None:
     with pytest.raises(AddressRefused, match="is a private address"):
         fetch(f"http://{host}:9/page")
+
+
+def test_a_redirect_to_an_invalid_url_is_a_clear_error(pair: Pair) -> None:
+    with pytest.raises(FetchError) as caught:
+        fetch(pair.url("/to-nowhere"), Policy(allowed=ALLOW_OUTER))
+
+    assert str(caught.value) == (
+        f"{pair.url('/to-nowhere')}: cannot be fetched: Invalid URL in location header: Invalid IPv6 address: '[zz]'."
+    )
+
+
+def _no_dns(host: str, port: int) -> Sequence[str]:
+    raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+
+@settings(deadline=None, max_examples=100)
+@given(scheme=st.sampled_from(["http", "HTTPS", "hTtP", "ftp", "file"]), rest=st.text())
+def test_any_url_text_fails_with_a_source_error_only(scheme: str, rest: str) -> None:
+    with pytest.raises(SourceError):  # never a traceback of another kind; no lookup reaches a network
+        fetch(f"{scheme}://{rest}", Policy(resolver=_no_dns))

@@ -80,7 +80,7 @@ def test_redirects_are_followed(origin: str, path: str) -> None:
 @pytest.mark.parametrize(
     ("path", "message"),
     [
-        ("/to-ftp", "redirects to 'ftp://example.org/page.txt', which is not http(s)"),
+        ("/to-ftp", "redirects to 'ftp://example.org/page.txt', which is not an http(s) URL"),
         ("/loop", "more than 5 redirects"),
         ("/gone", "HTTP 404"),
     ],
