@@ -15,6 +15,7 @@ from datetime import date, datetime, time, timedelta
 from html.parser import HTMLParser
 
 from feeds.errors import SourceError
+from feeds.sources.records import SourceWarning
 from feeds.zones import load_zone
 
 # HH:MM ("00:30", "25:00") or D:HH:MM ("1:02:00", a day and two hours): frab writes a duration of
@@ -155,6 +156,14 @@ def plain_text(text: str | None) -> str:
         lines = [" ".join(line.split()) for line in text.split("\n")]
         text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines))
     return text.strip()
+
+
+def raise_unreadable(defects: Sequence[SourceWarning]) -> None:
+    """No event of a document could be read: that is not a schedule with defects but a broken file;
+    say so with the first defect (its file and line), in one line."""
+    first = defects[0]
+    more = f" (and {len(defects) - 1} more unreadable events)" if len(defects) > 1 else ""
+    raise SourceError(f"no event can be read: {first.message}{more}", source=first.source, line=first.line)
 
 
 def is_name(text: str) -> bool:

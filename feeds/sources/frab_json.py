@@ -21,7 +21,15 @@ from typing import Any
 from feeds.errors import NotASchedule, SourceError
 from feeds.sources import register
 from feeds.sources.documents import Document
-from feeds.sources.frab_common import event_start, is_name, join_text, parse_day, parse_duration, stated_zone
+from feeds.sources.frab_common import (
+    event_start,
+    is_name,
+    join_text,
+    parse_day,
+    parse_duration,
+    raise_unreadable,
+    stated_zone,
+)
 from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
 
 # Recognised from the head of the text: an object whose "schedule" object names a "conference"
@@ -120,6 +128,8 @@ class FrabJsonReader:
                 sessions.append(_record(doc.name, room, event, start, zone))
             except SourceError as exc:
                 defects.append(SourceWarning(doc.name, None, f"{where}: {_reason(exc)}"))
+        if not sessions:
+            raise_unreadable(defects)
         return SourceBatch(
             format=self.name,
             sessions=tuple(sessions),

@@ -29,6 +29,7 @@ from feeds.sources.documents import Document
 from feeds.sources.frab_common import (
     event_start,
     is_name,
+    raise_unreadable,
     join_text,
     parse_day,
     parse_duration,
@@ -166,6 +167,8 @@ class FrabXmlReader:
                 sessions.append(self._record(doc.name, room, event, start, zone))
             except SourceError as exc:
                 defects.append(SourceWarning(doc.name, _line(event), _reason(exc)))
+        if not sessions:
+            raise_unreadable(defects)
         return SourceBatch(
             format=self.name,
             sessions=tuple(sessions),

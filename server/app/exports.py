@@ -23,7 +23,7 @@ from server.app.context import RouteContext
 from server.app.links import Site
 from server.app.published import Published, last_modified
 
-# Route -> export format; the paths are what frab and pretalx publish, so apps find them by habit.
+# Route -> export format; the names are what frab and pretalx publish, so apps find them by habit.
 EXPORT_ROUTES = {urls.ROUTE_SCHEDULE_XML: "frab-xml", urls.ROUTE_SCHEDULE_JSON: "c3voc-json"}
 
 

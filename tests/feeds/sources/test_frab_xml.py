@@ -154,3 +154,17 @@ def test_a_schedule_without_events_is_not_a_schedule() -> None:
         READER.read([doc], None)
 
     assert str(caught.value) == "empty.xml:1: holds no <event> in any <day>/<room>"
+
+
+def test_a_schedule_whose_every_event_is_broken_is_one_line_naming_the_first() -> None:
+    text = (
+        "<schedule><conference><title>X</title></conference>\n<day date='2025-02-01'><room name='A'>\n"
+        "<event id='1'><start>10:00</start><duration>x</duration><title>A</title></event>\n"
+        "<event id='2'><start>99:00</start><duration>00:30</duration><title>B</title></event>\n"
+        "</room></day></schedule>"
+    )
+
+    with pytest.raises(SourceError) as caught:
+        READER.read([Document("broken.xml", text)], None)
+
+    assert str(caught.value) == "broken.xml:4: no event can be read: start '99:00' is not HH:MM (and 1 more unreadable events)"

@@ -112,6 +112,16 @@ def test_frab_xml_through_the_store_keeps_every_event_and_guid(shared_data: Path
     assert _events(out.read_bytes()) == _events(source.read_bytes())
 
 
+def test_build_writes_both_exports_for_static_hosts(db: str, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+
+    assert main(["build", "--db", db, str(out), "--base-url", "http://127.0.0.1:8080"]) == 0
+
+    for name in ("schedule.xml", "schedule.json"):
+        assert (out / name).read_bytes() == get(db, f"/{name}")
+        assert (out / "c" / "pytorch-conference-europe-2026" / name).read_bytes() == (out / name).read_bytes()
+
+
 def _events(xml: bytes) -> dict[str, tuple[str, datetime, str, str]]:
     """guid -> (title, UTC start, duration, room), read with xml.etree."""
     return {
