@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 from html.parser import HTMLParser
 
-from feeds.errors import SourceError
+from feeds.errors import SourceError, TimeZoneError
 from feeds.sources.records import SourceWarning
 from feeds.zones import load_zone
 
@@ -89,7 +89,7 @@ def fixed_zone_name(offset: timedelta) -> str | None:
 
 
 def stated_zone(
-    name: str | None, starts: Sequence[datetime]
+    name: str | None, starts: Sequence[datetime], *, source: str, line: int | None = None
 ) -> tuple[str | None, str | None]:
     """The zone the source states, checked against the offsets its events carry.
 
@@ -101,7 +101,12 @@ def stated_zone(
     if not name or not name.strip():
         return None, None
     zone_name = name.strip()
-    zone = load_zone(zone_name)  # raises TimeZoneError naming the unknown zone
+    try:
+        zone = load_zone(zone_name)
+    except TimeZoneError:
+        raise TimeZoneError(
+            f"time_zone_name {zone_name!r} is not an IANA time zone such as Europe/Berlin", source=source, line=line
+        ) from None
     clash = next(
         (s for s in starts if s.utcoffset() is not None and s.astimezone(zone).utcoffset() != s.utcoffset()),
         None,

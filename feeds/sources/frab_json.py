@@ -120,7 +120,7 @@ class FrabJsonReader:
                     found.append((where, str(room), event, start))
         if not found and not defects:
             raise NotASchedule("holds no event in any day's rooms", source=doc.name)
-        zone, clash = stated_zone(_str(conference.get("time_zone_name")), [s for *_, s in found])
+        zone, clash = stated_zone(_str(conference.get("time_zone_name")), [s for *_, s in found], source=doc.name)
         warnings = [SourceWarning(doc.name, None, clash)] if clash else []
         sessions: list[SessionRecord] = []
         for where, room, event, start in found:

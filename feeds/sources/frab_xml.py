@@ -159,7 +159,9 @@ class FrabXmlReader:
                     found.append((room, event, start))
         if not found and not defects:
             raise NotASchedule("holds no <event> in any <day>/<room>", source=doc.name, line=_line(root))
-        zone, clash = stated_zone(_text(conference, "time_zone_name"), [s for _, _, s in found])
+        zone, clash = stated_zone(
+            _text(conference, "time_zone_name"), [s for _, _, s in found], source=doc.name, line=_line(conference)
+        )
         warnings = [SourceWarning(doc.name, _line(conference), clash)] if clash else []
         sessions: list[SessionRecord] = []
         for room, event, start in found:

@@ -42,21 +42,23 @@ def test_a_stated_zone_that_agrees_with_the_offsets_is_kept() -> None:
     summer = datetime(2025, 7, 1, 10, tzinfo=timezone(timedelta(hours=2)))
     winter = datetime(2025, 2, 1, 10, tzinfo=timezone(timedelta(hours=1)))
 
-    assert stated_zone("Europe/Brussels", [summer, winter]) == ("Europe/Brussels", None)
+    assert stated_zone("Europe/Brussels", [summer, winter], source="s.xml") == ("Europe/Brussels", None)
 
 
 def test_offsets_that_differ_from_the_zone_and_each_other_leave_no_zone() -> None:
     a = datetime(2025, 2, 1, 10, tzinfo=timezone(timedelta(hours=1)))
     b = datetime(2025, 2, 1, 10, tzinfo=timezone(timedelta(hours=2)))
 
-    zone, warning = stated_zone("UTC", [a, b])
+    zone, warning = stated_zone("UTC", [a, b], source="s.xml")
 
     assert (zone, warning) == (None, "time_zone_name says UTC but event dates are +01:00 (e.g. 2025-02-01T10:00:00+01:00); the dates' offsets are used")
 
 
-def test_an_unknown_zone_name_is_an_error() -> None:
-    with pytest.raises(TimeZoneError):
-        stated_zone("Mars/Olympus", [])
+def test_an_unknown_zone_name_is_an_error_naming_file_and_line() -> None:
+    with pytest.raises(TimeZoneError) as caught:
+        stated_zone("Mars/Olympus", [], source="s.xml", line=4)
+
+    assert str(caught.value) == "s.xml:4: time_zone_name 'Mars/Olympus' is not an IANA time zone such as Europe/Berlin"
 
 
 def test_html_becomes_text_and_markdown_stays() -> None:
