@@ -22,7 +22,7 @@ from feeds.errors import NotASchedule, SourceError, TimeZoneError
 from feeds.identity import assign_ids
 from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Status, Track
 from feeds.people import unify
-from feeds.slug import fold, unique_slugs
+from feeds.slug import fold, slugify, unique_slugs
 from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
 from feeds.zones import load_zone, resolve_wall
 
@@ -66,7 +66,11 @@ def instant(value: datetime, record: SessionRecord, zone: ZoneInfo) -> datetime:
         raise TimeZoneError(f"{record.title}: {exc}", source=record.source, line=record.line) from None
 
 
-def merge(batches: Sequence[SourceBatch], tz: str | None = None, *, source_url: str | None = None) -> Merged:
+def merge(
+    batches: Sequence[SourceBatch], tz: str | None = None, *, source_url: str | None = None, slug: str | None = None
+) -> Merged:
+    """One schedule of every batch's records (see the module docstring). `slug` names the conference
+    in the store and in URLs (default: from its name); it is also the name when no source states one."""
     zone = conference_zone(batches, tz)
     warnings = tuple(w for b in batches for w in b.warnings)
     records = [r for b in batches for r in b.sessions]
@@ -90,8 +94,11 @@ def merge(batches: Sequence[SourceBatch], tz: str | None = None, *, source_url: 
     identified = assign_ids(sessions, ())
     names = Counter(b.conference for b in batches if b.conference)
     places = Counter(b.place for b in batches if b.place)
+    if slug is not None and not slugify(slug):
+        raise SourceError(f"conference slug {slug!r} has no letters or digits")
     conference = Conference(
-        name=names.most_common(1)[0][0] if names else "Untitled conference",
+        name=names.most_common(1)[0][0] if names else slug or "Untitled conference",
+        slug=slugify(slug) if slug else "",
         timezone=zone.key,
         start_date=min(s.start.astimezone(zone).date() for s in identified),
         end_date=max(s.end.astimezone(zone).date() for s in identified),

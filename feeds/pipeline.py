@@ -55,7 +55,12 @@ def read_batches(
 
 
 def load_schedule(
-    sources: Sequence[str], tz: str | None = None, *, allow_private: bool = False, format: str | None = None
+    sources: Sequence[str],
+    tz: str | None = None,
+    *,
+    allow_private: bool = False,
+    format: str | None = None,
+    conference: str | None = None,
 ) -> Loaded:
     """Read every source, detect its format, read and merge; raises SourceError subclasses (one line,
     naming the file and line) for anything that is not a readable schedule."""
@@ -64,6 +69,6 @@ def load_schedule(
     docs = documents.read_all(sources, allow_private=allow_private)
     batches = read_batches(docs, tz, format=format)
     url = next((d.url for d in docs if d.url), None)
-    merged = merge(batches, tz, source_url=url)
+    merged = merge(batches, tz, source_url=url, slug=conference)
     defects = tuple(d for b in batches for d in b.defects)
     return Loaded(merged.schedule, merged.warnings, defects, tuple(b.format for b in batches))

@@ -1,4 +1,4 @@
-"""`confcal ingest [--db] [--tz ZONE] [--format NAME] [--force] [--allow-private] SOURCE...`: read schedule
+"""`confcal ingest [--db] [--tz ZONE] [--format NAME] [--conference SLUG] [--force] [--allow-private] SOURCE...`: read schedule
 sources (files, folders, http(s) URLs) as one complete snapshot and store it as a new schedule version.
 
 Each document's format is recognised by its content; `--format` forces one for every document.
@@ -24,7 +24,7 @@ from server.store import IngestReport, Store
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "ingest",
-        help="read schedule pages and store them as a new schedule version",
+        help="read schedule sources and store them as a new schedule version",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -42,6 +42,13 @@ def register(subparsers: Any) -> None:
         help="read every source as this format instead of recognising it (e.g. sched-page, ics)",
     )
     parser.add_argument(
+        "--conference",
+        metavar="SLUG",
+        default=None,
+        help="the conference these sources are (its slug in URLs; default: from the name the sources state, "
+        "which Sched exports and many .ics files do not)",
+    )
+    parser.add_argument(
         "--force",
         action="store_true",
         help="accept an ingest that would cancel more than a third of the live sessions, or whose sources "
@@ -57,7 +64,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = load_schedule(args.sources, args.tz, allow_private=args.allow_private, format=args.format)
+    loaded = load_schedule(
+        args.sources, args.tz, allow_private=args.allow_private, format=args.format, conference=args.conference
+    )
     if loaded.defects and not args.force:
         raise IngestRefused(refusal(loaded.defects))
     with Store.open(args.db) as store:

@@ -279,3 +279,25 @@ def test_force_ingests_a_damaged_source_and_still_lists_the_defect(db: str, caps
     assert code == 0
     assert lines[1] == f"version 2: 0 added, 0 changed, 1 cancelled, 0 restored, {SEED_SESSIONS - 1} unchanged"
     assert f"  {DAMAGED / 'hour_25.txt'}:{DEFECTS['hour_25.txt']}" in lines
+
+
+def test_conference_slug_keeps_two_unnamed_exports_apart(
+    db: str, shared_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exports = {
+        "graphqlconf-2024": ("sched_graphqlconf2024_session_export_excerpt.json", "America/Los_Angeles"),
+        "graphqlconf-2025": ("sched_graphqlconf2025_session_export_excerpt.json", "Europe/Amsterdam"),
+    }
+
+    codes = [
+        main(["ingest", "--db", db, "--tz", zone, "--conference", slug, str(shared_data / name)])
+        for slug, (name, zone) in exports.items()
+    ]
+
+    with Store.open(db) as store:
+        stored = {slug: store.live(slug) for slug in exports}
+    assert codes == [0, 0]
+    assert {slug: (s.conference.name, s.conference.timezone, len(s.sessions)) for slug, s in stored.items() if s} == {
+        "graphqlconf-2024": ("graphqlconf-2024", "America/Los_Angeles", 9),
+        "graphqlconf-2025": ("graphqlconf-2025", "Europe/Amsterdam", 6),
+    }
