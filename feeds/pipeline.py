@@ -68,6 +68,11 @@ def load_schedule(
         raise SourceError("no source given")
     docs = documents.read_all(sources, allow_private=allow_private)
     batches = read_batches(docs, tz, format=format)
+    if not any(b.sessions for b in batches):
+        # Say which documents, and what each lost: "nothing found" alone hides the defect.
+        lost = "; ".join(str(d) for b in batches for d in b.defects)
+        where = ", ".join(d.name for d in docs)
+        raise NotASchedule(f"no session with a title and a time found in {where}" + (f" ({lost})" if lost else ""))
     url = next((d.url for d in docs if d.url), None)
     merged = merge(batches, tz, source_url=url, slug=conference)
     defects = tuple(d for b in batches for d in b.defects)

@@ -97,3 +97,12 @@ def test_records_with_their_own_zone_and_exact_instants_mix() -> None:
 
     assert [s.start.isoformat() for s in sessions] == ["2026-04-07T09:00:00+00:00", "2026-04-07T16:00:00+00:00"]
     assert len({s.id for s in sessions}) == 2
+
+
+def test_a_page_whose_only_session_lost_its_time_names_the_file_and_the_defect(fixtures: Path) -> None:
+    page = fixtures / "damaged" / "only_unreadable_time.txt"
+
+    with pytest.raises(SourceError) as caught:
+        load_schedule([str(page)], "Europe/Paris")
+
+    assert str(caught.value).startswith(f"no session with a title and a time found in {page} ({page}:8: ")
