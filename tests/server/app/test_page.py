@@ -18,13 +18,13 @@ import pytest
 from app_helpers import NOW, Http, paris
 from starlette.applications import Starlette
 
-from feeds.model import Conference, Room, Schedule, Session
+from feeds.model import Conference, Room, Schedule, Session, Speaker, Track
 from server.app import create_app
 from server.app.assets import asset_path
 from server.app.calendar_links import google_event_link
 from server.app.cards import days
 from server.app.links import Site
-from server.app.page import page_files
+from server.app.page import page_files, page_representation
 from server.app.published import Published
 from server.app.qr import qr_svg
 from server.store import Store
@@ -447,3 +447,39 @@ def test_page_files_for_a_static_build_are_the_served_bytes(
     assert len([f for f in files if f.startswith("speakers/")]) == len(speakers)
     for relative, body in files.items():
         assert http.get("/" + relative.removesuffix("index.html")).content == body
+
+
+def thousand_sessions() -> Schedule:
+    """A generated two-day conference of 1,000 sessions in 30 rooms, 600 speakers."""
+    conference = Conference("Big", "Europe/Brussels", date(2025, 2, 1), date(2025, 2, 2))
+    rooms = [Room(f"Room {i}") for i in range(30)]
+    people = [Speaker(f"Speaker {i}", affiliation=f"Org {i % 90}") for i in range(600)]
+    first = datetime(2025, 2, 1, 8, 0, tzinfo=UTC)
+    sessions = []
+    for i in range(1000):
+        day, slot = divmod(i // 30, 17)
+        start = first + timedelta(days=day, minutes=30 * slot)
+        sessions.append(
+            Session(
+                f"s{i:04d}",
+                f"Session {i}: what we learned building a thing",
+                start,
+                start + timedelta(minutes=25),
+                room=rooms[i % 30],
+                track=Track(f"Track {i % 40}"),
+                description="An abstract that only the session page carries. " * 10,
+                speakers=(people[i % 600],),
+            )
+        )
+    return Schedule(conference, tuple(sessions))
+
+
+def test_a_day_of_a_1000_session_conference_is_under_300_kb_gzipped() -> None:
+    published = Published(thousand_sessions(), now=NOW)
+    site = Site.of("https://cal.example.org")
+
+    first_day = page_representation(published, site)
+    html = first_day.body.decode("utf-8")
+
+    assert len(cards(html)) == 510  # one day at a time
+    assert len(first_day.gzipped) < 300_000
