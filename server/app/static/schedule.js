@@ -169,7 +169,7 @@
     el("picks-overlap").textContent = clash.map(function (pair) {
       return "“" + pair[0].title + "” overlaps “" + pair[1].title + "”.";
     }).join(" ");
-    if (root) applyFilters(false);
+    if (root && onlyPickedShown()) applyFilters(false);
   }
 
   function showFeed(doc) {
@@ -303,23 +303,35 @@
     });
   }
   if ("serviceWorker" in navigator && body.dataset.sw) {
-    navigator.serviceWorker.register(body.dataset.sw).catch(function () { /* no offline use */ });
+    // After the page has loaded: installing fetches the static files, which can wait.
+    var register = function () {
+      navigator.serviceWorker.register(body.dataset.sw).catch(function () { /* no offline use */ });
+    };
+    if (document.readyState === "complete") register(); else window.addEventListener("load", register);
   }
 
   // ---- The schedule page: filters in the URL, search, now and next ----
   var cards = [];
   var applyFilters = function () {};
+  var onlyPickedShown = function () { return false; };
   if (root) {
     var form = el("filters");
     cards = all("#sessions [data-session-id]");
     var search = el("filter-search");
     var selects = all("select[data-filter]", form);
     var onlyPicked = el("filter-picked");
-    var haystack = new Map(cards.map(function (card) {
-      return [card, fold(all(".title, .speakers, .facts", card).map(function (part) {
-        return part.textContent;
-      }).join(" "))];
-    }));
+    var haystack = null;  // built on the first search: most visits never search
+    var textOf = function (card) {
+      if (!haystack) {
+        haystack = new Map(cards.map(function (c) {
+          return [c, fold(all(".title, .speakers, .facts", c).map(function (part) {
+            return part.textContent;
+          }).join(" "))];
+        }));
+      }
+      return haystack.get(card);
+    };
+    onlyPickedShown = function () { return onlyPicked.checked; };
 
     var params = new URLSearchParams(location.search);
     search.value = params.get("q") || "";
@@ -333,7 +345,8 @@
         if (!(values.indexOf(wanted) >= 0 || (wanted === "-none" && values.length === 0))) return false;
       }
       if (onlyPicked.checked && !picked.has(card.dataset.sessionId)) return false;
-      var text = haystack.get(card);
+      if (!words.length) return true;
+      var text = textOf(card);
       return words.every(function (w) { return text.indexOf(w) >= 0; });
     };
 
@@ -342,11 +355,12 @@
       var shown = 0;
       cards.forEach(function (card) {
         var ok = matches(card, words);
-        card.hidden = !ok;
+        if (card.hidden === ok) card.hidden = !ok;  // only touch what changes
         if (ok) shown++;
       });
       all("#sessions .slot").forEach(function (slot) {
-        slot.hidden = !slot.querySelector(".card:not([hidden])");
+        var empty = !slot.querySelector(".card:not([hidden])");
+        if (slot.hidden !== empty) slot.hidden = empty;
       });
       el("result-count").textContent = shown === cards.length
         ? cards.length + " sessions"
@@ -482,7 +496,8 @@
     };
 
     learn();
-    applyFilters(false);
+    // The server already applied the facet filters in the URL; search and picks are ours.
+    if (search.value.trim() || onlyPicked.checked) applyFilters(false);
     tick();
     setInterval(tick, 60000);
   } else {
