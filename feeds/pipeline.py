@@ -67,6 +67,14 @@ def load_schedule(
     if not sources:
         raise SourceError("no source given")
     docs = documents.read_all(sources, allow_private=allow_private)
+    return load_documents(docs, tz, format=format)
+
+
+def load_documents(docs: Sequence[documents.Document], tz: str | None = None, *, format: str | None = None) -> Loaded:
+    """The schedule in documents already read (a source refresh fetches its own, conditionally);
+    the same rules as `load_schedule`."""
+    if not docs:
+        raise SourceError("no source given")
     batches = read_batches(docs, tz, format=format)
     if not any(b.sessions for b in batches):
         # Say which documents, and what each lost: "nothing found" alone hides the defect.
@@ -77,3 +85,14 @@ def load_schedule(
     merged = merge(batches, tz, source_url=url, slug=conference)
     defects = tuple(d for b in batches for d in b.defects)
     return Loaded(merged.schedule, merged.warnings, defects, tuple(b.format for b in batches))
+
+
+def refusal(defects: Sequence[SourceWarning]) -> str:
+    """Why an ingest with damaged sources is refused (by `confcal ingest` unless --force, and by
+    every source refresh): every defect, one per line, as file:line: session title: what was lost."""
+    count = f"{len(defects)} place" if len(defects) == 1 else f"{len(defects)} places"
+    head = (
+        f"ingest refused: the sources lost data in {count}, nothing was stored "
+        "(fix the sources, or use --force to ingest what could be read):"
+    )
+    return "\n".join([head, *(f"  {defect}" for defect in defects)])

@@ -13,10 +13,9 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from feeds.pipeline import Loaded, load_schedule
+from feeds.pipeline import Loaded, load_schedule, refusal
 from server.commands import add_db_option
 from server.commands.terminal import safe_lines
-from feeds.sources.records import SourceWarning
 from server.errors import IngestRefused
 from server.store import IngestReport, Store
 
@@ -73,16 +72,6 @@ def run(args: argparse.Namespace) -> int:
         report = store.ingest(loaded.schedule, force=args.force)
     print(safe_lines(summary(loaded, report)))
     return 0
-
-
-def refusal(defects: Sequence[SourceWarning]) -> str:
-    """Why an ingest with damaged sources is refused: every defect, one per line, as file:line:
-    session title: what was lost."""
-    head = (
-        f"ingest refused: the sources lost data in {_plural(len(defects), 'place')}, nothing was stored "
-        "(fix the sources, or use --force to ingest what could be read):"
-    )
-    return "\n".join([head, *(f"  {defect}" for defect in defects)])
 
 
 def _plural(count: int, noun: str) -> str:

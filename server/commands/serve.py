@@ -1,12 +1,15 @@
 """`confcal serve`: the subscription server (Starlette on uvicorn) for the schedule in the store.
 
 An empty store is seeded with the built-in demo conference. A running server picks up a later
-`confcal ingest` within a few seconds (it polls the store's version), without a restart.
+`confcal ingest` within a few seconds (it polls the store's version), without a restart. It also
+runs the background jobs (refreshing `confcal source` sources) unless `--no-jobs` leaves them to
+`confcal worker` processes.
 """
 
 from __future__ import annotations
 
 import argparse
+from contextlib import nullcontext
 from typing import Any
 
 import uvicorn
@@ -16,6 +19,7 @@ from server.app.demo import seed_demo
 from server.app.links import checked_base_url
 from server.app.params import BadPath, conference_segment
 from server.commands import add_db_option
+from server.jobs import jobs_in_process
 from server.store import Store
 
 
@@ -47,6 +51,12 @@ def register(subparsers: Any) -> None:
         default=2.0,
         metavar="SECONDS",
         help="how often to check the store for a new ingest (default: 2)",
+    )
+    parser.add_argument(
+        "--no-jobs",
+        dest="jobs",
+        action="store_false",
+        help="run no background jobs (source refresh) here: `confcal worker` processes run them",
     )
     parser.set_defaults(run=run)
 
@@ -125,7 +135,9 @@ def run(args: argparse.Namespace) -> int:
         default=args.default,
     )
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+        # Started before uvicorn, in the main thread (see server.jobs.runner.jobs_in_process).
+        with jobs_in_process(store) if args.jobs else nullcontext():
+            uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     finally:
         store.close()
     return 0

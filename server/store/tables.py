@@ -97,3 +97,31 @@ def _add_missing_columns(target: MetaData, connection: Any, **_: Any) -> None:
         for name, ddl in columns.items():
             if name not in present:
                 connection.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}"))
+
+
+# --- sources the server keeps fresh (server/store/sources.py) ---------------------------------
+# A source is the set of URLs that together make one snapshot; it is read and written whole, so
+# the URLs and their validators are JSON lists, index for index. `generation` counts finished
+# refreshes: a refresh job names the generation it is for, so duplicate jobs for one run (a job
+# queue may deliver twice after a crash) find it gone and do nothing. `lease_until` is held while
+# one process refreshes the source; a process that dies mid-refresh frees it by expiring.
+sources = Table(
+    "schedule_source",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("conference", String(200)),  # None: the conference the content names
+    Column("urls", JSON, nullable=False),
+    Column("tz", String(64)),
+    Column("format", String(64)),
+    Column("interval", Integer, nullable=False),  # seconds
+    Column("allow_private", Boolean, nullable=False),
+    Column("validators", JSON, nullable=False),  # [[etag, last_modified], ...] per URL
+    Column("digest", String(64)),  # sha256 of the bodies last applied
+    Column("last_fetch", DateTime),
+    Column("result", String(16)),  # ok | unchanged | refused | error
+    Column("message", Text),
+    Column("next_run", DateTime, nullable=False),
+    Column("generation", Integer, nullable=False),
+    Column("lease_until", DateTime),
+    Column("created", DateTime, nullable=False),
+)

@@ -1,0 +1,151 @@
+"""`confcal source add|list|remove`: schedule sources the running server keeps fresh.
+
+A source is the set of URLs that together make one snapshot (like a Sched site's list and detail
+pages). `confcal serve` (or `confcal worker` processes sharing its database) refreshes each one on
+its interval with conditional GET, and ingests a changed snapshot under the rules of
+`confcal ingest`; a refresh that is refused leaves the live schedule as it was, and `source list`
+shows why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from feeds.sources import documents
+from server.commands import add_db_option
+from server.errors import ServerError
+from server.jobs import jobs_for
+from server.store import Store
+from server.store.sources import Source, SourceSpec, SourceStore
+
+UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_INTERVAL = re.compile(r"(\d+)([smhd])")
+MAX_URLS = documents.MAX_FILES
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "source",
+        help="add, list or remove schedule sources the server keeps fresh",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    add = actions.add_parser("add", help="add a source (one snapshot, from one or more URLs)")
+    add_db_option(add)
+    add.add_argument("urls", metavar="URL", nargs="+", help="http(s) URL of a schedule page")
+    add.add_argument("--conference", metavar="SLUG", default=None, help="file the schedule under this conference slug")
+    add.add_argument("--tz", metavar="ZONE", default=None, help="IANA time zone, when the pages do not settle it")
+    add.add_argument("--format", metavar="NAME", default=None, help="read the pages as this format")
+    add.add_argument(
+        "--every",
+        metavar="INTERVAL",
+        type=interval,
+        default=timedelta(minutes=15),
+        help="how often to refresh: a number and s, m, h or d (default: 15m)",
+    )
+    add.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="allow URLs on loopback or private addresses (refused by default)",
+    )
+    add.set_defaults(run=run_add)
+
+    listing = actions.add_parser("list", help="list sources: last fetch, result, next run")
+    add_db_option(listing)
+    listing.set_defaults(run=run_list)
+
+    remove = actions.add_parser("remove", help="stop refreshing a source (its schedule stays)")
+    add_db_option(remove)
+    remove.add_argument("id", metavar="ID", type=int, help="the source's id, as `source list` shows it")
+    remove.set_defaults(run=run_remove)
+
+
+def interval(value: str) -> timedelta:
+    match = _INTERVAL.fullmatch(value.strip())
+    if match is None or int(match[1]) == 0:
+        raise argparse.ArgumentTypeError(f"not an interval such as 30s, 15m, 2h or 1d: {value!r}")
+    return timedelta(seconds=int(match[1]) * UNITS[match[2]])
+
+
+def format_interval(value: timedelta) -> str:
+    seconds = int(value.total_seconds())
+    unit = next(u for u in ("d", "h", "m", "s") if seconds % UNITS[u] == 0)
+    return f"{seconds // UNITS[unit]}{unit}"
+
+
+class NotASourceURL(ServerError):
+    """`source add` was given something the server cannot fetch."""
+
+
+class NoSuchSource(ServerError):
+    """`source remove` named an id that is not registered."""
+
+
+def run_add(args: argparse.Namespace) -> int:
+    for url in args.urls:
+        if not url.startswith(("http://", "https://")):
+            raise NotASourceURL(f"{url}: the server fetches a source itself: give http(s) URLs")
+    if len(args.urls) > MAX_URLS:
+        raise NotASourceURL(f"{len(args.urls)} URLs; the limit is {MAX_URLS}")
+    spec = SourceSpec(
+        urls=tuple(args.urls),
+        interval=args.every,
+        conference=args.conference,
+        tz=args.tz,
+        format=args.format,
+        allow_private=args.allow_private,
+    )
+    with Store.open(args.db) as store:
+        source = SourceStore(store.engine).add(spec, datetime.now(UTC))
+        jobs = jobs_for(store)
+        try:
+            jobs.queue_refresh(source)  # a running server starts on it within seconds
+        finally:
+            jobs.queue.storage.close()
+    print(f"source {source.id}: {len(spec.urls)} URL(s), every {format_interval(spec.interval)}")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    with Store.open(args.db) as store:
+        found = SourceStore(store.engine).all()
+    if not found:
+        print("no sources")
+    for source in found:
+        print("\n".join(describe(source)))
+    return 0
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    with Store.open(args.db) as store:
+        removed = SourceStore(store.engine).remove(args.id)
+    if not removed:
+        raise NoSuchSource(f"no source {args.id} (`confcal source list` shows them)")
+    print(f"source {args.id} removed; the schedule it brought in stays")
+    return 0
+
+
+def describe(source: Source) -> list[str]:
+    """The lines `source list` prints for one source."""
+    spec = source.spec
+    facts = [f"every {format_interval(spec.interval)}"]
+    facts += [f"{label} {value}" for label, value in (("conference", spec.conference), ("tz", spec.tz), ("format", spec.format)) if value]
+    if spec.allow_private:
+        facts.append("private addresses allowed")
+    lines = [f"{source.id}: {', '.join(facts)}"]
+    lines += [f"  {url}" for url in spec.urls]
+    if source.last_fetch is None or source.result is None:
+        lines.append("  last fetch: never")
+    else:
+        lines.append(f"  last fetch: {_when(source.last_fetch)}: {source.result.value}: {source.message}")
+    lines.append(f"  next run: {_when(source.next_run)}")
+    return lines
+
+
+def _when(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -1,0 +1,63 @@
+"""Running the jobs: worker threads inside `confcal serve` (the default), or a `confcal worker`
+process of its own, on the queue in the store's database."""
+
+from __future__ import annotations
+
+import logging
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from server.jobs.queue import open_queue
+from server.jobs.tasks import Jobs
+from server.store import Store
+
+log = logging.getLogger("confcal.jobs")
+
+# How long an idle worker may wait before it looks at the queue again; with Huey's 1 s scheduler
+# tick, a due job starts within about two seconds.
+MAX_IDLE = 1.0
+# A stopping server waits this long for refreshes in flight; an unfinished one is left to its
+# lease and the sweep.
+SHUTDOWN_TIMEOUT = 15.0
+_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # the ones Huey's consumer takes over
+
+
+def jobs_for(store: Store) -> Jobs:
+    return Jobs(store, open_queue(store.engine.url.render_as_string(hide_password=False)))
+
+
+def _consumer(jobs: Jobs, workers: int) -> Any:
+    return jobs.queue.create_consumer(
+        workers=workers,
+        worker_type="thread",
+        max_delay=MAX_IDLE,
+        shutdown_timeout=SHUTDOWN_TIMEOUT,
+    )
+
+
+@contextmanager
+def jobs_in_process(store: Store, workers: int = 2) -> Iterator[Jobs]:
+    """Worker threads for the life of the block. Start it from the main thread, before the web
+    server: Huey records signals there, and the web server installs its own over them."""
+    jobs = jobs_for(store)
+    consumer = _consumer(jobs, workers)
+    handlers = {sig: signal.getsignal(sig) for sig in _SIGNALS}
+    consumer.start()
+    try:
+        yield jobs
+    finally:
+        consumer.stop(graceful=True)
+        jobs.queue.storage.close()
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+
+
+def run_worker(store: Store, workers: int) -> None:
+    """Work until SIGINT or SIGTERM (Huey's consumer handles both: finish the jobs in hand, stop)."""
+    jobs = jobs_for(store)
+    try:
+        _consumer(jobs, workers).run()
+    finally:
+        jobs.queue.storage.close()
