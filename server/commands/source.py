@@ -142,7 +142,9 @@ def describe(source: Source) -> list[str]:
     if source.last_fetch is None or source.result is None:
         lines.append("  last fetch: never")
     else:
-        lines.append(f"  last fetch: {_when(source.last_fetch)}: {source.result.value}: {source.message}")
+        first, *more = (source.message or "").splitlines() or [""]
+        lines.append(f"  last fetch: {_when(source.last_fetch)}: {source.result.value}: {first}")
+        lines += [f"    {line.strip()}" for line in more]  # e.g. each defect of a refused snapshot
     lines.append(f"  next run: {_when(source.next_run)}")
     return lines
 

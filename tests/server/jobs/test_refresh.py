@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from conftest import CHANGED_PAGE
 from source_server import PageServer
@@ -13,6 +14,7 @@ from server.store import Store
 from server.store.sources import Outcome, Source, SourceSpec, SourceStore
 
 NOW = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
+DAMAGED = Path(__file__).resolve().parents[2] / "fixtures" / "sched" / "damaged"
 CHANGED_TITLE = "Parameterized CUDA Graph Launch in PyTorch: CUDA Graphs Without Any Pain"
 
 
@@ -103,6 +105,23 @@ def test_damaged_page_is_not_applied(store: Store, pages: PageServer, demo_urls:
     assert store.version() == 1
     # The refused pages' validators were not kept: the next run judges them again.
     assert second.validators == first.validators
+
+
+def test_page_that_lost_sessions_is_not_applied(store: Store, pages: PageServer, demo_urls: list[str]) -> None:
+    first = refresh(store, add(store, demo_urls))
+    pages.put("/000_6d989ba89a10ee92.txt", (DAMAGED / "truncated.txt").read_bytes())
+
+    second = refresh(store, first)
+
+    assert second.result == Outcome.REFUSED
+    assert second.message is not None and second.message.splitlines() == [
+        "not applied, live schedule kept: ingest refused: the sources lost data in 1 place, nothing was stored "
+        "(fix the sources, or use --force to ingest what could be read):",
+        f"  {demo_urls[0]}:100: Jigsaw: Domain and Tensor Parallelism for High-Resolution Input Training: "
+        "unreadable time line 'Tuesday April 7, 2026 15:00 - 15:' (not a complete date and time range); "
+        "the session is left out",
+    ]
+    assert store.version() == 1
 
 
 def test_refresh_that_would_cancel_too_much_is_not_applied(
