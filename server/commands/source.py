@@ -14,8 +14,10 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from feeds import outbound
 from feeds.sources import documents
 from server.commands import add_db_option
+from server.commands.terminal import safe_lines
 from server.errors import ServerError
 from server.jobs import jobs_for
 from server.store import Store
@@ -117,7 +119,7 @@ def run_list(args: argparse.Namespace) -> int:
     if not found:
         print("no sources")
     for source in found:
-        print("\n".join(describe(source)))
+        print(safe_lines(describe(source)))
     return 0
 
 
@@ -138,7 +140,7 @@ def describe(source: Source) -> list[str]:
     if spec.allow_private:
         facts.append("private addresses allowed")
     lines = [f"{source.id}: {', '.join(facts)}"]
-    lines += [f"  {url}" for url in spec.urls]
+    lines += [f"  {outbound.redact(url)}" for url in spec.urls]
     if source.last_fetch is None or source.result is None:
         lines.append("  last fetch: never")
     else:

@@ -66,6 +66,15 @@ def test_list_of_a_new_source_and_of_none(db: str, capsys: pytest.CaptureFixture
     ]
 
 
+def test_list_hides_passwords_and_escapes_control_characters(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["source", "add", "https://me:secret@sched.example.org/list\x1b]0;owned\x07", "--db", db])
+    capsys.readouterr()
+
+    main(["source", "list", "--db", db])
+
+    assert capsys.readouterr().out.splitlines()[1] == "  https://***@sched.example.org/list\\x1b]0;owned\\x07"
+
+
 def test_remove(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     main(["source", "add", *URLS, "--db", db])
     capsys.readouterr()
