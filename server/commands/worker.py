@@ -2,8 +2,8 @@
 
 For more than one machine: put the store on PostgreSQL (`--db postgresql+psycopg://...`), run each
 `confcal serve` with `--no-jobs`, and as many `confcal worker` processes as needed against the same
-database; they share one queue, and each source is refreshed by one process at a time. Stops on
-SIGINT or SIGTERM after the jobs in hand.
+database; they share one queue, and each source is refreshed by one process at a time. SIGTERM
+stops it after the jobs in hand; SIGINT (Ctrl-C) at once.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ def _positive_int(value: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # httpx logs every request's URL at INFO, userinfo (a source's password) included.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     with Store.open(args.db) as store:
         run_worker(store, args.threads)
     return 0

@@ -34,6 +34,7 @@ def _consumer(jobs: Jobs, workers: int) -> Any:
         worker_type="thread",
         max_delay=MAX_IDLE,
         shutdown_timeout=SHUTDOWN_TIMEOUT,
+        graceful_signal="TERM",  # what systemd and docker stop with; SIGINT stops at once
     )
 
 
@@ -55,7 +56,7 @@ def jobs_in_process(store: Store, workers: int = 2) -> Iterator[Jobs]:
 
 
 def run_worker(store: Store, workers: int) -> None:
-    """Work until SIGINT or SIGTERM (Huey's consumer handles both: finish the jobs in hand, stop)."""
+    """Work until SIGTERM (finish the jobs in hand, up to SHUTDOWN_TIMEOUT) or SIGINT (stop now)."""
     jobs = jobs_for(store)
     try:
         _consumer(jobs, workers).run()
