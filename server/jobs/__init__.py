@@ -1,6 +1,15 @@
-"""Background jobs on the Huey queue kept in the store's database: source refresh today (see
-server.jobs.tasks), CalDAV sync next. `jobs_in_process` runs them inside `confcal serve`,
-`run_worker` as `confcal worker`."""
+"""Background jobs on the Huey queue kept in the store's database (server.jobs.queue): source
+refresh today (server.jobs.tasks), CalDAV sync next. `jobs_in_process` runs them inside
+`confcal serve`, `run_worker` as `confcal worker`.
+
+Adding a job (as CalDAV sync will): register it in `Jobs.__init__` with `queue.task(name=...)`,
+make it "bring row X up to date" rather than "do step Y", and let the row decide who runs it: claim
+the row with one conditional UPDATE (a lease that expires, and a generation the job was queued
+for, as server.store.sources.SourceStore.claim does), so that a duplicate job does nothing and a
+worker killed mid-job frees the row when its lease runs out; re-queue lost work from a periodic
+sweep. Huey gives retries (`retries=`, `retry_delay=`, `retry_backoff=`, or raise
+`huey.RetryTask(delay=...)` for a jittered delay) and delayed jobs (`.schedule(eta=...)`).
+"""
 
 from __future__ import annotations
 
