@@ -67,10 +67,12 @@ def load_schedule(
     if not sources:
         raise SourceError("no source given")
     docs = documents.read_all(sources, allow_private=allow_private)
-    return load_documents(docs, tz, format=format)
+    return load_documents(docs, tz, format=format, conference=conference)
 
 
-def load_documents(docs: Sequence[documents.Document], tz: str | None = None, *, format: str | None = None) -> Loaded:
+def load_documents(
+    docs: Sequence[documents.Document], tz: str | None = None, *, format: str | None = None, conference: str | None = None
+) -> Loaded:
     """The schedule in documents already read (a source refresh fetches its own, conditionally);
     the same rules as `load_schedule`."""
     if not docs:

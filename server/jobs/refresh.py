@@ -13,7 +13,6 @@ Outcomes (what `confcal source list` shows):
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import logging
 from collections.abc import Callable
@@ -21,7 +20,6 @@ from datetime import datetime, timedelta
 
 from feeds import outbound
 from feeds.errors import FeedsError, FetchError, LimitExceeded, SourceError
-from feeds.model import Schedule
 from feeds.pipeline import load_documents, refusal
 from feeds.sources import documents
 from server.errors import IngestRefused, ServerError
@@ -77,10 +75,10 @@ def refresh(store: Store, source: Source) -> Finished:
     if digest == source.digest:
         return Finished(Outcome.UNCHANGED, "same content as last applied", validators)
     try:
-        loaded = load_documents(docs, source.spec.tz, format=source.spec.format)
+        loaded = load_documents(docs, source.spec.tz, format=source.spec.format, conference=source.spec.conference)
         if loaded.defects:  # as `confcal ingest` without --force
             raise IngestRefused(refusal(loaded.defects))
-        report = store.ingest(_for_conference(loaded.schedule, source.spec.conference))
+        report = store.ingest(loaded.schedule)
     except (FeedsError, IngestRefused) as exc:
         return Finished(Outcome.REFUSED, f"not applied, live schedule kept: {exc}")
     return Finished(Outcome.OK, _described(report), validators, digest)
@@ -93,13 +91,6 @@ def _digest(docs: list[documents.Document]) -> str:
         hashed.update(len(data).to_bytes(8, "big"))
         hashed.update(data)
     return hashed.hexdigest()
-
-
-def _for_conference(schedule: Schedule, slug: str | None) -> Schedule:
-    """The schedule filed under `slug` when the source was added with --conference."""
-    if slug is None or slug == schedule.conference.slug:
-        return schedule
-    return dataclasses.replace(schedule, conference=dataclasses.replace(schedule.conference, slug=slug))
 
 
 def _described(report: IngestReport) -> str:
