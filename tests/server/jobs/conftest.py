@@ -11,9 +11,6 @@ from source_server import PageServer, page_server
 from feeds.demo import DEMO_DIR
 from server.store import Store
 
-CHANGED_PAGE = Path(__file__).resolve().parents[1] / "app" / "fixtures" / "002_changed.txt"
-
-
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
     opened = Store.open(str(tmp_path / "store.sqlite"))

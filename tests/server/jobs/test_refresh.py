@@ -5,8 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from conftest import CHANGED_PAGE
-from source_server import PageServer
+from source_server import CHANGED_PAGE, PageServer
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from server.jobs.refresh import LEASE, run_refresh

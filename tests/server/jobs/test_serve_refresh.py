@@ -9,9 +9,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import CHANGED_PAGE
 from serve_process import Running, running_confcal
-from source_server import PageServer, page_server
+from source_server import CHANGED_PAGE, PageServer, page_server
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from server.cli import main

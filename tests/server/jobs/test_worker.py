@@ -12,10 +12,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import CHANGED_PAGE
 from postgres_cluster import running_postgres
 from serve_process import confcal_command, running_confcal
-from source_server import PageServer
+from source_server import CHANGED_PAGE, PageServer
 
 from feeds.demo import DEMO_TZ
 from server.cli import main
