@@ -147,7 +147,14 @@ class DavStorage:
         return self._put(name, ics, {"If-None-Match": "*"})
 
     def update(self, name: str, ics: bytes, etag: str) -> str:
-        return self._put(name, ics, {"If-Match": etag})
+        try:
+            return self._put(name, ics, {"If-Match": etag})
+        except PreconditionFailed:
+            # If-Match also fails when nothing is there (RFC 7232 section 3.1): Radicale and
+            # Xandikos answer 412 for a deleted resource. The contract tells the two apart.
+            if not self._exists(name):
+                raise ItemNotFound(f"{name}: not found") from None
+            raise
 
     def delete(self, name: str, etag: str) -> None:
         status, _, response = self._request(
@@ -198,6 +205,12 @@ class DavStorage:
                 f"{name}: the server gives no ETag; it cannot be synced safely"
             )
         return etag
+
+    def _exists(self, name: str) -> bool:
+        status, tree, _ = self._request(
+            "PROPFIND", self._url(name), _LISTING_BODY, {"Depth": "0"}, what=name
+        )
+        return status != 404 and not (tree is not None and _status_404(tree))
 
     def _url(self, name: str) -> str:
         return self.url + quote(name, safe="")

@@ -11,7 +11,13 @@ It prints the port on stdout once it listens. A thin WSGI layer in front of the 
   overloaded server would;
 - with --die-after-puts N, the process exits right after the N-th PUT has been stored and
   before answering it: the hardest kind of crash for a client (the write took effect, the
-  answer never came).
+  answer never came);
+- cues, POSTed as JSON to /__cue without auth, make the server misbehave on cue, once each, on
+  the next request of a method to a resource name: `owner_put` / `owner_delete` first make the
+  owner's own write (no preconditions, as another calendar app would) and then serve the request,
+  so the client meets an edit made between its listing and its write; `lose_answer` serves the
+  request and then drops the connection without answering (the write took effect unseen).
+  POST /__cue with an empty list clears the cues left over by a test.
 """
 
 from __future__ import annotations
@@ -22,11 +28,13 @@ import hashlib
 import io
 import json
 import os
+import socket
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -82,24 +90,62 @@ def xandikos_app(root: Path, user: str, password: str) -> Wsgi:
     return basic_auth
 
 
+def _json_answer(start_response: Callable[..., Any], value: Any) -> list[bytes]:
+    body = json.dumps(value).encode()
+    start_response(
+        "200 OK",
+        [("Content-Type", "application/json"), ("Content-Length", str(len(body)))],
+    )
+    return [body]
+
+
+def _owner_write(
+    app: Wsgi, environ: dict[str, Any], method: str, body: bytes
+) -> str:
+    """The owner's write to the requested resource, with the same credentials, no preconditions."""
+    owner = {
+        k: v
+        for k, v in environ.items()
+        if k not in ("HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH")
+    }
+    owner.update(
+        REQUEST_METHOD=method,
+        CONTENT_LENGTH=str(len(body)),
+        CONTENT_TYPE="text/calendar; charset=utf-8",
+    )
+    owner["wsgi.input"] = io.BytesIO(body)
+    status: list[str] = []
+
+    def keep(
+        answer: str, headers: list[tuple[str, str]], exc_info: Any = None
+    ) -> Callable[[bytes], Any]:
+        status.append(answer)
+        return lambda _data: None
+
+    for _ in app(owner, keep):
+        pass
+    return status[0]
+
+
 def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
     counts: Counter[str] = Counter()
     busy = [busy_puts]
+    cues: list[dict[str, str]] = []  # {"on": METHOD, "name": NAME, "then": ..., "body": ICS}
 
     def wrapper(
         environ: dict[str, Any], start_response: Callable[..., Any]
     ) -> Iterable[bytes]:
         method = environ["REQUEST_METHOD"]
         if method == "GET" and environ.get("PATH_INFO") == "/__counts":
-            body = json.dumps(counts).encode()
-            start_response(
-                "200 OK",
-                [
-                    ("Content-Type", "application/json"),
-                    ("Content-Length", str(len(body))),
-                ],
-            )
-            return [body]
+            return _json_answer(start_response, counts)
+        if method == "POST" and environ.get("PATH_INFO") == "/__cue":
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            new = json.loads(environ["wsgi.input"].read(length) or b"[]")
+            if new:
+                cues.extend(new)
+            else:
+                cues.clear()
+            return _json_answer(start_response, cues)
         counts[method] += 1
         if (
             method == "PUT" and busy[0] > 0
@@ -116,6 +162,16 @@ def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
         # wsgiref hands over the raw socket; Xandikos reads its input to EOF, so bound it.
         length = int(environ.get("CONTENT_LENGTH") or 0)
         environ["wsgi.input"] = io.BytesIO(environ["wsgi.input"].read(length))
+        name = unquote(environ.get("PATH_INFO", "")).rstrip("/").rsplit("/", 1)[-1]
+        cue = next(
+            (c for c in cues if c["on"] == method and c["name"] == name), None
+        )
+        if cue is not None:
+            cues.remove(cue)
+            if cue["then"] == "owner_put":
+                _owner_write(app, environ, "PUT", cue["body"].encode())
+            elif cue["then"] == "owner_delete":
+                _owner_write(app, environ, "DELETE", b"")
         captured: list[Any] = []
 
         def capture(
@@ -131,6 +187,9 @@ def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
             and counts["PUT"] >= die_after_puts
         ):
             os._exit(3)  # stored, never answered
+        if cue is not None and cue["then"] == "lose_answer":
+            # Done, but the client never hears of it: close the socket under the handler.
+            environ["confcal.connection"].shutdown(socket.SHUT_RDWR)
         start_response(*captured)
         return body_parts
 
@@ -140,6 +199,11 @@ def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
 class QuietHandler(WSGIRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+    def get_environ(self) -> dict[str, Any]:
+        environ = super().get_environ()
+        environ["confcal.connection"] = self.connection  # for the lose_answer cue
+        return environ
 
 
 def main() -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import json
 import subprocess
 import sys
 import uuid
 from collections import Counter
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -20,7 +22,7 @@ from feeds.model import Conference, Room, Schedule, Session, Status
 from server.caldav.content import uids
 from server.caldav.dav import DavStorage
 from server.caldav.memory import MemoryStorage
-from server.caldav.storage import Storage
+from server.caldav.storage import Item, Storage
 
 SERVER_SCRIPT = Path(__file__).with_name("dav_server.py")
 USER, PASSWORD = "alice", "correct-horse-battery"
@@ -113,6 +115,30 @@ def start_of(ics: bytes) -> datetime:
     return start.astimezone(UTC)
 
 
+@dataclass(frozen=True)
+class Cue:
+    """Once, on the next `on` request (GET, PUT, DELETE) to resource `name`: `then` is
+    "owner_put" (the owner writes `body` there first), "owner_delete" (the owner deletes it first)
+    or "lose_answer" (the request takes effect but its answer is lost)."""
+
+    on: str
+    name: str
+    then: str
+    body: str = ""
+
+
+def owner_put(on: str, name: str, ics: bytes) -> Cue:
+    return Cue(on, name, "owner_put", ics.decode())
+
+
+def owner_delete(on: str, name: str) -> Cue:
+    return Cue(on, name, "owner_delete")
+
+
+def lose_answer(on: str, name: str) -> Cue:
+    return Cue(on, name, "lose_answer")
+
+
 # -- real servers ------------------------------------------------------------------------------------
 
 
@@ -181,7 +207,14 @@ class DavServer:
 
     def counts(self) -> Counter[str]:
         with urlopen(f"http://127.0.0.1:{self.port}/__counts", timeout=30) as response:
-            return Counter(__import__("json").loads(response.read()))
+            return Counter(json.loads(response.read()))
+
+    def cue(self, cues: list[Cue]) -> None:
+        """Queue misbehaviour on cue (see dav_server.py); an empty list clears the queue."""
+        body = json.dumps([dataclasses.asdict(c) for c in cues]).encode()
+        request = Request(f"http://127.0.0.1:{self.port}/__cue", data=body, method="POST")
+        with urlopen(request, timeout=30) as response:
+            response.read()
 
     def new_calendar(self) -> str:
         url = f"{self.base_url}{uuid.uuid4().hex[:12]}/"
@@ -216,12 +249,57 @@ class Backend(Protocol):
     def owner_put(self, name: str, ics: bytes) -> None: ...
     def owner_delete(self, name: str) -> None: ...
     def contents(self) -> dict[str, bytes]: ...
+    def cue(self, *cues: Cue) -> None: ...
     def close(self) -> None: ...
+
+
+class CueingMemory:
+    """The in-memory twin behind the same cues as the real servers' test wrapper."""
+
+    def __init__(self, memory: MemoryStorage) -> None:
+        self.memory = memory
+        self.url = memory.url
+        self.cues: list[Cue] = []
+
+    def _before(self, method: str, name: str) -> None:
+        cue = next((c for c in self.cues if (c.on, c.name) == (method, name)), None)
+        if cue is None:
+            return
+        self.cues.remove(cue)
+        if cue.then == "owner_put":
+            self.memory.owner_put(name, cue.body.encode())
+        elif cue.then == "owner_delete":
+            self.memory.owner_delete(name)
+        else:
+            self.memory.lose_next_responses(1)
+
+    def list(self) -> dict[str, str]:
+        return self.memory.list()
+
+    def get(self, name: str) -> Item:
+        self._before("GET", name)
+        return self.memory.get(name)
+
+    def create(self, name: str, ics: bytes) -> str:
+        self._before("PUT", name)
+        return self.memory.create(name, ics)
+
+    def update(self, name: str, ics: bytes, etag: str) -> str:
+        self._before("PUT", name)
+        return self.memory.update(name, ics, etag)
+
+    def delete(self, name: str, etag: str) -> None:
+        self._before("DELETE", name)
+        self.memory.delete(name, etag)
 
 
 class MemoryBackend:
     def __init__(self) -> None:
-        self.storage = self.memory = MemoryStorage()
+        self.memory = MemoryStorage()
+        self.storage = self.cueing = CueingMemory(self.memory)
+
+    def cue(self, *cues: Cue) -> None:
+        self.cueing.cues.extend(cues)
 
     def writes(self) -> int:
         return self.memory.requests["PUT"] + self.memory.requests["DELETE"]
@@ -263,7 +341,11 @@ class DavBackend:
     def contents(self) -> dict[str, bytes]:
         return {name: self._owner.get(name).ics for name in self._owner.list()}
 
+    def cue(self, *cues: Cue) -> None:
+        self.server.cue(list(cues))
+
     def close(self) -> None:
+        self.server.cue([])  # a cue the test did not use must not fire in the next one
         self.dav.close()
         self._owner.close()
 

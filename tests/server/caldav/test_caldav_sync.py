@@ -127,25 +127,6 @@ class TestPush:
             f"{uid(CONFERENCE, schedule.sessions[1])}: changed in the calendar since the last push; kept the calendar's version"
         ]
 
-    def test_overwrite_replaces_the_owner_edit(
-        self, backend: Backend, engine: Engine
-    ) -> None:
-        schedule = make_schedule(3)
-        run_push(backend, engine, schedule, ["s1"])
-        backend.owner_put(
-            name_of("s1"), edited(backend.contents()[name_of("s1")], "Mine")
-        )
-
-        summary = run_push(
-            backend, engine, moved(schedule, "s1"), ["s1"], overwrite=True
-        )
-
-        assert (
-            summary.line()
-            == "created 0, updated 1, deleted 0, unchanged 0, conflicts 0"
-        )
-        assert summary_of(backend.contents()[name_of("s1")]) == "Talk number 1"
-
     def test_owner_edit_alone_is_kept_silently(
         self, backend: Backend, engine: Engine
     ) -> None:

@@ -1,0 +1,132 @@
+"""The Storage contract (server/caldav/storage.py), one test class run against the in-memory twin,
+real Radicale and real Xandikos: the twin may only stand in for a server where both behave alike.
+
+On the real servers these tests run the code that maps the wire's 412/404/409/403 answers into the
+contract's errors (server/caldav/dav.py), and they fail if a write loses its precondition: a PUT
+without If-None-Match overwrites a taken name, one without If-Match an edit made since we listed.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from push_helpers import Backend, edited, event_ics, lose_answer, owner_put, summary_of
+
+from server.caldav.errors import ItemNotFound, PreconditionFailed, TransientError, UidConflict
+
+START = datetime(2026, 4, 7, 9, 0, tzinfo=UTC)
+OURS = event_ics("talk-1@pytorch-conference-europe-2026.confcal", "Talk one", START)
+OTHER = event_ics("talk-2@pytorch-conference-europe-2026.confcal", "Talk two", START)
+
+
+class TestStorageContract:
+    def test_create_returns_the_etag_the_listing_shows_and_get_returns_body_and_etag(
+        self, backend: Backend
+    ) -> None:
+        etag = backend.storage.create("talk-1.ics", OURS)
+
+        listing = backend.storage.list()
+        item = backend.storage.get("talk-1.ics")
+
+        assert listing == {"talk-1.ics": etag}
+        assert (summary_of(item.ics), item.etag) == ("Talk one", etag)
+
+    def test_update_and_delete_with_the_current_etag_take_effect(self, backend: Backend) -> None:
+        first = backend.storage.create("talk-1.ics", OURS)
+
+        second = backend.storage.update("talk-1.ics", edited(OURS, "Talk one, moved"), first)
+        after_update = backend.storage.list()
+        backend.storage.delete("talk-1.ics", second)
+
+        assert second != first
+        assert after_update == {"talk-1.ics": second}
+        assert backend.storage.list() == {}
+
+    def test_create_on_a_taken_name_fails_its_precondition_and_keeps_what_is_there(
+        self, backend: Backend
+    ) -> None:
+        backend.owner_put("talk-1.ics", OTHER)
+
+        with pytest.raises(PreconditionFailed):
+            backend.storage.create("talk-1.ics", OURS)
+
+        assert summary_of(backend.contents()["talk-1.ics"]) == "Talk two"
+
+    def test_update_with_a_stale_etag_fails_its_precondition_and_keeps_the_owner_edit(
+        self, backend: Backend
+    ) -> None:
+        stale = backend.storage.create("talk-1.ics", OURS)
+        backend.owner_put("talk-1.ics", edited(OURS, "Mine now"))
+
+        with pytest.raises(PreconditionFailed):
+            backend.storage.update("talk-1.ics", edited(OURS, "Talk one, moved"), stale)
+
+        assert summary_of(backend.contents()["talk-1.ics"]) == "Mine now"
+
+    def test_delete_with_a_stale_etag_fails_its_precondition_and_keeps_the_owner_edit(
+        self, backend: Backend
+    ) -> None:
+        stale = backend.storage.create("talk-1.ics", OURS)
+        backend.owner_put("talk-1.ics", edited(OURS, "Mine now"))
+
+        with pytest.raises(PreconditionFailed):
+            backend.storage.delete("talk-1.ics", stale)
+
+        assert summary_of(backend.contents()["talk-1.ics"]) == "Mine now"
+
+    def test_update_of_a_missing_item_is_not_found_and_creates_nothing(self, backend: Backend) -> None:
+        etag = backend.storage.create("talk-1.ics", OURS)
+        backend.owner_delete("talk-1.ics")
+
+        with pytest.raises(ItemNotFound):
+            backend.storage.update("talk-1.ics", edited(OURS, "Talk one, moved"), etag)
+
+        assert backend.contents() == {}
+
+    def test_delete_and_get_of_a_missing_item_are_not_found(self, backend: Backend) -> None:
+        etag = backend.storage.create("talk-1.ics", OURS)
+        backend.owner_delete("talk-1.ics")
+
+        with pytest.raises(ItemNotFound):
+            backend.storage.delete("talk-1.ics", etag)
+        with pytest.raises(ItemNotFound):
+            backend.storage.get("talk-1.ics")
+
+    def test_the_same_uid_under_another_name_is_a_uid_conflict(self, backend: Backend) -> None:
+        backend.owner_put("imported.ics", OURS)
+
+        with pytest.raises(UidConflict):
+            backend.storage.create("talk-1.ics", OURS)
+
+        assert sorted(backend.contents()) == ["imported.ics"]
+
+    def test_an_update_to_a_uid_held_elsewhere_is_a_uid_conflict(self, backend: Backend) -> None:
+        backend.owner_put("imported.ics", OURS)
+        etag = backend.storage.create("talk-2.ics", OTHER)
+
+        with pytest.raises(UidConflict):
+            backend.storage.update("talk-2.ics", OURS, etag)
+
+        assert summary_of(backend.contents()["talk-2.ics"]) == "Talk two"
+
+    def test_an_owner_edit_between_listing_and_put_fails_the_update(self, backend: Backend) -> None:
+        backend.storage.create("talk-1.ics", OURS)
+        listed = backend.storage.list()["talk-1.ics"]
+        backend.cue(owner_put("PUT", "talk-1.ics", edited(OURS, "Mine now")))
+
+        with pytest.raises(PreconditionFailed):
+            backend.storage.update("talk-1.ics", edited(OURS, "Talk one, moved"), listed)
+
+        assert summary_of(backend.contents()["talk-1.ics"]) == "Mine now"
+
+    def test_a_lost_answer_is_a_transient_error_but_the_write_took_effect(self, backend: Backend) -> None:
+        backend.cue(lose_answer("PUT", "talk-1.ics"))
+
+        with pytest.raises(TransientError) as raised:
+            backend.storage.create("talk-1.ics", OURS)
+
+        assert raised.value.unreachable is True
+        assert summary_of(backend.contents()["talk-1.ics"]) == "Talk one"
+        with pytest.raises(PreconditionFailed):  # the retry's precondition sees the first write
+            backend.storage.create("talk-1.ics", OURS)
