@@ -70,6 +70,7 @@ def test_mutated_seed_page(mutations: list[tuple[object, ...]]) -> None:
     _parse_and_merge("\n".join(lines))
 
 
+@settings(deadline=None)
 @given(st.binary(max_size=300))
 def test_random_bytes_decode_or_fail_cleanly(data: bytes) -> None:
     try:
