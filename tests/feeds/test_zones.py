@@ -9,7 +9,7 @@ import pytest
 
 from feeds.errors import TimeZoneError
 from feeds.pipeline import load_schedule
-from feeds.zones import load_zone, resolve, resolve_span, zone_for_place
+from feeds.zones import fixed_offset, load_zone, resolve, resolve_span, zone_for_place
 
 PARIS = load_zone("Europe/Paris")
 
@@ -218,3 +218,52 @@ def test_span_with_a_fixed_offset_keeps_it_for_both_ends() -> None:
     assert resolve_span(day, time(1, 30), time(3, 15), "UTC", PARIS) == (local(day, 1, 30, 0), local(day, 3, 15, 0))
     assert resolve_span(day, time(23, 0), time(1, 0), "+05:30", PARIS) == (
         datetime(2026, 10, 25, 17, 30, tzinfo=UTC), datetime(2026, 10, 25, 19, 30, tzinfo=UTC))
+
+
+# -- the small rules the mutation run (bench/mutation.py) showed nobody was watching -----------------
+
+
+@pytest.mark.parametrize(
+    ("label", "offset"),
+    [
+        ("UTC", timedelta(0)), ("gmt", timedelta(0)), ("Z", timedelta(0)), ("z", timedelta(0)),
+        ("+02:00", timedelta(hours=2)), ("-05:00", timedelta(hours=-5)), ("UTC-5", timedelta(hours=-5)),
+        ("GMT+0530", timedelta(hours=5, minutes=30)), ("+05", timedelta(hours=5)),
+        ("+14:00", timedelta(hours=14)), ("-03:59", -timedelta(hours=3, minutes=59)),
+        ("+15:00", None), ("+05:60", None), ("CEST", None), ("+5:3", None),
+    ],
+)
+def test_fixed_offset_labels(label: str, offset: timedelta | None) -> None:
+    zone = fixed_offset(label)
+
+    assert (zone.utcoffset(None) if zone is not None else None) == offset
+
+
+def test_resolved_instants_are_in_utc_itself() -> None:
+    # Python compares datetimes of one ZoneInfo by wall time; the result must carry UTC, not a
+    # zone that merely has offset 0 today (the machine's local zone, say).
+    for abbreviation in ("CEST", None, "+01:00"):
+        assert resolve(date(2026, 4, 7), time(11, 0), abbreviation, PARIS).tzinfo is UTC
+    assert resolve(date(2026, 10, 25), time(2, 30), "CET", PARIS).tzinfo is UTC
+    assert all(t.tzinfo is UTC for t in resolve_span(date(2026, 10, 25), time(1, 30), time(3, 15), "CEST", PARIS))
+
+
+def test_abbreviation_matching_neither_reading_of_the_repeated_hour_names_both() -> None:
+    with pytest.raises(TimeZoneError) as caught:
+        resolve(date(2026, 10, 25), time(2, 30), "EST", PARIS)
+
+    assert str(caught.value) == (
+        "2026-10-25 02:30 EST contradicts time zone Europe/Paris, which shows CEST or CET then; check --tz"
+    )
+
+
+@pytest.mark.parametrize("name", ["", "/etc/localtime", "../../etc/passwd", "Europe/../../x", "A" * 65])
+def test_zone_names_that_are_paths_or_too_long_are_refused_before_any_lookup(name: str) -> None:
+    with pytest.raises(TimeZoneError) as caught:
+        load_zone(name)
+
+    assert str(caught.value) == f"unknown time zone {name!r}: give an IANA name such as Europe/Paris"
+
+
+def test_zone_from_a_header_place_with_spaces() -> None:
+    assert zone_for_place("New York, NY, USA") == "America/New_York"
