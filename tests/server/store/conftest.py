@@ -1,15 +1,39 @@
+"""Every store test runs on SQLite and on PostgreSQL: `store` is parametrized over both backends.
+
+PostgreSQL is one throwaway cluster per session (tests/postgres_cluster.py); each test gets an empty
+schema, so tables any module adds are covered without listing them here.
+"""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from postgres_cluster import running_postgres
+from store_builders import empty_postgres
 
 from server.store import Store
 
+BACKENDS = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    pytest.importorskip("psycopg")
+    with running_postgres() as url:
+        yield url
+
+
+@pytest.fixture(params=BACKENDS)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "store.sqlite")
+    return empty_postgres(request.getfixturevalue("pg_url"))
+
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    opened = Store.open(str(tmp_path / "store.sqlite"))
+def store(store_url: str) -> Iterator[Store]:
+    opened = Store.open(store_url)
     yield opened
     opened.close()

@@ -51,3 +51,15 @@ def six_talks() -> tuple[Session, ...]:
 
 def schedule(*sessions: Session, conference: Conference = CONFERENCE) -> Schedule:
     return Schedule(conference=conference, sessions=tuple(sessions))
+
+
+def empty_postgres(url: str) -> str:
+    """A fresh public schema, so no table or row from an earlier test is left."""
+    from sqlalchemy import create_engine
+
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DROP SCHEMA public CASCADE")
+        conn.exec_driver_sql("CREATE SCHEMA public")
+    engine.dispose()
+    return url

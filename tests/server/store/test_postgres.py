@@ -1,5 +1,7 @@
-"""The store against a real PostgreSQL server (tests/postgres_cluster.py: a throwaway cluster on a
-Unix socket, no TCP; skipped locally, failed on CI, when the server binaries are not installed)."""
+"""PostgreSQL against SQLite side by side: the same ingests give the same live schedule and history.
+
+Every other store test runs on both backends through the `store` fixture (conftest.py).
+"""
 
 from __future__ import annotations
 
@@ -8,29 +10,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from postgres_cluster import running_postgres
-from store_builders import FIRST, SECOND, THIRD, at, schedule, six_talks
+from store_builders import FIRST, SECOND, THIRD, at, empty_postgres, schedule, six_talks
 
 from feeds.model import Status
 from server.errors import IngestRefused
 from server.store import Store
 
-pytest.importorskip("psycopg")
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with running_postgres() as url:
-        yield url
-
 
 @pytest.fixture
 def pg_store(pg_url: str) -> Iterator[Store]:
-    store = Store.open(pg_url)
+    store = Store.open(empty_postgres(pg_url))
     yield store
-    with store.engine.begin() as conn:
-        for table in ("schedule_session", "schedule_version", "schedule_conference"):
-            conn.exec_driver_sql(f"DELETE FROM {table}")
     store.close()
 
 

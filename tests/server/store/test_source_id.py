@@ -23,12 +23,11 @@ def seed_with_source_ids() -> Schedule:
     return dataclasses.replace(schedule, sessions=sessions)
 
 
-def test_source_ids_are_stored_and_read_back(tmp_path: Path) -> None:
+def test_source_ids_are_stored_and_read_back(store: Store) -> None:
     schedule = seed_with_source_ids()
 
-    with Store.open(str(tmp_path / "s.sqlite")) as store:
-        store.ingest(schedule, now=NOW)
-        live = store.live()
+    store.ingest(schedule, now=NOW)
+    live = store.live()
 
     assert live is not None
     assert sorted(s.source_id or "" for s in live.sessions) == sorted(s.source_id or "" for s in schedule.sessions)
