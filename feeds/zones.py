@@ -115,9 +115,10 @@ def resolve_span(
     An end in the spring-forward gap is an error. A fixed offset ("UTC", "+01:00") holds for both.
     """
     begins = resolve(day, start, abbreviation, zone)
+    # (`end <= start` would give the same spans: the search below also looks at `day`.)
     end_day = day + timedelta(days=1) if end < start else day
     if abbreviation and fixed_offset(abbreviation) is not None:
-        return begins, resolve(end_day, end, abbreviation, zone)
+        return begins, resolve(end_day, end, abbreviation, zone)  # a fixed offset ignores `zone`
     resolve(end_day, end, None, zone)  # raises when the end falls in the gap
     # end_day has a candidate at or after the start, so the list is never empty; `day` adds the
     # repeated hour's second reading of an end that is "earlier" only on the wall clock.
@@ -125,7 +126,7 @@ def resolve_span(
         dt.astimezone(UTC)
         for d in (day, end_day)
         for dt in candidates(d, end, zone)
-        if dt.astimezone(UTC) >= begins
+        if dt >= begins  # begins is in UTC, so this compares instants, not wall times
     ]
     return begins, min(later)
 

@@ -9,7 +9,7 @@ import pytest
 
 from feeds.errors import TimeZoneError
 from feeds.pipeline import load_schedule
-from feeds.zones import fixed_offset, load_zone, resolve, resolve_span, zone_for_place
+from feeds.zones import fixed_offset, load_zone, resolve, resolve_span, resolve_wall, zone_for_place
 
 PARIS = load_zone("Europe/Paris")
 
@@ -267,3 +267,16 @@ def test_zone_names_that_are_paths_or_too_long_are_refused_before_any_lookup(nam
 
 def test_zone_from_a_header_place_with_spaces() -> None:
     assert zone_for_place("New York, NY, USA") == "America/New_York"
+
+
+def test_a_bare_wall_time_names_one_instant_or_is_refused() -> None:
+    assert resolve_wall(datetime(2026, 4, 7, 11, 0), PARIS) == local(date(2026, 4, 7), 11, 0, 2)
+    assert resolve_wall(datetime(2026, 4, 7, 11, 0), PARIS).tzinfo is UTC
+    with pytest.raises(TimeZoneError) as gap:
+        resolve_wall(datetime(2026, 3, 29, 2, 30), PARIS)
+    with pytest.raises(TimeZoneError) as fold:
+        resolve_wall(datetime(2026, 10, 25, 2, 30), PARIS)
+
+    assert str(gap.value) == "2026-03-29 02:30 does not exist in Europe/Paris (clocks go forward then)"
+    assert str(fold.value) == (
+        "2026-10-25 02:30 happens twice in Europe/Paris (clocks go back then); the source does not say which")
