@@ -12,6 +12,7 @@ from server.app.conditional import (
     etag_matches,
     http_date,
     not_modified_since,
+    respond,
 )
 
 
@@ -103,3 +104,40 @@ def test_gzip_variant_is_deterministic_and_round_trips() -> None:
 
     assert first == second
     assert gzip.decompress(first) == body
+
+
+# -- cases the mutation run (bench/mutation.py) showed unwatched ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [(", gzip", True), ("gzip;level=1;q=0", False), ("gzip ; q=0.001", True), ("gzip; Q=0", False)],
+)
+def test_accepts_gzip_reads_every_parameter_and_skips_empty_items(header: str, expected: bool) -> None:
+    assert accepts_gzip(header) is expected
+
+
+def test_our_own_weak_etag_still_matches_by_weak_comparison() -> None:
+    assert (etag_matches('"abc"', 'W/"abc"'), etag_matches('W/"abc"', 'W/"abc"'), etag_matches('"abd"', 'W/"abc"')) == (
+        True, True, False)
+
+
+def test_if_modified_since_without_a_zone_is_read_as_utc() -> None:
+    # RFC 5322's "-0000" means "no zone information": Python returns a naive datetime for it.
+    modified = datetime(2026, 4, 1, 10, 0, 0, 500_000, tzinfo=UTC)
+
+    assert (
+        not_modified_since("Wed, 01 Apr 2026 10:00:00 -0000", modified),
+        not_modified_since("Wed, 01 Apr 2026 09:59:59 -0000", modified),
+    ) == (True, False)
+
+
+def test_a_request_without_accept_encoding_gets_the_plain_body() -> None:
+    from starlette.requests import Request
+
+    body = b"SUMMARY:Talk\r\n" * 100
+    request = Request({"type": "http", "method": "GET", "path": "/", "headers": [], "query_string": b""})
+
+    response = respond(request, Representation(body, CALENDAR), max_age=60)
+
+    assert (response.status_code, response.body, "content-encoding" in response.headers) == (200, body, False)
