@@ -19,6 +19,7 @@ from datetime import datetime
 import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -34,6 +35,7 @@ from server.app.api import (
 from server.app.conditional import Representation, respond
 from server.app.context import RouteContext
 from server.app.exports import export_routes
+from server.app.headers import SecurityHeaders
 from server.app.links import ConferenceLink, Site, conference_site, other_conferences
 from server.app.live import (
     Live,
@@ -200,6 +202,7 @@ def create_app(
             NothingPublished: unavailable,
             NoSuchConference: unknown_conference,
         },
+        middleware=[Middleware(SecurityHeaders)],
     )
     app.state.live = live
     return app

@@ -3,7 +3,9 @@
 A `Representation` is an immutable body with its validators; `respond()` turns it into a Starlette
 response for one request: strong ETag (RFC 9110 §8.8.3), Last-Modified (§8.8.2), If-None-Match
 (§13.1.2) and If-Modified-Since (§13.1.3) answered with 304 (§15.4.5), HEAD (§9.3.2), gzip when the
-client accepts it (§8.4.1, §12.5.3), and Cache-Control max-age (RFC 9111 §5.2.2.1).
+client accepts it (§8.4.1, §12.5.3), and Cache-Control (RFC 9111 §5.2.2): `public, max-age` for
+the conference's documents, `private` for anything behind a pick token (§5.2.2.7: a shared cache
+must not keep one attendee's feed, whose URL is its only secret).
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ CALENDAR = "text/calendar; charset=utf-8"
 JSON = "application/json"
 HTML = "text/html; charset=utf-8"
 
+# Answers of the picks API name a secret and change with every write: no cache keeps them.
+NO_STORE = "private, no-store"
+
 # Below this size gzip saves nothing worth a CPU cycle on either side.
 _GZIP_MIN_BYTES = 256
 
@@ -39,6 +44,8 @@ class Representation:
     media_type: str
     last_modified: datetime | None = None
     headers: tuple[tuple[str, str], ...] = field(default=())
+    # Personal (behind a pick token): browser cache only.
+    personal: bool = False
 
     @cached_property
     def etag(self) -> str:
@@ -119,6 +126,10 @@ def http_date(moment: datetime) -> str:
     return format_datetime(_to_second(moment), usegmt=True)
 
 
+def cache_control(max_age: int, *, personal: bool) -> str:
+    return f"{'private' if personal else 'public'}, max-age={max_age}"
+
+
 def respond(request: Request, rep: Representation, *, max_age: int) -> Response:
     """The response to GET or HEAD for `rep`, honouring the request's conditional headers."""
     use_gzip = len(rep.body) >= _GZIP_MIN_BYTES and accepts_gzip(
@@ -127,7 +138,7 @@ def respond(request: Request, rep: Representation, *, max_age: int) -> Response:
     etag = rep.gzip_etag if use_gzip else rep.etag
     headers = {
         "etag": etag,
-        "cache-control": f"public, max-age={max_age}",
+        "cache-control": cache_control(max_age, personal=rep.personal),
         "vary": "Accept-Encoding",
     }
     if rep.last_modified is not None:

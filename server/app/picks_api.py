@@ -6,13 +6,16 @@
     GET  /p/{token}.ics      the personal feed (?download=1: the same bytes as an attachment)
     GET  /p/{token}.svg      its link as a QR code
 
-API errors are JSON `{"error": "..."}` with 400/404/413/422 and `Cache-Control: no-store`. The
-personal feed is rendered like every other feed (same VEVENT bytes from the snapshot's
+Bodies are checked by server.app.bodies (JSON only, bounded). API errors are JSON
+`{"error": "..."}` with 400/404/413/415/422 and, like every API answer, `Cache-Control: private,
+no-store` (server.app.conditional decides caching). The personal feed is rendered like every other feed (same VEVENT bytes from the snapshot's
 EventCache, so the same UIDs; cancelled sessions kept for the grace period by
 `catalogue.select`) and answered through `conditional.respond`, so it has ETag and 304 too.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -24,18 +27,13 @@ from feeds.model import Schedule
 from feeds.query import FeedQuery, select
 from server.app import params, urls
 from server.app.api import to_json
-from server.app.conditional import CALENDAR, JSON, Representation
+from server.app.bodies import MAX_PICKS_BODY, BodyError, check_json_media_type, picks_body, read_limited
+from server.app.conditional import CALENDAR, JSON, NO_STORE, Representation
 from server.app.context import RouteContext
 from server.app.links import Site
 from server.app.published import Published, last_modified
 from server.app.qr import qr_svg
-from server.store.picks import (
-    MAX_BODY_BYTES,
-    PicksError,
-    PickSet,
-    PickStore,
-    parse_picks,
-)
+from server.store.picks import PickSet, PickStore
 
 
 def pick_document(pickset: PickSet, site: Site) -> dict[str, object]:
@@ -76,39 +74,33 @@ def personal_feed(
     headers: tuple[tuple[str, str], ...] = ()
     if download:
         headers = (("content-disposition", 'attachment; filename="my-picks.ics"'),)
-    return Representation(body, CALENDAR, max(stamps), headers)
+    return Representation(body, CALENDAR, max(stamps), headers, personal=True)
 
 
 def json_reply(
     document: dict[str, object], status: int = 200, **headers: str
 ) -> Response:
-    # Personal and changing: no shared or browser cache may keep it.
     return Response(
         to_json(document),
         status_code=status,
         media_type=JSON,
-        headers={"cache-control": "no-store", **headers},
+        headers={"cache-control": NO_STORE, **headers},
     )
 
 
-def error_reply(exc: PicksError) -> Response:
-    return json_reply({"error": str(exc)}, exc.status)
+def error_reply(message: str, status: int) -> Response:
+    return json_reply({"error": message}, status)
+
+
+def body_error(exc: BodyError) -> Response:
+    return error_reply(str(exc), exc.status)
 
 
 async def read_body(request: Request) -> bytes:
-    """The request body, refused with 413 as soon as it passes MAX_BODY_BYTES (not after
-    buffering whatever a client chooses to send)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise PicksError(f"request body over {MAX_BODY_BYTES} bytes", 413)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise PicksError(f"request body over {MAX_BODY_BYTES} bytes", 413)
-        chunks.append(chunk)
-    return b"".join(chunks)
+    check_json_media_type(request.headers.get("content-type"))
+    return await read_limited(
+        request.headers.get("content-length"), request.stream(), MAX_PICKS_BODY
+    )
 
 
 def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
@@ -123,13 +115,13 @@ def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
     async def parsed(request: Request) -> tuple[Published, tuple[str, ...]]:
         published = await context.current(request)
         body = await read_body(request)
-        return published, parse_picks(body, lambda i: published.session(i) is not None)
+        return published, picks_body(body, lambda i: published.session(i) is not None)
 
     async def create(request: Request) -> Response:
         try:
             published, ids = await parsed(request)
-        except PicksError as exc:
-            return error_reply(exc)
+        except BodyError as exc:
+            return body_error(exc)
         pickset = await anyio.to_thread.run_sync(
             store.create, published.conference.slug, ids
         )
@@ -140,21 +132,21 @@ def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
     async def read(request: Request) -> Response:
         pickset = await owned(request, request.path_params["token"])
         if pickset is None:
-            return error_reply(PicksError("no such pick set", 404))
+            return error_reply("no such pick set", 404)
         return json_reply(pick_document(pickset, context.site(request)))
 
     async def replace(request: Request) -> Response:
         token = request.path_params["token"]
         # An unknown token is 404 whatever the body says.
         if await owned(request, token) is None:
-            return error_reply(PicksError("no such pick set", 404))
+            return error_reply("no such pick set", 404)
         try:
             _, ids = await parsed(request)
-        except PicksError as exc:
-            return error_reply(exc)
+        except BodyError as exc:
+            return body_error(exc)
         pickset = await anyio.to_thread.run_sync(store.replace, token, ids)
         if pickset is None:
-            return error_reply(PicksError("no such pick set", 404))
+            return error_reply("no such pick set", 404)
         return json_reply(pick_document(pickset, context.site(request)))
 
     async def feed(request: Request) -> Response:
@@ -169,7 +161,8 @@ def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
         if suffix == "svg":
             # The feed link as a QR code: picked on a laptop, subscribed on the phone.
             url = site.url(urls.pick_feed(pickset.token))
-            return context.send(request, qr_svg(url, "Subscribe: my picks"))
+            qr = qr_svg(url, "Subscribe: my picks")
+            return context.send(request, dataclasses.replace(qr, personal=True))
         download = request.query_params.get("download") == "1"
         published = await context.current(request)
         rep = await anyio.to_thread.run_sync(

@@ -19,11 +19,10 @@ from server.app.assets import asset_path
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
-# Every load stays on our origin. Inline style attributes place cards on the grid; 'unsafe-eval'
-# only lets browser-automation tools (Playwright's wait_for_function) evaluate their predicates,
-# and loads nothing. Page scripts are files, never inline.
+# Every load stays on our origin. Inline style attributes place cards on the grid. Page scripts
+# are files, never inline, and nothing is evaluated from a string.
 CSP = (
-    "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; "
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'"
 )

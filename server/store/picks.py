@@ -4,15 +4,12 @@ There are no accounts: whoever holds the token owns the set, so the token is the
 carries at least 128 random bits (secrets.token_urlsafe). The table lives on its own MetaData, so
 the schedule store's schema (server.store.tables) knows nothing about it; `create_all` checks
 first, so opening an existing database is a no-op. The ids are one JSON column: a pick set is
-always read and written whole, never queried by session.
-
-`parse_picks` turns a request body into ids or raises `PicksError` carrying the HTTP status and a
-one-line message, so the API never answers a bad body with a 500.
+always read and written whole, never queried by session. Request bodies are checked before they
+get here (server.app.bodies): the store knows nothing of HTTP.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 from collections.abc import Callable, Sequence
@@ -35,12 +32,9 @@ from sqlalchemy import (
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from server.errors import ServerError, StoreError
+from server.errors import StoreError
 from server.store.rows import from_db_time, to_db_time
 
-MAX_PICKS = 500
-# 500 ids of up to 160 characters, quoted, plus the envelope: anything bigger is not a pick set.
-MAX_BODY_BYTES = 96 * 1024
 TOKEN_BYTES = 18  # 144 bits, above the 128 the issue asks for
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{22,64}")
 
@@ -56,14 +50,6 @@ picks = Table(
     Column("created", DateTime, nullable=False),
     Column("updated", DateTime, nullable=False),
 )
-
-
-class PicksError(ServerError):
-    """A pick request cannot be honoured; `status` is the HTTP status to answer with."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 @dataclass(frozen=True)
@@ -86,37 +72,6 @@ def new_token() -> str:
 def is_token(value: str) -> bool:
     """Whether `value` has the shape of a token (anything else cannot name a pick set)."""
     return _TOKEN.fullmatch(value) is not None
-
-
-def parse_picks(body: bytes, known: Callable[[str], bool]) -> tuple[str, ...]:
-    """The session ids of a `{"sessions": [ids]}` body, first-seen order, without repeats.
-
-    400: not JSON, or an id `known` rejects (the message names it); 422: JSON of the wrong
-    shape; 413: more than MAX_PICKS distinct ids or an over-long body.
-    """
-    if len(body) > MAX_BODY_BYTES:
-        raise PicksError(f"request body over {MAX_BODY_BYTES} bytes", 413)
-    try:
-        document = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PicksError(f"request body is not JSON: {exc}") from None
-    if not isinstance(document, dict) or "sessions" not in document:
-        raise PicksError('expected a JSON object {"sessions": [session ids]}', 422)
-    ids = document["sessions"]
-    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-        raise PicksError('"sessions" must be a list of session id strings', 422)
-    unique = tuple(dict.fromkeys(ids))
-    if len(unique) > MAX_PICKS:
-        raise PicksError(
-            f"at most {MAX_PICKS} sessions can be picked, got {len(unique)}", 413
-        )
-    unknown = [i for i in unique if not known(i)]
-    if unknown:
-        named = ", ".join(repr(i[:80]) for i in unknown[:5])
-        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        noun = "session id" if len(unknown) == 1 else "session ids"
-        raise PicksError(f"unknown {noun} {named}{more}")
-    return unique
 
 
 class PickStore:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -123,3 +124,27 @@ def raw_get(app: Starlette, raw_path: bytes) -> tuple[int, bytes]:
 
 def paris(hour: int, minute: int = 0) -> datetime:
     return datetime(2026, 4, 7, hour, minute, tzinfo=ZoneInfo("Europe/Paris"))
+
+
+def send(
+    app: Starlette,
+    method: str,
+    path: str,
+    content: bytes | AsyncIterator[bytes],
+    headers: dict[str, str] | None = None,
+) -> Reply:
+    """One request with a body (bytes, or an async stream httpx sends chunked, without
+    Content-Length); the body is declared JSON unless `headers` say otherwise."""
+
+    async def go() -> Reply:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            response = await client.request(
+                method,
+                path,
+                content=content,
+                headers={"content-type": "application/json"} if headers is None else headers,
+            )
+            return Reply(response.status_code, response.headers, response.content, response.content)
+
+    return anyio.run(go)

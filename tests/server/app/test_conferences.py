@@ -229,7 +229,9 @@ def test_pick_sets_belong_to_their_conference(app: Starlette) -> None:
     first = http.get(f"/c/{TINY}/api/sessions").json_doc()["sessions"][0]["id"]
     body = json.dumps({"sessions": [first]}).encode()
 
-    created = http.request("POST", f"/c/{TINY}/api/picks", body=body)
+    created = http.request(
+        "POST", f"/c/{TINY}/api/picks", {"content-type": "application/json"}, body=body
+    )
     token = created.json_doc()["token"]
 
     assert created.status == 201

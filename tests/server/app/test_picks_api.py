@@ -18,7 +18,7 @@ from feeds.model import Schedule
 from server.app import create_app
 from server.app.qr import qr_svg
 from server.store import Store
-from server.store.picks import MAX_BODY_BYTES, MAX_PICKS
+from server.app.bodies import MAX_PICKS, MAX_PICKS_BODY
 
 
 def call(
@@ -81,7 +81,7 @@ def test_create_answers_201_with_token_feed_and_webcal(
 
     doc = reply.json_doc()
     assert reply.status == 201
-    assert reply.headers["cache-control"] == "no-store"
+    assert reply.headers["cache-control"] == "private, no-store"
     assert reply.headers["location"] == f"/api/picks/{doc['token']}"
     assert doc["sessions"] == [first, second]
     assert doc["feed"] == f"http://testserver/p/{doc['token']}.ics"
@@ -259,10 +259,10 @@ def test_more_picks_than_the_bound_is_413(demo_app: Starlette) -> None:
 
 
 def test_oversized_body_is_413(demo_app: Starlette) -> None:
-    reply = call(demo_app, "POST", "/api/picks", raw=b" " * (MAX_BODY_BYTES + 1))
+    reply = call(demo_app, "POST", "/api/picks", raw=b" " * (MAX_PICKS_BODY + 1))
 
     assert reply.status == 413
-    assert reply.json_doc() == {"error": f"request body over {MAX_BODY_BYTES} bytes"}
+    assert reply.json_doc() == {"error": f"request body over {MAX_PICKS_BODY} bytes"}
 
 
 def test_wrong_methods_are_405(demo_app: Starlette) -> None:
@@ -282,7 +282,8 @@ def test_personal_feed_answers_304_and_head_like_every_feed(
     again = http.get(path, if_none_match=first.headers["etag"])
     head = http.head(path)
 
-    assert first.headers["cache-control"] == "public, max-age=300"
+    # Personal: a shared cache must not keep it (its URL is the only secret).
+    assert first.headers["cache-control"] == "private, max-age=300"
     assert "last-modified" in first.headers
     assert (again.status, again.content) == (304, b"")
     assert (head.status, head.content, head.headers["etag"]) == (

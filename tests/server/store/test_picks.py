@@ -1,61 +1,13 @@
-"""The pick store and body parsing on their own: a real SQLite database, no HTTP."""
+"""The pick store on its own: a real SQLite database, no HTTP."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
 from sqlalchemy import create_engine
 
-from server.store.picks import (
-    MAX_PICKS,
-    PicksError,
-    PickStore,
-    is_token,
-    new_token,
-    parse_picks,
-    pick_store_for,
-)
-
-
-def body(ids: list[str]) -> bytes:
-    return json.dumps({"sessions": ids}).encode()
-
-
-def anything(_: str) -> bool:
-    return True
-
-
-def test_exactly_max_picks_are_accepted() -> None:
-    ids = [f"s{n}" for n in range(MAX_PICKS)]
-
-    assert parse_picks(body(ids), anything) == tuple(ids)
-
-
-def test_one_over_max_picks_is_413() -> None:
-    with pytest.raises(PicksError) as raised:
-        parse_picks(body([f"s{n}" for n in range(MAX_PICKS + 1)]), anything)
-
-    assert raised.value.status == 413
-
-
-def test_repeats_do_not_count_against_the_bound() -> None:
-    assert parse_picks(body(["a"] * (MAX_PICKS + 10)), anything) == ("a",)
-
-
-def test_several_unknown_ids_are_all_named_up_to_five() -> None:
-    ids = [f"x{n}" for n in range(7)]
-
-    with pytest.raises(PicksError) as raised:
-        parse_picks(body(["ok", *ids]), lambda i: i == "ok")
-
-    assert (
-        str(raised.value)
-        == "unknown session ids 'x0', 'x1', 'x2', 'x3', 'x4' and 2 more"
-    )
-    assert raised.value.status == 400
+from server.store.picks import PickStore, is_token, new_token, pick_store_for
 
 
 def test_store_creates_reads_and_replaces(tmp_path: Path) -> None:
