@@ -13,3 +13,7 @@ class StoreError(ServerError):
 
 class IngestRefused(ServerError):
     """An ingest was refused (e.g. it would cancel too much of the live schedule without --force)."""
+
+
+class StoreBusy(StoreError):
+    """The store is locked by another writer or unreachable for now; trying later may work."""

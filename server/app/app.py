@@ -19,7 +19,6 @@ from datetime import datetime
 import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -33,9 +32,9 @@ from server.app.api import (
     sessions_representation,
 )
 from server.app.conditional import Representation, respond
+from server.app.guards import Guards
 from server.app.context import RouteContext
 from server.app.exports import export_routes
-from server.app.headers import SecurityHeaders
 from server.app.links import ConferenceLink, Site, conference_site, other_conferences
 from server.app.live import (
     Live,
@@ -45,9 +44,11 @@ from server.app.live import (
     utc_now,
 )
 from server.app.page import STATIC, page_routes
+from server.app.pick_upkeep import PickUpkeep
 from server.app.picks_api import picks_routes
 from server.app.published import Published
 from server.app.qr import qr_routes
+from server.app.ratelimit import TokenBuckets
 from server.store.picks import PickStore, pick_store_for
 
 METHODS = ["GET", "HEAD"]
@@ -63,13 +64,17 @@ def create_app(
     clock: Callable[[], datetime] = utc_now,
     picks: PickStore | None = None,
     default: str | None = None,
+    guards: Guards = Guards(),
 ) -> Starlette:
     """The app for `store`. `base_url` (e.g. https://cal.example.org) makes links absolute to it;
     without it links follow the request's host. `seed` runs once if the store is empty (serve
     passes the demo ingest). The lifespan polls `store.version()` every `poll_interval` seconds.
     Personal picks are kept in `picks`, by default in the store's own database. The root paths
-    serve the conference `default` (slug), else the one ingested first."""
+    serve the conference `default` (slug), else the one ingested first. `guards` are the
+    HTTP-side limits: allowed Host names, the pick-set creation rate, upkeep interval."""
     live = Live(store, base_url=base_url, default=default, seed=seed, clock=clock)
+    pick_store = picks if picks is not None else pick_store_for(store)
+    upkeep = PickUpkeep(pick_store, clock)
 
     def conference(request: Request) -> str | None:
         """The slug the path names (`/c/{slug}/...`), None at the root (the default)."""
@@ -168,6 +173,7 @@ def create_app(
         await anyio.to_thread.run_sync(live.refresh)
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(live.watch, poll_interval)
+            tasks.start_soon(upkeep.watch, guards.upkeep_interval)
             yield
             tasks.cancel_scope.cancel()
 
@@ -178,7 +184,9 @@ def create_app(
         *page_routes(context),
         *qr_routes(context),
         *export_routes(context),
-        *picks_routes(context, picks if picks is not None else pick_store_for(store)),
+        *picks_routes(
+            context, pick_store, upkeep=upkeep, creations=TokenBuckets(guards.pick_rate)
+        ),
         Route(urls.ROUTE_API_FEEDS, api_feeds, methods=METHODS),
         Route(urls.json_twin(urls.ROUTE_API_FEEDS), api_feeds, methods=METHODS),
         Route(urls.ROUTE_API_SESSIONS, api_sessions, methods=METHODS),
@@ -202,7 +210,8 @@ def create_app(
             NothingPublished: unavailable,
             NoSuchConference: unknown_conference,
         },
-        middleware=[Middleware(SecurityHeaders)],
+        middleware=guards.middleware(base_url),
     )
     app.state.live = live
+    app.state.upkeep = upkeep
     return app

@@ -6,9 +6,11 @@
     GET  /p/{token}.ics      the personal feed (?download=1: the same bytes as an attachment)
     GET  /p/{token}.svg      its link as a QR code
 
-Bodies are checked by server.app.bodies (JSON only, bounded). API errors are JSON
-`{"error": "..."}` with 400/404/413/415/422 and, like every API answer, `Cache-Control: private,
-no-store` (server.app.conditional decides caching). The personal feed is rendered like every other feed (same VEVENT bytes from the snapshot's
+Bodies are checked by server.app.bodies (JSON only, bounded). Creation is rate-limited per
+client (server.app.ratelimit: 429 with Retry-After). A store that stays locked is a 503 with
+Retry-After, never a 500. API errors are JSON `{"error": "..."}` with 400/404/413/415/422/429/503
+and, like every API answer, `Cache-Control: private, no-store` (server.app.conditional decides
+caching). Reads are noted for expiry (server.app.pick_upkeep). The personal feed is rendered like every other feed (same VEVENT bytes from the snapshot's
 EventCache, so the same UIDs; cancelled sessions kept for the grace period by
 `catalogue.select`) and answered through `conditional.respond`, so it has ETag and 304 too.
 """
@@ -16,6 +18,8 @@ EventCache, so the same UIDs; cancelled sessions kept for the grace period by
 from __future__ import annotations
 
 import dataclasses
+import time
+from collections.abc import Awaitable, Callable
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -31,8 +35,11 @@ from server.app.bodies import MAX_PICKS_BODY, BodyError, check_json_media_type, 
 from server.app.conditional import CALENDAR, JSON, NO_STORE, Representation
 from server.app.context import RouteContext
 from server.app.links import Site
+from server.app.pick_upkeep import PickUpkeep
 from server.app.published import Published, last_modified
 from server.app.qr import qr_svg
+from server.app.ratelimit import TokenBuckets, client_key
+from server.errors import StoreBusy
 from server.store.picks import PickSet, PickStore
 
 
@@ -103,7 +110,33 @@ async def read_body(request: Request) -> bytes:
     )
 
 
-def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
+# How long a client should wait when the store is locked (an ingest writing, on SQLite).
+BUSY_RETRY_AFTER_S = 5
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def busy_is_503(handler: Handler) -> Handler:
+    async def guarded(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except StoreBusy:
+            return json_reply(
+                {"error": "pick sets cannot be saved right now; try again shortly"},
+                503,
+                **{"retry-after": str(BUSY_RETRY_AFTER_S)},
+            )
+
+    return guarded
+
+
+def picks_routes(
+    context: RouteContext,
+    store: PickStore,
+    *,
+    upkeep: PickUpkeep,
+    creations: TokenBuckets,
+) -> list[Route]:
     async def owned(request: Request, token: str) -> PickSet | None:
         # A pick set belongs to one conference: under another's base its token is unknown.
         pickset = await anyio.to_thread.run_sync(store.get, token)
@@ -122,6 +155,14 @@ def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
             published, ids = await parsed(request)
         except BodyError as exc:
             return body_error(exc)
+        client = request.client.host if request.client else None
+        wait = creations.take(client_key(client), time.monotonic())
+        if wait is not None:
+            return json_reply(
+                {"error": f"too many pick sets created from your address; try again in {wait:.0f} s"},
+                429,
+                **{"retry-after": f"{wait:.0f}"},
+            )
         pickset = await anyio.to_thread.run_sync(
             store.create, published.conference.slug, ids
         )
@@ -133,6 +174,7 @@ def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
         pickset = await owned(request, request.path_params["token"])
         if pickset is None:
             return error_reply("no such pick set", 404)
+        upkeep.note_read(pickset.token)
         return json_reply(pick_document(pickset, context.site(request)))
 
     async def replace(request: Request) -> Response:
@@ -157,6 +199,7 @@ def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
             pickset = await owned(request, token)
         if pickset is None:
             return params.not_found("no such personal feed")
+        upkeep.note_read(pickset.token)
         site = context.site(request)
         if suffix == "svg":
             # The feed link as a QR code: picked on a laptop, subscribed on the phone.
@@ -171,8 +214,8 @@ def picks_routes(context: RouteContext, store: PickStore) -> list[Route]:
         return context.send(request, rep)
 
     return [
-        Route(urls.ROUTE_PICKS, create, methods=["POST"]),
-        Route(urls.ROUTE_PICK_SET, read, methods=["GET", "HEAD"]),
-        Route(urls.ROUTE_PICK_SET, replace, methods=["PUT"]),
-        Route(urls.ROUTE_PERSONAL, feed, methods=["GET", "HEAD"]),
+        Route(urls.ROUTE_PICKS, busy_is_503(create), methods=["POST"]),
+        Route(urls.ROUTE_PICK_SET, busy_is_503(read), methods=["GET", "HEAD"]),
+        Route(urls.ROUTE_PICK_SET, busy_is_503(replace), methods=["PUT"]),
+        Route(urls.ROUTE_PERSONAL, busy_is_503(feed), methods=["GET", "HEAD"]),
     ]

@@ -1,20 +1,31 @@
 """Where the store lives: `--db PATH_OR_URL`, else $CONFCAL_DB, else a SQLite file in the user's
 data directory. A value containing "://" is a SQLAlchemy URL (e.g. postgresql+psycopg://...);
-anything else is a SQLite file path."""
+anything else is a SQLite file path.
+
+SQLite is opened in WAL journal mode with a busy timeout. WAL lets readers and one writer work
+at once (https://sqlite.org/wal.html): the server keeps answering and polling while an ingest
+writes. Writers still take turns; a writer that finds the database locked waits up to
+BUSY_TIMEOUT_S (sqlite3_busy_timeout) before it fails, and callers turn that failure into
+`StoreBusy`, never a crash. The ingest holds the write lock only while it writes (server.store.store).
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import platformdirs
-from sqlalchemy import Engine, create_engine, make_url
+from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from server.errors import StoreError
 
 ENV_VAR = "CONFCAL_DB"
 DEFAULT_FILE = "confcal.sqlite"
+# Longer than the write phase of a 20,000-session ingest on a slow, busy machine; short enough
+# that a request waiting for the lock still gets an answer (503) within a client's patience.
+BUSY_TIMEOUT_S = 20.0
 
 
 def default_path() -> Path:
@@ -50,6 +61,21 @@ def display(url: str) -> str:
 
 def make_engine(url: str) -> Engine:
     try:
-        return create_engine(url)
+        parsed = make_url(url)
+        if parsed.get_backend_name() != "sqlite":
+            return create_engine(url)
+        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_S})
     except (ArgumentError, NoSuchModuleError, ImportError) as exc:
         raise StoreError(f"cannot open store {display(url)}: {exc}") from exc
+    if parsed.database not in (None, "", ":memory:"):
+        event.listen(engine, "connect", _use_wal)
+    return engine
+
+
+def _use_wal(dbapi_connection: Any, _record: object) -> None:
+    # The journal mode is stored in the database file; setting it again is a cheap no-op.
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+    finally:
+        cursor.close()

@@ -1,55 +1,50 @@
 """Personal picks: a set of session ids behind an unguessable token, kept in the store's database.
 
 There are no accounts: whoever holds the token owns the set, so the token is the only secret and
-carries at least 128 random bits (secrets.token_urlsafe). The table lives on its own MetaData, so
-the schedule store's schema (server.store.tables) knows nothing about it; `create_all` checks
-first, so opening an existing database is a no-op. The ids are one JSON column: a pick set is
-always read and written whole, never queried by session. Request bodies are checked before they
-get here (server.app.bodies): the store knows nothing of HTTP.
+carries at least 128 random bits (secrets.token_urlsafe). The table is `personal_picks` in the
+store's schema (server.store.tables). Request bodies are checked before they get here
+(server.app.bodies): the store knows nothing of HTTP.
+
+Every write is one short transaction. A database that stays locked (SQLite while another
+process writes, beyond the engine's busy timeout) or unreachable raises `StoreBusy`, which the
+server answers with 503 and Retry-After: a pick set is never half written.
+
+Sets expire (server.store.expiry): `touch` records the day a set was last read, `purge` deletes
+those nobody read or changed for a while after their conference ended.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import (
-    JSON,
-    Column,
-    DateTime,
+    Connection,
     Engine,
-    MetaData,
-    String,
-    Table,
+    and_,
     create_engine,
+    delete,
     insert,
+    or_,
     select,
     update,
 )
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from server.errors import StoreError
+from server.errors import StoreBusy, StoreError
+from server.store.expiry import KEEP_AFTER_END, conference_over, purge_cutoff
 from server.store.rows import from_db_time, to_db_time
+from server.store.tables import conferences, metadata, picks
 
 TOKEN_BYTES = 18  # 144 bits, above the 128 the issue asks for
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{22,64}")
-
-metadata = MetaData()
-
-picks = Table(
-    "personal_picks",
-    metadata,
-    Column("token", String(64), primary_key=True),
-    Column("conference", String(200), nullable=False),
-    Column("sessions", JSON, nullable=False),
-    # Naive UTC, like the schedule store, because SQLite has no zone-aware type.
-    Column("created", DateTime, nullable=False),
-    Column("updated", DateTime, nullable=False),
-)
+# Tokens per UPDATE in `touch`: well under SQLite's limit of bound parameters.
+_TOUCH_BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -83,13 +78,14 @@ class PickStore:
         self.engine = engine
         self._clock = clock or (lambda: datetime.now(UTC))
         try:
+            # Checks first: a no-op on an existing store, apart from adding new columns.
             metadata.create_all(engine)
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot create the picks table: {exc}") from exc
 
     def create(self, conference: str, sessions: Sequence[str]) -> PickSet:
         token, now = new_token(), self._now()
-        with self.engine.begin() as conn:
+        with self._writing() as conn:
             conn.execute(
                 insert(picks).values(
                     token=token,
@@ -104,8 +100,11 @@ class PickStore:
     def get(self, token: str) -> PickSet | None:
         if not is_token(token):
             return None
-        with self.engine.connect() as conn:
-            row = conn.execute(select(picks).where(picks.c.token == token)).first()
+        try:
+            with self.engine.connect() as conn:
+                row = conn.execute(select(picks).where(picks.c.token == token)).first()
+        except OperationalError as exc:
+            raise StoreBusy(f"cannot read pick sets now: {_first_line(exc)}") from exc
         if row is None:
             return None
         return PickSet(
@@ -117,7 +116,7 @@ class PickStore:
         if not is_token(token):
             return None
         now = self._now()
-        with self.engine.begin() as conn:
+        with self._writing() as conn:
             changed = conn.execute(
                 update(picks)
                 .where(picks.c.token == token)
@@ -128,8 +127,59 @@ class PickStore:
             return None
         return PickSet(token, changed.conference, tuple(sessions), from_db_time(now))
 
+    def touch(self, tokens: Iterable[str], now: datetime) -> None:
+        """Record that these sets were read on `now`'s day (UTC). One write per set and day at
+        most, so a feed polled every few minutes does not turn reads into writes."""
+        day = to_db_time(now).replace(hour=0, minute=0, second=0, microsecond=0)
+        wanted = sorted({t for t in tokens if is_token(t)})
+        with self._writing() as conn:
+            for start in range(0, len(wanted), _TOUCH_BATCH):
+                batch = wanted[start : start + _TOUCH_BATCH]
+                conn.execute(
+                    update(picks)
+                    .where(picks.c.token.in_(batch))
+                    .where(or_(picks.c.last_access.is_(None), picks.c.last_access < day))
+                    .values(last_access=day)
+                )
+
+    def purge(self, now: datetime, keep: timedelta = KEEP_AFTER_END) -> int:
+        """Delete the sets that expired by `now` (server.store.expiry); how many went. Sets of a
+        conference the store does not hold are kept: nothing says when it ended."""
+        with self._writing() as conn:
+            ended = conn.execute(
+                select(conferences.c.slug, conferences.c.end_date, conferences.c.timezone)
+            ).all()
+            gone = 0
+            for slug, end_date, zone in ended:
+                cutoff = purge_cutoff(conference_over(end_date, zone), now, keep)
+                if cutoff is None:
+                    continue
+                before = to_db_time(cutoff)
+                stale = and_(
+                    picks.c.conference == slug,
+                    picks.c.updated <= before,
+                    or_(picks.c.last_access.is_(None), picks.c.last_access <= before),
+                )
+                gone += conn.execute(delete(picks).where(stale)).rowcount
+        return gone
+
+    @contextmanager
+    def _writing(self) -> Iterator[Connection]:
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except OperationalError as exc:
+            # SQLite still locked after the busy timeout, or the server unreachable: nothing
+            # was written (the transaction rolled back), and trying again later may succeed.
+            raise StoreBusy(f"cannot write pick sets now: {_first_line(exc)}") from exc
+
     def _now(self) -> datetime:
         return to_db_time(self._clock())
+
+
+def _first_line(exc: BaseException) -> str:
+    message = str(getattr(exc, "orig", None) or exc)
+    return message.splitlines()[0] if message else type(exc).__name__
 
 
 def pick_store_for(store: object) -> PickStore:

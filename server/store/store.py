@@ -12,7 +12,7 @@ import dataclasses
 from datetime import UTC, datetime
 from typing import Self
 
-from sqlalchemy import Connection, Engine, func, select, update
+from sqlalchemy import Connection, Engine, bindparam, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from feeds.model import Conference, Schedule, Session, Status
@@ -22,6 +22,10 @@ from server.store.diff import check_not_destructive, plan_ingest
 from server.store.engine import display, make_engine, resolve_url
 from server.store.report import ConferenceSummary, IngestReport
 from server.store.tables import conferences, metadata, sessions, versions
+
+
+# Plans made again when another ingest of the same conference commits while one is planned.
+_PLAN_ATTEMPTS = 3
 
 
 class Store:
@@ -64,32 +68,44 @@ class Store:
         Raises IngestRefused (store untouched) when it would cancel more than a third of the live
         sessions and `force` is false. Every accepted ingest records a version, even one with an
         empty diff, so `version()` tells a poller that an ingest happened.
+
+        The diff is planned before the write transaction starts, so the store's write lock (all
+        of SQLite) is held only while rows are written and pick sets can be saved meanwhile. If
+        another ingest of the same conference lands in between, the plan is made again.
         """
         moment = (now or datetime.now(UTC)).astimezone(UTC)
         slug = schedule.conference.slug
         try:
-            with self.engine.begin() as conn:
-                # Writing the conference row first takes the write lock (SQLite) or row lock
-                # (PostgreSQL) before we read, so two concurrent ingests cannot interleave.
-                _upsert_conference(conn, schedule.conference)
-                previous = _load_sessions(conn, slug)
+            for _ in range(_PLAN_ATTEMPTS):
+                with self.engine.connect() as conn:
+                    # The version first: any ingest committed after it shows as a new version.
+                    seen = _latest_version(conn, slug)
+                    previous = _load_sessions(conn, slug)
                 plan = plan_ingest(schedule.sessions, previous, moment)
                 check_not_destructive(plan, force=force)
                 report = IngestReport.of(plan, schedule, created=moment)
-                version = conn.execute(
-                    versions.insert().values(
-                        conference=slug,
-                        created=rows.to_db_time(moment),
-                        diff=report.diff_json(),
-                        counts=report.counts_json(),
-                    )
-                ).inserted_primary_key
-                assert version is not None
-                number = int(version[0])
-                _write_sessions(conn, slug, plan.writes, {s.id for s in previous}, number)
+                with self.engine.begin() as conn:
+                    # Writing the conference row first takes the write lock (SQLite) or row lock
+                    # (PostgreSQL), so two concurrent ingests cannot interleave their writes.
+                    _upsert_conference(conn, schedule.conference)
+                    if _latest_version(conn, slug) != seen:
+                        conn.rollback()
+                        continue
+                    version = conn.execute(
+                        versions.insert().values(
+                            conference=slug,
+                            created=rows.to_db_time(moment),
+                            diff=report.diff_json(),
+                            counts=report.counts_json(),
+                        )
+                    ).inserted_primary_key
+                    assert version is not None
+                    number = int(version[0])
+                    _write_sessions(conn, slug, plan.writes, {s.id for s in previous}, number)
+                return dataclasses.replace(report, version=number)
         except SQLAlchemyError as exc:
             raise StoreError(f"ingest failed, store unchanged: {_first_line(exc)}") from exc
-        return dataclasses.replace(report, version=number)
+        raise StoreError("ingest failed, store unchanged: other ingests of this conference kept landing first")
 
     def conferences(self) -> tuple[ConferenceSummary, ...]:
         """Every conference in the store, in the order they were first ingested, with its live
@@ -191,13 +207,21 @@ def _load_sessions(conn: Connection, slug: str) -> list[Session]:
     return [rows.session_from_row(r) for r in found]
 
 
+def _latest_version(conn: Connection, slug: str) -> int:
+    found = conn.execute(select(func.max(versions.c.id)).where(versions.c.conference == slug)).scalar()
+    return int(found or 0)
+
+
 def _write_sessions(
     conn: Connection, slug: str, writes: tuple[Session, ...], existing: set[str], version: int
 ) -> None:
-    for session in writes:
-        values = rows.session_row(slug, session, version)
-        if session.id in existing:
-            key = (sessions.c.conference == slug) & (sessions.c.id == session.id)
-            conn.execute(update(sessions).where(key).values(**values))
-        else:
-            conn.execute(sessions.insert().values(**values))
+    # Two executemany statements, not one statement per row: building and compiling 20,000
+    # statements took most of a large ingest's time, all of it under the write lock.
+    values = [rows.session_row(slug, s, version) for s in writes]
+    inserts = [v for v in values if v["id"] not in existing]
+    updates = [{"k_conference": slug, "k_id": v["id"], **v} for v in values if v["id"] in existing]
+    if inserts:
+        conn.execute(sessions.insert(), inserts)
+    if updates:
+        key = (sessions.c.conference == bindparam("k_conference")) & (sessions.c.id == bindparam("k_id"))
+        conn.execute(update(sessions).where(key), updates)

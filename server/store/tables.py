@@ -81,8 +81,26 @@ sessions = Table(
     Column("source_id", Text),
 )
 
+# Personal pick sets (server.store.picks). No accounts: the token is the only key and secret.
+# The ids are one JSON column: a set is always read and written whole.
+picks = Table(
+    "personal_picks",
+    metadata,
+    Column("token", String(64), primary_key=True),
+    Column("conference", String(200), nullable=False),
+    Column("sessions", JSON, nullable=False),
+    Column("created", DateTime, nullable=False),
+    Column("updated", DateTime, nullable=False),
+    # Day the set was last read through the server (null: not since it last changed); with
+    # `updated` it decides when a set expires (server.store.expiry). Added later: see below.
+    Column("last_access", DateTime, nullable=True),
+)
+
 # Columns added after the first release, with the DDL type to add them with to an older store.
-_ADDED_COLUMNS = {"schedule_session": {"source_id": "TEXT"}}
+_ADDED_COLUMNS = {
+    "schedule_session": {"source_id": "TEXT"},
+    "personal_picks": {"last_access": "TIMESTAMP"},
+}
 
 
 @event.listens_for(metadata, "after_create")

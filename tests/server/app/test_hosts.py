@@ -1,0 +1,105 @@
+"""The Host allow list: parsing Host values, and the app answering only the names it was started
+for when links follow Host (no base URL), and any Host with a base URL."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import NOW, Http
+from starlette.applications import Starlette
+
+from server.app import create_app
+from server.app.demo import seed_demo
+from server.app.guards import Guards, default_hosts
+from server.app.hosts import allowed_entries, split_host
+from server.store import Store
+
+
+@pytest.mark.parametrize(
+    ("value", "parsed"),
+    [
+        ("localhost", ("localhost", None)),
+        ("LocalHost:8080", ("localhost", 8080)),
+        ("127.0.0.1:80", ("127.0.0.1", 80)),
+        ("[::1]", ("::1", None)),
+        ("[::1]:8080", ("::1", 8080)),
+        ("cal.example.org", ("cal.example.org", None)),
+    ],
+)
+def test_host_values_are_split_into_name_and_port(value: str, parsed: tuple[str, int | None]) -> None:
+    assert split_host(value) == parsed
+
+
+@pytest.mark.parametrize("value", ["", ":80", "[::1", "[]:80", "[::1]x", "a:b", "a:99999", "a:-1"])
+def test_malformed_host_values_are_none(value: str) -> None:
+    assert split_host(value) is None
+
+
+def test_allowed_entries_take_names_ports_and_bare_ipv6() -> None:
+    assert allowed_entries(["::1", "[::1]:8443", "Cal.Example.org", "h:81"]) == {
+        ("::1", None),
+        ("::1", 8443),
+        ("cal.example.org", None),
+        ("h", 81),
+    }
+    with pytest.raises(ValueError, match="not a host name or address: 'h:x'"):
+        allowed_entries(["h:x"])
+
+
+@pytest.fixture(scope="module")
+def guarded(demo_app: Starlette) -> Starlette:
+    # The same store as demo_app, now only answering what `serve --host 127.0.0.1
+    # --allowed-host cal.example.org` would.
+    store: Store = demo_app.state.live.store
+    hosts = default_hosts("127.0.0.1", ("cal.example.org",))
+    return create_app(
+        store, seed=lambda: seed_demo(store), clock=lambda: NOW, guards=Guards(allowed_hosts=hosts)
+    )
+
+
+def get_with_host(app: Starlette, host: str, path: str = "/feeds/all.ics") -> int:
+    return Http(app).get(path, host=host).status
+
+
+@pytest.mark.parametrize(
+    "host",
+    # httpx's test transport puts the server on port 80: an allowed name may carry that port.
+    ["localhost", "127.0.0.1", "[::1]", "cal.example.org", "CAL.EXAMPLE.ORG", "localhost:80"],
+)
+def test_the_names_it_was_started_for_are_answered(guarded: Starlette, host: str) -> None:
+    assert get_with_host(guarded, host) == 200
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["evil.example", "cal.example.org.evil.example", "localhost:1", "[::2]", "local host", "a:b"],
+)
+def test_other_hosts_are_400_whatever_the_path(guarded: Starlette, host: str) -> None:
+    for path in ("/", "/feeds/all.ics", "/api/sessions", "/api/picks/" + "A" * 24, "/nowhere"):
+        reply = Http(guarded).get(path, host=host)
+
+        assert (reply.status, reply.text) == (400, "400 Bad Request: unknown Host\n")
+        assert reply.headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_refused_host_never_reaches_the_page_cache(guarded: Starlette) -> None:
+    # Links on the page follow Host: an unknown one must not be rendered (nor cached).
+    reply = Http(guarded).get("/", host="attacker.example")
+
+    assert b"attacker.example" not in reply.content
+
+
+def test_with_a_base_url_host_is_ignored(demo_app: Starlette) -> None:
+    store: Store = demo_app.state.live.store
+    app = create_app(
+        store,
+        base_url="https://cal.example.org",
+        seed=lambda: seed_demo(store),
+        clock=lambda: NOW,
+        guards=Guards(allowed_hosts=default_hosts("127.0.0.1")),
+    )
+
+    reply = Http(app).get("/api/feeds", host="anything.example")
+
+    assert reply.status == 200
+    assert b"anything.example" not in reply.content
+    assert b"webcal://cal.example.org/feeds/all.ics" in reply.content
