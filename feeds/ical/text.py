@@ -7,7 +7,7 @@ nothing else is touched.
 
 What iCalendar cannot carry is decided once, in `clean_text`, before escaping: CR and CRLF become
 LF (TEXT has one line break), and the other control characters (C0 except TAB, DEL and C1), which
-the TEXT grammar excludes, are dropped. So a text round-trips through a feed exactly when it holds
+the TEXT grammar excludes, are dropped, and so is U+FEFF (a stray byte order mark). So a text round-trips through a feed exactly when it holds
 none of those; otherwise it comes back as `clean_text` of itself, in every feed and download.
 """
 
@@ -18,8 +18,10 @@ from collections.abc import Iterable
 
 from icalendar import vCategory, vText
 
-# Unicode category Cc (C0, DEL, C1) except TAB and LF, which TEXT may carry.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Unicode category Cc (C0, DEL, C1) except TAB and LF, which TEXT may carry, and U+FEFF: a byte
+# order mark left in a copied title, which some parsers strip at the start of a value and others
+# keep, so it is dropped everywhere.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufeff]")
 
 
 def clean_text(text: str) -> str:

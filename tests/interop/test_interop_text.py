@@ -78,3 +78,14 @@ def test_literal_backslash_sequences_come_back_as_written(read_fields: Callable[
     by_parser = read_fields(render_calendar(CONFERENCE, [session], title="texts"), tmp_path / "lit.ics")
 
     assert by_parser == dict.fromkeys(by_parser, {uid(CONFERENCE, session): (written, written, written)})
+
+
+def test_a_byte_order_mark_in_a_title_is_dropped_alike_by_every_parser(
+    read_fields: Callable[[bytes, Path], dict[str, Fields]], tmp_path: Path
+) -> None:
+    # Found by the property test above: one parser stripped a leading U+FEFF, the others kept it.
+    session = Session(id="bom", title="\ufeffTalk", start=START, end=START, room=Room("Hall\ufeff A"))
+
+    by_parser = read_fields(render_calendar(CONFERENCE, [session], title="texts"), tmp_path / "bom.ics")
+
+    assert by_parser == dict.fromkeys(by_parser, {uid(CONFERENCE, session): ("Talk", "", "Hall A")})
