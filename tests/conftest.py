@@ -3,9 +3,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from feeds.pipeline import Loaded, load_schedule
+
+# No per-example deadline anywhere: speed is measured in bench/, and a busy CI machine is not a
+# failure (Hypothesis's 200 ms default turned load into flaky fuzz tests).
+settings.register_profile("confcal", deadline=None)
+settings.load_profile("confcal")
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
