@@ -11,6 +11,7 @@ from datetime import date, timedelta
 from functools import lru_cache, partial
 
 from icalendar import Calendar, vDuration
+from icalendar.parser import Contentline, Parameters
 
 from feeds.ical.cache import EventCache
 from feeds.ical.contentline import ensure_folded
@@ -24,18 +25,22 @@ PRODID = "-//confcal//Conference schedule feeds//EN"
 _END = b"END:VCALENDAR\r\n"
 
 
-@lru_cache(maxsize=1024)
-def _header(title: str, tzid: str, refresh: timedelta, method: str | None) -> bytes:
-    """BEGIN:VCALENDAR and the calendar properties, without the END line."""
+# Stands for the title in the cached header template: plain ASCII, short enough never to fold.
+_TITLE = "TITLE-PLACEHOLDER"
+
+
+@lru_cache(maxsize=64)
+def _header_template(tzid: str, refresh: timedelta, method: str | None) -> bytes:
+    """BEGIN:VCALENDAR and the calendar properties, without the END line, titled `_TITLE`."""
     cal = Calendar()
     cal.add("prodid", PRODID)
     cal.add("version", "2.0")
     cal.add("calscale", "GREGORIAN")
     if method:
         cal.add("method", method)
-    cal.add("name", Text(title))  # RFC 7986 5.1
+    cal.add("name", Text(_TITLE))  # RFC 7986 5.1
     cal.add(
-        "x-wr-calname", Text(title)
+        "x-wr-calname", Text(_TITLE)
     )  # the de-facto name for Apple, Google and Outlook
     cal.add("x-wr-timezone", tzid)
     # RFC 7986 5.7 wants VALUE=DURATION spelt out; X-PUBLISHED-TTL is Outlook's equivalent.
@@ -44,6 +49,20 @@ def _header(title: str, tzid: str, refresh: timedelta, method: str | None) -> by
     data: bytes = cal.to_ical()
     assert data.endswith(_END)
     return ensure_folded(data[: -len(_END)])
+
+
+@lru_cache(maxsize=1024)
+def _header(title: str, tzid: str, refresh: timedelta, method: str | None) -> bytes:
+    """The header with the title's lines filled in. Every session download has its own title,
+    so building an icalendar Calendar per title cost more than the download's event; the
+    title lines are escaped by the same `Text` and folded by icalendar's own Contentline."""
+    template = _header_template(tzid, refresh, method)
+    value = Text(title)
+    for name in ("NAME", "X-WR-CALNAME"):
+        line = f"{name}:{_TITLE}\r\n".encode()
+        folded = Contentline.from_parts(name, Parameters(), value).to_ical() + b"\r\n"
+        template = template.replace(line, folded, 1)
+    return template
 
 
 def _date_span(

@@ -7,6 +7,7 @@ from datetime import date, timedelta
 from icalendar import Calendar
 
 from feeds.ical import EventCache, render_calendar
+from feeds.ical.text import Text
 from feeds.model import Conference, Session, Status
 
 MakeSession = Callable[..., Session]  # the conftest fixture's type
@@ -171,3 +172,23 @@ def test_no_vtimezone_when_no_event_refers_to_one(make_session: MakeSession) -> 
     )
 
     assert (cal.walk("VTIMEZONE"), len(cal.walk("VEVENT"))) == ([], 1)
+
+
+def test_long_hostile_title_is_folded_and_escaped_as_icalendar_does(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    # A title long enough to fold, with escapes and multi-byte characters at the fold points.
+    title = "Ünïcödé; talk, with\\backslashes – 漢字 😀 " * 3
+    expected = Calendar()
+    expected.add("name", Text(title))
+    expected.add("x-wr-calname", Text(title))
+    wanted = [
+        line
+        for line in expected.to_ical().split(b"\r\n")
+        if line.startswith((b"NAME", b"X-WR-CALNAME", b" "))
+    ]
+
+    data = render_calendar(conference, [make_session()], title=title)
+
+    header = data.split(b"BEGIN:VTIMEZONE")[0].split(b"\r\n")
+    assert [l for l in header if l.startswith((b"NAME", b"X-WR-CALNAME", b" "))] == wanted
