@@ -52,3 +52,7 @@ class TimeZoneError(SourceError):
 
 class FilterError(FeedsError):
     """A feed URL's query names a filter that does not exist (e.g. `?rooms=` for `?room=`)."""
+
+
+class AlarmError(FilterError):
+    """A feed URL's `alarm=` is not whole minutes within the allowed range."""

@@ -4,6 +4,7 @@ Any feed takes `track=`, `room=`, `speaker=`, `level=`, `day=`, `kind=` (repeata
 one parameter widen (OR), different parameters narrow (AND), and a feed's own path is a filter
 that query parameters may narrow but never widen. The value `-none` selects sessions without
 any value for that parameter (`track=-none`: the sessions in no track); no slug starts with `-`.
+`alarm=` is not a filter: it asks for a reminder on every event (feeds.ical.alarm).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from feeds.catalogue import (
     slugs_of,
     visible,
 )
-from feeds.errors import FilterError
+from feeds.errors import AlarmError, FilterError
+from feeds.ical.alarm import parse_alarm
 from feeds.model import Conference, Schedule, Session
 
 NONE = "-none"
@@ -41,6 +43,8 @@ class FeedQuery:
     # (parameter, slug) pairs that must all hold: the feed's own path, which query parameters
     # may narrow but never widen (see `for_spec`).
     required: tuple[tuple[str, str], ...] = field(default=())
+    # Minutes before each event's start for a VALARM; None: no reminder (feeds.ical.alarm).
+    alarm: int | None = None
 
     @classmethod
     def from_params(cls, items: Iterable[tuple[str, str]]) -> FeedQuery:
@@ -48,10 +52,18 @@ class FeedQuery:
         Values keep their first-seen order, without repeats. Raises FilterError on an unknown
         parameter name, so a typo does not silently return the whole conference."""
         values: dict[str, list[str]] = {name: [] for name in FILTER_NAMES}
+        alarm: int | None = None
         for name, value in items:
+            if name == "alarm":
+                minutes = parse_alarm(value)
+                if alarm is not None and alarm != minutes:
+                    raise AlarmError("alarm given twice with different values")
+                alarm = minutes
+                continue
             if name not in values:
                 raise FilterError(
                     f"unknown filter {name!r}; use one of: {', '.join(FILTER_NAMES)}"
+                    " (or alarm)"
                 )
             value = value.strip()
             if value and value not in values[name]:
@@ -63,6 +75,7 @@ class FeedQuery:
             level=tuple(values["level"]),
             day=tuple(values["day"]),
             kind=tuple(values["kind"]),
+            alarm=alarm,
         )
 
     def for_spec(self, spec: FeedSpec) -> FeedQuery:

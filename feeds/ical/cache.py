@@ -12,11 +12,11 @@ from collections.abc import Callable
 
 from feeds.model import Conference, Session, Status
 
-Key = tuple[str, int, Status, str | None]
+Key = tuple[str, int, Status, str | None, int | None]
 
 
 class EventCache:
-    """Maps (session.id, revision, status, base_url) to VEVENT bytes; least recently used
+    """Maps (session.id, revision, status, base_url, alarm minutes) to VEVENT bytes; least recently used
     entries are dropped beyond `max_entries`. The stored session and conference are compared
     on a hit, so content changed without a revision bump (a bug upstream, or a hand-made test
     schedule) is re-rendered rather than served stale. Safe to share between threads."""
@@ -44,9 +44,11 @@ class EventCache:
         session: Session,
         base_url: str | None,
         render: Callable[[], bytes],
+        alarm: int | None = None,
     ) -> bytes:
-        """The cached bytes for this session, or `render()`'s result, stored for next time."""
-        key: Key = (session.id, session.revision, session.status, base_url)
+        """The cached bytes for this session, or `render()`'s result, stored for next time.
+        Each `alarm` (feeds.ical.alarm) is its own entry, rendered once like the plain event."""
+        key: Key = (session.id, session.revision, session.status, base_url, alarm)
         with self._lock:
             hit = self._entries.get(key)
             if hit is not None and hit[0] == conference and hit[1] == session:

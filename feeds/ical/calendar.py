@@ -77,9 +77,11 @@ def _date_span(
 
 
 def _event_bytes(
-    conference: Conference, session: Session, base_url: str | None
+    conference: Conference, session: Session, base_url: str | None, alarm: int | None
 ) -> bytes:
-    return ensure_folded(render_event(conference, session, base_url=base_url))
+    return ensure_folded(
+        render_event(conference, session, base_url=base_url, alarm=alarm)
+    )
 
 
 def render_calendar(
@@ -91,20 +93,22 @@ def render_calendar(
     cache: EventCache | None = None,
     refresh: timedelta = timedelta(hours=1),
     method: str | None = "PUBLISH",
+    alarm: int | None = None,
 ) -> bytes:
     """A whole VCALENDAR: CRLF lines folded at 75 octets, never inside a UTF-8 character.
 
     Deterministic: the same arguments give the same bytes (nothing reads the clock). Events are
     written in the order given. `method=None` leaves METHOD out, as CalDAV requires for stored
-    calendar object resources (RFC 4791 section 4.1).
+    calendar object resources (RFC 4791 section 4.1). `alarm` (minutes before the start)
+    gives every event one VALARM; None (the default) leaves the bytes as they always were.
     """
     events: list[bytes] = []
     for session in sessions:
         if cache is None:
-            events.append(_event_bytes(conference, session, base_url))
+            events.append(_event_bytes(conference, session, base_url, alarm))
         else:
-            render = partial(_event_bytes, conference, session, base_url)
-            events.append(cache.get(conference, session, base_url, render))
+            render = partial(_event_bytes, conference, session, base_url, alarm)
+            events.append(cache.get(conference, session, base_url, render, alarm))
     parts = [_header(title, conference.timezone, refresh, method)]
     # A VTIMEZONE only when an event refers to it (UTC zones and fold-hour events are written
     # with "Z" times; see feeds.ical.event).

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 from icalendar import Event
 
+from feeds.ical.alarm import build_alarm
 from feeds.ical.text import Categories, Text, clean_text
 from feeds.model import Conference, Session
 
@@ -93,11 +94,15 @@ def _ambiguous(local: datetime) -> bool:
 
 
 def build_event(
-    conference: Conference, session: Session, *, base_url: str | None = None
+    conference: Conference,
+    session: Session,
+    *,
+    base_url: str | None = None,
+    alarm: int | None = None,
 ) -> Event:
     """The VEVENT component. Start and end carry TZID = the conference zone (RFC 5545 3.2.19),
     except around a fall-back fold (see `_ambiguous`); the matching VTIMEZONE is the calendar's
-    business (see feeds.ical.timezone)."""
+    business (see feeds.ical.timezone). `alarm` (minutes) adds one VALARM (feeds.ical.alarm)."""
     zone = conference.zone
     url = session_url(session, base_url)
     event = Event()
@@ -124,12 +129,19 @@ def build_event(
     if url:
         event.add("url", url)
     event.add("status", "CANCELLED" if session.cancelled else "CONFIRMED")
+    if alarm is not None:
+        event.add_component(build_alarm(alarm, session.title))
     return event
 
 
 def render_event(
-    conference: Conference, session: Session, *, base_url: str | None = None
+    conference: Conference,
+    session: Session,
+    *,
+    base_url: str | None = None,
+    alarm: int | None = None,
 ) -> bytes:
     """The VEVENT as folded CRLF content lines (RFC 5545 3.1), BEGIN to END inclusive."""
-    data: bytes = build_event(conference, session, base_url=base_url).to_ical()
+    event = build_event(conference, session, base_url=base_url, alarm=alarm)
+    data: bytes = event.to_ical()
     return data

@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from feeds.errors import FeedsError
 from feeds.ical import render_calendar
 from feeds.model import Schedule
 from feeds.query import FeedQuery, select
@@ -58,7 +59,11 @@ def pick_document(pickset: PickSet, site: Site) -> dict[str, object]:
 
 
 def personal_feed(
-    published: Published, pickset: PickSet, *, download: bool = False
+    published: Published,
+    pickset: PickSet,
+    *,
+    download: bool = False,
+    alarm: int | None = None,
 ) -> Representation:
     """The picked sessions of the current snapshot as one calendar, "<conference> - My picks"."""
     conference = published.conference
@@ -74,6 +79,7 @@ def personal_feed(
         title=f"{conference.name} - My picks",
         base_url=published.base_url,
         cache=published.cache,
+        alarm=alarm,
     )
     # The set's own change time counts too: adding an older session must still move
     # Last-Modified, or If-Modified-Since would answer 304 for a changed feed.
@@ -207,9 +213,15 @@ def picks_routes(
             qr = qr_svg(url, "Subscribe: my picks")
             return context.send(request, dataclasses.replace(qr, personal=True))
         download = request.query_params.get("download") == "1"
+        try:  # `?alarm=` as on every feed; other parameters are not filters here
+            alarm = FeedQuery.from_params(
+                (n, v) for n, v in request.query_params.multi_items() if n == "alarm"
+            ).alarm
+        except FeedsError as exc:
+            return params.bad_request(str(exc))
         published = await context.current(request)
         rep = await anyio.to_thread.run_sync(
-            lambda: personal_feed(published, pickset, download=download)
+            lambda: personal_feed(published, pickset, download=download, alarm=alarm)
         )
         return context.send(request, rep)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TypeVar, cast
 
@@ -32,7 +32,9 @@ _MEMO_KEEP = 64
 
 T = TypeVar("T")
 
-_ContentKey = tuple[Conference, str, tuple[Session, ...]]
+# The alarm (minutes, or None) is part of a calendar's content: `?alarm=` variants never share
+# a representation with the plain feed.
+_ContentKey = tuple[Conference, str, tuple[Session, ...], int | None]
 
 
 @dataclass(frozen=True)
@@ -106,10 +108,11 @@ class Published:
         inherited: dict[_ContentKey, Representation],
         *,
         remember: bool = True,
+        alarm: int | None = None,
     ) -> Representation:
         """The calendar of `sessions`, reusing an equal one already rendered; `remember=False`
         (filtered feeds, unbounded in number) keeps it out of what the next snapshot inherits."""
-        key: _ContentKey = (self.conference, title, sessions)
+        key: _ContentKey = (self.conference, title, sessions, alarm)
         rep = self._by_content.get(key) or inherited.get(key)
         if rep is None:
             body = render_calendar(
@@ -118,6 +121,7 @@ class Published:
                 title=title,
                 base_url=self.base_url,
                 cache=self.cache,
+                alarm=alarm,
             )
             rep = Representation(body, CALENDAR, last_modified(sessions))
         if remember:
@@ -129,7 +133,8 @@ class Published:
         return self._feeds_by_name.get((kind, slug))
 
     def filtered(self, feed: Feed, items: list[tuple[str, str]]) -> Representation:
-        """`feed` narrowed by query parameters; raises feeds.errors.FilterError for unknown ones."""
+        """`feed` narrowed by query parameters, with a reminder per event for `alarm=`; raises
+        feeds.errors.FilterError for unknown parameters and AlarmError for a bad alarm."""
         query = FeedQuery.from_params(items).for_spec(feed.spec)
         key = query  # frozen, so hashable; equal filters share one rendering
         with self._lock:
@@ -137,13 +142,13 @@ class Published:
             if found is not None:
                 self._filtered.move_to_end(key)
                 return found
-        sessions = tuple(select(self.schedule, query, now=self.now))
-        rep = self._calendar(
-            feed_title(self.conference, query, schedule=self.schedule),
-            sessions,
-            {},
-            remember=False,
-        )
+        if replace(query, alarm=None) == FeedQuery().for_spec(feed.spec):
+            # Only a reminder asked for: the feed's own sessions and title.
+            sessions, title = feed.sessions, feed_title(self.conference, feed.spec)
+        else:
+            sessions = tuple(select(self.schedule, query, now=self.now))
+            title = feed_title(self.conference, query, schedule=self.schedule)
+        rep = self._calendar(title, sessions, {}, remember=False, alarm=query.alarm)
         with self._lock:
             self._filtered[key] = rep
             while len(self._filtered) > _FILTERED_KEEP:
