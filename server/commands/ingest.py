@@ -1,5 +1,7 @@
-"""`confcal ingest [--db] [--tz ZONE] [--format NAME] [--conference SLUG] [--force] [--allow-private] SOURCE...`: read schedule
-sources (files, folders, http(s) URLs) as one complete snapshot and store it as a new schedule version.
+"""`confcal ingest [--db] [--tz ZONE] [--format NAME] [--conference SLUG] [--force] [--allow-private] [--dry-run] SOURCE...`:
+read schedule sources (files, folders, http(s) URLs) as one complete snapshot and store it as a new schedule version.
+
+`--dry-run` prints what the ingest would publish (the same lines, marked) and changes nothing.
 
 Each document's format is recognised by its content; `--format` forces one for every document.
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from feeds.pipeline import Loaded, load_schedule, refusal
@@ -18,6 +21,7 @@ from server.commands import add_db_option
 from server.commands.terminal import safe_lines
 from server.errors import IngestRefused
 from server.store import IngestReport, Store
+from server.store.engine import resolve_url
 
 
 def register(subparsers: Any) -> None:
@@ -58,6 +62,11 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="fetch URLs on loopback or private addresses too (refused by default, as a server would)",
     )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the changes this ingest would publish, and store nothing",
+    )
     parser.add_argument("sources", metavar="SOURCE", nargs="+", help="file, folder or http(s) URL")
     parser.set_defaults(run=run)
 
@@ -68,10 +77,27 @@ def run(args: argparse.Namespace) -> int:
     )
     if loaded.defects and not args.force:
         raise IngestRefused(refusal(loaded.defects))
-    with Store.open(args.db) as store:
-        report = store.ingest(loaded.schedule, force=args.force)
-    print(safe_lines(summary(loaded, report)))
+    if not args.dry_run:
+        with Store.open(args.db) as store:
+            report = store.ingest(loaded.schedule, force=args.force)
+        print(safe_lines(summary(loaded, report)))
+        return 0
+    with Store.open(_preview_url(args.db)) as store:
+        report = store.ingest(loaded.schedule, force=args.force, dry_run=True)
+    print(safe_lines([DRY_RUN, *summary(loaded, report)]))
     return 0
+
+
+DRY_RUN = "dry run: nothing was stored; an ingest would publish:"
+
+
+def _preview_url(db: str | None) -> str:
+    """The store to plan against: a SQLite file that does not exist yet is not created (the
+    preview is planned in an empty in-memory store, as a first ingest would find it)."""
+    url = resolve_url(db)
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        return "sqlite://"
+    return url
 
 
 def _plural(count: int, noun: str) -> str:

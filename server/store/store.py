@@ -28,6 +28,14 @@ from server.store.tables import conferences, metadata, sessions, versions
 _PLAN_ATTEMPTS = 3
 
 
+class _RolledBack(Exception):
+    """Ends a dry-run ingest's transaction (rolled back by `engine.begin()`), carrying its report."""
+
+    def __init__(self, report: IngestReport) -> None:
+        super().__init__("dry run")
+        self.report = report
+
+
 class Store:
     """Open with `Store.open(url)`; `engine` is public so other parts can add their own tables."""
 
@@ -62,7 +70,9 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
 
-    def ingest(self, schedule: Schedule, *, force: bool = False, now: datetime | None = None) -> IngestReport:
+    def ingest(
+        self, schedule: Schedule, *, force: bool = False, now: datetime | None = None, dry_run: bool = False
+    ) -> IngestReport:
         """Store `schedule` as a complete snapshot of its conference, in one transaction.
 
         Raises IngestRefused (store untouched) when it would cancel more than a third of the live
@@ -72,6 +82,10 @@ class Store:
         The diff is planned before the write transaction starts, so the store's write lock (all
         of SQLite) is held only while rows are written and pick sets can be saved meanwhile. If
         another ingest of the same conference lands in between, the plan is made again.
+
+        `dry_run` does all of it, then rolls the write transaction back: the report is what a real
+        ingest would say (the version it would create included), by the same code, and the store
+        is left as it was.
         """
         moment = (now or datetime.now(UTC)).astimezone(UTC)
         slug = schedule.conference.slug
@@ -102,7 +116,11 @@ class Store:
                     assert version is not None
                     number = int(version[0])
                     _write_sessions(conn, slug, plan.writes, {s.id for s in previous}, number)
+                    if dry_run:
+                        raise _RolledBack(dataclasses.replace(report, version=number))
                 return dataclasses.replace(report, version=number)
+        except _RolledBack as done:
+            return done.report
         except SQLAlchemyError as exc:
             raise StoreError(f"ingest failed, store unchanged: {_first_line(exc)}") from exc
         raise StoreError("ingest failed, store unchanged: other ingests of this conference kept landing first")
