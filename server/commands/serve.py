@@ -226,17 +226,19 @@ def run(args: argparse.Namespace) -> int:
         guards=guards,
     )
     try:
-        uvicorn.run(
-            app,
-            host=args.host,
-            port=args.port,
-            log_level="info",
-            log_config=log_config(),
-            access_log=False,
-            # uvicorn trusts X-Forwarded-For from 127.0.0.1 unless told otherwise.
-            proxy_headers=bool(args.trusted_proxy),
-            forwarded_allow_ips=args.trusted_proxy or None,
-        )
+        # Started before uvicorn, in the main thread (see server.jobs.runner.jobs_in_process).
+        with jobs_in_process(store) if args.jobs else nullcontext():
+            uvicorn.run(
+                app,
+                host=args.host,
+                port=args.port,
+                log_level="info",
+                log_config=log_config(),
+                access_log=False,
+                # uvicorn trusts X-Forwarded-For from 127.0.0.1 unless told otherwise.
+                proxy_headers=bool(args.trusted_proxy),
+                forwarded_allow_ips=args.trusted_proxy or None,
+            )
     finally:
         store.close()
     return 0
