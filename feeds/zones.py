@@ -10,8 +10,8 @@ abbreviation the zone never uses at that date is an error, never a silent shift.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from feeds.errors import TimeZoneError

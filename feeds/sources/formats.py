@@ -9,9 +9,8 @@ and one name here.
 
 from __future__ import annotations
 
-from feeds.sources import READERS, Reader
 # Each import registers its reader (feeds.sources.register).
-from feeds.sources import frab_json, frab_xml, ics, sched_csv, sched_json, sched_page  # noqa: F401
+from feeds.sources import READERS, Reader, frab_json, frab_xml, ics, sched_csv, sched_json, sched_page  # noqa: F401
 
 ORDER = ("frab-xml", "frab-json", "sched-json", "sched-csv", "ics", "sched-page")
 

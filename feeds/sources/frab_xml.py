@@ -29,11 +29,11 @@ from feeds.sources.documents import Document
 from feeds.sources.frab_common import (
     event_start,
     is_name,
-    raise_unreadable,
     join_text,
     parse_day,
     parse_duration,
     parse_wall,
+    raise_unreadable,
     stated_zone,
 )
 from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning

@@ -15,7 +15,7 @@ from feeds.errors import NotASchedule
 from feeds.sources import register
 from feeds.sources.documents import Document
 from feeds.sources.records import SourceBatch
-from feeds.sources.sched_export import Rows, read_all, people
+from feeds.sources.sched_export import Rows, people, read_all
 
 NAME = "sched-csv"
 _REQUIRED = {"event_key", "name", "event_start", "event_end"}

@@ -15,9 +15,9 @@ from typing import Any
 
 from feeds.ical import uid
 from feeds.model import Session
+from server.app import urls
 from server.app.conditional import JSON, Representation
 from server.app.links import Site
-from server.app import urls
 from server.app.published import Published, last_modified
 from server.store.report import ConferenceSummary
 

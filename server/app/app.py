@@ -32,9 +32,9 @@ from server.app.api import (
     sessions_representation,
 )
 from server.app.conditional import Representation, respond
-from server.app.guards import Guards
 from server.app.context import RouteContext
 from server.app.exports import export_routes
+from server.app.guards import Guards
 from server.app.links import ConferenceLink, Site, conference_site, other_conferences
 from server.app.live import (
     Live,

@@ -22,8 +22,8 @@ from zoneinfo import ZoneInfo
 
 from feeds.catalogue import day_name, day_slug, kind_name, kind_slug
 from feeds.model import Conference, Session
-from server.app.calendar_links import google_event_link, outlook_event_link
 from server.app import urls
+from server.app.calendar_links import google_event_link, outlook_event_link
 
 SLOT = timedelta(minutes=5)
 MIN_ROWS = 2  # a 5-minute lightning talk still gets room for its time and title

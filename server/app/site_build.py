@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from feeds.exports import EXPORTERS
-
+from server.app import urls
 from server.app.api import (
     conferences_representation,
     feeds_representation,
@@ -32,7 +32,6 @@ from server.app.links import (
 )
 from server.app.page import STATIC, page_files
 from server.app.params import is_safe_id
-from server.app import urls
 from server.app.published import Published
 from server.store.report import ConferenceSummary
 

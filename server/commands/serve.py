@@ -27,9 +27,9 @@ from server.app import create_app
 from server.app.demo import seed_demo
 from server.app.guards import Guards, default_hosts
 from server.app.hosts import allowed_entries
-from server.app.ratelimit import DEFAULT_RATE, Rate
 from server.app.links import checked_base_url
 from server.app.params import BadPath, conference_segment
+from server.app.ratelimit import DEFAULT_RATE, Rate
 from server.commands import add_db_option
 from server.jobs import jobs_in_process
 from server.store import Store

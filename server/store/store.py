@@ -23,7 +23,6 @@ from server.store.engine import display, make_engine, resolve_url
 from server.store.report import ConferenceSummary, IngestReport
 from server.store.tables import conferences, metadata, sessions, versions
 
-
 # Plans made again when another ingest of the same conference commits while one is planned.
 _PLAN_ATTEMPTS = 3
 

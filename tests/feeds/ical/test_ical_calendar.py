@@ -191,4 +191,4 @@ def test_long_hostile_title_is_folded_and_escaped_as_icalendar_does(
     data = render_calendar(conference, [make_session()], title=title)
 
     header = data.split(b"BEGIN:VTIMEZONE")[0].split(b"\r\n")
-    assert [l for l in header if l.startswith((b"NAME", b"X-WR-CALNAME", b" "))] == wanted
+    assert [line for line in header if line.startswith((b"NAME", b"X-WR-CALNAME", b" "))] == wanted

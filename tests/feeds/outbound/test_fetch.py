@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -6,13 +6,10 @@ the cards must say, since both come from the same snapshot.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
 from datetime import UTC, date, datetime, timedelta
 from html.parser import HTMLParser
-from urllib.parse import parse_qs, urlsplit
-
-import re
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 from app_helpers import NOW, Http, paris

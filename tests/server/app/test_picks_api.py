@@ -16,9 +16,9 @@ from starlette.applications import Starlette
 
 from feeds.model import Schedule
 from server.app import create_app
+from server.app.bodies import MAX_PICKS, MAX_PICKS_BODY
 from server.app.qr import qr_svg
 from server.store import Store
-from server.app.bodies import MAX_PICKS, MAX_PICKS_BODY
 
 
 def call(

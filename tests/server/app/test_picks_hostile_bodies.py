@@ -15,6 +15,7 @@ from starlette.applications import Starlette
 
 from server.app.bodies import MAX_PICKS_BODY
 
+
 @pytest.fixture(scope="module")
 def token(demo_app: Starlette) -> str:
     created = send(demo_app, "POST", "/api/picks", b'{"sessions": []}')

@@ -7,7 +7,6 @@ import json
 
 import pytest
 from app_helpers import Http, send
-from starlette.applications import Starlette
 
 from server.app.render import CSP
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
-from datetime import UTC, datetime
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
+from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio

@@ -11,6 +11,7 @@ from source_server import PageServer, page_server
 from feeds.demo import DEMO_DIR
 from server.store import Store
 
+
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
     opened = Store.open(str(tmp_path / "store.sqlite"))

@@ -11,7 +11,6 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import httpx
-import pytest
 from postgres_cluster import running_postgres
 from serve_process import confcal_command, running_confcal
 from source_server import CHANGED_PAGE, PageServer
