@@ -297,7 +297,11 @@ def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(
     visit.open()
 
     visit.context.set_offline(True)
-    visit.page.click(f"#session-{chosen['id']} {PICK}")
+    # In the middle of the screen: the offline notice reflows the page while it settles, and a
+    # button at the bottom edge can end up under the picks bar for a moment.
+    pick = visit.page.locator(f"#session-{chosen['id']} {PICK}")
+    pick.evaluate("button => button.scrollIntoView({block: 'center'})")
+    pick.click()
     visit.page.wait_for_selector("#picks-error:visible")
     visit.context.set_offline(False)
     href = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
@@ -361,7 +365,11 @@ def test_after_one_visit_the_page_opens_offline_and_saves_picks_later(
     visit.wait_ready()
     status = visit.page.text_content("#data-status")
     cards = visit.page.locator(CARD).count()
-    visit.page.click(f"#session-{chosen['id']} {PICK}")
+    # In the middle of the screen: the offline notice reflows the page while it settles, and a
+    # button at the bottom edge can end up under the picks bar for a moment.
+    pick = visit.page.locator(f"#session-{chosen['id']} {PICK}")
+    pick.evaluate("button => button.scrollIntoView({block: 'center'})")
+    pick.click()
     visit.page.wait_for_selector("#picks-error:visible")
     visit.context.set_offline(False)
     href = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
