@@ -101,8 +101,11 @@ def wrk(url: str, *, headers: dict[str, str] | None = None, script: Path | None 
 
 
 def ensure_wrk() -> None:
+    """wrk from Debian, and the ceiling's servers from PyPI, installed when missing."""
     if shutil.which("wrk") is None:
         subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
+    if shutil.which("granian") is None:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "granian", "uvloop", "httptools"], check=True)
 
 
 class Server:
