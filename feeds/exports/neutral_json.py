@@ -11,6 +11,7 @@ included with their status: this is the data, not a feed. Sorted, fixed key orde
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, datetime
 from typing import Any
@@ -43,10 +44,7 @@ def session_entry(schedule: Schedule, session: Session) -> dict[str, Any]:
         "track": _name(session.track),
         "level": _name(session.level),
         "description": session.description,
-        "speakers": [
-            {"name": s.name, "slug": s.slug, "role": s.role, "affiliation": s.affiliation, "bio": s.bio}
-            for s in session.speakers
-        ],
+        "speakers": [dataclasses.asdict(s) for s in session.speakers],
         "url": session.url,
         "slides": session.slides,
         "status": session.status.value,

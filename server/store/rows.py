@@ -4,6 +4,7 @@ The model holds every instant in UTC; the tables hold the same instants as naive
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from typing import Any
@@ -62,10 +63,7 @@ def session_row(conference_slug: str, session: Session, version: int) -> dict[st
         "level_name": session.level.name if session.level else None,
         "level_slug": session.level.slug if session.level else None,
         "description": session.description,
-        "speakers": [
-            {"name": s.name, "slug": s.slug, "role": s.role, "affiliation": s.affiliation, "bio": s.bio}
-            for s in session.speakers
-        ],
+        "speakers": [dataclasses.asdict(s) for s in session.speakers],
         "slides": session.slides,
         "url": session.url,
         "status": session.status.value,
