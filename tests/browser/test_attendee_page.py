@@ -290,6 +290,18 @@ def test_picks_bar_stays_in_view_with_titles_and_overlap_warning(
     assert warning == f"“{helion['title']}” overlaps “{flexible['title']}”."
 
 
+def pick_offline_then_reconnect(visit: Visit, session_id: str) -> str | None:
+    """Pick while offline, see the save fail, reconnect; the personal feed link once it is saved."""
+    # In the middle of the screen: the offline notice reflows the page while it settles, and a
+    # button at the bottom edge can end up under the picks bar for a moment.
+    pick = visit.page.locator(f"#session-{session_id} {PICK}")
+    pick.evaluate("button => button.scrollIntoView({block: 'center'})")
+    pick.click()
+    visit.page.wait_for_selector("#picks-error:visible")
+    visit.context.set_offline(False)
+    return visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+
+
 def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(
     visit: Visit, server: Running
 ) -> None:
@@ -297,14 +309,7 @@ def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(
     visit.open()
 
     visit.context.set_offline(True)
-    # In the middle of the screen: the offline notice reflows the page while it settles, and a
-    # button at the bottom edge can end up under the picks bar for a moment.
-    pick = visit.page.locator(f"#session-{chosen['id']} {PICK}")
-    pick.evaluate("button => button.scrollIntoView({block: 'center'})")
-    pick.click()
-    visit.page.wait_for_selector("#picks-error:visible")
-    visit.context.set_offline(False)
-    href = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+    href = pick_offline_then_reconnect(visit, chosen["id"])
 
     visit.forget_offline_errors()
 
@@ -365,14 +370,7 @@ def test_after_one_visit_the_page_opens_offline_and_saves_picks_later(
     visit.wait_ready()
     status = visit.page.text_content("#data-status")
     cards = visit.page.locator(CARD).count()
-    # In the middle of the screen: the offline notice reflows the page while it settles, and a
-    # button at the bottom edge can end up under the picks bar for a moment.
-    pick = visit.page.locator(f"#session-{chosen['id']} {PICK}")
-    pick.evaluate("button => button.scrollIntoView({block: 'center'})")
-    pick.click()
-    visit.page.wait_for_selector("#picks-error:visible")
-    visit.context.set_offline(False)
-    href = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+    href = pick_offline_then_reconnect(visit, chosen["id"])
     visit.forget_offline_errors()
 
     assert cards == 28
