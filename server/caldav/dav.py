@@ -1,90 +1,135 @@
-"""The real Storage: one CalDAV calendar collection, over the `caldav` library's DAVClient.
+"""The real Storage: one CalDAV calendar collection, spoken over the shared outbound guard.
 
-The library's high-level objects hide the HTTP preconditions we depend on, so the pusher uses
-its authenticated `DAVClient.request` and speaks the few requests itself:
+Every connection goes through `feeds.outbound.guarded_client`: http(s) only, the host resolved
+once and refused when any address is loopback, private, link-local, multicast or reserved (unless
+`allow_private`), the connection made to the address that was checked, one deadline for the run.
+Redirects are not followed: a calendar URL that redirects is reported, never chased with a body.
+
+Credentials go as HTTP Basic on every request, the first one included (RFC 7617 section 2;
+httpx's BasicAuth is preemptive): a client that waits for the 401 challenge, as python-caldav's
+does, costs a round trip per run and meets Radicale's failed-login delay (about 1 s).
+
+The requests (RFC 4791, RFC 4918, RFC 7232):
 - PROPFIND Depth 0 on the URL: is it a calendar collection? (RFC 4791 section 4.2)
 - PROPFIND Depth 1 for getetag: the listing, without reading anyone's event bodies
+- REPORT calendar-query on UID before a create (RFC 4791 section 7.8, 9.7.5): some servers
+  (DAViCal) do not enforce the no-uid-conflict precondition, so we do not rely on it
 - GET / PUT with If-None-Match: * or If-Match / DELETE with If-Match (RFC 4791 section 5.3.2,
   RFC 7232 section 3.1-3.2)
 Status codes become the contract's errors; 5xx, 429 and broken connections become
-TransientError so the executor can retry them.
+TransientError so the executor can retry them. Answers are read up to a size cap.
 """
 
 from __future__ import annotations
 
+import builtins
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from xml.etree.ElementTree import Element
 
-from caldav.davclient import DAVClient
-from caldav.lib import error as dav_error
-from caldav.lib.http_sync import requests as http
+import httpx
+from defusedxml import ElementTree as SafeXml
 
+from feeds.errors import AddressRefused, DeadlineExceeded, FetchError, LimitExceeded
+from feeds.outbound import Policy, collect, guarded_client
+from server.caldav.content import uids
 from server.caldav.errors import (
     AccessDenied,
+    AddressNotAllowed,
     AuthenticationFailed,
-    CalDAVError,
+    BadCalendarUrl,
     CalendarNotFound,
     ItemNotFound,
     NotACalendar,
     PreconditionFailed,
     ServerFailed,
+    ServerUnreachable,
     TransientError,
     UidConflict,
 )
 from server.caldav.storage import Item
+from server.caldav.target import Password
 
 _DAV = "DAV:"
 _CALDAV = "urn:ietf:params:xml:ns:caldav"
 _RESOURCETYPE_BODY = (
-    '<?xml version="1.0" encoding="utf-8"?>'
-    '<d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/></d:prop></d:propfind>'
+    '<?xml version="1.0" encoding="utf-8"?><d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/></d:prop></d:propfind>'
 )
 _LISTING_BODY = (
     '<?xml version="1.0" encoding="utf-8"?>'
     '<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/><d:resourcetype/></d:prop></d:propfind>'
 )
+_XML = {"Content-Type": "application/xml; charset=utf-8"}
+# A listing of a few thousand events is well under a megabyte; a server sending more is broken.
+MAX_ANSWER = 20 * 1024 * 1024
 
 
 def public_url(url: str) -> str:
     """The URL without userinfo: what may appear in messages and in the sync-state key."""
     parts = urlsplit(url)
     host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
     if parts.port is not None:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, parts.query, ""))
 
 
+def _uid_query(uid: str) -> bytes:
+    """calendar-query for VEVENTs whose UID contains `uid` (text-match is a substring match,
+    RFC 4791 section 9.7.5, so the caller checks the hits' UIDs exactly)."""
+    text = uid.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>'
+        '<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">'
+        "<d:prop><d:getetag/><c:calendar-data/></d:prop>"
+        '<c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT">'
+        f'<c:prop-filter name="UID"><c:text-match collation="i;octet">{text}</c:text-match>'
+        "</c:prop-filter></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>"
+    ).encode()
+
+
+@dataclass(frozen=True)
+class _Answer:
+    status: int
+    headers: httpx.Headers
+    body: bytes
+    tree: Element | None
+
+
 class DavStorage:
     """A calendar collection. Use `DavStorage.connect`, which checks the URL first."""
 
-    def __init__(self, client: Any, url: str) -> None:
+    def __init__(self, client: httpx.Client, url: str) -> None:
         self.client = client
         self.url = public_url(url if url.endswith("/") else url + "/")
         self._path = urlsplit(self.url).path
 
     @classmethod
     def connect(
-        cls, url: str, username: str | None, password: str | None, *, timeout: int = 30
+        cls,
+        url: str,
+        username: str | None,
+        password: Password | None,
+        *,
+        allow_private: bool = False,
+        timeout: float = 20.0,
+        deadline: float | None = 600.0,
     ) -> DavStorage:
         parts = urlsplit(url)
         if parts.password is not None:
             # A password on the command line leaks into shell history and `ps`; refuse it.
-            raise CalDAVError(
-                "the calendar URL carries a password; use --password-env or --password-file"
-            )
-        username = (
-            username
-            if username is not None
-            else (unquote(parts.username) if parts.username else None)
-        )
-        # RFC 6764 discovery off: we were given the collection URL, so no DNS lookups.
-        client = DAVClient(
-            url=public_url(url),
-            username=username,
-            password=password,
-            timeout=timeout,
-            enable_rfc6764=False,
-        )
+            raise BadCalendarUrl("the calendar URL carries a password; use --password-env or --password-file")
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            raise BadCalendarUrl(f"{public_url(url)} is not an http(s) URL")
+        if username is None and parts.username:
+            username = unquote(parts.username)
+        auth = None
+        if username is not None or password is not None:
+            auth = httpx.BasicAuth(username or "", password.reveal() if password else "")
+        policy = Policy(allow_private=allow_private, timeout=timeout)
+        client = guarded_client(policy, deadline=deadline, auth=auth, follow_redirects=False)
         storage = cls(client, url)
         try:
             storage.check_calendar()
@@ -97,53 +142,44 @@ class DavStorage:
         self.client.close()
 
     def check_calendar(self) -> None:
-        status, tree, _ = self._request(
-            "PROPFIND", self.url, _RESOURCETYPE_BODY, {"Depth": "0"}, what="calendar"
-        )
+        answer = self._request("PROPFIND", self.url, _RESOURCETYPE_BODY, {"Depth": "0", **_XML}, what="calendar")
+        status, tree = answer.status, answer.tree
         if status == 404 or (tree is not None and _status_404(tree)):
             raise CalendarNotFound(f"no calendar at {self.url} (404)")
         if status != 207 or tree is None:
-            raise NotACalendar(
-                f"{self.url} did not answer PROPFIND as a WebDAV collection (HTTP {status})"
-            )
+            raise NotACalendar(f"{self.url} did not answer PROPFIND as a WebDAV collection (HTTP {status})")
         if tree.find(f".//{{{_DAV}}}resourcetype/{{{_CALDAV}}}calendar") is None:
-            raise NotACalendar(
-                f"{self.url} is not a calendar collection (find the calendar's own URL)"
-            )
+            raise NotACalendar(f"{self.url} is not a calendar collection (find the calendar's own URL)")
 
     # -- the Storage contract ------------------------------------------------------------------
 
     def list(self) -> dict[str, str]:
-        status, tree, _ = self._request(
-            "PROPFIND", self.url, _LISTING_BODY, {"Depth": "1"}, what="calendar"
-        )
-        if status != 207 or tree is None:
-            raise ServerFailed(f"listing {self.url} failed (HTTP {status})")
+        answer = self._request("PROPFIND", self.url, _LISTING_BODY, {"Depth": "1", **_XML}, what="calendar")
+        tree = answer.tree
+        if answer.status != 207 or tree is None:
+            raise ServerFailed(f"listing {self.url} failed (HTTP {answer.status})")
         out: dict[str, str] = {}
         for response in tree.iter(f"{{{_DAV}}}response"):
-            href = response.findtext(f"{{{_DAV}}}href") or ""
-            name = self._name_of(href)
+            name = self._name_of(response.findtext(f"{{{_DAV}}}href") or "")
             etag = response.findtext(f".//{{{_DAV}}}getetag")
-            is_collection = (
-                response.find(f".//{{{_DAV}}}resourcetype/{{{_DAV}}}collection")
-                is not None
-            )
+            is_collection = response.find(f".//{{{_DAV}}}resourcetype/{{{_DAV}}}collection") is not None
             if name and etag and not is_collection:
                 out[name] = etag
         return out
 
     def get(self, name: str) -> Item:
-        status, _, response = self._request(
-            "GET", self._url(name), "", {"Accept": "text/calendar"}, what=name
-        )
-        if status == 404:
+        answer = self._request("GET", self._url(name), "", {"Accept": "text/calendar"}, what=name)
+        if answer.status == 404:
             raise ItemNotFound(f"{name}: not found")
-        if status != 200:
-            raise ServerFailed(f"GET {name} failed (HTTP {status})")
-        etag = response.headers.get("ETag") or self._etag(name)
-        return Item(ics=bytes(response._raw_body or response._raw), etag=etag)
+        if answer.status != 200:
+            raise ServerFailed(f"GET {name} failed (HTTP {answer.status})")
+        etag = answer.headers.get("ETag") or self._etag(name)
+        return Item(ics=answer.body, etag=etag)
 
     def create(self, name: str, ics: bytes) -> str:
+        for uid in sorted(uids(ics)):
+            if any(holder != name for holder in self.holders(uid)):
+                raise UidConflict(f"{name}: the calendar already has an event with this UID")
         return self._put(name, ics, {"If-None-Match": "*"})
 
     def update(self, name: str, ics: bytes, etag: str) -> str:
@@ -157,34 +193,45 @@ class DavStorage:
             raise
 
     def delete(self, name: str, etag: str) -> None:
-        status, _, response = self._request(
-            "DELETE", self._url(name), "", {"If-Match": etag}, what=name
-        )
-        self._check_write(name, status, response)
+        answer = self._request("DELETE", self._url(name), "", {"If-Match": etag}, what=name)
+        self._check_write(name, answer)
+
+    def holders(self, uid: str) -> builtins.list[str]:
+        """The names of the calendar's objects whose VEVENT has exactly this UID."""
+        answer = self._request("REPORT", self.url, _uid_query(uid), {"Depth": "1", **_XML}, what=uid)
+        tree = answer.tree
+        if answer.status != 207 or tree is None:
+            raise ServerFailed(f"searching {self.url} for a UID failed (HTTP {answer.status})")
+        found: builtins.list[str] = []
+        for response in tree.iter(f"{{{_DAV}}}response"):
+            name = self._name_of(response.findtext(f"{{{_DAV}}}href") or "")
+            data = response.findtext(f".//{{{_CALDAV}}}calendar-data") or ""
+            if name and uid in uids(data.encode()):
+                found.append(name)
+        return found
 
     # -- internals ---------------------------------------------------------------------------------
 
     def _put(self, name: str, ics: bytes, precondition: dict[str, str]) -> str:
         headers = {"Content-Type": "text/calendar; charset=utf-8", **precondition}
-        status, _, response = self._request(
-            "PUT", self._url(name), ics, headers, what=name
-        )
-        self._check_write(name, status, response)
+        answer = self._request("PUT", self._url(name), ics, headers, what=name)
+        self._check_write(name, answer)
         # A server that altered the body must not return a strong ETag (RFC 4791 section 5.3.4);
         # then we ask for the stored one.
-        etag = response.headers.get("ETag")
+        etag = answer.headers.get("ETag")
         if not etag or etag.startswith("W/"):
             etag = self._etag(name)
         return str(etag)
 
-    def _check_write(self, name: str, status: int, response: Any) -> None:
+    def _check_write(self, name: str, answer: _Answer) -> None:
+        status = answer.status
         if status in (200, 201, 204):
             return
         # Servers differ on the status for a taken UID (Radicale 409, Xandikos 412); the body says.
-        if status in (403, 409, 412) and _uid_conflict(response):
-            raise UidConflict(
-                f"{name}: the calendar already has an event with this UID"
-            )
+        if status in (403, 409, 412) and _uid_conflict(answer.body):
+            raise UidConflict(f"{name}: the calendar already has an event with this UID")
+        if status == 403:
+            raise AccessDenied(f"access to {self.url} denied (403): the account may not use this calendar")
         if status == 412:
             raise PreconditionFailed(f"{name}: precondition failed (412)")
         if status == 404:
@@ -192,25 +239,19 @@ class DavStorage:
         raise ServerFailed(f"{name}: the server refused the write (HTTP {status})")
 
     def _etag(self, name: str) -> str:
-        body = _LISTING_BODY
-        status, tree, _ = self._request(
-            "PROPFIND", self._url(name), body, {"Depth": "0"}, what=name
-        )
+        answer = self._request("PROPFIND", self._url(name), _LISTING_BODY, {"Depth": "0", **_XML}, what=name)
+        tree = answer.tree
         etag = tree.findtext(f".//{{{_DAV}}}getetag") if tree is not None else None
-        etag = str(etag) if etag else None
-        if status == 404:
+        if answer.status == 404:
             raise ItemNotFound(f"{name}: not found")
         if not etag:
-            raise ServerFailed(
-                f"{name}: the server gives no ETag; it cannot be synced safely"
-            )
-        return etag
+            raise ServerFailed(f"{name}: the server gives no ETag; it cannot be synced safely")
+        return str(etag)
 
     def _exists(self, name: str) -> bool:
-        status, tree, _ = self._request(
-            "PROPFIND", self._url(name), _LISTING_BODY, {"Depth": "0"}, what=name
-        )
-        return status != 404 and not (tree is not None and _status_404(tree))
+        answer = self._request("PROPFIND", self._url(name), _LISTING_BODY, {"Depth": "0", **_XML}, what=name)
+        tree = answer.tree
+        return answer.status != 404 and not (tree is not None and _status_404(tree))
 
     def _url(self, name: str) -> str:
         return self.url + quote(name, safe="")
@@ -231,48 +272,73 @@ class DavStorage:
         headers: dict[str, str],
         *,
         what: str,
-    ) -> tuple[int, Any, Any]:
-        """Send one request; return (status, parsed XML or None, response). Maps failures that
-        are never about the item: auth (401/403), rate limits, 5xx, connection errors."""
+    ) -> _Answer:
+        """Send one request; return its status, headers, body (read up to MAX_ANSWER) and XML.
+        Maps failures that are never about the item: 401, the address guard, rate limits, 5xx,
+        broken connections."""
+        content = body.encode() if isinstance(body, str) else body
         try:
-            response = self.client.request(url, method, body, headers)
-        except dav_error.RateLimitError as exc:
+            request = self.client.build_request(method, url, content=content, headers=headers)
+            response = self.client.send(request, stream=True)
+            try:
+                body_read = collect(response.iter_bytes(), MAX_ANSWER)
+            finally:
+                response.close()
+        except AddressRefused as exc:
+            raise AddressNotAllowed(f"{self.url}: {exc}") from None
+        except DeadlineExceeded as exc:
+            raise ServerUnreachable(f"cannot reach {self.url}: {exc}") from None
+        except LimitExceeded as exc:
+            raise ServerFailed(f"{method} {what}: the answer {exc}") from None
+        except FetchError as exc:  # the name does not resolve
+            raise TransientError(f"cannot reach {self.url}: {exc}", unreachable=True) from None
+        except httpx.TransportError as exc:
+            raise TransientError(f"cannot reach {self.url}: {_reason(exc)}", unreachable=True) from None
+        status = response.status_code
+        if status == 401:
+            raise AuthenticationFailed(f"cannot log in to {self.url} (401): wrong user name or password?")
+        if status == 429 or status >= 500:
             raise TransientError(
-                f"{method} {what}: the server asks to slow down",
-                retry_after=exc.retry_after_seconds,
-            ) from None
-        except dav_error.AuthorizationError as exc:
-            if exc.status == 403 and _uid_conflict_body(exc.body):
-                raise UidConflict(
-                    f"{what}: the calendar already has an event with this UID"
-                ) from None
-            if exc.status == 403:
-                raise AccessDenied(
-                    f"access to {self.url} denied (403): the account may not use this calendar"
-                ) from None
-            raise AuthenticationFailed(
-                f"cannot log in to {self.url} (401): wrong user name or password?"
-            ) from None
-        except (http.exceptions.ConnectionError, http.exceptions.Timeout) as exc:
-            raise TransientError(
-                f"cannot reach {self.url}: {type(exc).__name__}", unreachable=True
-            ) from None
-        except dav_error.DAVError as exc:
-            raise CalDAVError(f"{method} {what}: {type(exc).__name__}") from None
-        status = int(response.status)
-        if status >= 500 or status == 429:
-            raise TransientError(f"{method} {what}: server error (HTTP {status})")
-        return status, getattr(response, "tree", None), response
+                f"{method} {what}: server error (HTTP {status})",
+                retry_after=_retry_after(response),
+            )
+        if status == 403 and method in ("PROPFIND", "REPORT", "GET"):
+            raise AccessDenied(f"access to {self.url} denied (403): the account may not use this calendar")
+        return _Answer(status, response.headers, body_read, _xml(body_read))
 
 
-def _uid_conflict(response: Any) -> bool:
-    return _uid_conflict_body(getattr(response, "_raw", None))
+def _reason(exc: httpx.TransportError) -> str:
+    if isinstance(exc, httpx.TimeoutException):
+        return "timed out"
+    if isinstance(exc, httpx.ConnectError):
+        return "connection failed"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return "the connection closed without an answer"
+    return "the connection broke"
 
 
-def _uid_conflict_body(body: bytes | str | None) -> bool:
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("Retry-After", "")
+    return float(value) if value.isdigit() else None
+
+
+def _xml(body: bytes) -> Element | None:
+    if not body.lstrip().startswith(b"<"):
+        return None
+    try:
+        tree: Element = SafeXml.fromstring(body)
+    except (SafeXml.ParseError, ValueError):
+        return None
+    return tree
+
+
+def _uid_conflict(body: bytes) -> bool:
     """RFC 4791 section 5.3.2.1: a DAV:error body with CALDAV:no-uid-conflict."""
-    tags = dav_error.parse_preconditions(body)
-    return f"{{{_CALDAV}}}no-uid-conflict" in tags
+    try:
+        tree = SafeXml.fromstring(body)
+    except (SafeXml.ParseError, ValueError):
+        return False
+    return tree.find(f".//{{{_CALDAV}}}no-uid-conflict") is not None or (tree.tag == f"{{{_CALDAV}}}no-uid-conflict")
 
 
 def _status_404(tree: Any) -> bool:

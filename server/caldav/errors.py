@@ -28,6 +28,15 @@ class NotACalendar(CalDAVError):
     """The URL exists but is not a CalDAV calendar collection (RFC 4791 section 4.2)."""
 
 
+class BadCalendarUrl(CalDAVError):
+    """The calendar URL cannot be used as given: not http(s), or it carries a password."""
+
+
+class AddressNotAllowed(CalDAVError):
+    """The calendar's host resolves to a loopback, private, link-local, multicast or reserved
+    address (feeds.outbound.addresses) and private addresses were not allowed explicitly."""
+
+
 class ServerUnreachable(CalDAVError):
     """The connection failed (refused, reset, timed out) and retries did not help."""
 
@@ -69,6 +78,14 @@ class UidConflict(CalDAVError):
 
 class UnknownSession(CalDAVError):
     """A --session ID is not in the live schedule."""
+
+
+class PicksNotFound(CalDAVError):
+    """No pick set is stored under the token (the message never repeats the token)."""
+
+
+class PicksOfAnotherConference(CalDAVError):
+    """The pick set belongs to another conference than the one asked for."""
 
 
 class PasswordUnavailable(CalDAVError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from feeds.ical import render_session, uid
+from feeds.ical import EventCache, render_session, uid
 from feeds.model import Schedule, Session
 from server.caldav.errors import UnknownSession
 from server.caldav.plan import DesiredEvent
@@ -25,15 +25,22 @@ def select_sessions(schedule: Schedule, ids: Sequence[str]) -> list[Session]:
 
 
 def desired_events(
-    schedule: Schedule, sessions: Iterable[Session]
+    schedule: Schedule,
+    sessions: Iterable[Session],
+    *,
+    cache: EventCache | None = None,
+    base_url: str | None = None,
 ) -> list[DesiredEvent]:
     """Cancelled sessions are simply not desired, so their pushed events get deleted.
-    No METHOD: RFC 4791 section 4.1 forbids it in a stored calendar object resource."""
+    No METHOD: RFC 4791 section 4.1 forbids it in a stored calendar object resource.
+    VEVENTs come from `cache` (the feeds' cache shares them: rendered once per revision)."""
     return [
         DesiredEvent(
             uid=uid(schedule.conference, s),
             revision=s.revision,
-            ics=render_session(schedule.conference, s, method=None),
+            ics=render_session(
+                schedule.conference, s, method=None, cache=cache, base_url=base_url
+            ),
         )
         for s in sessions
         if not s.cancelled

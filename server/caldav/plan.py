@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from server.caldav.state import StateRow, digest
+from server.caldav.rows import StateRow, digest
 from server.caldav.storage import name_for
 
 

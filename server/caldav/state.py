@@ -11,8 +11,6 @@ window, and the planner/executor recover from it (see execute.py).
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import (
@@ -27,6 +25,10 @@ from sqlalchemy import (
     delete,
     select,
 )
+
+from server.caldav.rows import StateRow, digest
+
+__all__ = ["StateRow", "SyncState", "digest", "metadata", "sync_state"]
 
 metadata = MetaData()
 
@@ -44,19 +46,6 @@ sync_state = Table(
     Column("digest", String, nullable=False),
     Column("pushed_at", DateTime(timezone=True), nullable=False),
 )
-
-
-def digest(ics: bytes) -> str:
-    return hashlib.sha256(ics).hexdigest()
-
-
-@dataclass(frozen=True)
-class StateRow:
-    uid: str
-    name: str
-    etag: str
-    revision: int
-    digest: str
 
 
 class SyncState:

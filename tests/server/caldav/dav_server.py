@@ -3,8 +3,9 @@
     python dav_server.py radicale|xandikos ROOT --user U --password P [--port N] [--die-after-puts N]
 
 It prints the port on stdout once it listens. A thin WSGI layer in front of the real server:
-- counts requests per method, served at GET /__counts (JSON) without auth, so tests can assert
-  "no PUT, no DELETE" on the server side;
+- counts requests per method, and answers per status as "status 401" and the like, served at
+  GET /__counts (JSON) without auth, so tests can assert "no PUT, no DELETE" or "no 401" on the
+  server side;
 - for Xandikos, which leaves authentication to its front end, checks HTTP Basic credentials
   against an htpasswd file with Xandikos' own htpasswd module (Radicale checks its own);
 - with --busy-puts N, the first N PUTs are refused with 429 (Retry-After: 0) or 503, as an
@@ -48,7 +49,7 @@ def radicale_app(root: Path, user: str, password: str) -> Wsgi:
     (root / "radicale.conf").write_text(
         "[auth]\ntype = htpasswd\n"
         f"htpasswd_filename = {root / 'users'}\nhtpasswd_encryption = plain\n"
-        "delay = 0\n"  # no brute-force delay after the 401 that precedes every login
+        "delay = 0\n"  # no brute-force delay after a wrong password: the tests make many
         "[rights]\ntype = owner_only\n"
         f"[storage]\nfilesystem_folder = {root / 'collections'}\n"
         "[logging]\nlevel = warning\n"
@@ -181,6 +182,7 @@ def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
             return lambda _data: None
 
         body_parts = list(app(environ, capture))
+        counts[f"status {captured[0].split()[0]}"] += 1
         if (
             method == "PUT"
             and die_after_puts is not None

@@ -23,6 +23,7 @@ from server.caldav.content import uids
 from server.caldav.dav import DavStorage
 from server.caldav.memory import MemoryStorage
 from server.caldav.storage import Item, Storage
+from server.caldav.target import Password
 
 SERVER_SCRIPT = Path(__file__).with_name("dav_server.py")
 USER, PASSWORD = "alice", "correct-horse-battery"
@@ -238,6 +239,11 @@ class DavServer:
             return int(r.status)
 
 
+def connect(url: str) -> DavStorage:
+    """A client of the test servers, which listen on loopback: private addresses allowed."""
+    return DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True)
+
+
 # -- one face over memory and real servers ---------------------------------------------------------
 
 
@@ -321,10 +327,8 @@ class DavBackend:
     def __init__(self, server: DavServer) -> None:
         self.server = server
         self.url = server.new_calendar()
-        self.storage = self.dav = DavStorage.connect(self.url, USER, PASSWORD)
-        self._owner = DavStorage.connect(
-            self.url, USER, PASSWORD
-        )  # the owner's own client
+        self.storage = self.dav = connect(self.url)
+        self._owner = connect(self.url)  # the owner's own client
 
     def writes(self) -> int:
         counts = self.server.counts()

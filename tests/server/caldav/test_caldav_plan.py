@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from push_helpers import edited, event_ics, make_schedule
 
@@ -18,9 +22,10 @@ from server.caldav.plan import (
     plan,
 )
 from server.caldav.retry import RetryPolicy
-from server.caldav.state import StateRow, digest
+from server.caldav.rows import StateRow, digest
 from server.caldav.storage import name_for
 
+ROOT = Path(__file__).resolve().parents[3]
 START = make_schedule(1).sessions[0].start
 A = DesiredEvent(uid="a@x", revision=0, ics=event_ics("a@x", "A", START))
 A2 = DesiredEvent(uid="a@x", revision=1, ics=event_ics("a@x", "A moved", START))
@@ -131,3 +136,18 @@ def test_backoff_doubles_is_capped_and_honours_retry_after() -> None:
 
 def test_digest_is_of_the_bytes() -> None:
     assert row(A).digest == digest(A.ics) != digest(A2.ics)
+
+
+def test_the_planner_imports_no_database_module() -> None:
+    """The planner is pure: importing it must not pull in SQLAlchemy or the store."""
+    code = (
+        "import sys, server.caldav.plan; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sqlalchemy' "
+        "or m.startswith('server.store') or m == 'server.caldav.state'))"
+    )
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+
+    assert done.stdout.strip() == "[]"

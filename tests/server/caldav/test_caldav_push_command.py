@@ -56,6 +56,7 @@ def push(
         password_env,
         "--db",
         db,
+        "--allow-private",  # the test servers listen on loopback
     ]
     return main([*argv, *extra])
 
@@ -179,7 +180,7 @@ def test_refused_connection_is_one_line(
 
     assert code == 1
     assert capsys.readouterr().err == (
-        f"confcal push: error: cannot reach {url}: ConnectionError (gave up after 5 attempts)\n"
+        f"confcal push: error: cannot reach {url}: connection failed (gave up after 5 attempts)\n"
     )
 
 
@@ -224,6 +225,7 @@ def test_password_from_file(
         USER,
         "--password-file",
         str(secret),
+        "--allow-private",
     ]
 
     code = main([*argv, "--session", *ids(db, 3), "--db", db])
@@ -322,3 +324,20 @@ def test_unknown_picks_token_is_one_line_without_the_token(
     out, err = capsys.readouterr()
     assert (code, out) == (1, "")
     assert err == "confcal push: error: no picks are stored under that token in this store\n"
+
+
+def test_a_loopback_calendar_is_refused_without_allow_private(
+    radicale: DavServer, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calendar = radicale.new_calendar()
+    before = radicale.counts()
+    argv = ["push", "--calendar", calendar, "--username", USER, "--password-env", "CALDAV_PASSWORD"]
+
+    code = main([*argv, "--session", *ids(db, 0), "--db", db])
+
+    assert code == 1
+    assert capsys.readouterr().err == (
+        f"confcal push: error: {calendar}: host 127.0.0.1 is a private address (127.0.0.1: loopback); "
+        "allow private sources explicitly to fetch it\n"
+    )
+    assert radicale.counts() == before

@@ -1,0 +1,83 @@
+"""What a push is pointed at and how: the calendar (URL and credentials), which sessions, and the
+options of a run. Secrets are value types whose repr and str never show them, so a password or a
+pick token cannot reach a log line, an error message or a traceback's locals by accident.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from server.caldav.retry import DEFAULT_RETRY, RetryPolicy
+
+_HIDDEN = "***"
+
+
+class Password:
+    """A password that only `reveal()` gives back; repr, str and format show `***`."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"Password({_HIDDEN!r})"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Password) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+@dataclass(frozen=True)
+class Target:
+    """One calendar collection. `id` is the caller's name for it in logs (the attach side's row
+    id); without one, logs name the URL. The URL must not carry a password (BadCalendarUrl)."""
+
+    url: str
+    username: str | None = None
+    password: Password | None = None
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class PickToken:
+    """The sessions picked under a token (server.store.picks); the token is a secret."""
+
+    token: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class SessionIds:
+    """Sessions named explicitly (`confcal push --session`)."""
+
+    ids: tuple[str, ...]
+
+
+Selection = PickToken | SessionIds
+
+
+@dataclass(frozen=True)
+class SyncOptions:
+    """How a run behaves.
+
+    - `overwrite`: `--on-conflict overwrite`, replace the owner's edits of our events;
+    - `retry`: backoff for 5xx, 429 and broken connections within one run;
+    - `allow_private`: lift the outbound address rules (loopback, private networks...) for an
+      operator who means it (`confcal push --allow-private`, `CONFCAL_CALDAV_ALLOW_PRIVATE=1`);
+    - `timeout`: seconds for any one connect, read or write;
+    - `deadline`: seconds for everything one run sends, so a server dripping bytes cannot hold a
+      worker; None for no bound.
+    """
+
+    overwrite: bool = False
+    retry: RetryPolicy = DEFAULT_RETRY
+    allow_private: bool = False
+    timeout: float = 20.0
+    deadline: float | None = 600.0
