@@ -2,8 +2,7 @@
 
 Keyed by (calendar URL, UID) and read per scope (the conference); holds the resource name, the
 ETag the server gave our last write, the session revision and a digest of the body we wrote.
-The table lives on its own MetaData so it can be created on the store's engine without the
-store knowing about CalDAV.
+The table is `caldav_sync_state` in the store's schema (server.store.tables).
 
 Each row is committed right after the write it records: a crash between the two is the only
 window, and the planner/executor recover from it (see execute.py).
@@ -13,39 +12,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import (
-    Column,
-    DateTime,
-    Delete,
-    Engine,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    delete,
-    select,
-)
+from sqlalchemy import Delete, Engine, delete, select
 
 from server.caldav.rows import StateRow, digest
+from server.store import schema
+from server.store.tables import sync_state
 
-__all__ = ["StateRow", "SyncState", "digest", "metadata", "sync_state"]
-
-metadata = MetaData()
-
-sync_state = Table(
-    "caldav_sync_state",
-    metadata,
-    Column("calendar_url", String, primary_key=True),
-    Column("uid", String, primary_key=True),
-    # What one run speaks for (the conference slug): a push of conference B must not delete
-    # the events a push of conference A put into the same calendar.
-    Column("scope", String, nullable=False, server_default=""),
-    Column("name", String, nullable=False),
-    Column("etag", String, nullable=False),
-    Column("revision", Integer, nullable=False),
-    Column("digest", String, nullable=False),
-    Column("pushed_at", DateTime(timezone=True), nullable=False),
-)
+__all__ = ["StateRow", "SyncState", "digest", "sync_state"]
 
 
 class SyncState:
@@ -55,7 +28,7 @@ class SyncState:
         self.engine = engine
         self.calendar_url = calendar_url
         self.scope = scope
-        metadata.create_all(engine)
+        schema.ensure(engine)
 
     def rows(self) -> dict[str, StateRow]:
         query = select(sync_state).where(

@@ -22,6 +22,7 @@ from sqlalchemy import make_url
 
 from server.errors import ServerError
 from server.store.engine import display
+from server.store.schema import ADVISORY_LOCK
 
 QUEUE = "confcal"
 TABLE_PREFIX = "job_"
@@ -32,7 +33,18 @@ class JobsError(ServerError):
 
 
 class _PrefixedStorage(SqlStorage):  # type: ignore[misc]  # Huey ships no type hints
-    """Huey's SQL storage with its tables renamed (it names them after its model classes)."""
+    """Huey's SQL storage with its tables renamed (it names them after its model classes), created
+    under the store's schema lock.
+
+    The job tables are Huey's, not in our Alembic revisions: their shape belongs to the Huey version
+    installed, and Huey creates them when missing (CREATE TABLE/INDEX IF NOT EXISTS) each time a
+    queue opens. IF NOT EXISTS alone does not make that safe when several processes start on a new
+    database at once: PostgreSQL can fail the second CREATE with a duplicate key in its catalog,
+    and SQLite can refuse a deferred transaction's upgrade to a write lock without waiting. So the
+    creation runs in one transaction holding the lock schema upgrades take (server.store.schema):
+    the advisory lock on PostgreSQL, BEGIN IMMEDIATE on SQLite; whoever comes second finds the
+    tables there.
+    """
 
     def create_models(self) -> Any:
         models = super().create_models()
@@ -43,6 +55,20 @@ class _PrefixedStorage(SqlStorage):  # type: ignore[misc]  # Huey ships no type 
                 if isinstance(index, peewee.ModelIndex):
                     index._table = model._meta.table  # type: ignore[attr-defined]
         return models
+
+    def create_tables(self) -> None:
+        tables = [self.KV, self.Schedule, self.Task, self.Counter]
+        with self.database.connection_context():
+            if isinstance(self.database, peewee.SqliteDatabase):
+                with self.database.atomic("IMMEDIATE"):
+                    self.database.create_tables(tables)
+                return
+            with self.database.atomic():
+                if isinstance(self.database, peewee.PostgresqlDatabase):
+                    self.database.execute_sql(  # type: ignore[no-untyped-call]
+                        "SELECT pg_advisory_xact_lock(%s)", (ADVISORY_LOCK,)
+                    )
+                self.database.create_tables(tables)
 
 
 def peewee_database(url: str) -> peewee.Database:

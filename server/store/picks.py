@@ -33,13 +33,14 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import StaticPool
 
-from server.errors import StoreBusy, StoreError
+from server.errors import StoreBusy
+from server.store import schema
 from server.store.expiry import KEEP_AFTER_END, conference_over, purge_cutoff
 from server.store.rows import from_db_time, to_db_time
-from server.store.tables import conferences, metadata, picks
+from server.store.tables import conferences, picks
 
 TOKEN_BYTES = 18  # 144 bits, above the 128 the issue asks for
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{22,64}")
@@ -77,11 +78,7 @@ class PickStore:
     ) -> None:
         self.engine = engine
         self._clock = clock or (lambda: datetime.now(UTC))
-        try:
-            # Checks first: a no-op on an existing store, apart from adding new columns.
-            metadata.create_all(engine)
-        except SQLAlchemyError as exc:
-            raise StoreError(f"cannot create the picks table: {exc}") from exc
+        schema.ensure(engine)
 
     def create(self, conference: str, sessions: Sequence[str]) -> PickSet:
         token, now = new_token(), self._now()

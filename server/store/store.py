@@ -17,11 +17,12 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from feeds.model import Conference, Schedule, Session, Status
 from server.errors import StoreError
-from server.store import rows
+from server.store import rows, schema
 from server.store.diff import check_not_destructive, plan_ingest
 from server.store.engine import display, make_engine, resolve_url
 from server.store.report import ConferenceSummary, IngestReport
-from server.store.tables import conferences, metadata, sessions, versions
+from server.store.schema import StoreOutdated
+from server.store.tables import conferences, sessions, versions
 
 # Plans made again when another ingest of the same conference commits while one is planned.
 _PLAN_ATTEMPTS = 3
@@ -46,10 +47,14 @@ class Store:
         resolved = resolve_url(url)
         engine = make_engine(resolved)
         try:
-            metadata.create_all(engine)  # checks first: a no-op on an existing store
-        except SQLAlchemyError as exc:
+            # Upgrades a SQLite store; any other store must already be up to date (server.store.schema).
+            schema.ensure(engine)
+        except StoreOutdated:
             engine.dispose()
-            raise StoreError(f"cannot open store {display(resolved)}: {_first_line(exc)}") from exc
+            raise
+        except StoreError as exc:
+            engine.dispose()
+            raise StoreError(f"cannot open store {display(resolved)}: {exc}") from exc
         return cls(engine)
 
     def close(self) -> None:

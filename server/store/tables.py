@@ -1,14 +1,18 @@
-"""The store's schema: portable SQLAlchemy Core tables (SQLite now, PostgreSQL later).
+"""The store's schema: every table of the store's database, on one MetaData (SQLite and PostgreSQL).
+
+This is the schema the code reads and writes; the database gets it through the Alembic revisions
+in server/store/migrations/versions/ (server.store.schema applies them). A change here needs a new
+revision there: see "Changing the schema" in the README.
 
 Everything is keyed by conference slug so several conferences can share one store. Instants are
 stored as naive UTC `DateTime` (portable: SQLite has no zone-aware type) and made aware on read.
 Speakers are a JSON column on the session: they are shown as part of a session and never queried
 on their own here, and `JSON` maps to a native type on PostgreSQL.
+
+Not here: the job queue's `job_*` tables, which Huey defines and creates (server.jobs.queue).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -21,9 +25,6 @@ from sqlalchemy import (
     String,
     Table,
     Text,
-    event,
-    inspect,
-    text,
 )
 
 metadata = MetaData()
@@ -92,29 +93,9 @@ picks = Table(
     Column("created", DateTime, nullable=False),
     Column("updated", DateTime, nullable=False),
     # Day the set was last read through the server (null: not since it last changed); with
-    # `updated` it decides when a set expires (server.store.expiry). Added later: see below.
+    # `updated` it decides when a set expires (server.store.expiry).
     Column("last_access", DateTime, nullable=True),
 )
-
-# Columns added after the first release, with the DDL type to add them with to an older store.
-_ADDED_COLUMNS = {
-    "schedule_session": {"source_id": "TEXT"},
-    "personal_picks": {"last_access": "TIMESTAMP"},
-}
-
-
-@event.listens_for(metadata, "after_create")
-def _add_missing_columns(target: MetaData, connection: Any, **_: Any) -> None:
-    """create_all() makes missing tables but never alters existing ones; add the columns a store
-    made by an older confcal lacks (nullable, so no data changes)."""
-    inspector = inspect(connection)
-    for table, columns in _ADDED_COLUMNS.items():
-        if not inspector.has_table(table):
-            continue
-        present = {c["name"] for c in inspector.get_columns(table)}
-        for name, ddl in columns.items():
-            if name not in present:
-                connection.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {ddl}"))
 
 
 # --- sources the server keeps fresh (server/store/sources.py) ---------------------------------
@@ -142,4 +123,20 @@ sources = Table(
     Column("generation", Integer, nullable=False),
     Column("lease_until", DateTime),
     Column("created", DateTime, nullable=False),
+)
+
+# --- what the CalDAV pusher wrote where (server/caldav/state.py) -------------------------------
+# Keyed by (calendar URL, UID) and read per scope (the conference): a push of conference B must
+# not delete the events a push of conference A put into the same calendar.
+sync_state = Table(
+    "caldav_sync_state",
+    metadata,
+    Column("calendar_url", String, primary_key=True),
+    Column("uid", String, primary_key=True),
+    Column("scope", String, nullable=False, server_default=""),
+    Column("name", String, nullable=False),
+    Column("etag", String, nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("digest", String, nullable=False),
+    Column("pushed_at", DateTime(timezone=True), nullable=False),
 )

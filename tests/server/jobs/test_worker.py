@@ -76,7 +76,7 @@ def test_worker_refreshes_for_a_server_that_runs_no_jobs(
 
 def test_two_workers_on_postgres_refresh_each_run_once(tmp_path: Path, pages: PageServer, demo_urls: list[str]) -> None:
     with running_postgres() as url, ExitStack() as workers:
-        Store.open(url).close()
+        main(["db", "upgrade", "--db", url])
         main(["source", "add", *demo_urls, "--every", "1s", "--tz", DEMO_TZ, "--allow-private", "--db", url])
         started = [workers.enter_context(running_worker(url, tmp_path / f"worker{i}.log")) for i in (1, 2)]
 

@@ -53,7 +53,7 @@ def schedule(*sessions: Session, conference: Conference = CONFERENCE) -> Schedul
     return Schedule(conference=conference, sessions=tuple(sessions))
 
 
-def empty_postgres(url: str) -> str:
+def bare_postgres(url: str) -> str:
     """A fresh public schema, so no table or row from an earlier test is left."""
     from sqlalchemy import create_engine
 
@@ -61,5 +61,18 @@ def empty_postgres(url: str) -> str:
     with engine.begin() as conn:
         conn.exec_driver_sql("DROP SCHEMA public CASCADE")
         conn.exec_driver_sql("CREATE SCHEMA public")
+    engine.dispose()
+    return url
+
+
+def empty_postgres(url: str) -> str:
+    """A fresh public schema upgraded to the current revision (as `confcal db upgrade` does: on
+    PostgreSQL, opening the store only checks the schema), with no rows."""
+    from sqlalchemy import create_engine
+
+    from server.store import schema
+
+    engine = create_engine(bare_postgres(url))
+    schema.upgrade(engine)
     engine.dispose()
     return url

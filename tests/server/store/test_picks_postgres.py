@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import delete
+from store_builders import empty_postgres
 
 from server.app.demo import seed_demo
 from server.store import Store, tables
@@ -18,7 +19,7 @@ OVER = datetime(2026, 4, 7, 22, tzinfo=UTC)  # the demo conference's end
 
 
 def test_pick_sets_on_postgres(pg_url: str) -> None:
-    with Store.open(pg_url) as store:
+    with Store.open(empty_postgres(pg_url)) as store:
         seed_demo(store)
         with store.engine.begin() as conn:
             conn.execute(delete(tables.picks))

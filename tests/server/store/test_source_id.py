@@ -37,8 +37,9 @@ def test_a_store_made_before_source_ids_gains_the_column_and_keeps_its_rows(tmp_
     path = tmp_path / "old.sqlite"
     with Store.open(str(path)) as store:
         store.ingest(load_schedule([str(DEMO_DIR)], DEMO_TZ).schedule, now=NOW)
-    with sqlite3.connect(path) as conn:  # what an older confcal made: no source_id column
+    with sqlite3.connect(path) as conn:  # what an older confcal made: no source_id column, no revision
         conn.execute("ALTER TABLE schedule_session DROP COLUMN source_id")
+        conn.execute("DROP TABLE alembic_version")
 
     with Store.open(str(path)) as store:
         report = store.ingest(seed_with_source_ids(), now=NOW)

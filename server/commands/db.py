@@ -1,0 +1,57 @@
+"""`confcal db upgrade|current [--db]`: the store's schema revision, and bringing it up to date.
+
+On SQLite every command upgrades the store file by itself; on PostgreSQL `confcal db upgrade` is a
+step of its own, run once before the new version's processes start (server.store.schema says why).
+Running it again, or from several processes at once, is harmless.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from server.commands import add_db_option
+from server.store import schema
+from server.store.engine import display, make_engine, resolve_url
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "db",
+        help="upgrade the store's schema, or show its revision",
+        description=__doc__,
+    )
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    upgrade = actions.add_parser("upgrade", help="bring the store's schema up to date (creates a new store)")
+    add_db_option(upgrade)
+    upgrade.set_defaults(run=run_upgrade)
+    current = actions.add_parser("current", help="print the store's schema revision and the one this confcal needs")
+    add_db_option(current)
+    current.set_defaults(run=run_current)
+
+
+def run_upgrade(args: argparse.Namespace) -> int:
+    url = resolve_url(args.db)
+    engine = make_engine(url)
+    try:
+        done = schema.upgrade(engine)
+    finally:
+        engine.dispose()
+    if done.changed:
+        print(f"upgraded {display(url)} from {done.before or 'no revision'} to {done.after}")
+    else:
+        print(f"{display(url)} is up to date ({done.after})")
+    return 0
+
+
+def run_current(args: argparse.Namespace) -> int:
+    url = resolve_url(args.db)
+    engine = make_engine(url)
+    try:
+        found = schema.current(engine)
+    finally:
+        engine.dispose()
+    wanted = schema.head()
+    state = "up to date" if found == wanted else "needs `confcal db upgrade`"
+    print(f"{display(url)}: {found or 'no revision'} ({state}; this confcal needs {wanted})")
+    return 0 if found == wanted else 1

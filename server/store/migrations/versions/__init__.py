@@ -1,0 +1,1 @@
+"""One module per schema revision (Alembic skips this file)."""
