@@ -1,6 +1,6 @@
 """Conversions between model objects and table rows (plain dicts). Pure functions.
 
-The model holds every instant in UTC; the tables hold the same instants as naive UTC."""
+The model holds every instant aware; the tables' `Instant` columns take and give aware UTC."""
 
 from __future__ import annotations
 
@@ -13,11 +13,13 @@ from feeds.model import Conference, Level, Room, Session, Speaker, Status, Track
 
 
 def to_db_time(value: datetime) -> datetime:
-    return value.astimezone(UTC).replace(tzinfo=None)
+    """An instant as the tables take it: aware UTC (an `Instant` column would convert it anyway)."""
+    return value.astimezone(UTC)
 
 
 def from_db_time(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC)
+    """An instant as read: already aware UTC from an `Instant` column; a naive value is UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def conference_row(conference: Conference) -> dict[str, Any]:

@@ -4,15 +4,17 @@ This is the schema the code reads and writes; the database gets it through the A
 in server/store/migrations/versions/ (server.store.schema applies them). A change here needs a new
 revision there: see "Changing the schema" in the README.
 
-Everything is keyed by conference slug so several conferences can share one store. Instants are
-stored as naive UTC `DateTime` (portable: SQLite has no zone-aware type) and made aware on read.
-Speakers are a JSON column on the session: they are shown as part of a session and never queried
-on their own here, and `JSON` maps to a native type on PostgreSQL.
+Everything is keyed by conference slug so several conferences can share one store. Every instant
+is an `Instant` column (below): aware UTC in Python on both databases. Speakers are a JSON column
+on the session: they are shown as part of a session and never queried on their own here, and
+`JSON` maps to a native type on PostgreSQL.
 
 Not here: the job queue's `job_*` tables, which Huey defines and creates (server.jobs.queue).
 """
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 from sqlalchemy import (
     JSON,
@@ -25,7 +27,41 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    TypeDecorator,
 )
+from sqlalchemy.engine import Dialect
+
+
+
+class Instant(TypeDecorator[datetime]):
+    """A moment in time: written and read as a timezone-aware UTC datetime on every database.
+
+    One convention since revision 0002 (before it, PostgreSQL had `timestamp without time zone`
+    for most columns and `with time zone` for one, and the code converted by hand):
+    - PostgreSQL: `timestamp with time zone`, an instant whatever the session's TimeZone;
+    - SQLite, which has no time type: SQLAlchemy's fixed-width text of the UTC wall time
+      (`2026-03-01 09:00:00.123456`), which sorts and compares as the instants do, so range
+      queries (`lease_until < :now`) mean the same on both.
+    Not epoch integers: both databases would then show numbers to anyone reading the tables, and
+    SQLite's stored text was already this format, so only PostgreSQL's columns had to change.
+    A naive value is taken as UTC (the code's old convention); a value in another zone is
+    converted, never stored as its wall time (SQLite's DATETIME alone would drop the offset).
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        utc = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return utc.replace(tzinfo=None) if dialect.name == "sqlite" else utc
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
 
 metadata = MetaData()
 
@@ -48,7 +84,7 @@ versions = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("conference", String(200), nullable=False, index=True),
-    Column("created", DateTime, nullable=False),
+    Column("created", Instant, nullable=False),
     Column("diff", JSON, nullable=False),
     Column("counts", JSON, nullable=False),
 )
@@ -60,8 +96,8 @@ sessions = Table(
     Column("id", String(64), primary_key=True),
     Column("title", Text, nullable=False),
     Column("kind", String(100), nullable=False),
-    Column("starts_at", DateTime, nullable=False),
-    Column("ends_at", DateTime, nullable=False),
+    Column("starts_at", Instant, nullable=False),
+    Column("ends_at", Instant, nullable=False),
     Column("room_name", Text),
     Column("room_slug", String(200)),
     Column("track_name", Text),
@@ -74,7 +110,7 @@ sessions = Table(
     Column("url", Text),
     Column("status", String(16), nullable=False),
     Column("revision", Integer, nullable=False),
-    Column("modified", DateTime),
+    Column("modified", Instant),
     # The version that last wrote this row (content change, cancellation or restore).
     Column("version", Integer, nullable=False),
     # The source's own id for the session (iCalendar UID, frab guid, Sched event_key), matched first
@@ -90,11 +126,11 @@ picks = Table(
     Column("token", String(64), primary_key=True),
     Column("conference", String(200), nullable=False),
     Column("sessions", JSON, nullable=False),
-    Column("created", DateTime, nullable=False),
-    Column("updated", DateTime, nullable=False),
+    Column("created", Instant, nullable=False),
+    Column("updated", Instant, nullable=False),
     # Day the set was last read through the server (null: not since it last changed); with
     # `updated` it decides when a set expires (server.store.expiry).
-    Column("last_access", DateTime, nullable=True),
+    Column("last_access", Instant, nullable=True),
 )
 
 
@@ -116,13 +152,13 @@ sources = Table(
     Column("allow_private", Boolean, nullable=False),
     Column("validators", JSON, nullable=False),  # [[etag, last_modified], ...] per URL
     Column("digest", String(64)),  # sha256 of the bodies last applied
-    Column("last_fetch", DateTime),
+    Column("last_fetch", Instant),
     Column("result", String(16)),  # ok | unchanged | refused | error
     Column("message", Text),
-    Column("next_run", DateTime, nullable=False),
+    Column("next_run", Instant, nullable=False),
     Column("generation", Integer, nullable=False),
-    Column("lease_until", DateTime),
-    Column("created", DateTime, nullable=False),
+    Column("lease_until", Instant),
+    Column("created", Instant, nullable=False),
 )
 
 # --- what the CalDAV pusher wrote where (server/caldav/state.py) -------------------------------
@@ -138,5 +174,5 @@ sync_state = Table(
     Column("etag", String, nullable=False),
     Column("revision", Integer, nullable=False),
     Column("digest", String, nullable=False),
-    Column("pushed_at", DateTime(timezone=True), nullable=False),
+    Column("pushed_at", Instant, nullable=False),
 )

@@ -127,7 +127,7 @@ def test_touch_writes_the_day_once_and_ignores_unknown_tokens(demo_store: Store)
 
     with demo_store.engine.connect() as conn:
         stored = conn.execute(select(tables.picks.c.last_access)).scalar_one()
-    assert stored == datetime(2026, 6, 1)  # naive UTC, like every stored instant
+    assert stored == datetime(2026, 6, 1, tzinfo=UTC)  # aware UTC, like every stored instant
 
 
 def test_an_older_picks_table_gets_the_last_access_column(tmp_path: Path) -> None:
