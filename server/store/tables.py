@@ -32,7 +32,6 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 
 
-
 class Instant(TypeDecorator[datetime]):
     """A moment in time: written and read as a timezone-aware UTC datetime on every database.
 
