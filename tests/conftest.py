@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from postgres_cluster import running_postgres
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from feeds.pipeline import Loaded, load_schedule
@@ -14,6 +16,15 @@ settings.register_profile("confcal", deadline=None)
 settings.load_profile("confcal")
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """One throwaway PostgreSQL cluster for the whole run (tests/postgres_cluster.py); tests that
+    use it start from `fresh_schema(pg_url)`."""
+    pytest.importorskip("psycopg")
+    with running_postgres() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

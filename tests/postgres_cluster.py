@@ -75,3 +75,23 @@ def running_postgres() -> Iterator[str]:
             stop = [pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"]
             _run(stop)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def fresh_schema(url: str, *, upgrade: bool = True) -> str:
+    """Empty the database at `url` (a new public schema, so nothing an earlier test made is
+    left) and, unless `upgrade` is false, bring it to the current revision as `confcal db
+    upgrade` does (on PostgreSQL, opening the store only checks the schema). Returns `url`."""
+    from sqlalchemy import create_engine
+
+    from server.store import schema
+
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql("DROP SCHEMA public CASCADE")
+            conn.exec_driver_sql("CREATE SCHEMA public")
+        if upgrade:
+            schema.upgrade(engine)
+    finally:
+        engine.dispose()
+    return url

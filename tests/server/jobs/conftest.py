@@ -1,4 +1,5 @@
-"""Fixtures for the job tests: a real SQLite store and a real loopback server of the demo pages."""
+"""Fixtures for the job tests: a real store, SQLite and PostgreSQL (its queue in the same database),
+and a real loopback server of the demo pages."""
 
 from __future__ import annotations
 
@@ -6,15 +7,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from postgres_cluster import fresh_schema
 from source_server import PageServer, page_server
 
 from feeds.demo import DEMO_DIR
 from server.store import Store
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    opened = Store.open(str(tmp_path / "store.sqlite"))
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "sqlite":
+        url = str(tmp_path / "store.sqlite")
+    else:
+        url = fresh_schema(request.getfixturevalue("pg_url"))
+    opened = Store.open(url)
     yield opened
     opened.close()
 

@@ -1,16 +1,15 @@
-"""The refresh jobs on the real Huey queue in a real SQLite store: queued, taken and run here
-step by step (dequeue/execute), and once by the worker threads `confcal serve` runs."""
+"""The refresh jobs on the real Huey queue in a real store (SQLite and PostgreSQL): queued, taken and
+run here step by step (dequeue/execute), and once by the worker threads `confcal serve` runs."""
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from source_server import PageServer
+from sqlalchemy import inspect
 
 from feeds.demo import DEMO_TZ
 from server.jobs import Jobs, jobs_in_process
@@ -80,9 +79,8 @@ def test_sweep_requeues_overdue_sources_only(store: Store, jobs: Jobs, demo_urls
     assert [task.args for task in jobs.queue.pending()] == [(lost.id, 0)]
 
 
-def test_queue_tables_are_prefixed_in_the_store_file(store: Store, jobs: Jobs, tmp_path: Path) -> None:
-    with sqlite3.connect(tmp_path / "store.sqlite") as conn:
-        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+def test_queue_tables_are_prefixed_in_the_store_database(store: Store, jobs: Jobs) -> None:
+    names = set(inspect(store.engine).get_table_names())
 
     assert {name for name in names if name.startswith("job_")} == {"job_task", "job_schedule", "job_kv", "job_counter"}
     assert not names & {"task", "schedule", "kv", "counter"}

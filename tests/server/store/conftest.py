@@ -1,6 +1,6 @@
 """Every store test runs on SQLite and on PostgreSQL: `store` is parametrized over both backends.
 
-PostgreSQL is one throwaway cluster per session (tests/postgres_cluster.py); each test gets an empty
+PostgreSQL is one throwaway cluster per session (tests/conftest.py's pg_url); each test gets an empty
 schema, so tables any module adds are covered without listing them here.
 """
 
@@ -10,19 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from postgres_cluster import running_postgres
 from store_builders import empty_postgres
 
 from server.store import Store
 
 BACKENDS = ["sqlite", "postgresql"]
-
-
-@pytest.fixture(scope="session")
-def pg_url() -> Iterator[str]:
-    pytest.importorskip("psycopg")
-    with running_postgres() as url:
-        yield url
 
 
 @pytest.fixture(params=BACKENDS)

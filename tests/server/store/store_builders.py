@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from postgres_cluster import fresh_schema
+
 from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Track
 
 PARIS = ZoneInfo("Europe/Paris")
@@ -54,25 +56,10 @@ def schedule(*sessions: Session, conference: Conference = CONFERENCE) -> Schedul
 
 
 def bare_postgres(url: str) -> str:
-    """A fresh public schema, so no table or row from an earlier test is left."""
-    from sqlalchemy import create_engine
-
-    engine = create_engine(url)
-    with engine.begin() as conn:
-        conn.exec_driver_sql("DROP SCHEMA public CASCADE")
-        conn.exec_driver_sql("CREATE SCHEMA public")
-    engine.dispose()
-    return url
+    """A fresh public schema with no tables at all (a new database)."""
+    return fresh_schema(url, upgrade=False)
 
 
 def empty_postgres(url: str) -> str:
-    """A fresh public schema upgraded to the current revision (as `confcal db upgrade` does: on
-    PostgreSQL, opening the store only checks the schema), with no rows."""
-    from sqlalchemy import create_engine
-
-    from server.store import schema
-
-    engine = create_engine(bare_postgres(url))
-    schema.upgrade(engine)
-    engine.dispose()
-    return url
+    """A fresh public schema upgraded to the current revision, with no rows."""
+    return fresh_schema(url)
