@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,9 @@ def old_sqlite(fixtures: Path, tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def old_postgres(fixtures: Path, pg_url: str) -> str:
+def old_postgres(fixtures: Path, pg_url: str) -> Iterator[str]:
+    """The dump restored into an empty database whose sessions are not in UTC, so an upgrade
+    that read the old naive UTC columns in the session's zone would move every instant."""
     psql = _pg_bin("psql")
     assert psql is not None
     url = bare_postgres(pg_url)
@@ -65,7 +68,16 @@ def old_postgres(fixtures: Path, pg_url: str) -> str:
     dump = fixtures / "store" / "pre_migration.sql"
     command = [psql, "-q", "-v", "ON_ERROR_STOP=1", "-h", host, "-U", "postgres", "-d", "postgres", "-f", str(dump)]
     subprocess.run(command, check=True, capture_output=True, timeout=120)
-    return url
+    _set_zone(url, "'America/New_York'")
+    yield url
+    _set_zone(url, "DEFAULT")
+
+
+def _set_zone(url: str, zone: str) -> None:
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.exec_driver_sql(f"ALTER DATABASE postgres SET timezone TO {zone}")
+    engine.dispose()
 
 
 def test_upgrading_a_pre_migration_sqlite_store_keeps_every_row(old_sqlite: str) -> None:
