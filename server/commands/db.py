@@ -8,9 +8,13 @@ Running it again, or from several processes at once, is harmless.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
+from sqlalchemy import make_url
+
 from server.commands import add_db_option
+from server.errors import StoreError
 from server.store import schema
 from server.store.engine import display, make_engine, resolve_url
 
@@ -46,6 +50,10 @@ def run_upgrade(args: argparse.Namespace) -> int:
 
 def run_current(args: argparse.Namespace) -> int:
     url = resolve_url(args.db)
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and not Path(parsed.database).exists():
+        # Only reading: opening a SQLite file that is not there would create it.
+        raise StoreError(f"no store at {parsed.database}")
     engine = make_engine(url)
     try:
         found = schema.current(engine)

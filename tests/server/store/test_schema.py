@@ -219,3 +219,12 @@ def test_processes_opening_the_job_queue_at_once_on_sqlite_all_start(tmp_path: P
     opened = race(f"sqlite:///{path}", tmp_path, QUEUE_RACER)
 
     assert opened == ["opened"] * 4
+
+
+def test_db_current_creates_no_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "missing.sqlite"
+
+    code = main(["db", "current", "--db", str(path)])
+
+    assert (code, path.exists()) == (1, False)
+    assert capsys.readouterr().err == f"confcal db: error: no store at {path}\n"
