@@ -35,9 +35,10 @@ def confcal_command() -> list[str]:
 
 
 @contextmanager
-def running_confcal(work: Path, *extra: str) -> Iterator[Running]:
-    """Start `confcal serve` with a fresh store in `work`, wait until it answers, stop it after."""
-    db, port = str(work / "store.sqlite"), free_port()
+def running_confcal(work: Path, *extra: str, db: str | None = None, ready: str = "/") -> Iterator[Running]:
+    """Start `confcal serve` with a fresh store in `work` (or `db`), wait until `ready` answers 200,
+    stop it after."""
+    db, port = db or str(work / "store.sqlite"), free_port()
     log = (work / "serve.log").open("wb")
     process = subprocess.Popen(
         [*confcal_command(), "serve", "--db", db, "--port", str(port), *extra],
@@ -50,7 +51,7 @@ def running_confcal(work: Path, *extra: str) -> Iterator[Running]:
             if process.poll() is not None:
                 pytest.fail(f"confcal serve exited: {(work / 'serve.log').read_text()}")
             try:
-                if httpx.get(url + "/", timeout=2).status_code == 200:
+                if httpx.get(url + ready, timeout=2).status_code == 200:
                     break
             except httpx.TransportError:
                 pass

@@ -9,7 +9,9 @@ token (32 bits of a hash of 144 random bits). Every other path is logged as requ
 One line per response, in the ASGI servers' usual layout:
     127.0.0.1:50432 - "GET /p/tag:3f2a9c81.ics HTTP/1.1" 200
 It is a pure ASGI wrapper: it looks at the response start only and formats the line once, so
-it costs no more than the server's own access log, which `confcal serve` turns off.
+it costs no more than the server's own access log, which `confcal serve` turns off. The same
+facts go with the record as fields (`client`, `method`, `path`, `http_version`, `status`, `route`,
+`duration_ms`) for the JSON log format (server.logs); `path` is the tagged one there too.
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.app.metrics import route_template
 
 log = logging.getLogger("confcal.access")
 
@@ -48,6 +53,7 @@ class AccessLog:
             await self.app(scope, receive, send)
             return
         status = 500  # what the client sees if the app fails before answering
+        started = time.perf_counter()
 
         async def send_noting_status(message: Message) -> None:
             nonlocal status
@@ -58,14 +64,17 @@ class AccessLog:
         try:
             await self.app(scope, receive, send_noting_status)
         finally:
-            log.info(
-                '%s - "%s %s HTTP/%s" %d',
-                _client(scope),
-                scope["method"],
-                _target(scope),
-                scope.get("http_version", "1.1"),
-                status,
-            )
+            client, target, version = _client(scope), _target(scope), scope.get("http_version", "1.1")
+            fields = {
+                "client": client,
+                "method": scope["method"],
+                "path": target,
+                "http_version": version,
+                "status": status,
+                "route": route_template(scope),
+                "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+            }
+            log.info('%s - "%s %s HTTP/%s" %d', client, scope["method"], target, version, status, extra=fields)
 
 
 def _client(scope: Scope) -> str:

@@ -19,6 +19,7 @@ from datetime import datetime
 import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -35,6 +36,7 @@ from server.app.conditional import Representation, respond
 from server.app.context import RouteContext
 from server.app.exports import export_routes
 from server.app.guards import Guards
+from server.app.health import HealthCollector, health_endpoint
 from server.app.links import ConferenceLink, Site, conference_site, other_conferences
 from server.app.live import (
     Live,
@@ -43,6 +45,7 @@ from server.app.live import (
     ScheduleStore,
     utc_now,
 )
+from server.app.metrics import RequestMetrics, metrics_endpoint
 from server.app.page import STATIC, page_routes
 from server.app.pick_upkeep import PickUpkeep
 from server.app.picks_api import picks_routes
@@ -65,13 +68,18 @@ def create_app(
     picks: PickStore | None = None,
     default: str | None = None,
     guards: Guards = Guards(),
+    on_shutdown: Callable[[], None] | None = None,
 ) -> Starlette:
     """The app for `store`. `base_url` (e.g. https://cal.example.org) makes links absolute to it;
     without it links follow the request's host. `seed` runs once if the store is empty (serve
     passes the demo ingest). The lifespan polls `store.version()` every `poll_interval` seconds.
     Personal picks are kept in `picks`, by default in the store's own database. The root paths
     serve the conference `default` (slug), else the one ingested first. `guards` are the
-    HTTP-side limits: allowed Host names, the pick-set creation rate, upkeep interval."""
+    HTTP-side limits: allowed Host names, the pick-set creation rate, upkeep interval.
+    `on_shutdown` runs when the lifespan ends (the factory closes the store it opened).
+
+    Everything an app holds is per process (snapshots, rate-limit buckets, metrics); several
+    server processes share only the store (server.app.factory builds one app in each)."""
     live = Live(store, base_url=base_url, default=default, seed=seed, clock=clock)
     pick_store = picks if picks is not None else pick_store_for(store)
     upkeep = PickUpkeep(pick_store, clock)
@@ -174,8 +182,12 @@ def create_app(
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(live.watch, poll_interval)
             tasks.start_soon(upkeep.watch, guards.upkeep_interval)
-            yield
-            tasks.cancel_scope.cancel()
+            try:
+                yield
+            finally:
+                tasks.cancel_scope.cancel()
+        if on_shutdown is not None:
+            on_shutdown()
 
     # Each conference's routes (urls.py), mounted at the root for the default conference and
     # under /c/{slug} for every one.
@@ -197,6 +209,8 @@ def create_app(
         Mount(urls.ROUTE_STATIC, app=StaticFiles(directory=STATIC), name="static"),
     ]
     routes: list[BaseRoute] = [
+        Route(urls.ROUTE_HEALTH, health_endpoint(store, clock), methods=METHODS),
+        Route(urls.ROUTE_METRICS, metrics_endpoint([HealthCollector(store, clock)]), methods=METHODS),
         Route(urls.ROUTE_CONFERENCES, api_conferences, methods=METHODS),
         Route(urls.json_twin(urls.ROUTE_CONFERENCES), api_conferences, methods=METHODS),
         *conference_routes,
@@ -210,7 +224,8 @@ def create_app(
             NothingPublished: unavailable,
             NoSuchConference: unknown_conference,
         },
-        middleware=guards.middleware(base_url),
+        # Outermost, so the latency it records covers every other layer.
+        middleware=[Middleware(RequestMetrics), *guards.middleware(base_url)],
     )
     app.state.live = live
     app.state.upkeep = upkeep

@@ -124,3 +124,6 @@ ROUTE_API_SESSIONS = f"/{API_SESSIONS}"
 ROUTE_CONFERENCES = f"/{CONFERENCES_API}"
 ROUTE_SCHEDULE_XML = f"/{SCHEDULE_XML}"
 ROUTE_SCHEDULE_JSON = f"/{SCHEDULE_JSON}"
+# Operations, at the root only (not per conference).
+ROUTE_HEALTH = "/healthz"
+ROUTE_METRICS = "/metrics"

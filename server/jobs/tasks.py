@@ -18,6 +18,7 @@ from typing import Any
 from huey import Huey, crontab
 
 from server.jobs.refresh import run_refresh
+from server.metrics import source_refreshed
 from server.store import Store
 from server.store.sources import Source, SourceStore
 
@@ -69,5 +70,7 @@ class Jobs:
 
     def _refresh(self, source_id: int, generation: int) -> None:
         done = run_refresh(self.store, source_id, generation, self._clock)
+        if done is not None and done.result is not None:
+            source_refreshed(done.result.value)
         if done is not None:
             self.queue_refresh(done)

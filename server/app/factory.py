@@ -1,0 +1,77 @@
+"""The app as `confcal serve` runs it: built inside each server process from settings the command
+passes through the environment, so `--workers N` can start N processes that each open their own
+store connection pool and build their own app (uvicorn imports `server.app.factory:from_environment`
+by name in every worker).
+
+What each process holds by itself: the published snapshots (each polls the store's version), the
+pick-set rate-limit buckets, the metrics (added up across processes at scrape, server.metrics).
+What they share: only the store. The demo seed and the background jobs are not here: `serve` does
+them once, in the process that starts the workers (server.commands.serve).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+
+from starlette.applications import Starlette
+
+from server.app.app import create_app
+from server.app.guards import Guards
+from server.app.ratelimit import Rate
+from server.errors import ServerError
+from server.store import Store
+
+SETTINGS_ENV = "CONFCAL_SERVE_APP"
+FACTORY = f"{__name__}:from_environment"
+
+
+class NoAppSettings(ServerError):
+    """The factory ran without the settings `confcal serve` passes (started by hand)."""
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    db: str | None
+    base_url: str | None = None
+    default: str | None = None
+    max_age: int = 300
+    poll: float = 2.0
+    allowed_hosts: tuple[str, ...] | None = None
+    pick_burst: int = 60
+    pick_sets_per_hour: float = 600.0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> AppSettings:
+        raw = json.loads(text)
+        hosts = raw.pop("allowed_hosts")
+        return cls(**raw, allowed_hosts=None if hosts is None else tuple(hosts))
+
+
+def build(settings: AppSettings) -> Starlette:
+    store = Store.open(settings.db)
+    guards = Guards(
+        allowed_hosts=settings.allowed_hosts,
+        pick_rate=Rate(burst=settings.pick_burst, per_hour=settings.pick_sets_per_hour),
+    )
+    return create_app(
+        store,
+        base_url=settings.base_url,
+        max_age=settings.max_age,
+        poll_interval=settings.poll,
+        default=settings.default,
+        guards=guards,
+        on_shutdown=store.close,
+    )
+
+
+def from_environment() -> Starlette:
+    """uvicorn's app factory: the settings `confcal serve` put in $CONFCAL_SERVE_APP."""
+    text = os.environ.get(SETTINGS_ENV)
+    if not text:
+        raise NoAppSettings(f"${SETTINGS_ENV} is not set: start the server with `confcal serve`")
+    return build(AppSettings.from_json(text))

@@ -1,0 +1,83 @@
+"""Request metrics (server.metrics) and `GET /metrics`, the Prometheus text exposition.
+
+Requests are counted by route template (`/c/{conference}/feeds/{kind}/{name}`), never by raw
+path: a path may hold a pick token, and raw paths would make one series per URL anyone sends.
+A path no route matched is `unmatched`. The share of 304s is
+`sum(rate(confcal_http_requests_total{status="304"}[5m])) / sum(rate(confcal_http_requests_total[5m]))`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.app import urls
+from server.metrics import Metrics, exposition, metrics
+
+UNMATCHED = "unmatched"
+_FEED_ROUTES = {urls.ROUTE_FEED: "all", urls.ROUTE_FEED_KIND: None, urls.ROUTE_PERSONAL: "personal"}
+
+
+def route_template(scope: Scope) -> str:
+    """The template of the route that answered `scope` (set by Starlette's router), with the
+    conference mount in front when the request went through it."""
+    route = scope.get("route")
+    path = getattr(route, "path", None)
+    if not isinstance(path, str):
+        return UNMATCHED
+    if "conference" in scope.get("path_params", ()):
+        return urls.CONFERENCE_MOUNT + path
+    return path
+
+
+class RequestMetrics:
+    """ASGI wrapper counting each answered request; it only notes the response status."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.metrics: Metrics = metrics()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def send_noting_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_noting_status)
+        finally:
+            route = getattr(scope.get("route"), "path", None)
+            template = route_template(scope)
+            self.metrics.request(template, scope["method"], status, time.perf_counter() - started)
+            if route in _FEED_ROUTES and status in (200, 304):
+                _count_feed(self.metrics, scope, route, status)
+
+
+def _count_feed(metrics: Metrics, scope: Scope, route: str, status: int) -> None:
+    params = scope.get("path_params", {})
+    kind = _FEED_ROUTES[route] or str(params.get("kind"))
+    if kind == "personal" and not str(params.get("name", "")).endswith(".ics"):
+        return  # the personal feed's QR code shares the route
+    metrics.feeds.labels(kind, str(status)).inc()
+
+
+def metrics_endpoint(collectors: list[Any]) -> Callable[[Request], Any]:
+    async def endpoint(request: Request) -> Response:
+        import anyio.to_thread
+
+        body, content_type = await anyio.to_thread.run_sync(exposition, collectors)
+        return Response(body, media_type=content_type, headers={"Cache-Control": "no-store"})
+
+    return endpoint

@@ -1,0 +1,248 @@
+"""The settings of `confcal serve` and `confcal worker` (server.config says how they are read), and
+the checks their values go through, shared by flags, environment variables and the TOML file."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+
+from server.app.hosts import allowed_entries
+from server.app.links import checked_base_url
+from server.app.params import BadPath, conference_segment
+from server.app.ratelimit import DEFAULT_RATE
+from server.config import Setting
+from server.logs import FORMATS, LEVELS
+
+
+def conference_slug(value: str) -> str:
+    try:
+        return conference_segment(value)
+    except BadPath as exc:
+        raise argparse.ArgumentTypeError(f"not a conference slug: {value!r}") from exc
+
+
+def base_url(value: str) -> str:
+    try:
+        return checked_base_url(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def port(value: str) -> int:
+    number = non_negative_int(value)
+    if number > 65535:
+        raise argparse.ArgumentTypeError(f"not a TCP port: {value!r}")
+    return number
+
+
+def non_negative_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"not a non-negative integer: {value!r}")
+    return number
+
+
+def positive_int(value: str) -> int:
+    number = non_negative_int(value)
+    if number == 0:
+        raise argparse.ArgumentTypeError(f"not a positive integer: {value!r}")
+    return number
+
+
+def positive_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = 0.0
+    if not number > 0:  # also rejects NaN
+        raise argparse.ArgumentTypeError(f"not a positive number: {value!r}")
+    return number
+
+
+def host_name(value: str) -> str:
+    try:
+        allowed_entries([value])
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+    return value
+
+
+def proxy(value: str) -> str:
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not an IP address or network: {value!r}") from exc
+    return value
+
+
+def _choice(options: tuple[str, ...]) -> object:
+    def check(value: str) -> str:
+        if value.lower() not in options:
+            raise argparse.ArgumentTypeError(f"not one of {', '.join(options)}: {value!r}")
+        return value.lower()
+
+    return check
+
+
+DB = Setting(
+    "db",
+    "CONFCAL_DB",
+    "--db",
+    None,
+    help="the store: a SQLite file path or a SQLAlchemy URL",
+    metavar="PATH_OR_URL",
+    shown_default="`confcal.sqlite` in the user data directory",
+)
+LOG_FORMAT = Setting(
+    "log_format",
+    "CONFCAL_LOG_FORMAT",
+    "--log-format",
+    "text",
+    _choice(FORMATS),  # type: ignore[arg-type]
+    help="log lines as `text` or `json` (one object a line, for log collectors)",
+    metavar="FORMAT",
+)
+LOG_LEVEL = Setting(
+    "log_level",
+    "CONFCAL_LOG_LEVEL",
+    "--log-level",
+    "info",
+    _choice(LEVELS),  # type: ignore[arg-type]
+    help="least severe level logged (`debug`, `info`, `warning`, `error`)",
+    metavar="LEVEL",
+)
+
+SERVE = (
+    DB,
+    Setting("host", "CONFCAL_HOST", "--host", "127.0.0.1", help="address to listen on", metavar="ADDRESS"),
+    Setting("port", "CONFCAL_PORT", "--port", 8080, port, help="port to listen on", metavar="PORT"),
+    Setting(
+        "workers",
+        "CONFCAL_WORKERS",
+        "--workers",
+        1,
+        positive_int,
+        help="server processes answering on the port, each with its own app (state is shared only through the store)",
+        metavar="N",
+    ),
+    Setting(
+        "base_url",
+        "CONFCAL_BASE_URL",
+        "--base-url",
+        None,
+        base_url,
+        help="public URL of the site (absolute and webcal:// links; any Host header is then answered)",
+        metavar="URL",
+    ),
+    Setting(
+        "default",
+        "CONFCAL_DEFAULT",
+        "--default",
+        None,
+        conference_slug,
+        help="conference served at the root paths",
+        metavar="SLUG",
+        shown_default="the one ingested first",
+    ),
+    Setting(
+        "max_age",
+        "CONFCAL_MAX_AGE",
+        "--max-age",
+        300,
+        non_negative_int,
+        help="Cache-Control max-age of every response, in seconds",
+        metavar="SECONDS",
+    ),
+    Setting(
+        "poll",
+        "CONFCAL_POLL",
+        "--poll",
+        2.0,
+        positive_float,
+        help="how often each process checks the store for a new ingest, in seconds",
+        metavar="SECONDS",
+    ),
+    Setting(
+        "jobs",
+        "CONFCAL_JOBS",
+        "--jobs",
+        True,
+        kind="bool",
+        no_flag="--no-jobs",
+        help="run the background jobs (source refresh) in this serve, once for all its workers; "
+        "off when `confcal worker` processes run them",
+    ),
+    Setting(
+        "demo",
+        "CONFCAL_DEMO",
+        "--demo",
+        None,
+        kind="bool",
+        no_flag="--no-demo",
+        help="seed the built-in demo conference into a store without a schedule",
+        shown_default="on for an empty SQLite store with no sources, else off",
+    ),
+    Setting(
+        "allowed_host",
+        "CONFCAL_ALLOWED_HOSTS",
+        "--allowed-host",
+        [],
+        host_name,
+        kind="list",
+        help="also answer requests for this Host (NAME or NAME:PORT; repeatable, comma-separated in the environment); "
+        "ignored with a base URL",
+        metavar="NAME",
+    ),
+    Setting(
+        "trusted_proxy",
+        "CONFCAL_TRUSTED_PROXIES",
+        "--trusted-proxy",
+        [],
+        proxy,
+        kind="list",
+        help="reverse proxy (IP address or network) whose X-Forwarded-For names the client (repeatable)",
+        metavar="ADDRESS",
+    ),
+    Setting(
+        "pick_sets_per_hour",
+        "CONFCAL_PICK_SETS_PER_HOUR",
+        "--pick-sets-per-hour",
+        DEFAULT_RATE.per_hour,
+        positive_float,
+        help="pick sets one client address may create per hour after the first burst (per process)",
+        metavar="N",
+        shown_default=f"{DEFAULT_RATE.per_hour:g}",
+    ),
+    Setting(
+        "pick_burst",
+        "CONFCAL_PICK_BURST",
+        "--pick-burst",
+        DEFAULT_RATE.burst,
+        positive_int,
+        help="pick sets one client address may create at once",
+        metavar="N",
+    ),
+    LOG_FORMAT,
+    LOG_LEVEL,
+)
+
+WORKER = (
+    DB,
+    Setting(
+        "threads",
+        "CONFCAL_WORKER_THREADS",
+        "--threads",
+        2,
+        positive_int,
+        help="`confcal worker`: jobs to run at once",
+        metavar="N",
+    ),
+    LOG_FORMAT,
+    LOG_LEVEL,
+)
+
+# The README's table: every setting once, in this order.
+ALL = (*SERVE, WORKER[1])

@@ -1,0 +1,134 @@
+"""The process's Prometheus metrics (prometheus_client), for the web app and the jobs alike.
+
+Anything may count through the functions here (`source_refreshed`, `caldav_synced`,
+`caldav_written`); `GET /metrics` (server.app.metrics) exposes them. With several server
+processes (`confcal serve --workers N`) every process writes its values to files in one folder,
+$PROMETHEUS_MULTIPROC_DIR, and the scrape adds them up (prometheus_client's multiprocess mode), so
+any worker answers for all of them and for the jobs `serve` runs. `serve` makes that folder; it
+must be set before the first metric is created, which is why prometheus_client is imported here
+only when the metrics are first used (its value class is chosen at import). A separate
+`confcal worker` process counts into the same folder only when given the same
+$PROMETHEUS_MULTIPROC_DIR on the same machine; otherwise its counts stay its own.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from prometheus_client import CollectorRegistry
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+# Request latency buckets, in seconds: a cached feed answers in well under a millisecond, a cold
+# filtered feed of a large conference in tens of milliseconds.
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+
+class Metrics:
+    """Every metric confcal keeps, created once per process."""
+
+    def __init__(self) -> None:
+        from prometheus_client import Counter, Histogram
+
+        self.requests = Counter(
+            "confcal_http_requests",
+            "HTTP requests answered, by route template (never the raw path), method and status",
+            ["route", "method", "status"],
+        )
+        self.latency = Histogram(
+            "confcal_http_request_duration_seconds",
+            "time from request to the last byte handed to the server, by route template",
+            ["route"],
+            buckets=LATENCY_BUCKETS,
+        )
+        self.feeds = Counter(
+            "confcal_feeds_served",
+            "feed answers (200 or 304) by feed kind (all, track, room, ..., personal) and status",
+            ["kind", "status"],
+        )
+        self.process_requests = Counter(
+            "confcal_process_requests",
+            "HTTP requests answered by each server process",
+            ["pid"],
+        )
+        self.refreshes = Counter(
+            "confcal_source_refreshes",
+            "source refreshes run here, by outcome (ok, unchanged, refused, error)",
+            ["outcome"],
+        )
+        self.caldav_syncs = Counter(
+            "confcal_caldav_syncs",
+            "CalDAV syncs run here, by result",
+            ["result"],
+        )
+        self.caldav_writes = Counter(
+            "confcal_caldav_writes",
+            "events written to CalDAV calendars, by action (create, update, delete)",
+            ["action"],
+        )
+        self.pid = str(os.getpid())
+        # Label lookups take a lock; the children are looked up once per label set.
+        self._children: dict[tuple[str, ...], tuple[Any, Any]] = {}
+
+    def request(self, route: str, method: str, status: int, seconds: float) -> None:
+        key = (route, method, str(status))
+        children = self._children.get(key)
+        if children is None:
+            children = (self.requests.labels(*key), self.latency.labels(route))
+            self._children[key] = children
+        children[0].inc()
+        children[1].observe(seconds)
+        self.process_requests.labels(self.pid).inc()
+
+
+@cache
+def metrics() -> Metrics:
+    return Metrics()
+
+
+def source_refreshed(outcome: str) -> None:
+    """Count one source refresh (server.store.sources.Outcome value)."""
+    metrics().refreshes.labels(outcome).inc()
+
+
+def caldav_synced(result: str) -> None:
+    """Count one CalDAV sync of one pick set to one calendar, by result (e.g. ok, conflict, error)."""
+    metrics().caldav_syncs.labels(result).inc()
+
+
+def caldav_written(action: str, count: int = 1) -> None:
+    """Count events written to a CalDAV calendar by action (create, update, delete)."""
+    if count:
+        metrics().caldav_writes.labels(action).inc(count)
+
+
+def multiprocess() -> bool:
+    return bool(os.environ.get(MULTIPROC_ENV))
+
+
+def exposition(extra: list[Any] | None = None) -> tuple[bytes, str]:
+    """The text exposition of every metric (all processes' in multiprocess mode), plus `extra`
+    collectors, with its content type."""
+    from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
+    from prometheus_client.multiprocess import MultiProcessCollector
+
+    metrics()  # the families exist (at zero) before anything was counted
+    registry: CollectorRegistry
+    if multiprocess():
+        from prometheus_client import CollectorRegistry
+
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    else:
+        registry = REGISTRY
+    body = generate_latest(registry)
+    for collector in extra or []:
+        from prometheus_client import CollectorRegistry
+
+        own = CollectorRegistry()
+        own.register(collector)
+        body += generate_latest(own)
+    return body, CONTENT_TYPE_LATEST
