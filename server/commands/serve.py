@@ -28,6 +28,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
+from datetime import timedelta
 from typing import Any
 
 import uvicorn
@@ -124,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
     os.environ[SETTINGS_ENV] = app_settings(args).to_json()
     with metrics_folder(args.workers), Store.open(args.db) as store:
         # Started before uvicorn, in the main thread (see server.jobs.runner.jobs_in_process).
-        with jobs_in_process(store) if args.jobs else nullcontext():
+        lease = timedelta(seconds=args.refresh_lease)
+        with jobs_in_process(store, lease=lease) if args.jobs else nullcontext():
             uvicorn.run(
                 FACTORY,
                 factory=True,

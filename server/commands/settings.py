@@ -105,6 +105,16 @@ LOG_FORMAT = Setting(
     help="log lines as `text` or `json` (one object a line, for log collectors)",
     metavar="FORMAT",
 )
+REFRESH_LEASE = Setting(
+    "refresh_lease",
+    "CONFCAL_REFRESH_LEASE",
+    "--refresh-lease",
+    600,
+    positive_int,
+    help="how long one source refresh may hold its source, in seconds: a job process killed "
+    "mid-refresh delays that source this long before another process retries it",
+    metavar="SECONDS",
+)
 LOG_LEVEL = Setting(
     "log_level",
     "CONFCAL_LOG_LEVEL",
@@ -225,6 +235,7 @@ SERVE = (
         help="pick sets one client address may create at once",
         metavar="N",
     ),
+    REFRESH_LEASE,
     LOG_FORMAT,
     LOG_LEVEL,
 )
@@ -240,6 +251,7 @@ WORKER = (
         help="`confcal worker`: jobs to run at once",
         metavar="N",
     ),
+    REFRESH_LEASE,
     LOG_FORMAT,
     LOG_LEVEL,
 )

@@ -10,6 +10,7 @@ environment or a TOML file (the README's configuration table).
 from __future__ import annotations
 
 import argparse
+from datetime import timedelta
 from typing import Any
 
 from server.commands import settings
@@ -33,5 +34,5 @@ def run(args: argparse.Namespace) -> int:
     args = resolve(args, settings.WORKER)
     configure(args.log_format, args.log_level)
     with Store.open(args.db) as store:
-        run_worker(store, args.threads)
+        run_worker(store, args.threads, timedelta(seconds=args.refresh_lease))
     return 0

@@ -34,12 +34,12 @@ LEASE = timedelta(minutes=10)
 
 
 def run_refresh(
-    store: Store, source_id: int, generation: int, clock: Callable[[], datetime]
+    store: Store, source_id: int, generation: int, clock: Callable[[], datetime], lease: timedelta = LEASE
 ) -> Source | None:
     """Claim, refresh and record source `source_id` for run `generation`; None when there is
     nothing to do (removed, run already done, or held by another process)."""
     table = SourceStore(store.engine)
-    source = table.claim(source_id, generation, clock(), LEASE)
+    source = table.claim(source_id, generation, clock(), lease)
     if source is None:
         return None
     try:

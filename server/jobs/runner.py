@@ -7,9 +7,11 @@ import logging
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from typing import Any
 
 from server.jobs.queue import open_queue
+from server.jobs.refresh import LEASE
 from server.jobs.tasks import Jobs
 from server.store import Store
 
@@ -24,8 +26,8 @@ SHUTDOWN_TIMEOUT = 15.0
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # the ones Huey's consumer takes over
 
 
-def jobs_for(store: Store) -> Jobs:
-    return Jobs(store, open_queue(store.engine.url.render_as_string(hide_password=False)))
+def jobs_for(store: Store, lease: timedelta = LEASE) -> Jobs:
+    return Jobs(store, open_queue(store.engine.url.render_as_string(hide_password=False)), lease=lease)
 
 
 def _consumer(jobs: Jobs, workers: int) -> Any:
@@ -39,10 +41,10 @@ def _consumer(jobs: Jobs, workers: int) -> Any:
 
 
 @contextmanager
-def jobs_in_process(store: Store, workers: int = 2) -> Iterator[Jobs]:
+def jobs_in_process(store: Store, workers: int = 2, lease: timedelta = LEASE) -> Iterator[Jobs]:
     """Worker threads for the life of the block. Start it from the main thread, before the web
     server: Huey records signals there, and the web server installs its own over them."""
-    jobs = jobs_for(store)
+    jobs = jobs_for(store, lease)
     consumer = _consumer(jobs, workers)
     handlers = {sig: signal.getsignal(sig) for sig in _SIGNALS}
     consumer.start()
@@ -55,9 +57,9 @@ def jobs_in_process(store: Store, workers: int = 2) -> Iterator[Jobs]:
             signal.signal(sig, handler)
 
 
-def run_worker(store: Store, workers: int) -> None:
+def run_worker(store: Store, workers: int, lease: timedelta = LEASE) -> None:
     """Work until SIGTERM (finish the jobs in hand, up to SHUTDOWN_TIMEOUT) or SIGINT (stop now)."""
-    jobs = jobs_for(store)
+    jobs = jobs_for(store, lease)
     try:
         _consumer(jobs, workers).run()
     finally:

@@ -17,7 +17,7 @@ from typing import Any
 
 from huey import Huey, crontab
 
-from server.jobs.refresh import run_refresh
+from server.jobs.refresh import LEASE, run_refresh
 from server.metrics import source_refreshed
 from server.store import Store
 from server.store.sources import Source, SourceStore
@@ -36,8 +36,11 @@ def utc_now() -> datetime:
 class Jobs:
     """The tasks of one store on one queue; `queue_refresh` is how `source add` starts a chain."""
 
-    def __init__(self, store: Store, queue: Huey, clock: Callable[[], datetime] = utc_now) -> None:
+    def __init__(
+        self, store: Store, queue: Huey, clock: Callable[[], datetime] = utc_now, lease: timedelta = LEASE
+    ) -> None:
         self.store, self.queue, self._clock = store, queue, clock
+        self.lease = lease  # how long a refresh holds its source (`--refresh-lease`)
 
         @queue.task(name="refresh_source")  # type: ignore[untyped-decorator]
         def refresh_source(source_id: int, generation: int) -> None:
@@ -69,7 +72,7 @@ class Jobs:
         return len(overdue)
 
     def _refresh(self, source_id: int, generation: int) -> None:
-        done = run_refresh(self.store, source_id, generation, self._clock)
+        done = run_refresh(self.store, source_id, generation, self._clock, self.lease)
         if done is not None and done.result is not None:
             source_refreshed(done.result.value)
         if done is not None:
