@@ -119,3 +119,14 @@ def test_a_new_ingest_reaches_readers_through_nginx(stack: tuple[Running, str]) 
 
     assert after != before
     assert after == httpx.get(app.url + "/feeds/all.ics").headers["etag"]
+
+
+def test_health_and_metrics_pass_through_uncached(stack: tuple[Running, str]) -> None:
+    _, proxy = stack
+
+    replies = [httpx.get(proxy + path) for path in ("/healthz", "/healthz", "/metrics", "/metrics")]
+
+    assert [r.status_code for r in replies] == [200] * 4
+    assert [r.headers.get("x-cache-status") for r in replies] == [None] * 4
+    assert replies[0].json()["status"] == "ok"
+    assert "confcal_http_requests_total" in replies[2].text

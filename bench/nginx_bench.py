@@ -1,0 +1,161 @@
+"""Requests per second through nginx with deploy/nginx, proxying `confcal serve`, against the same
+nginx serving the same feed bytes from disk (issue 13's goal: at least 0.8x).
+
+    python bench/nginx_bench.py                    # the demo conference
+    python bench/nginx_bench.py --sessions 10000   # a generated conference (bench/generate.py)
+
+Runs (median of interleaved rounds), each with wrk (1 thread, 32 connections, identity encoding), for /feeds/all.ics and for its
+304 (If-None-Match with the answer's own ETag): nginx proxying confcal with deploy/nginx's
+confcal-locations.conf (micro-cache included, as deployed), the same nginx serving the file with
+confcal-static-locations.conf, and confcal without nginx for reference. nginx runs one worker
+process in both setups. Needs Debian's nginx and wrk (`apt-get install nginx wrk`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+DEPLOY = ROOT / "deploy" / "nginx"
+CONFCAL = [sys.executable, "-m", "server.cli"]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+BASE_URL = "http://bench.test"
+# What wrk sends: no Accept-Encoding, so the identity variant and its ETag.
+IDENTITY = {"Accept-Encoding": "identity"}
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for(url: str, limit: float = 120.0) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url, headers=IDENTITY, timeout=5).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"{url} did not answer")
+
+
+def wrk(url: str, headers: dict[str, str] | None = None, seconds: int = 8) -> float:
+    command = ["wrk", "-t1", "-c32", f"-d{seconds}s"]
+    for name, value in (headers or {}).items():
+        command += ["-H", f"{name}: {value}"]
+    out = subprocess.run([*command, url], capture_output=True, text=True, check=True).stdout
+    return float(next(line for line in out.splitlines() if line.startswith("Requests/sec:")).split()[1])
+
+
+def nginx_conf(work: Path, proxy_port: int, static_port: int, upstream: int, static_root: Path) -> Path:
+    temps = "\n".join(f"  {n}_temp_path {work / n};" for n in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    user = "user root root;" if os.geteuid() == 0 else ""
+    conf = work / "nginx.conf"
+    conf.write_text(
+        f"""{user}
+daemon off;
+worker_processes 1;
+pid {work / "nginx.pid"};
+error_log {work / "error.log"} warn;
+events {{ worker_connections 1024; }}
+http {{
+  include /etc/nginx/mime.types;
+  access_log off;
+{temps}
+  proxy_cache_path {work / "cache"} levels=1:2 keys_zone=confcal:10m max_size=100m inactive=10m use_temp_path=off;
+  include {DEPLOY / "confcal-http.conf"};
+  upstream confcal {{ server 127.0.0.1:{upstream}; keepalive 32; }}
+  server {{ listen 127.0.0.1:{proxy_port}; include {DEPLOY / "confcal-locations.conf"}; }}
+  server {{
+    listen 127.0.0.1:{static_port};
+    root {static_root};
+    include {DEPLOY / "confcal-static-locations.conf"};
+  }}
+}}
+""",
+        encoding="utf-8",
+    )
+    return conf
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, default=0, help="generated conference size (default: the demo)")
+    parser.add_argument("--workers", type=int, default=1, help="confcal serve --workers (default: 1)")
+    parser.add_argument("--seconds", type=int, default=8, help="length of each wrk run (default: 8)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds of all runs, interleaved; the median is shown (default: 3)"
+    )
+    args = parser.parse_args()
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    with tempfile.TemporaryDirectory(prefix="confcal-nginx-bench-") as tmp:
+        work = Path(tmp)
+        db = str(work / "store.sqlite")
+        if args.sessions:
+            subprocess.run([sys.executable, str(ROOT / "bench" / "generate.py"), "--sessions", str(args.sessions), str(work / "pages")], check=True, env=ENV)
+            subprocess.run([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")], check=True, env=ENV, capture_output=True)
+        app_port, proxy_port, static_port = free_port(), free_port(), free_port()
+        serve = [*CONFCAL, "serve", "--db", db, "--port", str(app_port), "--no-jobs", "--base-url", BASE_URL]
+        serve += ["--workers", str(args.workers), "--log-level", "warning"]
+        if not args.sessions:
+            serve.append("--demo")
+        app = subprocess.Popen(serve, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proxy = static = None
+        try:
+            direct = f"http://127.0.0.1:{app_port}/feeds/all.ics"
+            wait_for(direct)
+            feed = httpx.get(direct, headers=IDENTITY)
+            (work / "static" / "feeds").mkdir(parents=True)
+            (work / "static" / "feeds" / "all.ics").write_bytes(feed.content)
+            conf = nginx_conf(work, proxy_port, static_port, app_port, work / "static")
+            proxy = subprocess.Popen([nginx, "-p", str(work), "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            proxied, static = f"http://127.0.0.1:{proxy_port}/feeds/all.ics", f"http://127.0.0.1:{static_port}/feeds/all.ics"
+            wait_for(proxied)
+            wait_for(static)
+            app_etag = {"If-None-Match": feed.headers["etag"]}
+            file_etag = {"If-None-Match": httpx.get(static, headers=IDENTITY).headers["etag"]}
+            assert httpx.get(proxied, headers={**IDENTITY, **app_etag}).status_code == 304
+            assert httpx.get(static, headers={**IDENTITY, **file_etag}).status_code == 304
+            runs = {
+                "nginx -> confcal 200": (proxied, None),
+                "nginx file 200": (static, None),
+                "nginx -> confcal 304": (proxied, app_etag),
+                "nginx file 304": (static, file_etag),
+                "confcal direct 200": (direct, None),
+                "confcal direct 304": (direct, app_etag),
+            }
+            # Interleaved rounds, so a change in the machine's load hits every setup alike.
+            rounds = [{name: wrk(url, h, args.seconds) for name, (url, h) in runs.items()} for _ in range(args.rounds)]
+            figures = {name: statistics.median(r[name] for r in rounds) for name in runs}
+        finally:
+            for process in (proxy, app):
+                if process is not None:
+                    process.terminate()
+                    process.wait(timeout=30)
+    size = len(feed.content)
+    print(f"/feeds/all.ics: {size} bytes ({args.sessions or 'demo'} sessions), confcal --workers {args.workers}")
+    for name, value in figures.items():
+        print(f"  {name:<22} {value:10.0f} req/s")
+    for status in ("200", "304"):
+        ratio = figures[f"nginx -> confcal {status}"] / figures[f"nginx file {status}"]
+        print(f"  proxied / file, {status}:  {ratio:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
