@@ -6,7 +6,10 @@ by name in every worker).
 What each process holds by itself: the published snapshots (each polls the store's version), the
 pick-set rate-limit buckets, the metrics (added up across processes at scrape, server.metrics).
 What they share: only the store. The demo seed and the background jobs are not here: `serve` does
-them once, in the process that starts the workers (server.commands.serve).
+them once, in the process that starts the workers (server.commands.serve). Each app does run its own
+pick-set upkeep (server.app.pick_upkeep): read notes and the expiry purge are idempotent
+conditional writes, so N processes doing them is N times the same small statement, never a
+double delete.
 """
 
 from __future__ import annotations
