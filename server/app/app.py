@@ -45,7 +45,7 @@ from server.app.live import (
     ScheduleStore,
     utc_now,
 )
-from server.app.metrics import RequestMetrics, metrics_endpoint
+from server.app.metrics import RequestMetrics, flush_every, metrics_endpoint
 from server.app.page import STATIC, page_routes
 from server.app.pick_upkeep import PickUpkeep
 from server.app.picks_api import picks_routes
@@ -182,6 +182,7 @@ def create_app(
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(live.watch, poll_interval)
             tasks.start_soon(upkeep.watch, guards.upkeep_interval)
+            tasks.start_soon(flush_every)
             try:
                 yield
             finally:
@@ -209,12 +210,13 @@ def create_app(
         Mount(urls.ROUTE_STATIC, app=StaticFiles(directory=STATIC), name="static"),
     ]
     routes: list[BaseRoute] = [
-        Route(urls.ROUTE_HEALTH, health_endpoint(store, clock), methods=METHODS),
-        Route(urls.ROUTE_METRICS, metrics_endpoint([HealthCollector(store, clock)]), methods=METHODS),
         Route(urls.ROUTE_CONFERENCES, api_conferences, methods=METHODS),
         Route(urls.json_twin(urls.ROUTE_CONFERENCES), api_conferences, methods=METHODS),
         *conference_routes,
         Mount(urls.CONFERENCE_MOUNT, routes=conference_routes),
+        # Last: routing tries routes in order, and feeds should not pay for these.
+        Route(urls.ROUTE_HEALTH, health_endpoint(store, clock), methods=METHODS),
+        Route(urls.ROUTE_METRICS, metrics_endpoint([HealthCollector(store, clock)]), methods=METHODS),
     ]
     app = Starlette(
         routes=routes,

@@ -2,7 +2,8 @@
 
 Requests are counted by route template (`/c/{conference}/feeds/{kind}/{name}`), never by raw
 path: a path may hold a pick token, and raw paths would make one series per URL anyone sends.
-A path no route matched is `unmatched`. The share of 304s is
+A path no route matched is `unmatched`. Counting costs a dict update per request; the counts reach the metrics every
+second (flush_every) and at each scrape. The share of 304s is
 `sum(rate(confcal_http_requests_total{status="304"}[5m])) / sum(rate(confcal_http_requests_total[5m]))`.
 """
 
@@ -12,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -70,13 +73,24 @@ def _count_feed(metrics: Metrics, scope: Scope, route: str, status: int) -> None
     kind = _FEED_ROUTES[route] or str(params.get("kind"))
     if kind == "personal" and not str(params.get("name", "")).endswith(".ics"):
         return  # the personal feed's QR code shares the route
-    metrics.feeds.labels(kind, str(status)).inc()
+    metrics.feed(kind, status)
+
+
+FLUSH_INTERVAL_S = 1.0
+
+
+async def flush_every(interval: float = FLUSH_INTERVAL_S) -> None:
+    """Hand this process's request tallies to the metrics every `interval` seconds, so that the
+    other server processes' scrapes see them (server.metrics)."""
+    current = metrics()
+    while True:
+        await anyio.sleep(interval)
+        current.flush()
 
 
 def metrics_endpoint(collectors: list[Any]) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
-        import anyio.to_thread
-
+        metrics().flush()  # this process's own requests, up to this one
         body, content_type = await anyio.to_thread.run_sync(exposition, collectors)
         return Response(body, media_type=content_type, headers={"Cache-Control": "no-store"})
 
