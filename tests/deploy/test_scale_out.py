@@ -71,6 +71,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     pages = work / "pages"
     shutil.copytree(DEMO_DIR, pages)
     with running_postgres() as url, ExitStack() as stack:
+        assert main(["db", "upgrade", "--db", url]) == 0  # the explicit step on PostgreSQL
         assert main(["ingest", "--db", url, "--tz", DEMO_TZ, str(DEMO_DIR)]) == 0
         servers = []
         for name, workers in (("a", "2"), ("b", "1")):
