@@ -44,4 +44,5 @@ def line(report: IngestReport) -> str:
         f"{len(report.added)} added, {len(report.changed)} changed, "
         f"{len(report.cancelled)} cancelled, {len(report.restored)} restored"
     )
-    return f"version {report.version}  {when}  {report.conference}: {counts}"
+    rollback = f" (rollback to version {report.rollback_of})" if report.rollback_of is not None else ""
+    return f"version {report.version}  {when}  {report.conference}: {counts}{rollback}"

@@ -115,6 +115,19 @@ def summary(loaded: Loaded, report: IngestReport) -> list[str]:
         _plural(c.tracks, "track"),
         _plural(c.levels, "level"),
     )
+    lines = [f"{loaded.schedule.conference.name}: {', '.join(read)}", *version_lines(report)]
+    if loaded.defects:
+        lines.append(_plural(len(loaded.defects), "defect") + " (ingested with --force):")
+        lines += [f"  {defect}" for defect in loaded.defects]
+    if loaded.warnings:
+        lines.append(_plural(len(loaded.warnings), "warning") + ":")
+        lines += [f"  {warning}" for warning in loaded.warnings]
+    return lines
+
+
+def version_lines(report: IngestReport, label: str = "") -> list[str]:
+    """`version N: 1 added, ...` (with `label` after the number) and one line per session the
+    version added, changed, cancelled or restored; also what `confcal rollback` prints."""
     diff = (
         f"{len(report.added)} added",
         f"{len(report.changed)} changed",
@@ -122,20 +135,11 @@ def summary(loaded: Loaded, report: IngestReport) -> list[str]:
         f"{len(report.restored)} restored",
         f"{report.unchanged} unchanged",
     )
-    lines = [
-        f"{loaded.schedule.conference.name}: {', '.join(read)}",
-        f"version {report.version}: {', '.join(diff)}",
-    ]
+    lines = [f"version {report.version}{label}: {', '.join(diff)}"]
     lines += _listing("added", report.added, report)
     lines += [f"  changed   {sid} {report.titles[sid]} ({', '.join(fields)})" for sid, fields in report.changed.items()]
     lines += _listing("cancelled", report.cancelled, report)
     lines += _listing("restored", report.restored, report)
-    if loaded.defects:
-        lines.append(_plural(len(loaded.defects), "defect") + " (ingested with --force):")
-        lines += [f"  {defect}" for defect in loaded.defects]
-    if loaded.warnings:
-        lines.append(_plural(len(loaded.warnings), "warning") + ":")
-        lines += [f"  {warning}" for warning in loaded.warnings]
     return lines
 
 

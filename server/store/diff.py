@@ -77,7 +77,12 @@ class Plan:
 
 def plan_ingest(incoming: Sequence[Session], previous: Sequence[Session], now: datetime) -> Plan:
     """Match `incoming` (a complete snapshot) against every stored session of the conference."""
-    identified = assign_ids(incoming, previous)
+    return plan_snapshot(assign_ids(incoming, previous), previous, now)
+
+
+def plan_snapshot(identified: Sequence[Session], previous: Sequence[Session], now: datetime) -> Plan:
+    """The plan for a snapshot whose sessions already carry their ids (an ingest after
+    feeds.identity, or a rollback to a stored version's sessions)."""
     old_by_id = {s.id: s for s in previous}
     writes: list[Session] = []
     added: list[str] = []

@@ -49,6 +49,8 @@ class IngestReport:
     unchanged: int = 0
     counts: Counts = Counts()
     titles: Mapping[str, str] = field(default_factory=dict)
+    # The version this one restored (`confcal rollback`), None for an ingest.
+    rollback_of: int | None = None
 
     @classmethod
     def of(cls, plan: Plan, schedule: Schedule, *, created: datetime, version: int = 0) -> IngestReport:
@@ -80,6 +82,8 @@ class IngestReport:
             "restored": list(self.restored),
             "unchanged": self.unchanged,
             "titles": dict(self.titles),
+            # Only a rollback carries the key, so an ingest's recorded diff is as it always was.
+            **({"rollback_of": self.rollback_of} if self.rollback_of is not None else {}),
         }
 
     def counts_json(self) -> dict[str, int]:
@@ -101,6 +105,7 @@ class IngestReport:
             unchanged=int(diff["unchanged"]),
             counts=Counts(**counts),
             titles=dict(diff["titles"]),
+            rollback_of=diff.get("rollback_of"),
         )
 
 

@@ -9,6 +9,7 @@ global sequence (cheap to poll), and `conferences()` tells each conference's own
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Self
 
@@ -17,8 +18,10 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from feeds.model import Conference, Schedule, Session, Status
 from server.errors import StoreError
-from server.store import rows, schema
-from server.store.diff import check_not_destructive, plan_ingest
+from server.store import history, rows, schema
+from server.store.changelog import changelog
+from server.store.changes import VersionChanges
+from server.store.diff import Plan, check_not_destructive, plan_ingest, plan_snapshot
 from server.store.engine import display, make_engine, resolve_url
 from server.store.report import ConferenceSummary, IngestReport
 from server.store.schema import StoreOutdated
@@ -92,20 +95,63 @@ class Store:
         is left as it was.
         """
         moment = (now or datetime.now(UTC)).astimezone(UTC)
-        slug = schedule.conference.slug
+
+        def plan(previous: list[Session]) -> tuple[Plan, IngestReport]:
+            made = plan_ingest(schedule.sessions, previous, moment)
+            check_not_destructive(made, force=force)
+            return made, IngestReport.of(made, schedule, created=moment)
+
+        return self._publish(schedule.conference, plan, moment, dry_run=dry_run)
+
+    def rollback(
+        self, version: int, *, conference: str | None = None, force: bool = False, now: datetime | None = None
+    ) -> IngestReport:
+        """Publish a new version whose sessions are what `version` published: sessions changed
+        since get that content back with a higher revision (so calendars update), sessions added
+        since are cancelled. Refused like an ingest when it would cancel more than a third of the
+        live sessions, unless `force`. UnknownVersion for a version the store cannot rebuild."""
+        moment = (now or datetime.now(UTC)).astimezone(UTC)
+        try:
+            with self.engine.connect() as conn:
+                target = history.find_version(conn, version, conference)
+                content = history.content_at(conn, target.conference, version)
+                found = conn.execute(select(conferences).where(conferences.c.slug == target.conference))
+                conf = rows.conference_from_row(found.mappings().one())
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
+        restored = Schedule(conference=conf, sessions=tuple(content.values()))
+
+        def plan(previous: list[Session]) -> tuple[Plan, IngestReport]:
+            made = plan_snapshot(restored.sessions, previous, moment)
+            check_not_destructive(made, force=force)
+            report = IngestReport.of(made, restored, created=moment)
+            return made, dataclasses.replace(report, rollback_of=version)
+
+        return self._publish(conf, plan, moment, dry_run=False)
+
+    def _publish(
+        self,
+        conference: Conference,
+        make_plan: Callable[[list[Session]], tuple[Plan, IngestReport]],
+        moment: datetime,
+        *,
+        dry_run: bool,
+    ) -> IngestReport:
+        """Plan against the stored sessions, then write the plan as a new version in one
+        transaction (see `ingest`), recording the rows it wrote (server.store.history)."""
+        slug = conference.slug
         try:
             for _ in range(_PLAN_ATTEMPTS):
                 with self.engine.connect() as conn:
                     # The version first: any ingest committed after it shows as a new version.
                     seen = _latest_version(conn, slug)
                     previous = _load_sessions(conn, slug)
-                plan = plan_ingest(schedule.sessions, previous, moment)
-                check_not_destructive(plan, force=force)
-                report = IngestReport.of(plan, schedule, created=moment)
+                    plan, report = make_plan(previous)
+                    recording = history.prepare(conn, slug, plan.writes, previous=previous, seen=seen)
                 with self.engine.begin() as conn:
                     # Writing the conference row first takes the write lock (SQLite) or row lock
                     # (PostgreSQL), so two concurrent ingests cannot interleave their writes.
-                    _upsert_conference(conn, schedule.conference)
+                    _upsert_conference(conn, conference)
                     if _latest_version(conn, slug) != seen:
                         conn.rollback()
                         continue
@@ -120,6 +166,7 @@ class Store:
                     assert version is not None
                     number = int(version[0])
                     _write_sessions(conn, slug, plan.writes, {s.id for s in previous}, number)
+                    history.record(conn, slug, number, recording, seen=seen)
                     if dry_run:
                         raise _RolledBack(dataclasses.replace(report, version=number))
                 return dataclasses.replace(report, version=number)
@@ -209,6 +256,29 @@ class Store:
             )
             for r in found
         )
+
+    def content(self, version: int, conference: str | None = None) -> tuple[str, dict[str, Session]]:
+        """The conference `version` belongs to and every session as that version published it
+        (server.store.history). UnknownVersion when the store cannot rebuild it."""
+        try:
+            with self.engine.connect() as conn:
+                record = history.find_version(conn, version, conference)
+                return record.conference, history.content_at(conn, record.conference, version)
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
+
+    def changelog(self, conference: str) -> tuple[VersionChanges, ...]:
+        """The visible changes of every version of `conference`, oldest first (visible or not;
+        server.store.changelog). Empty for a conference the store does not hold."""
+        try:
+            with self.engine.connect() as conn:
+                records = history.version_records(conn, conference)
+                written = history.rows_by_version(conn, conference)
+                if records and not written:  # a store from before content was recorded
+                    written = {records[-1].version: _load_sessions(conn, conference)}
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
+        return changelog(records, written)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,0 +1,81 @@
+"""A conference's changelog: the visible changes of every version, oldest first, from the rows
+each version wrote (server.store.history). Pure: the caller reads the store.
+
+Versions from before the store recorded content (see history.py, "baseline") have only the ids
+and titles their diff names; their entries list those sessions as the baseline shows them,
+without the before side of a move or a retitle.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+
+from feeds.model import Session
+from server.store.changes import ChangeKind, SessionChange, VersionChanges, compare
+from server.store.history import VersionRecord
+
+# The stored diff's field names that make a change a move (server.store.diff.CONTENT_FIELDS).
+_MOVE_FIELDS = {"start", "end", "room"}
+
+
+def changelog(records: Sequence[VersionRecord], written: Mapping[int, Sequence[Session]]) -> tuple[VersionChanges, ...]:
+    """One `VersionChanges` per version in `records` (oldest first), visible or not."""
+    recorded = [r.version for r in records if r.version in written]
+    baseline = recorded[0] if recorded else None
+    known: dict[str, Session] = {}
+    if baseline is not None and baseline != records[0].version:
+        known = {s.id: s for s in written[baseline]}  # the live rows at the baseline
+    state: dict[str, Session] = {}
+    entries: list[VersionChanges] = []
+    for index, record in enumerate(records):
+        rows = written.get(record.version, ())
+        if index == 0:
+            changes: tuple[SessionChange, ...] = ()
+        elif baseline is None or record.version <= baseline:
+            changes = _from_diff(record.diff, known)
+        else:
+            changes = compare(state, rows)
+        state.update((s.id, s) for s in rows)
+        rollback = record.diff.get("rollback_of")
+        entries.append(
+            VersionChanges(
+                version=record.version,
+                conference=record.conference,
+                created=record.created,
+                changes=changes,
+                first=index == 0,
+                rollback_of=int(rollback) if rollback is not None else None,
+                sessions=sum(1 for s in state.values() if not s.cancelled),
+            )
+        )
+    return tuple(entries)
+
+
+def _from_diff(diff: Mapping[str, object], known: Mapping[str, Session]) -> tuple[SessionChange, ...]:
+    """What a version's stored diff says, for a version whose rows were not recorded."""
+    titles = diff.get("titles")
+    named = titles if isinstance(titles, dict) else {}
+
+    def session(sid: str) -> Session | None:
+        found = known.get(sid)
+        return None if found is None else dataclasses.replace(found, title=str(named.get(sid, found.title)))
+
+    found: list[SessionChange] = []
+    for kind, key in (
+        (ChangeKind.NEW, "added"),
+        (ChangeKind.CANCELLED, "cancelled"),
+        (ChangeKind.RESTORED, "restored"),
+    ):
+        ids = diff.get(key)
+        for sid in ids if isinstance(ids, list) else []:
+            after = session(str(sid))
+            if after is not None:
+                found.append(SessionChange(kind, None, after))
+    changed = diff.get("changed")
+    for sid, fields in (changed if isinstance(changed, dict) else {}).items():
+        after = session(str(sid))
+        if after is not None and _MOVE_FIELDS & set(fields):
+            found.append(SessionChange(ChangeKind.MOVED, None, after))
+    order = list(ChangeKind)
+    return tuple(sorted(found, key=lambda c: (order.index(c.kind), c.after.start, c.after.title, c.id)))

@@ -1,0 +1,164 @@
+"""What every version published: the session rows each version wrote, so any version of a
+conference can be rebuilt (for `confcal diff`, `confcal rollback` and the public changelog).
+
+A version writes only the sessions it added, changed, cancelled or restored (plus silent edits
+such as a bio); storing those rows (one compressed JSON value per version) keeps the history as
+compact as the changes themselves. The content of version V is, for every session id, its row
+from the newest version <= V.
+
+A store made before this table existed has versions without recorded rows. Its first ingest
+after the upgrade records the live rows as they were under the version they belong to (the
+*baseline*), so from that version on every version can be rebuilt; older ones cannot, and asking
+for them is one error line naming the first version that can.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Column, Connection, Integer, LargeBinary, String, Table, func, select
+
+from feeds.model import Session
+from server.errors import StoreError
+from server.store import rows
+from server.store.tables import metadata, sessions, versions
+
+# One row per (conference, version): the session rows that version wrote, as zlib-compressed
+# JSON. Encoded before the write transaction starts, so recording a version adds one small
+# INSERT under the store's write lock, however many sessions it wrote (picks are saved meanwhile).
+version_content = Table(
+    "schedule_version_content",
+    metadata,
+    Column("conference", String(200), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("sessions", LargeBinary, nullable=False),
+)
+
+_TIMES = ("starts_at", "ends_at", "modified")
+_LEFT_OUT = ("conference", "version")  # the row's key says them
+
+
+def encode(written: Sequence[Session]) -> bytes:
+    """The rows of `written` as stored (server.store.rows), compressed; pure."""
+    found = []
+    for session in written:
+        row = rows.session_row("", session, 0)
+        for name in _LEFT_OUT:
+            del row[name]
+        for name in _TIMES:
+            row[name] = row[name].isoformat() if row[name] is not None else None
+        found.append(row)
+    return zlib.compress(json.dumps(found, separators=(",", ":"), sort_keys=True).encode(), 6)
+
+
+def decode(data: bytes) -> list[Session]:
+    found: list[dict[str, Any]] = json.loads(zlib.decompress(data))
+    for row in found:
+        for name in _TIMES:
+            row[name] = datetime.fromisoformat(row[name]) if row[name] is not None else None
+    return [rows.session_from_row(row) for row in found]
+
+
+class UnknownVersion(StoreError):
+    """A version number the store (or this conference) does not hold, or one whose content was
+    published before the store recorded content."""
+
+
+@dataclass(frozen=True)
+class VersionRecord:
+    """One version of a conference as `schedule_version` holds it."""
+
+    version: int
+    conference: str
+    created: datetime
+    diff: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Recording:
+    """What `record` writes for one new version, encoded before the write transaction:
+    `baseline` is the live rows at `seen` when the conference has versions but no content yet."""
+
+    written: bytes
+    baseline: bytes | None = None
+
+
+def prepare(
+    conn: Connection, slug: str, writes: Sequence[Session], *, previous: Sequence[Session], seen: int
+) -> Recording:
+    """Encode a version's rows (and the baseline, see the module doc) outside the write lock."""
+    needs_baseline = bool(seen and previous) and first_recorded(conn, slug) is None
+    return Recording(encode(writes), encode(previous) if needs_baseline else None)
+
+
+def record(conn: Connection, slug: str, version: int, recording: Recording, *, seen: int) -> None:
+    """Write a prepared recording as the content of `version` (in the version's transaction)."""
+    values = [{"conference": slug, "version": version, "sessions": recording.written}]
+    if recording.baseline is not None and first_recorded(conn, slug) is None:
+        values.insert(0, {"conference": slug, "version": seen, "sessions": recording.baseline})
+    conn.execute(version_content.insert(), values)
+
+
+def first_recorded(conn: Connection, slug: str) -> int | None:
+    """The oldest version of `slug` whose content can be rebuilt (None: nothing recorded)."""
+    found = conn.execute(select(func.min(version_content.c.version)).where(version_content.c.conference == slug))
+    value = found.scalar()
+    return None if value is None else int(value)
+
+
+def version_records(conn: Connection, slug: str | None = None) -> list[VersionRecord]:
+    """The versions of `slug` (every conference when None), oldest first."""
+    query = select(versions).order_by(versions.c.id)
+    if slug is not None:
+        query = query.where(versions.c.conference == slug)
+    return [
+        VersionRecord(int(r["id"]), r["conference"], rows.from_db_time(r["created"]), r["diff"])
+        for r in conn.execute(query).mappings()
+    ]
+
+
+def find_version(conn: Connection, version: int, conference: str | None) -> VersionRecord:
+    """The record of `version`, checked to belong to `conference` when one is named."""
+    found = conn.execute(select(versions).where(versions.c.id == version)).mappings().first()
+    if found is None:
+        raise UnknownVersion(f"no version {version} in the store")
+    if conference is not None and found["conference"] != conference:
+        raise UnknownVersion(f"version {version} is a version of {found['conference']}, not of {conference}")
+    return VersionRecord(version, found["conference"], rows.from_db_time(found["created"]), found["diff"])
+
+
+def content_at(conn: Connection, slug: str, version: int) -> dict[str, Session]:
+    """Every session of `slug` as version `version` published it (cancelled ones included)."""
+    start = first_recorded(conn, slug)
+    if start is None:
+        latest = conn.execute(select(func.max(versions.c.id)).where(versions.c.conference == slug)).scalar()
+        if latest == version:  # nothing recorded yet, but the live rows are this version
+            found = conn.execute(select(sessions).where(sessions.c.conference == slug)).mappings()
+            return {r["id"]: rows.session_from_row(r) for r in found}
+        raise UnknownVersion(f"version {version} was published before this store recorded session content")
+    if version < start:
+        raise UnknownVersion(
+            f"version {version} was published before this store recorded session content (from version {start} on)"
+        )
+    query = (
+        select(version_content.c.sessions)
+        .where(version_content.c.conference == slug, version_content.c.version <= version)
+        .order_by(version_content.c.version)
+    )
+    # Ascending versions: a later row of the same session replaces the earlier one.
+    return {s.id: s for (data,) in conn.execute(query) for s in decode(data)}
+
+
+def rows_by_version(conn: Connection, slug: str) -> dict[int, list[Session]]:
+    """Every recorded row of `slug`, by the version that wrote it (the changelog's walk)."""
+    query = (
+        select(version_content.c.version, version_content.c.sessions)
+        .where(version_content.c.conference == slug)
+        .order_by(version_content.c.version)
+    )
+    return {int(version): decode(data) for version, data in conn.execute(query)}
