@@ -32,6 +32,7 @@ from server.app.api import (
     feeds_representation,
     sessions_representation,
 )
+from server.app.changes import changes_routes
 from server.app.conditional import Representation, respond
 from server.app.context import RouteContext
 from server.app.exports import export_routes
@@ -197,6 +198,7 @@ def create_app(
         *page_routes(context),
         *qr_routes(context),
         *export_routes(context),
+        *changes_routes(context, store),
         *picks_routes(
             context, pick_store, upkeep=upkeep, creations=TokenBuckets(guards.pick_rate)
         ),

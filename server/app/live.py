@@ -28,6 +28,7 @@ from feeds.model import Schedule
 from server.app.links import calendar_base
 from server.app.published import Published
 from server.errors import ServerError
+from server.store.changes import VersionChanges
 from server.store.report import ConferenceSummary
 
 log = logging.getLogger("confcal.serve")
@@ -43,6 +44,8 @@ class ScheduleStore(Protocol):
     def version(self) -> int: ...
 
     def conferences(self) -> tuple[ConferenceSummary, ...]: ...
+
+    def changelog(self, conference: str) -> tuple[VersionChanges, ...]: ...  # server/app/changes.py
 
 
 class NothingPublished(ServerError):

@@ -12,8 +12,9 @@ going stale.
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from feeds.exports import EXPORTERS
@@ -34,6 +35,9 @@ from server.app.page import STATIC, page_files
 from server.app.params import is_safe_id
 from server.app.published import Published
 from server.store.report import ConferenceSummary
+
+# More files of a conference from outside its snapshot (the changelog reads the store's history).
+Extra = Callable[[Published, Site], Iterable[tuple[str, bytes]]]
 
 # Directories whose every file the build owns (anything else in OUTDIR is left alone).
 OWNED = ("feeds", "sessions")
@@ -67,6 +71,7 @@ def write_conferences(
     outdir: Path,
     root: Site,
     default: str | None,
+    extra: Extra | None = None,
 ) -> list[Path]:
     """Write every conference's site and `api/conferences`; returns the changed files."""
     document = conferences_representation(summaries, root).body
@@ -80,8 +85,8 @@ def write_conferences(
         site = conference_site(root, slug, default)
         others = other_conferences(summaries, slug, root)
         if slug == default:
-            changed += write_site(published, outdir, site, others)
-        changed += write_site(published, outdir / urls.conference_base(slug), site, others)
+            changed += write_site(published, outdir, site, others, extra)
+        changed += write_site(published, outdir / urls.conference_base(slug), site, others, extra)
     return changed
 
 
@@ -90,12 +95,14 @@ def write_site(
     outdir: Path,
     site: Site,
     others: tuple[ConferenceLink, ...] = (),
+    extra: Extra | None = None,
 ) -> list[Path]:
     """Write one conference's site under `outdir`; returns the files whose bytes changed (or
     are new)."""
     changed: list[Path] = []
     wanted: set[Path] = set()
-    for relative, body in site_files(published, site, others):
+    more = extra(published, site) if extra is not None else ()
+    for relative, body in itertools.chain(site_files(published, site, others), more):
         target = outdir / relative
         wanted.add(target)
         if _write_if_changed(target, body):

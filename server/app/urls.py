@@ -98,6 +98,14 @@ def speaker_page(slug: str) -> str:
     return f"speakers/{slug}/"
 
 
+# The public changelog (server/app/changes.py): a page (a directory; the static build writes its
+# index.html), its Atom feed, and the recent changes by session for the page's "your picks
+# changed" note.
+CHANGES = "changes/"
+CHANGES_ATOM = "changes.atom"
+API_CHANGES = "api/changes"
+
+
 def json_twin(path: str) -> str:
     """The `.json` alias every API document is also served at (for static hosts' media types)."""
     return f"{path}.json"
@@ -127,3 +135,6 @@ ROUTE_SCHEDULE_JSON = f"/{SCHEDULE_JSON}"
 # Operations, at the root only (not per conference).
 ROUTE_HEALTH = "/healthz"
 ROUTE_METRICS = "/metrics"
+ROUTE_CHANGES = f"/{CHANGES}"
+ROUTE_CHANGES_ATOM = f"/{CHANGES_ATOM}"
+ROUTE_API_CHANGES = f"/{API_CHANGES}"

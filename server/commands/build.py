@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from server.app.changes import changes_files
 from server.app.demo import seed_demo
 from server.app.links import Site, calendar_base
 from server.app.published import Published
@@ -68,7 +69,11 @@ def run(args: argparse.Namespace) -> int:
         if schedule is not None
     ]
     root = Site.of(args.base_url or DEFAULT_BASE_URL)
-    changed = write_conferences(snapshots, summaries, args.outdir, root, default)
+    with Store.open(args.db) as store:
+        # The changelog of each conference (changes/, changes.atom, api/changes) from the store.
+        changed = write_conferences(
+            snapshots, summaries, args.outdir, root, default, lambda p, s: changes_files(p, s, store)
+        )
     feeds = sum(len(p.feeds) for p in snapshots)
     sessions = sum(len(p.schedule.sessions) for p in snapshots)
     print(

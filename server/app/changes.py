@@ -1,0 +1,261 @@
+"""The public changelog of a conference (`changes/`), its Atom feed (`changes.atom`, RFC 4287)
+and the recent changes by session (`api/changes`) the page's "your picks changed" note reads.
+
+All three are pure functions of the conference's changelog (server.store.changelog) and a
+`Site`, memoized per snapshot like every document: a new version means a new snapshot, so they
+are rebuilt exactly when the schedule changes, and their ETags stay put otherwise. Only visible
+versions are listed (the first, which published the schedule, and any that added, moved,
+retitled, cancelled or restored a session); times are in the conference's zone, the Atom
+`updated` stamps in UTC.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+from xml.etree import ElementTree as ET
+from zoneinfo import ZoneInfo
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from server.app import urls
+from server.app.conditional import HTML, JSON, Representation
+from server.app.context import RouteContext
+from server.app.links import Site
+from server.app.published import Published
+from server.app.render import CSP, render
+from server.store.changes import ChangeKind, SessionChange, VersionChanges, place
+
+ATOM = "application/atom+xml; charset=utf-8"
+ATOM_NS = "http://www.w3.org/2005/Atom"
+# The Atom feed and the page's JSON carry the most recent versions only; the page lists all.
+RECENT = 50
+LABELS = {
+    ChangeKind.NEW: "New",
+    ChangeKind.MOVED: "Moved",
+    ChangeKind.RETITLED: "Retitled",
+    ChangeKind.CANCELLED: "Cancelled",
+    ChangeKind.RESTORED: "Back on the schedule",
+}
+# What the page's note tells an attendee about one of their picks (new sessions cannot be one).
+NOTED = (ChangeKind.MOVED, ChangeKind.RETITLED, ChangeKind.CANCELLED, ChangeKind.RESTORED)
+
+
+class ChangeLog(Protocol):
+    """What the routes need of server.store.Store."""
+
+    def changelog(self, conference: str) -> tuple[VersionChanges, ...]: ...
+
+
+def visible(published: Published, log: ChangeLog) -> tuple[VersionChanges, ...]:
+    """The conference's visible versions, newest first; read from the store once per snapshot."""
+    slug = published.conference.slug
+    return published.memo(("changelog",), lambda: tuple(reversed([e for e in log.changelog(slug) if e.visible])))
+
+
+def text(change: SessionChange, zone: ZoneInfo) -> str:
+    """The words after a session's title: `Tue 7 Apr 11:00–11:30, Master Stage → Tue 7 Apr
+    12:00–12:30, Junior Stage`, `was: Old title`, or when and where it is (was)."""
+    if change.kind is ChangeKind.MOVED and change.before is not None:
+        return f"{place(change.before, zone)} → {place(change.after, zone)}"
+    if change.kind is ChangeKind.RETITLED and change.before is not None:
+        return f"was “{change.before.title}”"
+    return place(change.after, zone)
+
+
+def _heading(entry: VersionChanges) -> str:
+    if entry.first:
+        return "Schedule published"
+    if entry.rollback_of is not None:
+        return f"Rolled back to version {entry.rollback_of}"
+    return "Schedule updated"
+
+
+def _summary(entry: VersionChanges) -> str:
+    if entry.first:
+        return f"The schedule was published with {entry.sessions} sessions."
+    counts = [f"{len(entry.of_kind(k))} {LABELS[k].lower()}" for k in ChangeKind if entry.of_kind(k)]
+    return ", ".join(counts).capitalize() + "."
+
+
+@dataclass(frozen=True)
+class _Item:
+    id: str
+    title: str
+    path: str  # site-relative session page
+    text: str
+
+
+def _groups(entry: VersionChanges, zone: ZoneInfo) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": kind.value,
+            "label": LABELS[kind],
+            "items": [_Item(c.id, c.after.title, urls.session_page(c.id), text(c, zone)) for c in entry.of_kind(kind)],
+        }
+        for kind in ChangeKind
+        if entry.of_kind(kind)
+    ]
+
+
+def _updated(entry: VersionChanges) -> str:
+    return entry.created.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def changes_page(published: Published, site: Site, log: ChangeLog) -> Representation:
+    def build() -> Representation:
+        conference = published.conference
+        entries = visible(published, log)
+        context = {
+            "conference": conference,
+            "when": "",
+            "description": f"Every published change to the schedule of {conference.name}: new, moved, "
+            "retitled and cancelled sessions.",
+            "entries": [
+                {
+                    "version": e.version,
+                    "heading": _heading(e),
+                    "summary": _summary(e),
+                    "updated": _updated(e),
+                    "when": e.created.strftime("%-d %B %Y, %H:%M UTC"),
+                    "groups": [] if e.first else _groups(e, conference.zone),
+                }
+                for e in entries
+            ],
+        }
+        body = render("changes.html", 1, context)
+        return Representation(body, HTML, entries[0].created if entries else None, (("content-security-policy", CSP),))
+
+    return published.memo(("changes-page", site.base_url), build)
+
+
+def entry_id(entry: VersionChanges) -> str:
+    """A version's Atom id (RFC 4287 4.2.6): the same for the same version whatever the host or
+    base URL it is served under, and never reused by another version."""
+    name = f"confcal:{entry.conference}:{entry.version}:{entry.created.isoformat()}"
+    return uuid.uuid5(uuid.NAMESPACE_URL, name).urn
+
+
+def atom(published: Published, site: Site, log: ChangeLog) -> Representation:
+    """The Atom feed (RFC 4287): one entry per visible version, newest first."""
+
+    def build() -> Representation:
+        conference = published.conference
+        entries = visible(published, log)[:RECENT]
+        ET.register_namespace("", ATOM_NS)
+
+        def sub(parent: ET.Element, tag: str, value: str | None = None, **attrs: str) -> ET.Element:
+            element = ET.SubElement(parent, f"{{{ATOM_NS}}}{tag}", attrs)
+            element.text = value
+            return element
+
+        feed = ET.Element(f"{{{ATOM_NS}}}feed")
+        sub(feed, "id", uuid.uuid5(uuid.NAMESPACE_URL, f"confcal:{conference.slug}:changes").urn)
+        sub(feed, "title", f"{conference.name}: schedule changes")
+        sub(feed, "updated", _updated(entries[0]) if entries else "1970-01-01T00:00:00Z")
+        sub(sub(feed, "author"), "name", conference.name)
+        sub(feed, "link", rel="self", type="application/atom+xml", href=site.url(urls.CHANGES_ATOM))
+        sub(feed, "link", rel="alternate", type="text/html", href=site.url(urls.CHANGES))
+        for entry in entries:
+            item = sub(feed, "entry")
+            sub(item, "id", entry_id(entry))
+            sub(item, "title", f"{_heading(entry)} (version {entry.version})")
+            sub(item, "updated", _updated(entry))
+            sub(item, "link", rel="alternate", type="text/html", href=site.url(f"{urls.CHANGES}#v{entry.version}"))
+            sub(item, "summary", _summary(entry))
+            sub(item, "content", _entry_html(entry, site, conference.zone), type="html")
+        body = ET.tostring(feed, encoding="utf-8", xml_declaration=True) + b"\n"
+        return Representation(body, ATOM, entries[0].created if entries else None)
+
+    return published.memo(("changes-atom", site.base_url), build)
+
+
+def _entry_html(entry: VersionChanges, site: Site, zone: ZoneInfo) -> str:
+    """The entry's content: the page's lists, with absolute links (escaped once more by XML)."""
+    parts = [ET.tostring(_element("p", _summary(entry)), encoding="unicode")]
+    for group in [] if entry.first else _groups(entry, zone):
+        parts.append(ET.tostring(_element("h3", group["label"]), encoding="unicode"))
+        listing = ET.Element("ul")
+        for item in group["items"]:
+            line = ET.SubElement(listing, "li")
+            link = ET.SubElement(line, "a", {"href": site.url(item.path)})
+            link.text = item.title
+            link.tail = f": {item.text}" if item.text else None
+        parts.append(ET.tostring(listing, encoding="unicode"))
+    return "".join(parts)
+
+
+def _element(tag: str, value: str) -> ET.Element:
+    element = ET.Element(tag)
+    element.text = value
+    return element
+
+
+def recent(published: Published, log: ChangeLog) -> Representation:
+    """`{"version": N, "changes": [{"version", "updated", "sessions": {id: [{"kind", "text"}]}}]}`,
+    newest first: the changes the page can tell an attendee about their picks."""
+
+    def build() -> Representation:
+        zone = published.conference.zone
+        entries = visible(published, log)
+        document = {
+            "version": entries[0].version if entries else 0,
+            "changes": [
+                {
+                    "version": e.version,
+                    "updated": _updated(e),
+                    "sessions": _noted(e, zone),
+                }
+                for e in entries[:RECENT]
+                if not e.first
+            ],
+        }
+        body = json.dumps(document, ensure_ascii=False, sort_keys=True).encode("utf-8")
+        return Representation(body, JSON, entries[0].created if entries else None)
+
+    return published.memo(("changes-json",), build)
+
+
+def _noted(entry: VersionChanges, zone: ZoneInfo) -> dict[str, list[dict[str, str]]]:
+    found: dict[str, list[dict[str, str]]] = {}
+    for change in entry.changes:
+        if change.kind in NOTED:
+            found.setdefault(change.id, []).append(
+                {"kind": change.kind.value, "title": change.after.title, "text": text(change, zone)}
+            )
+    return found
+
+
+def changes_files(published: Published, site: Site, log: ChangeLog) -> Iterator[tuple[str, bytes]]:
+    """For `confcal build`: the three documents at the paths the server answers them."""
+    yield urls.CHANGES + urls.PAGE_FILE, changes_page(published, site, log).body
+    yield urls.CHANGES_ATOM, atom(published, site, log).body
+    document = recent(published, log).body
+    yield urls.API_CHANGES, document
+    yield urls.json_twin(urls.API_CHANGES), document
+
+
+def changes_routes(context: RouteContext, log: ChangeLog) -> list[Route]:
+    def route(make: Callable[[Published, Site], Representation]) -> Callable[[Request], Any]:
+        async def endpoint(request: Request) -> Response:
+            published = await context.current(request)
+            rep = await anyio.to_thread.run_sync(make, published, context.site(request))
+            return context.send(request, rep)
+
+        return endpoint
+
+    page = route(lambda p, s: changes_page(p, s, log))
+    feed = route(lambda p, s: atom(p, s, log))
+    document = route(lambda p, s: recent(p, log))
+    return [
+        Route(urls.ROUTE_CHANGES, page, methods=["GET", "HEAD"]),
+        Route(urls.ROUTE_CHANGES_ATOM, feed, methods=["GET", "HEAD"]),
+        Route(urls.ROUTE_API_CHANGES, document, methods=["GET", "HEAD"]),
+        Route(urls.json_twin(urls.ROUTE_API_CHANGES), document, methods=["GET", "HEAD"]),
+    ]
