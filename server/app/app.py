@@ -32,7 +32,7 @@ from server.app.api import (
     feeds_representation,
     sessions_representation,
 )
-from server.app.changes import changes_routes
+from server.app.changes import change_notes, changes_routes
 from server.app.conditional import Representation, respond
 from server.app.context import RouteContext
 from server.app.exports import export_routes
@@ -116,9 +116,7 @@ def create_app(
             published = await anyio.to_thread.run_sync(live.current, slug)
         return published
 
-    async def document(
-        request: Request, make: Callable[[Published, Site], Representation]
-    ) -> Response:
+    async def document(request: Request, make: Callable[[Published, Site], Representation]) -> Response:
         # Rendered once per snapshot and base URL, off the event loop: the sessions document of
         # a large conference is megabytes of JSON.
         rep = await anyio.to_thread.run_sync(make, await current(request), site(request))
@@ -172,9 +170,7 @@ def create_app(
         return params.not_found("no such conference")
 
     async def unavailable(request: Request, exc: Exception) -> Response:
-        return PlainTextResponse(
-            "503 Service Unavailable: no schedule published yet\n", status_code=503
-        )
+        return PlainTextResponse("503 Service Unavailable: no schedule published yet\n", status_code=503)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -200,7 +196,11 @@ def create_app(
         *export_routes(context),
         *changes_routes(context, store),
         *picks_routes(
-            context, pick_store, upkeep=upkeep, creations=TokenBuckets(guards.pick_rate)
+            context,
+            pick_store,
+            upkeep=upkeep,
+            creations=TokenBuckets(guards.pick_rate),
+            notes=lambda published: change_notes(published, store),
         ),
         Route(urls.ROUTE_API_FEEDS, api_feeds, methods=METHODS),
         Route(urls.json_twin(urls.ROUTE_API_FEEDS), api_feeds, methods=METHODS),

@@ -30,7 +30,7 @@ from server.app.context import RouteContext
 from server.app.links import Site
 from server.app.published import Published
 from server.app.render import CSP, render
-from server.store.changes import ChangeKind, SessionChange, VersionChanges, place
+from server.store.changes import ChangeKind, SessionChange, VersionChanges, description_line, place
 
 ATOM = "application/atom+xml; charset=utf-8"
 ATOM_NS = "http://www.w3.org/2005/Atom"
@@ -230,6 +230,26 @@ def _noted(entry: VersionChanges, zone: ZoneInfo) -> dict[str, list[dict[str, st
                 {"kind": change.kind.value, "title": change.after.title, "text": text(change, zone)}
             )
     return found
+
+
+def change_notes(published: Published, log: ChangeLog) -> dict[str, str]:
+    """For the personal feed: each session's latest visible move or retitle, as the first line
+    of its DESCRIPTION (`Moved from 11:00 Master Stage`, `Retitled from Old title`); one
+    line, both joined by `; ` when one version did both. Sessions never moved or retitled
+    (and cancellations, which STATUS:CANCELLED already says) have none."""
+
+    def build() -> dict[str, str]:
+        zone = published.conference.zone
+        notes: dict[str, str] = {}
+        for entry in visible(published, log):  # newest first: the first note per session wins
+            found: dict[str, list[str]] = {}
+            for change in entry.changes:
+                if change.kind in (ChangeKind.MOVED, ChangeKind.RETITLED) and change.id not in notes:
+                    found.setdefault(change.id, []).append(description_line(change, zone))
+            notes.update((sid, "; ".join(lines)) for sid, lines in found.items())
+        return notes
+
+    return published.memo(("change-notes",), build)
 
 
 def changes_files(published: Published, site: Site, log: ChangeLog) -> Iterator[tuple[str, bytes]]:

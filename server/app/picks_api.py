@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -28,7 +28,7 @@ from starlette.routing import Route
 
 from feeds.errors import FeedsError
 from feeds.ical import render_calendar
-from feeds.model import Schedule
+from feeds.model import Schedule, Session
 from feeds.query import FeedQuery, select
 from server.app import params, urls
 from server.app.api import to_json
@@ -64,15 +64,18 @@ def personal_feed(
     *,
     download: bool = False,
     alarm: int | None = None,
+    notes: Mapping[str, str] | None = None,
 ) -> Representation:
-    """The picked sessions of the current snapshot as one calendar, "<conference> - My picks"."""
+    """The picked sessions of the current snapshot as one calendar, "<conference> - My picks".
+    `notes` (server.app.changes.change_notes) puts a session's last move or retitle in front
+    of its description: only here, so every other feed keeps its bytes."""
     conference = published.conference
     found = [s for s in map(published.session, pickset.sessions) if s is not None]
+    if notes:
+        found = [_noted(s, notes[s.id]) if s.id in notes else s for s in found]
     # select() applies the same grace period for cancelled sessions and the same order as
     # every catalogue feed.
-    sessions = select(
-        Schedule(conference, tuple(found)), FeedQuery(), now=published.now
-    )
+    sessions = select(Schedule(conference, tuple(found)), FeedQuery(), now=published.now)
     body = render_calendar(
         conference,
         sessions,
@@ -90,9 +93,12 @@ def personal_feed(
     return Representation(body, CALENDAR, max(stamps), headers, personal=True)
 
 
-def json_reply(
-    document: dict[str, object], status: int = 200, **headers: str
-) -> Response:
+def _noted(session: Session, note: str) -> Session:
+    text = session.description.strip()
+    return dataclasses.replace(session, description=f"{note}\n\n{text}" if text else note)
+
+
+def json_reply(document: dict[str, object], status: int = 200, **headers: str) -> Response:
     return Response(
         to_json(document),
         status_code=status,
@@ -111,9 +117,7 @@ def body_error(exc: BodyError) -> Response:
 
 async def read_body(request: Request) -> bytes:
     check_json_media_type(request.headers.get("content-type"))
-    return await read_limited(
-        request.headers.get("content-length"), request.stream(), MAX_PICKS_BODY
-    )
+    return await read_limited(request.headers.get("content-length"), request.stream(), MAX_PICKS_BODY)
 
 
 # How long a client should wait when the store is locked (an ingest writing, on SQLite).
@@ -142,6 +146,7 @@ def picks_routes(
     *,
     upkeep: PickUpkeep,
     creations: TokenBuckets,
+    notes: Callable[[Published], Mapping[str, str]] | None = None,
 ) -> list[Route]:
     async def owned(request: Request, token: str) -> PickSet | None:
         # A pick set belongs to one conference: under another's base its token is unknown.
@@ -169,9 +174,7 @@ def picks_routes(
                 429,
                 **{"retry-after": f"{wait:.0f}"},
             )
-        pickset = await anyio.to_thread.run_sync(
-            store.create, published.conference.slug, ids
-        )
+        pickset = await anyio.to_thread.run_sync(store.create, published.conference.slug, ids)
         site = context.site(request)
         location = site.path(urls.pick_set(pickset.token))
         return json_reply(pick_document(pickset, site), 201, location=location)
@@ -214,14 +217,14 @@ def picks_routes(
             return context.send(request, dataclasses.replace(qr, personal=True))
         download = request.query_params.get("download") == "1"
         try:  # `?alarm=` as on every feed; other parameters are not filters here
-            alarm = FeedQuery.from_params(
-                (n, v) for n, v in request.query_params.multi_items() if n == "alarm"
-            ).alarm
+            alarm = FeedQuery.from_params((n, v) for n, v in request.query_params.multi_items() if n == "alarm").alarm
         except FeedsError as exc:
             return params.bad_request(str(exc))
         published = await context.current(request)
         rep = await anyio.to_thread.run_sync(
-            lambda: personal_feed(published, pickset, download=download, alarm=alarm)
+            lambda: personal_feed(
+                published, pickset, download=download, alarm=alarm, notes=notes(published) if notes else None
+            )
         )
         return context.send(request, rep)
 
