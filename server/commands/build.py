@@ -19,6 +19,7 @@ from server.app.links import Site, calendar_base
 from server.app.published import Published
 from server.app.site_build import write_conferences
 from server.commands import add_db_option
+from server.commands.progress import add_quiet_option, progress
 from server.commands.serve import add_base_url_option, add_default_option
 from server.errors import StoreError
 from server.store import Store
@@ -39,6 +40,7 @@ def register(subparsers: Any) -> None:
     )
     add_base_url_option(parser)
     add_default_option(parser)
+    add_quiet_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -51,29 +53,32 @@ def run(args: argparse.Namespace) -> int:
     with Store.open(args.db) as store:
         seed_demo(store)
         summaries = store.conferences()
-        schedules = [store.live(c.slug) for c in summaries]
-    if not summaries:
-        raise StoreError("the store holds no schedule")
-    default = args.default or summaries[0].slug
-    if default not in {c.slug for c in summaries}:
-        raise StoreError(f"--default {default}: no such conference in the store")
-    now = datetime.now(UTC)
-    # The calendar bytes use the configured base URL only, exactly as the server renders them.
-    snapshots = [
-        Published(
-            schedule,
-            now=now,
-            base_url=calendar_base(args.base_url, schedule.conference.slug, default),
-        )
-        for schedule in schedules
-        if schedule is not None
-    ]
-    root = Site.of(args.base_url or DEFAULT_BASE_URL)
-    with Store.open(args.db) as store:
-        # The changelog of each conference (changes/, changes.atom, api/changes) from the store.
-        changed = write_conferences(
-            snapshots, summaries, args.outdir, root, default, lambda p, s: changes_files(p, s, store)
-        )
+        if not summaries:
+            raise StoreError("the store holds no schedule")
+        default = args.default or summaries[0].slug
+        if default not in {c.slug for c in summaries}:
+            raise StoreError(f"--default {default}: no such conference in the store")
+        now = datetime.now(UTC)
+        root = Site.of(args.base_url or DEFAULT_BASE_URL)
+        snapshots: list[Published] = []
+        changed: list[Path] = []
+        # Two steps per conference: its snapshot (every feed rendered), then its files.
+        with progress("confcal build", 2 * len(summaries), quiet=args.quiet) as shown:
+            for summary in summaries:
+                shown.step(f"rendering {summary.slug}")
+                schedule = store.live(summary.slug)
+                if schedule is None:
+                    continue
+                # The calendar bytes use the configured base URL only, exactly as the server renders them.
+                published = Published(
+                    schedule, now=now, base_url=calendar_base(args.base_url, summary.slug, default)
+                )
+                snapshots.append(published)
+                shown.step(f"writing {summary.slug}")
+                # The changelog of each conference (changes/, changes.atom, api/changes) from the store.
+                changed += write_conferences(
+                    [published], summaries, args.outdir, root, default, lambda p, s: changes_files(p, s, store)
+                )
     feeds = sum(len(p.feeds) for p in snapshots)
     sessions = sum(len(p.schedule.sessions) for p in snapshots)
     print(

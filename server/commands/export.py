@@ -18,6 +18,7 @@ from typing import Any
 
 from feeds.exports import EXPORTERS
 from server.commands import add_db_option
+from server.commands.progress import add_quiet_option, progress
 from server.commands.serve import add_base_url_option
 from server.errors import StoreError
 from server.store import Store
@@ -33,19 +34,24 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--format", required=True, choices=sorted(EXPORTERS), help="the format to write")
     parser.add_argument("--conference", metavar="SLUG", help="which conference (default: the store's default, the first ingested)")
     add_base_url_option(parser)
+    add_quiet_option(parser)
     parser.add_argument("out", metavar="OUT", help="file to write, or - for stdout")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    with Store.open(args.db) as store:
-        schedule = store.live(args.conference)
-    if schedule is None:
-        if args.conference:
-            raise StoreError(f"the store holds no conference {args.conference!r}")
-        raise StoreError("the store holds no schedule; run confcal ingest first")
-    exporter = EXPORTERS[args.format]
-    body = exporter.render(schedule, now=datetime.now(UTC), base_url=args.base_url)
+    with progress("confcal export", 3, quiet=args.quiet) as shown:
+        shown.step("reading the store")
+        with Store.open(args.db) as store:
+            schedule = store.live(args.conference)
+        if schedule is None:
+            if args.conference:
+                raise StoreError(f"the store holds no conference {args.conference!r}")
+            raise StoreError("the store holds no schedule; run confcal ingest first")
+        exporter = EXPORTERS[args.format]
+        shown.step(f"rendering {exporter.name}")
+        body = exporter.render(schedule, now=datetime.now(UTC), base_url=args.base_url)
+        shown.step(f"writing {args.out}")
     if args.out == "-":
         sys.stdout.buffer.write(body)
         sys.stdout.buffer.flush()

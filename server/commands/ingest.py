@@ -18,6 +18,7 @@ from typing import Any
 
 from feeds.pipeline import Loaded, load_schedule, refusal
 from server.commands import add_db_option
+from server.commands.progress import add_quiet_option, progress
 from server.commands.terminal import safe_lines
 from server.errors import IngestRefused
 from server.store import IngestReport, Store
@@ -67,24 +68,31 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="print the changes this ingest would publish, and store nothing",
     )
+    add_quiet_option(parser)
     parser.add_argument("sources", metavar="SOURCE", nargs="+", help="file, folder or http(s) URL")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = load_schedule(
-        args.sources, args.tz, allow_private=args.allow_private, format=args.format, conference=args.conference
-    )
-    if loaded.defects and not args.force:
-        raise IngestRefused(refusal(loaded.defects))
-    if not args.dry_run:
-        with Store.open(args.db) as store:
-            report = store.ingest(loaded.schedule, force=args.force)
-        print(safe_lines(summary(loaded, report)))
-        return 0
-    with Store.open(_preview_url(args.db)) as store:
-        report = store.ingest(loaded.schedule, force=args.force, dry_run=True)
-    print(safe_lines([DRY_RUN, *summary(loaded, report)]))
+    with progress("confcal ingest", 2, quiet=args.quiet) as shown:
+        shown.step(f"reading {_plural(len(args.sources), 'source')}")
+        loaded = load_schedule(
+            args.sources, args.tz, allow_private=args.allow_private, format=args.format, conference=args.conference
+        )
+        if loaded.defects and not args.force:
+            raise IngestRefused(refusal(loaded.defects))
+        shown.step(
+            f"planning {loaded.schedule.conference.slug}"
+            if args.dry_run
+            else f"storing {loaded.schedule.conference.slug}"
+        )
+        if args.dry_run:
+            with Store.open(_preview_url(args.db)) as store:
+                report = store.ingest(loaded.schedule, force=args.force, dry_run=True)
+        else:
+            with Store.open(args.db) as store:
+                report = store.ingest(loaded.schedule, force=args.force)
+    print(safe_lines([DRY_RUN, *summary(loaded, report)] if args.dry_run else summary(loaded, report)))
     return 0
 
 
