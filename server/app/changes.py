@@ -244,8 +244,9 @@ def change_notes(published: Published, log: ChangeLog) -> dict[str, str]:
         for entry in visible(published, log):  # newest first: the first note per session wins
             found: dict[str, list[str]] = {}
             for change in entry.changes:
-                if change.kind in (ChangeKind.MOVED, ChangeKind.RETITLED) and change.id not in notes:
-                    found.setdefault(change.id, []).append(description_line(change, zone))
+                line = description_line(change, zone)  # "" when the old side is not known
+                if line and change.kind in (ChangeKind.MOVED, ChangeKind.RETITLED) and change.id not in notes:
+                    found.setdefault(change.id, []).append(line)
             notes.update((sid, "; ".join(lines)) for sid, lines in found.items())
         return notes
 

@@ -77,5 +77,7 @@ def _from_diff(diff: Mapping[str, object], known: Mapping[str, Session]) -> tupl
         after = session(str(sid))
         if after is not None and _MOVE_FIELDS & set(fields):
             found.append(SessionChange(ChangeKind.MOVED, None, after))
+        if after is not None and "title" in fields:
+            found.append(SessionChange(ChangeKind.RETITLED, None, after))
     order = list(ChangeKind)
     return tuple(sorted(found, key=lambda c: (order.index(c.kind), c.after.start, c.after.title, c.id)))

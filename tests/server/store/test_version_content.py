@@ -148,3 +148,28 @@ def test_changelog_lists_visible_changes_per_version(store: Store) -> None:
         (ChangeKind.RETITLED, "Compilers for Everybody", at(11)),
         (ChangeKind.CANCELLED, "Quantization in Practice", at(12)),
     ]
+
+
+def test_changelog_of_a_store_from_before_recording_uses_the_recorded_diffs(store: Store) -> None:
+    talks = six_talks()
+    store.ingest(schedule(*talks), now=FIRST)
+    store.ingest(schedule(*edited(talks)), now=SECOND)
+    with store.engine.begin() as conn:  # as a store made before the content table existed
+        conn.execute(delete(version_content))
+
+    before_upgrade = store.changelog("pytorch-conference-europe-2026")
+    store.ingest(schedule(*talks), now=THIRD)  # records the baseline (version 2), then version 3
+    after_upgrade = store.changelog("pytorch-conference-europe-2026")
+
+    # Version 2 from its diff: moved, retitled and cancelled sessions named, without the old side.
+    assert [(c.kind, c.after.title, c.before) for c in before_upgrade[1].changes] == [
+        (ChangeKind.MOVED, "Scaling Training with FSDP2", None),
+        (ChangeKind.RETITLED, "Compilers for Everybody", None),
+        (ChangeKind.CANCELLED, "Quantization in Practice", None),
+    ]
+    assert after_upgrade[1] == before_upgrade[1]
+    assert [(c.kind, c.after.title, c.before is not None) for c in after_upgrade[2].changes] == [
+        (ChangeKind.MOVED, "Scaling Training with FSDP2", True),
+        (ChangeKind.RETITLED, "Compilers for Everyone", True),
+        (ChangeKind.RESTORED, "Quantization in Practice", True),
+    ]
