@@ -43,13 +43,11 @@ _TIMES = ("starts_at", "ends_at", "modified")
 _LEFT_OUT = ("conference", "version")  # the row's key says them
 
 
-def encode(written: Sequence[Session]) -> bytes:
-    """The rows of `written` as stored (server.store.rows), compressed; pure."""
+def encode(written: Sequence[Mapping[str, Any]]) -> bytes:
+    """Session rows as `rows.session_row` makes them, compressed; pure."""
     found = []
-    for session in written:
-        row = rows.session_row("", session, 0)
-        for name in _LEFT_OUT:
-            del row[name]
+    for stored in written:
+        row = {k: v for k, v in stored.items() if k not in _LEFT_OUT}
         for name in _TIMES:
             row[name] = row[name].isoformat() if row[name] is not None else None
         found.append(row)
@@ -89,11 +87,13 @@ class Recording:
 
 
 def prepare(
-    conn: Connection, slug: str, writes: Sequence[Session], *, previous: Sequence[Session], seen: int
+    conn: Connection, slug: str, written: Sequence[Mapping[str, Any]], *, previous: Sequence[Session], seen: int
 ) -> Recording:
-    """Encode a version's rows (and the baseline, see the module doc) outside the write lock."""
+    """Encode the rows a version writes (and the baseline, see the module doc) outside the
+    write lock."""
     needs_baseline = bool(seen and previous) and first_recorded(conn, slug) is None
-    return Recording(encode(writes), encode(previous) if needs_baseline else None)
+    baseline = encode([rows.session_row(slug, s, seen) for s in previous]) if needs_baseline else None
+    return Recording(encode(written), baseline)
 
 
 def record(conn: Connection, slug: str, version: int, recording: Recording, *, seen: int) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Self
+from typing import Any, Self
 
 from sqlalchemy import Connection, Engine, bindparam, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
@@ -147,7 +147,9 @@ class Store:
                     seen = _latest_version(conn, slug)
                     previous = _load_sessions(conn, slug)
                     plan, report = make_plan(previous)
-                    recording = history.prepare(conn, slug, plan.writes, previous=previous, seen=seen)
+                    # Made once, for the table and the version's recorded content alike.
+                    written = [rows.session_row(slug, s, 0) for s in plan.writes]
+                    recording = history.prepare(conn, slug, written, previous=previous, seen=seen)
                 with self.engine.begin() as conn:
                     # Writing the conference row first takes the write lock (SQLite) or row lock
                     # (PostgreSQL), so two concurrent ingests cannot interleave their writes.
@@ -165,7 +167,7 @@ class Store:
                     ).inserted_primary_key
                     assert version is not None
                     number = int(version[0])
-                    _write_sessions(conn, slug, plan.writes, {s.id for s in previous}, number)
+                    _write_sessions(conn, written, {s.id for s in previous}, number)
                     history.record(conn, slug, number, recording, seen=seen)
                     if dry_run:
                         raise _RolledBack(dataclasses.replace(report, version=number))
@@ -304,14 +306,12 @@ def _latest_version(conn: Connection, slug: str) -> int:
     return int(found or 0)
 
 
-def _write_sessions(
-    conn: Connection, slug: str, writes: tuple[Session, ...], existing: set[str], version: int
-) -> None:
+def _write_sessions(conn: Connection, written: list[dict[str, Any]], existing: set[str], version: int) -> None:
     # Two executemany statements, not one statement per row: building and compiling 20,000
     # statements took most of a large ingest's time, all of it under the write lock.
-    values = [rows.session_row(slug, s, version) for s in writes]
+    values = [{**row, "version": version} for row in written]
     inserts = [v for v in values if v["id"] not in existing]
-    updates = [{"k_conference": slug, "k_id": v["id"], **v} for v in values if v["id"] in existing]
+    updates = [{"k_conference": v["conference"], "k_id": v["id"], **v} for v in values if v["id"] in existing]
     if inserts:
         conn.execute(sessions.insert(), inserts)
     if updates:
