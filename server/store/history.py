@@ -21,23 +21,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Column, Connection, Integer, LargeBinary, String, Table, func, select
+from sqlalchemy import Connection, func, select
 
 from feeds.model import Session
 from server.errors import StoreError
 from server.store import rows
-from server.store.tables import metadata, sessions, versions
-
-# One row per (conference, version): the session rows that version wrote, as zlib-compressed
-# JSON. Encoded before the write transaction starts, so recording a version adds one small
-# INSERT under the store's write lock, however many sessions it wrote (picks are saved meanwhile).
-version_content = Table(
-    "schedule_version_content",
-    metadata,
-    Column("conference", String(200), primary_key=True),
-    Column("version", Integer, primary_key=True),
-    Column("sessions", LargeBinary, nullable=False),
-)
+from server.store.tables import sessions, version_content, versions
 
 _TIMES = ("starts_at", "ends_at", "modified")
 _LEFT_OUT = ("conference", "version")  # the row's key says them

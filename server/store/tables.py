@@ -23,6 +23,7 @@ from sqlalchemy import (
     Date,
     DateTime,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -86,6 +87,17 @@ versions = Table(
     Column("created", Instant, nullable=False),
     Column("diff", JSON, nullable=False),
     Column("counts", JSON, nullable=False),
+)
+
+# What each version published (server/store/history.py): one row per (conference, version), the
+# session rows that version wrote as zlib-compressed JSON. Encoded before the write transaction,
+# so recording a version adds one small INSERT under the write lock, however many rows it wrote.
+version_content = Table(
+    "schedule_version_content",
+    metadata,
+    Column("conference", String(200), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("sessions", LargeBinary, nullable=False),
 )
 
 sessions = Table(

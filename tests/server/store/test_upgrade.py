@@ -88,7 +88,8 @@ def test_upgrading_a_pre_migration_sqlite_store_keeps_every_row(old_sqlite: str)
     after = rows_of(f"sqlite:///{old_sqlite}")
     assert code == 0
     assert {name: len(rows) for name, rows in before.items()} == ROWS
-    assert after == before
+    # Tables later revisions add are there, empty; every other table is as it was.
+    assert after == before | {name: [] for name in after.keys() - before.keys()}
 
 
 def test_upgrading_a_pre_migration_postgres_store_keeps_every_row(old_postgres: str) -> None:
@@ -99,7 +100,8 @@ def test_upgrading_a_pre_migration_postgres_store_keeps_every_row(old_postgres: 
     after = rows_of(old_postgres)
     assert code == 0
     assert {name: len(rows) for name, rows in before.items()} == ROWS
-    assert after == before
+    # Tables later revisions add are there, empty; every other table is as it was.
+    assert after == before | {name: [] for name in after.keys() - before.keys()}
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
