@@ -1,7 +1,7 @@
 """Per-version session content (issue 15): the session rows each schedule version wrote, so any
 version can be rebuilt (`confcal diff`, `confcal rollback`, the public changelog).
 
-Revision 0002_version_content, after 0001_baseline. Adds one table; no stored row changes. The
+Revision 0003_version_content, after 0002_instants_utc. Adds one table; no stored row changes. The
 versions a store already holds have no content here: the first ingest of each conference after
 the upgrade records its live rows under its latest version (server/store/history.py, "baseline"),
 and versions before that are listed from their recorded diffs.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002_version_content"
-down_revision = "0001_baseline"
+revision = "0003_version_content"
+down_revision = "0002_instants_utc"
 branch_labels = None
 depends_on = None
 
