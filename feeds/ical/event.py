@@ -12,6 +12,7 @@ from icalendar import Event
 
 from feeds.ical.alarm import build_alarm
 from feeds.ical.text import Categories, Text, clean_text
+from feeds.ical.writer import vevent, writes_tzid
 from feeds.model import Conference, Session
 
 # DTSTAMP when a session does not say when its content last changed. A fixed instant rather
@@ -141,7 +142,38 @@ def render_event(
     base_url: str | None = None,
     alarm: int | None = None,
 ) -> bytes:
-    """The VEVENT as folded CRLF content lines (RFC 5545 3.1), BEGIN to END inclusive."""
-    event = build_event(conference, session, base_url=base_url, alarm=alarm)
-    data: bytes = event.to_ical()
-    return data
+    """The VEVENT as folded CRLF content lines (RFC 5545 3.1), BEGIN to END inclusive.
+
+    The common case is written directly (feeds.ical.writer), byte for byte what icalendar
+    writes for `build_event`; reminders, UTC-written times and zones icalendar writes another
+    way are serialized by icalendar itself."""
+    zone = conference.zone
+    start, end = session.start.astimezone(zone), session.end.astimezone(zone)
+    if (
+        alarm is not None
+        or _ambiguous(start)
+        or _ambiguous(end)
+        or not writes_tzid(conference.timezone)
+    ):
+        event = build_event(conference, session, base_url=base_url, alarm=alarm)
+        data: bytes = event.to_ical()
+        return data
+    url = session_url(session, base_url)
+    where = location(conference, session)
+    return vevent(
+        uid=uid(conference, session),
+        dtstamp=(session.modified or UNKNOWN_MODIFIED).astimezone(UTC),
+        last_modified=(
+            session.modified.astimezone(UTC) if session.modified is not None else None
+        ),
+        sequence=session.revision,
+        tzid=conference.timezone,
+        start=start,
+        end=end,
+        summary=clean_text(session.title),
+        description=clean_text(description(session, url)),
+        location=clean_text(where) if where else None,
+        categories=[clean_text(c) for c in categories(session)],
+        url=url,
+        status="CANCELLED" if session.cancelled else "CONFIRMED",
+    )
