@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _NON_WORD = re.compile(r"[\W_]+")
 _NON_ASCII_WORD = re.compile(r"[^a-z0-9]+")
 
 
+@lru_cache(maxsize=1 << 16)
 def fold(text: str) -> str:
     """Text as compared: accents stripped, case folded, punctuation and spacing reduced to single
-    spaces. Letters of every script survive, so non-Latin names and titles stay distinct."""
+    spaces. Letters of every script survive, so non-Latin names and titles stay distinct.
+    Cached: an ingest compares the same names and titles many times over (issue 12)."""
     decomposed = unicodedata.normalize("NFKD", text)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
     return _NON_WORD.sub(" ", plain).strip()
