@@ -83,5 +83,6 @@ class AllowedHosts:
         if (name, port) in self.allowed:
             return True
         server = scope.get("server")
-        own_port = server[1] if server and server[1] else _DEFAULT_PORTS.get(scope["scheme"])
+        # int(): granian gives the port as a string, uvicorn as the ASGI spec's int.
+        own_port = int(server[1]) if server and server[1] else _DEFAULT_PORTS.get(scope["scheme"])
         return (name, None) in self.allowed and port in (None, own_port)

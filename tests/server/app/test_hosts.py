@@ -10,7 +10,7 @@ from starlette.applications import Starlette
 from server.app import create_app
 from server.app.demo import seed_demo
 from server.app.guards import Guards, default_hosts
-from server.app.hosts import allowed_entries, split_host
+from server.app.hosts import AllowedHosts, allowed_entries, split_host
 from server.store import Store
 
 
@@ -103,3 +103,15 @@ def test_with_a_base_url_host_is_ignored(demo_app: Starlette) -> None:
     assert reply.status == 200
     assert b"anything.example" not in reply.content
     assert b"webcal://cal.example.org/feeds/all.ics" in reply.content
+
+
+@pytest.mark.parametrize("port", [8080, "8080"])
+def test_the_listening_port_counts_whether_the_server_gives_it_as_int_or_str(
+    port: int | str,
+) -> None:
+    # uvicorn gives scope["server"] as ("127.0.0.1", 8080), granian as ("127.0.0.1", "8080").
+    guard = AllowedHosts(app=lambda scope, receive, send: None, allowed=allowed_entries(["127.0.0.1"]))
+    scope = {"type": "http", "scheme": "http", "server": ("127.0.0.1", port),
+             "headers": [(b"host", b"127.0.0.1:8080")]}
+
+    assert guard.answers(scope)
