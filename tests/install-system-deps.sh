@@ -2,7 +2,8 @@
 # What the test suite needs beyond pip: Debian's chromium for the browser tests (a Playwright browser
 # download does not work on these machines), Debian's PostgreSQL server for the store's PostgreSQL
 # tests, Debian's nginx for the deploy/nginx tests, Mozilla's ical.js from npm for the parser
-# agreement tests, and axe-core from npm for the browser tests' accessibility checks.
+# agreement tests, axe-core from npm for the browser tests' accessibility checks, and Debian's DAViCal
+# (with php-cgi, installed first so apt does not pull in Apache for it) for the CalDAV tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
@@ -11,10 +12,20 @@ missing=()
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 # The deploy tests run nginx with deploy/nginx's files (installing it starts no service here).
 [ -x /usr/sbin/nginx ] || missing+=(nginx)
-if [ ${#missing[@]} -gt 0 ]; then
+# DAViCal: the CalDAV server that does not enforce UID uniqueness (tests/server/caldav/davical.py).
+davical=()
+[ -x /usr/bin/php-cgi ] || missing+=(php-cgi)
+[ -d /usr/share/davical/htdocs ] || davical+=(davical)
+if [ $((${#missing[@]} + ${#davical[@]})) -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  if [ ${#missing[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  # A second step: DAViCal depends on "php", which takes php-cgi once it is there, else Apache.
+  if [ ${#davical[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${davical[@]}" >/dev/null
+  fi
 fi
 npm ci --prefix tests/interop --no-audit --no-fund --loglevel=error
 npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error

@@ -1,8 +1,9 @@
-"""Fixtures: Radicale and Xandikos started once per session on 127.0.0.1 as real processes, a
+"""Fixtures: Radicale, Xandikos (and DAViCal, for the tests that ask) started once per session on 127.0.0.1 as real processes, a
 fresh calendar per test, and a `backend` parametrized over memory, radicale and xandikos."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,21 @@ def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
 @pytest.fixture(scope="session")
 def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
     server = DavServer("xandikos", tmp_path_factory.mktemp("xandikos") / "root").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def davical(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
+    """DAViCal (Debian's package) on its own PostgreSQL: the server that does not enforce
+    no-uid-conflict. Takes some seconds to start (database creation), so only the tests that
+    name it use it."""
+    if not Path("/usr/share/davical/htdocs").is_dir():
+        reason = "DAViCal is not installed (tests/install-system-deps.sh)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(reason)  # CI installs it: missing is a broken setup, not a skip
+        pytest.skip(reason)
+    server = DavServer("davical", tmp_path_factory.mktemp("davical") / "root").start()
     yield server
     server.stop()
 

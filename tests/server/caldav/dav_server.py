@@ -1,6 +1,6 @@
-"""A real CalDAV server (Radicale or Xandikos) on 127.0.0.1, run by the tests as a subprocess.
+"""A real CalDAV server (Radicale, Xandikos or DAViCal) on 127.0.0.1, run by the tests as a subprocess.
 
-    python dav_server.py radicale|xandikos ROOT --user U --password P [--port N] [--die-after-puts N]
+    python dav_server.py radicale|xandikos|davical ROOT --user U --password P [--port N] [--die-after-puts N]
 
 It prints the port on stdout once it listens. A thin WSGI layer in front of the real server:
 - counts requests per method, and answers per status as "status 401" and the like, served at
@@ -29,6 +29,7 @@ import hashlib
 import io
 import json
 import os
+import signal
 import socket
 import sys
 from collections import Counter
@@ -210,7 +211,7 @@ class QuietHandler(WSGIRequestHandler):
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("kind", choices=["radicale", "xandikos"])
+    parser.add_argument("kind", choices=["radicale", "xandikos", "davical"])
     parser.add_argument("root", type=Path)
     parser.add_argument("--user", required=True)
     parser.add_argument("--password", required=True)
@@ -221,7 +222,14 @@ def main() -> None:
     )
     args = parser.parse_args()
     args.root.mkdir(parents=True, exist_ok=True)
-    factory = radicale_app if args.kind == "radicale" else xandikos_app
+    # DavServer.stop() terminates us: exit normally, so DAViCal's PostgreSQL and PHP stop too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    if args.kind == "davical":
+        from davical import davical_app
+
+        factory = davical_app
+    else:
+        factory = radicale_app if args.kind == "radicale" else xandikos_app
     app = counting(
         factory(args.root, args.user, args.password),
         args.die_after_puts,

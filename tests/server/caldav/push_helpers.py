@@ -144,7 +144,7 @@ def lose_answer(on: str, name: str) -> Cue:
 
 
 class DavServer:
-    """Radicale or Xandikos in a subprocess on 127.0.0.1 (see dav_server.py)."""
+    """Radicale, Xandikos or DAViCal in a subprocess on 127.0.0.1 (see dav_server.py)."""
 
     def __init__(
         self,
@@ -204,7 +204,8 @@ class DavServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/{USER}/"
+        prefix = "/caldav.php" if self.kind == "davical" else ""  # where DAViCal serves DAV
+        return f"http://127.0.0.1:{self.port}{prefix}/{USER}/"
 
     def counts(self) -> Counter[str]:
         with urlopen(f"http://127.0.0.1:{self.port}/__counts", timeout=30) as response:
