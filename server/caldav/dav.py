@@ -98,12 +98,18 @@ class _Answer:
     tree: Element | None
 
 
+def calendar_key(url: str) -> str:
+    """The calendar's name in the store (sync state, lease): its URL without userinfo, with the
+    trailing slash a collection URL has (RFC 4918 section 5.2)."""
+    return public_url(url if url.endswith("/") else url + "/")
+
+
 class DavStorage:
     """A calendar collection. Use `DavStorage.connect`, which checks the URL first."""
 
     def __init__(self, client: httpx.Client, url: str) -> None:
         self.client = client
-        self.url = public_url(url if url.endswith("/") else url + "/")
+        self.url = calendar_key(url)
         self._path = urlsplit(self.url).path
 
     @classmethod

@@ -80,6 +80,14 @@ class UnknownSession(CalDAVError):
     """A --session ID is not in the live schedule."""
 
 
+class CalendarBusy(CalDAVError):
+    """Another sync of the same calendar is running and did not finish within the wait."""
+
+
+class LeaseLost(CalDAVError):
+    """This sync stalled past its calendar lease and another one took over; it stopped."""
+
+
 class PicksNotFound(CalDAVError):
     """No pick set is stored under the token (the message never repeats the token)."""
 

@@ -22,8 +22,10 @@ API (all blocking; run them in a worker thread from async code)::
         default), renders them through `cache` (feeds.ical.EventCache; pass the served snapshot's
         cache to share renders with the feeds, or leave None for this process's own), then lists
         the calendar, plans against the sync state and writes. At most one sync per calendar URL
-        runs at a time across processes (server.caldav.lock); a second one waits for the first.
+        runs at a time across processes (server.caldav.lock); a second one waits for the first
+        (up to `options.lock_wait` seconds, then CalendarBusy).
         Raises the probe's errors plus PicksNotFound, UnknownSession, PicksOfAnotherConference,
+        CalendarBusy, LeaseLost,
         StoreError (no such schedule), and ServerUnreachable/ServerFailed when the server fails
         mid-run (the state stays consistent; a later run resumes). Conflicts (owner edits) are
         not errors: they are counted in the result and left alone unless `options.overwrite`.
@@ -54,10 +56,11 @@ from sqlalchemy import Engine
 
 from feeds.ical import EventCache, uid
 from feeds.model import Schedule, Session
-from server.caldav.dav import DavStorage, public_url
+from server.caldav.dav import DavStorage, calendar_key, public_url
 from server.caldav.errors import PicksNotFound, PicksOfAnotherConference
 from server.caldav.events import desired_events, select_sessions
 from server.caldav.execute import Summary
+from server.caldav.lock import hold_calendar
 from server.caldav.plan import Action, DesiredEvent, Keep, uid_of
 from server.caldav.retry import with_retry
 from server.caldav.state import SyncState
@@ -254,18 +257,29 @@ def _run(
     titles: dict[str, str],
     progress: Callable[[Step], None] | None,
 ) -> Summary:
-    storage = with_retry(lambda: _connect(target, options), options.retry)
-    try:
-        state = SyncState(engine, storage.url, scope=scope)
+    # The lease comes first: a waiting sync holds no connection, and plans from a listing made
+    # after the previous sync of this calendar finished.
+    with hold_calendar(engine, calendar_key(target.url), wait=options.lock_wait) as lease:
+        storage = with_retry(lambda: _connect(target, options), options.retry)
+        try:
+            state = SyncState(engine, storage.url, scope=scope)
 
-        def report(done: int, total: int, action: Action, outcome: str) -> None:
-            if progress is not None and not isinstance(action, Keep):
-                of = uid_of(action)
-                progress(Step(done, total, outcome, of, titles.get(of, "")))
+            def report(done: int, total: int, action: Action, outcome: str) -> None:
+                lease.renew()
+                if progress is not None and not isinstance(action, Keep):
+                    of = uid_of(action)
+                    progress(Step(done, total, outcome, of, titles.get(of, "")))
 
-        return push(storage, state, desired, overwrite=options.overwrite, retry=options.retry, progress=report)
-    finally:
-        storage.close()
+            return push(
+                storage,
+                state,
+                desired,
+                overwrite=options.overwrite,
+                retry=options.retry,
+                progress=report,
+            )
+        finally:
+            storage.close()
 
 
 def _wanted(

@@ -11,14 +11,16 @@ window, and the planner/executor recover from it (see execute.py).
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import Delete, Engine, delete, select
+from sqlalchemy import Connection, Delete, Engine, Table, delete, select
+from sqlalchemy.dialects import postgresql, sqlite
 
 from server.caldav.rows import StateRow, digest
 from server.store import schema
 from server.store.tables import sync_state
 
-__all__ = ["StateRow", "SyncState", "digest", "sync_state"]
+__all__ = ["StateRow", "SyncState", "digest", "insert_or", "sync_state"]
 
 
 class SyncState:
@@ -59,9 +61,9 @@ class SyncState:
             "pushed_at": datetime.now(UTC),
         }
         with self.engine.begin() as conn:
-            # Delete-then-insert is an upsert every SQLAlchemy dialect understands.
-            conn.execute(self._where(delete(sync_state), row.uid))
-            conn.execute(sync_state.insert().values(**values))
+            # One statement, so two writers of a row (a sync that outlived its lease and its
+            # successor) never leave it missing or doubled, as delete-then-insert could.
+            insert_or(conn, sync_state, values, update=True)
 
     def forget(self, uid: str) -> None:
         with self.engine.begin() as conn:
@@ -71,3 +73,22 @@ class SyncState:
         return stmt.where(
             sync_state.c.calendar_url == self.calendar_url, sync_state.c.uid == uid
         )
+
+
+def insert_or(conn: Connection, table: Table, values: dict[str, Any], *, update: bool) -> None:
+    """INSERT, and on a primary-key clash UPDATE the other columns (`update`) or do nothing:
+    one atomic statement on the two databases the store supports (SQLite 3.24+, PostgreSQL)."""
+    dialect = conn.dialect.name
+    if dialect == "sqlite":
+        stmt: Any = sqlite.insert(table).values(**values)
+    elif dialect == "postgresql":
+        stmt = postgresql.insert(table).values(**values)
+    else:
+        raise NotImplementedError(f"no upsert for {dialect}")
+    keys = [c.name for c in table.primary_key.columns]
+    if update:
+        changed = {k: stmt.excluded[k] for k in values if k not in keys}
+        stmt = stmt.on_conflict_do_update(index_elements=keys, set_=changed)
+    else:
+        stmt = stmt.on_conflict_do_nothing(index_elements=keys)
+    conn.execute(stmt)

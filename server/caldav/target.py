@@ -73,7 +73,9 @@ class SyncOptions:
       operator who means it (`confcal push --allow-private`, `CONFCAL_CALDAV_ALLOW_PRIVATE=1`);
     - `timeout`: seconds for any one connect, read or write;
     - `deadline`: seconds for everything one run sends, so a server dripping bytes cannot hold a
-      worker; None for no bound.
+      worker; None for no bound;
+    - `lock_wait`: seconds to wait while another sync holds the same calendar (server.caldav.lock)
+      before giving up with CalendarBusy; 0 to give up at once (a job queue may rather retry).
     """
 
     overwrite: bool = False
@@ -81,3 +83,4 @@ class SyncOptions:
     allow_private: bool = False
     timeout: float = 20.0
     deadline: float | None = 600.0
+    lock_wait: float = 300.0

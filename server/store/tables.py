@@ -187,3 +187,13 @@ sync_state = Table(
     Column("digest", String, nullable=False),
     Column("pushed_at", Instant, nullable=False),
 )
+
+# --- one CalDAV sync per calendar at a time (server/caldav/lock.py) -----------------------------
+# A lease per calendar URL: `owner` holds it until `until` (naive UTC); NULL owner means free.
+calendar_locks = Table(
+    "caldav_calendar_locks",
+    metadata,
+    Column("calendar_url", String, primary_key=True),
+    Column("owner", String, nullable=True),
+    Column("until", DateTime, nullable=True),
+)

@@ -56,7 +56,10 @@ def _database(socket_dir: str, user: str, password: str) -> None:
     admin_password = os.urandom(12).hex()
     subprocess.run(
         [str(DAVICAL / "dba" / "create-database.sh"), "davical", admin_password],
-        env=env, check=True, capture_output=True, timeout=300,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     sql = (
         "INSERT INTO usr (active, email_ok, updated, username, password, fullname, email) "
@@ -67,7 +70,10 @@ def _database(socket_dir: str, user: str, password: str) -> None:
     )
     subprocess.run(
         ["psql", "-qXAt", "-v", "ON_ERROR_STOP=1", "-d", "davical", "-c", sql],
-        env=env, check=True, capture_output=True, timeout=60,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=60,
     )
 
 
@@ -119,7 +125,9 @@ def davical_app(root: Path, user: str, password: str) -> Wsgi:
     port = _free_port()
     php = subprocess.Popen(
         ["php", "-S", f"127.0.0.1:{port}", "-d", "display_errors=stderr"],
-        cwd=htdocs, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=htdocs,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         # Several requests at once: the counting wrapper's owner writes come inside a request.
         env=dict(os.environ, PHP_CLI_SERVER_WORKERS="4"),
         start_new_session=True,  # its workers outlive a terminated master: stop the group

@@ -25,9 +25,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
         yield opened
 
 
-def test_a_session_imported_by_hand_is_left_alone_not_duplicated(
-    davical: DavServer, store: Store
-) -> None:
+def test_a_session_imported_by_hand_is_left_alone_not_duplicated(davical: DavServer, store: Store) -> None:
     schedule = store.live()
     assert schedule is not None
     session = schedule.sessions[0]

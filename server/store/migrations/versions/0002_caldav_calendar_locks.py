@@ -1,0 +1,29 @@
+"""CalDAV: a lease row per calendar, so at most one sync writes to a calendar at a time
+(server/caldav/lock.py, issue 10).
+
+Spelled out here rather than taken from server.store.tables, so this revision keeps meaning what
+it means when later revisions change the table.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0002_caldav_calendar_locks"
+down_revision = "0001_baseline"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "caldav_calendar_locks",
+        sa.Column("calendar_url", sa.String, primary_key=True),
+        sa.Column("owner", sa.String, nullable=True),
+        sa.Column("until", sa.DateTime, nullable=True),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("caldav_calendar_locks")
