@@ -34,7 +34,6 @@ from server.caldav.state import insert_or
 from server.store import schema
 from server.store.tables import calendar_locks
 
-
 # Long enough for one action's retries (up to five waits, each capped at 30 s by RetryPolicy),
 # short enough that a killed holder's calendar is taken over within minutes.
 TTL = timedelta(seconds=180)

@@ -14,12 +14,12 @@ import pytest
 from postgres_cluster import running_postgres
 from push_helpers import DavServer, make_schedule, uid_counts
 from sqlalchemy import Engine, create_engine, func, select
+from test_service import contents
 
 from server.caldav.errors import CalendarBusy, LeaseLost
 from server.caldav.lock import CalendarLease, hold_calendar
 from server.caldav.state import StateRow, SyncState, sync_state
 from server.store import Store, schema
-from test_service import contents
 
 WORKER = Path(__file__).with_name("push_worker.py")
 CALENDAR = "https://dav.example.org/alice/cal/"
