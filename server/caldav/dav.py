@@ -98,6 +98,17 @@ class _Answer:
     tree: Element | None
 
 
+def check_url(url: str) -> str:
+    """`url` if it can name a calendar: http(s), a host, no password; else BadCalendarUrl."""
+    parts = urlsplit(url)
+    if parts.password is not None:
+        # A password on the command line leaks into shell history and `ps`; refuse it.
+        raise BadCalendarUrl("the calendar URL carries a password; use --password-env or --password-file")
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise BadCalendarUrl(f"{public_url(url)} is not an http(s) URL")
+    return url
+
+
 def calendar_key(url: str) -> str:
     """The calendar's name in the store (sync state, lease): its URL without userinfo, with the
     trailing slash a collection URL has (RFC 4918 section 5.2)."""
@@ -123,12 +134,7 @@ class DavStorage:
         timeout: float = 20.0,
         deadline: float | None = 600.0,
     ) -> DavStorage:
-        parts = urlsplit(url)
-        if parts.password is not None:
-            # A password on the command line leaks into shell history and `ps`; refuse it.
-            raise BadCalendarUrl("the calendar URL carries a password; use --password-env or --password-file")
-        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-            raise BadCalendarUrl(f"{public_url(url)} is not an http(s) URL")
+        parts = urlsplit(check_url(url))
         if username is None and parts.username:
             username = unquote(parts.username)
         auth = None

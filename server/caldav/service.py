@@ -56,7 +56,7 @@ from sqlalchemy import Engine
 
 from feeds.ical import EventCache, uid
 from feeds.model import Schedule, Session
-from server.caldav.dav import DavStorage, calendar_key, public_url
+from server.caldav.dav import DavStorage, calendar_key, check_url, public_url
 from server.caldav.errors import PicksNotFound, PicksOfAnotherConference
 from server.caldav.events import desired_events, select_sessions
 from server.caldav.execute import Summary
@@ -259,7 +259,8 @@ def _run(
 ) -> Summary:
     # The lease comes first: a waiting sync holds no connection, and plans from a listing made
     # after the previous sync of this calendar finished.
-    with hold_calendar(engine, calendar_key(target.url), wait=options.lock_wait) as lease:
+    key = calendar_key(check_url(target.url))
+    with hold_calendar(engine, key, wait=options.lock_wait) as lease:
         storage = with_retry(lambda: _connect(target, options), options.retry)
         try:
             state = SyncState(engine, storage.url, scope=scope)

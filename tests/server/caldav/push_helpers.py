@@ -108,6 +108,12 @@ def summary_of(ics: bytes) -> str:
     return str(next(iter(icalendar.Calendar.from_ical(ics).walk("VEVENT")))["SUMMARY"])
 
 
+def sequence_of(ics: bytes) -> int:
+    """The VEVENT's SEQUENCE (RFC 5545 section 3.8.7.4); 0 when absent, as the RFC defaults it."""
+    event = next(iter(icalendar.Calendar.from_ical(ics).walk("VEVENT")))
+    return int(event.get("SEQUENCE", 0))
+
+
 def start_of(ics: bytes) -> datetime:
     event = next(iter(icalendar.Calendar.from_ical(ics).walk("VEVENT")))
     assert isinstance(event, icalendar.Event)

@@ -12,6 +12,7 @@ from push_helpers import (
     event_ics,
     make_schedule,
     moved,
+    sequence_of,
     start_of,
     summary_of,
     uid_counts,
@@ -89,6 +90,7 @@ class TestPush:
     ) -> None:
         schedule = make_schedule(4)
         run_push(backend, engine, schedule, ["s0", "s1", "s2"])
+        sequence_before = sequence_of(backend.contents()[name_of("s1")])
         changed = withdrawn(moved(schedule, "s1", minutes=90), "s2")
 
         summary = run_push(backend, engine, changed, ["s0", "s1", "s2"])
@@ -102,6 +104,8 @@ class TestPush:
         moved_session = changed.session("s1")
         assert moved_session is not None
         assert start_of(contents[name_of("s1")]) == moved_session.start
+        # Calendar apps take an update only when SEQUENCE rises: up by exactly one per revision.
+        assert sequence_of(contents[name_of("s1")]) == sequence_before + 1
 
     def test_owner_edit_survives_a_schedule_change_and_is_reported(
         self, backend: Backend, engine: Engine
