@@ -17,6 +17,10 @@ depends_on = None
 
 
 def upgrade() -> None:
+    # Only if missing: a store whose revision was lost (alembic_version dropped) is upgraded from
+    # the baseline again and may hold this table already.
+    if "caldav_calendar_locks" in sa.inspect(op.get_bind()).get_table_names():
+        return
     op.create_table(
         "caldav_calendar_locks",
         sa.Column("calendar_url", sa.String, primary_key=True),
