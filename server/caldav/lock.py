@@ -41,7 +41,7 @@ _POLL = 0.2  # seconds between tries while another sync holds the calendar
 
 
 def _utc_now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
+    return datetime.now(UTC)
 
 
 class CalendarLease:
@@ -61,7 +61,7 @@ class CalendarLease:
         self.clock = clock
         # Unique per holder, and readable in the table: which host and process holds it.
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}:{uuid.uuid4().hex[:8]}"
-        self._renewed = datetime.min
+        self._renewed = datetime.min.replace(tzinfo=UTC)
         schema.ensure(engine)
 
     def try_take(self) -> bool:

@@ -189,11 +189,11 @@ sync_state = Table(
 )
 
 # --- one CalDAV sync per calendar at a time (server/caldav/lock.py) -----------------------------
-# A lease per calendar URL: `owner` holds it until `until` (naive UTC); NULL owner means free.
+# A lease per calendar URL: `owner` holds it until `until`; NULL owner means free.
 calendar_locks = Table(
     "caldav_calendar_locks",
     metadata,
     Column("calendar_url", String, primary_key=True),
     Column("owner", String, nullable=True),
-    Column("until", DateTime, nullable=True),
+    Column("until", Instant, nullable=True),
 )

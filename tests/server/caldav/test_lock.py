@@ -7,11 +7,11 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from postgres_cluster import running_postgres
+from postgres_cluster import fresh_schema
 from push_helpers import DavServer, make_schedule, uid_counts
 from sqlalchemy import Engine, create_engine, func, select
 from test_service import contents
@@ -19,18 +19,11 @@ from test_service import contents
 from server.caldav.errors import CalendarBusy, LeaseLost
 from server.caldav.lock import CalendarLease, hold_calendar
 from server.caldav.state import StateRow, SyncState, sync_state
-from server.store import Store, schema
+from server.store import Store
 
 WORKER = Path(__file__).with_name("push_worker.py")
 CALENDAR = "https://dav.example.org/alice/cal/"
-T0 = datetime(2026, 4, 1, 12, 0)
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    pytest.importorskip("psycopg")
-    with running_postgres() as url:
-        yield url
+T0 = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -38,11 +31,8 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     if request.param == "sqlite":
         engine = create_engine(f"sqlite:///{tmp_path / 'locks.db'}")
     else:
-        engine = create_engine(request.getfixturevalue("pg_url"))
-        with engine.begin() as conn:
-            conn.exec_driver_sql("DROP SCHEMA public CASCADE")
-            conn.exec_driver_sql("CREATE SCHEMA public")
-        schema.upgrade(engine)  # as `confcal db upgrade` does; on PostgreSQL opening only checks
+        # Upgraded as `confcal db upgrade` does: on PostgreSQL, opening the store only checks.
+        engine = create_engine(fresh_schema(request.getfixturevalue("pg_url")))
     yield engine
     engine.dispose()
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002_caldav_calendar_locks"
-down_revision = "0001_baseline"
+revision = "0003_caldav_calendar_locks"
+down_revision = "0002_instants_utc"
 branch_labels = None
 depends_on = None
 
@@ -25,7 +25,7 @@ def upgrade() -> None:
         "caldav_calendar_locks",
         sa.Column("calendar_url", sa.String, primary_key=True),
         sa.Column("owner", sa.String, nullable=True),
-        sa.Column("until", sa.DateTime, nullable=True),
+        sa.Column("until", sa.DateTime(timezone=True), nullable=True),
     )
 
 
