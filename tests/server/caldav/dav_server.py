@@ -24,6 +24,7 @@ It prints the port on stdout once it listens. A thin WSGI layer in front of the 
 from __future__ import annotations
 
 import argparse
+import atexit
 import base64
 import hashlib
 import io
@@ -223,7 +224,9 @@ def main() -> None:
     args = parser.parse_args()
     args.root.mkdir(parents=True, exist_ok=True)
     # DavServer.stop() terminates us: exit normally, so DAViCal's PostgreSQL and PHP stop too.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # Not sys.exit: wsgiref's handler swallows exceptions raised mid-request, so the process could
+    # outlive its stop(); run the atexit cleanups (DAViCal's) and leave at once, as before.
+    signal.signal(signal.SIGTERM, lambda *_: (atexit._run_exitfuncs(), os._exit(0)))
     if args.kind == "davical":
         from davical import davical_app
 
