@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003_caldav_calendar_locks"
-down_revision = "0002_instants_utc"
+revision = "0004_caldav_calendar_locks"
+down_revision = "0003_version_content"
 branch_labels = None
 depends_on = None
 
