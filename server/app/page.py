@@ -35,6 +35,7 @@ from server.app.links import ConferenceLink, Site
 from server.app.published import Feed, Published, last_modified
 from server.app.qr import qr_svg, qr_title
 from server.app.render import CSP, render
+from server.app.search import matching
 from server.app.view import ALL_DAYS, View
 
 FILTERS = (("track", "Track"), ("room", "Room"), ("level", "Level"), ("kind", "Type"))
@@ -131,7 +132,12 @@ def page_context(
     day = view.day if view.day in (*slugs, ALL_DAYS) else (slugs[0] if slugs else "")
     shown_days = [d for d in timetable if day in (ALL_DAYS, d.slug)]
     query = view.query()
-    hidden = {s.id for s in sessions if not query.matches(s, conference)}
+    found = matching(sessions, view.q) if view.q.strip() else None
+    hidden = {
+        s.id
+        for s in sessions
+        if not query.matches(s, conference) or (found is not None and s.id not in found)
+    }
     shown = sum(len(d.cards) for d in shown_days) - sum(
         1 for d in shown_days for c in d.cards if c.id in hidden
     )

@@ -3,8 +3,8 @@
 `?day=2026-04-07&track=compilers&level=beginner&q=jax` is the page's state, so reload and a shared
 link show the same view. The facet filters are the feed filters (feeds.query), so "subscribe to
 this view" is a feed URL with the same parameters and exactly the sessions shown. The search
-words and "only my picks" are the browser's (the script applies them); they stay in the URL too
-but no feed can carry them.
+words (`q`, server/app/search.py) are applied by the server too, so they work without
+JavaScript; "only my picks" is the browser's. Neither is part of a feed.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from feeds.query import FeedQuery
+from server.app.search import MAX_QUERY
 
 FACETS = ("track", "room", "level", "kind", "speaker")
 ALL_DAYS = "all"
@@ -27,12 +28,13 @@ class View:
     level: tuple[str, ...] = ()
     kind: tuple[str, ...] = ()
     speaker: tuple[str, ...] = ()
+    q: str = ""  # the search words, as typed (cut to search.MAX_QUERY)
 
     @classmethod
     def from_params(cls, items: Iterable[tuple[str, str]]) -> View:
         """From the page's query string; names the page does not know are ignored (the
-        script's own `q`, `picked`), so a hand-edited link still opens the schedule."""
-        values: dict[str, list[str]] = {name: [] for name in ("day", *FACETS)}
+        script's own `picked`), so a hand-edited link still opens the schedule."""
+        values: dict[str, list[str]] = {name: [] for name in ("day", "q", *FACETS)}
         for name, value in items:
             value = value.strip()
             if name in values and value and value not in values[name]:
@@ -44,6 +46,7 @@ class View:
             level=tuple(values["level"]),
             kind=tuple(values["kind"]),
             speaker=tuple(values["speaker"]),
+            q=values["q"][0][:MAX_QUERY] if values["q"] else "",
         )
 
     def query(self) -> FeedQuery:

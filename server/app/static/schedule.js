@@ -314,6 +314,8 @@
   var cards = [];
   var applyFilters = function () {};
   var onlyPickedShown = function () { return false; };
+  var tick = function () {};
+  var filterOnLoad = function () {};
   if (root) {
     var form = el("filters");
     cards = all("#sessions [data-session-id]");
@@ -448,7 +450,7 @@
         holder.append(copy);
       });
     };
-    var tick = function () {
+    tick = function () {
       var now = Date.now();
       var during = now >= first && now < last;
       nowNext.hidden = !during;
@@ -495,19 +497,27 @@
       jump.href = "#" + line.id;
     };
 
-    learn();
-    // The server already applied the facet filters in the URL; search and picks are ours.
-    if (search.value.trim() || onlyPicked.checked) applyFilters(false);
-    tick();
-    setInterval(tick, 60000);
-  } else {
-    learn();
+    filterOnLoad = function () {
+      // The server applied the filters and search in the URL; "only my picks" is ours.
+      if (onlyPicked.checked) applyFilters(false);
+    };
   }
 
+  // Start-up in two tasks, so no single one blocks input for long (Lighthouse's total blocking
+  // time): first what changes the layout (before the first paint where possible, so nothing
+  // shifts), then learning the cards and restoring the picks.
   localTimes(document);
   showStatus();
-  bar.classList.add("ready");
-  showPicks();
-  enqueue(restore);
-  body.dataset.ready = "true";
+  if (root) tick();
+  setTimeout(function () {
+    learn();
+    if (root) {
+      filterOnLoad();
+      setInterval(tick, 60000);
+    }
+    bar.classList.add("ready");
+    showPicks();
+    enqueue(restore);
+    body.dataset.ready = "true";
+  }, 0);
 })();

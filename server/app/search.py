@@ -1,0 +1,50 @@
+"""The schedule page's search (`?q=`), the same on the server as in the page's script.
+
+A session matches when every word of the query occurs in its card's visible text: title
+(with "Cancelled" on a cancelled one), speakers with their affiliations, room, session type,
+track and level. Both sides fold the text the same way (lower case, accents removed: NFD, then
+combining marks U+0300-U+036F dropped), so "valerian" finds "Valérian" with or without JavaScript.
+The script (static/schedule.js, `fold` and `textOf`) reads the same parts off the rendered card.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from feeds.catalogue import kind_name
+from feeds.model import Session
+
+MAX_QUERY = 200  # characters of a search kept: longer ones are cut, not refused
+_MARKS = re.compile("[\u0300-\u036f]")
+
+
+def fold(text: str) -> str:
+    return _MARKS.sub("", unicodedata.normalize("NFD", text)).lower()
+
+
+def words(query: str) -> tuple[str, ...]:
+    return tuple(fold(query[:MAX_QUERY]).split())
+
+
+def card_text(session: Session) -> str:
+    """The card's title, speakers and facts lines as the page shows them, folded."""
+    title = session.title + (" Cancelled" if session.cancelled else "")
+    speakers = ", ".join(
+        p.name + (f" ({p.affiliation})" if p.affiliation else "") for p in session.speakers
+    )
+    facts = [session.room.name if session.room else "", kind_name(session.kind)]
+    if session.track:
+        facts.append(session.track.name)
+    if session.level:
+        facts.append(f"Level: {session.level.name}")
+    return fold(" ".join([title, speakers, " ".join(f for f in facts if f)]))
+
+
+def matching(sessions: Iterable[Session], query: str) -> set[str]:
+    """Ids of the sessions every word of `query` is found in (all of them for no words)."""
+    wanted = words(query)
+    return {
+        s.id for s in sessions if all(w in card_text(s) for w in wanted)
+    }
