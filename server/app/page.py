@@ -13,7 +13,7 @@ memoized per snapshot, so it is rendered once per schedule change and view and h
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio.to_thread
@@ -122,6 +122,7 @@ def page_context(
     site: Site,
     view: View,
     others: tuple[ConferenceLink, ...] = (),
+    day_page: bool = False,
 ) -> dict[str, Any]:
     conference = published.conference
     everything = published.feed(FeedKind.ALL.value, "")
@@ -180,6 +181,7 @@ def page_context(
         ),
         "days": shown_days,
         "day_tabs": [(d.slug, d.name) for d in timetable] if multi_day else [],
+        "day_page": day_page,
         "day": day,
         "all_days": ALL_DAYS,
         "hidden": hidden,
@@ -206,14 +208,22 @@ def page_representation(
     site: Site,
     view: View | None = None,
     others: tuple[ConferenceLink, ...] = (),
+    day_page: bool = False,
 ) -> Representation:
+    """The schedule page at the base (`day_page` False: the day in `?day=`, else the first)
+    or at `days/{slug}/` (the view's day, two directories down)."""
     chosen = view or View()
+    depth = 2 if day_page else 0
     # The other conferences are part of the key, not of the snapshot: adding a conference
     # changes this page's links without rebuilding (or re-rendering the feeds of) this one.
     return published.memo(
-        ("page", site.base_url, chosen, others),
+        ("page", site.base_url, chosen, others, day_page),
         lambda: Representation(
-            render("schedule.html", 0, page_context(published, site, chosen, others)),
+            render(
+                "schedule.html",
+                depth,
+                page_context(published, site, chosen, others, day_page),
+            ),
             HTML,
             last_modified(published.schedule.sessions),
             (("content-security-policy", CSP),),
@@ -225,13 +235,23 @@ def page_files(
     published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
 ) -> Iterator[tuple[str, bytes]]:
     """For `confcal build`: the page as index.html (its default view: a static host ignores
-    the query string) and every QR code it shows, as the server answers them."""
+    the query string), each day's page when there are several days, and every QR code it
+    shows, as the server answers them."""
     yield urls.PAGE_FILE, page_representation(published, site, None, others).body
+    for slug in day_page_slugs(published):
+        page = page_representation(published, site, View(day=slug), others, day_page=True)
+        yield urls.day_page(slug) + urls.PAGE_FILE, page.body
     for feed in published.feeds:
         yield urls.feed_qr(feed.path), qr_svg(site.url(feed.path), qr_title(feed)).body
     yield from detail_files(published, site)
     yield urls.SERVICE_WORKER, service_worker().body
     yield from static_files()
+
+
+def day_page_slugs(published: Published) -> list[str]:
+    """The days with a page of their own (and "all"): none for a one-day event."""
+    slugs = [d.slug for d in all_days(published)]
+    return [*slugs, ALL_DAYS] if len(slugs) > 1 else []
 
 
 def page_routes(context: RouteContext) -> list[Route]:
@@ -246,6 +266,20 @@ def page_routes(context: RouteContext) -> list[Route]:
         )
         return context.send(request, rep)
 
+    async def day(request: Request) -> Response:
+        published = await context.current(request)
+        slug = request.path_params["day"]
+        if slug not in day_page_slugs(published):
+            return params.not_found("no such day")
+        items = params.query_items(request.query_params.multi_items())
+        # The path names the day; a `day` in the query string is ignored.
+        view = replace(View.from_params(items), day=slug)
+        rep = await anyio.to_thread.run_sync(
+            page_representation, published, context.site(request), view,
+            context.others(request), True,
+        )
+        return context.send(request, rep)
+
     async def static(request: Request) -> Response:
         rep = lookup(request.path_params["name"])
         if rep is None:
@@ -257,6 +291,7 @@ def page_routes(context: RouteContext) -> list[Route]:
 
     return [
         Route(urls.ROUTE_PAGE, page, methods=["GET", "HEAD"]),
+        Route(urls.ROUTE_DAY_PAGE, day, methods=["GET", "HEAD"]),
         Route(urls.ROUTE_SERVICE_WORKER, worker, methods=["GET", "HEAD"]),
         Route(urls.ROUTE_STATIC_FILE, static, methods=["GET", "HEAD"]),
         *detail_routes(context),

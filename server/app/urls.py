@@ -106,6 +106,11 @@ CHANGES_ATOM = "changes.atom"
 API_CHANGES = "api/changes"
 
 
+def day_page(slug: str) -> str:
+    """One day of the schedule page (or `all` of them): a path, so a static build has it too."""
+    return f"days/{slug}/"
+
+
 def json_twin(path: str) -> str:
     """The `.json` alias every API document is also served at (for static hosts' media types)."""
     return f"{path}.json"
@@ -127,6 +132,7 @@ ROUTE_STATIC_FILE = f"/{STATIC}/{{name}}"
 ROUTE_SERVICE_WORKER = f"/{SERVICE_WORKER}"
 ROUTE_SESSION_PAGE = "/sessions/{id}/"
 ROUTE_SPEAKER_PAGE = "/speakers/{slug}/"
+ROUTE_DAY_PAGE = "/days/{day}/"
 ROUTE_API_FEEDS = f"/{API_FEEDS}"
 ROUTE_API_SESSIONS = f"/{API_SESSIONS}"
 ROUTE_CONFERENCES = f"/{CONFERENCES_API}"

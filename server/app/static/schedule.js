@@ -372,7 +372,9 @@
       var feed = new URLSearchParams();
       if (root.dataset.feedDay) feed.append("day", root.dataset.feedDay);
       var state = new URLSearchParams();
-      if (root.dataset.feedDay || params.get("day")) state.set("day", root.dataset.day);
+      // A day page's path names its day; the base page keeps it in the query string.
+      var dayPage = root.hasAttribute("data-day-page");
+      if (!dayPage && (root.dataset.feedDay || params.get("day"))) state.set("day", root.dataset.day);
       selects.forEach(function (select) {
         if (!select.value) return;
         feed.append(select.dataset.filter, select.value);
@@ -393,10 +395,12 @@
         var search_ = state.toString();
         history.replaceState(null, "", location.pathname + (search_ ? "?" + search_ : "") + location.hash);
       }
+      // The day tabs are day pages (days/{slug}/): they carry the filters, not the day.
       all(".day-tabs a").forEach(function (tab) {
         var there = new URLSearchParams(state);
-        there.set("day", tab.dataset.day);
-        tab.search = "?" + there.toString();
+        there.delete("day");
+        var query = there.toString();
+        tab.search = query ? "?" + query : "";
       });
     };
 
@@ -477,9 +481,8 @@
       var jump = el("jump-now");
       var table = document.querySelector('section.day[data-day="' + today + '"] .timetable');
       if (!table) {
-        var there = new URLSearchParams(location.search);
-        there.set("day", today);
-        jump.href = "?" + there.toString() + "#now-line";
+        var tab = document.querySelector('.day-tabs a[data-day="' + today + '"]');
+        if (tab) jump.href = tab.href.split("#")[0] + "#now-line";
         return;
       }
       var line = table.querySelector(".now-line");

@@ -6,6 +6,7 @@ the cards must say, since both come from the same snapshot.
 
 from __future__ import annotations
 
+import gzip
 import re
 from datetime import UTC, date, datetime, timedelta
 from html.parser import HTMLParser
@@ -482,3 +483,51 @@ def test_a_day_of_a_1000_session_conference_is_under_300_kb_gzipped() -> None:
 
     assert len(cards(html)) == 510  # one day at a time
     assert len(first_day.gzipped) < 300_000
+
+
+def test_each_day_is_a_page_the_day_tabs_link_and_the_build_writes() -> None:
+    published = Published(thousand_sessions(), now=NOW)
+    site = Site.of("https://cal.example.org")
+    root = page_representation(published, site).body.decode("utf-8")
+
+    files = dict(page_files(published, site))
+    tabs = [a["href"] for tag, a in elements(root) if tag == "a" and "data-day" in a]
+    day_pages = {
+        href: files[href + "index.html"].decode("utf-8") for href in tabs
+    }
+
+    assert tabs == ["days/2025-02-01/", "days/2025-02-02/", "days/all/"]
+    assert [len(cards(html)) for html in day_pages.values()] == [510, 490, 1000]
+    assert {c["data-day"] for c in cards(day_pages["days/2025-02-02/"])} == {"2025-02-02"}
+    # Two directories down, every link climbs back to the conference's base.
+    second = elements(day_pages["days/2025-02-02/"])
+    assert [a["href"] for tag, a in second if tag == "a" and "data-day" in a] == [
+        "../../days/2025-02-01/", "../../days/2025-02-02/", "../../days/all/"
+    ]
+    assert next(a["href"] for tag, a in second if tag == "a" and "data-session-link" in a) == (
+        "../../sessions/s0510/"
+    )
+    assert all(
+        len(gzip.compress(files[href + "index.html"])) < 300_000 for href in tabs[:2]
+    )
+
+
+def test_day_pages_are_served_as_built(store: Store) -> None:
+    store.ingest(thousand_sessions())
+    stored = store.live()
+    assert stored is not None
+    published = Published(stored, now=NOW, base_url="https://cal.example.org")
+    http = Http(
+        create_app(store, base_url="https://cal.example.org", clock=lambda: NOW),
+        default_headers={"accept-encoding": "identity"},
+    )
+    files = dict(page_files(published, Site.of("https://cal.example.org")))
+
+    for relative in ("days/2025-02-02/index.html", "days/all/index.html"):
+        assert http.get("/" + relative.removesuffix("index.html")).content == files[relative]
+    assert http.get("/days/2025-02-03/").status == 404
+    # The path names the day: a day in the query string does not change it.
+    filtered = http.get("/days/2025-02-02/?day=2025-02-01&room=room-3").text
+    assert {(c["data-day"], c["data-room"]) for c in cards(filtered) if "hidden" not in c} == {
+        ("2025-02-02", "room-3")
+    }
