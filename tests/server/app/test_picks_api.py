@@ -183,28 +183,42 @@ def test_unknown_personal_feed_is_404(http: Http, name: str) -> None:
     assert reply.status == 404
 
 
+NOT_JSON = "request body is not JSON: "
+NOT_AN_OBJECT = 'expected a JSON object {"sessions": [session ids]}'
+NOT_A_LIST = '"sessions" must be a list of session id strings'
+
+
 @pytest.mark.parametrize(
-    ("raw", "status"),
+    ("raw", "status", "error"),
     [
-        (b"", 400),
-        (b"{", 400),
-        (b"\xff\xfe\x00", 400),
-        (b"[]", 422),
-        (b'"sessions"', 422),
-        (b'{"picks": []}', 422),
-        (b'{"sessions": "abc"}', 422),
-        (b'{"sessions": [1, 2]}', 422),
-        (b'{"sessions": [null]}', 422),
-        (b'{"sessions": {"a": 1}}', 422),
+        (b"", 400, NOT_JSON + "Expecting value: line 1 column 1 (char 0)"),
+        (
+            b"{",
+            400,
+            NOT_JSON
+            + "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+        ),
+        # A UTF-16 byte order mark: json reads it as UTF-16, which then ends mid-character.
+        (
+            b"\xff\xfe\x00",
+            400,
+            NOT_JSON + "'utf-16-le' codec can't decode byte 0x00 in position 2: truncated data",
+        ),
+        (b"[]", 422, NOT_AN_OBJECT),
+        (b'"sessions"', 422, NOT_AN_OBJECT),
+        (b'{"picks": []}', 422, NOT_AN_OBJECT),
+        (b'{"sessions": "abc"}', 422, NOT_A_LIST),
+        (b'{"sessions": [1, 2]}', 422, NOT_A_LIST),
+        (b'{"sessions": [null]}', 422, NOT_A_LIST),
+        (b'{"sessions": {"a": 1}}', 422, NOT_A_LIST),
     ],
 )
 def test_malformed_body_is_400_or_422_with_a_message(
-    demo_app: Starlette, raw: bytes, status: int
+    demo_app: Starlette, raw: bytes, status: int, error: str
 ) -> None:
     reply = call(demo_app, "POST", "/api/picks", raw=raw)
 
-    assert reply.status == status
-    assert reply.json_doc()["error"] != ""
+    assert (reply.status, reply.json_doc()["error"]) == (status, error)
 
 
 def test_malformed_body_on_put_leaves_the_set_alone(

@@ -109,8 +109,11 @@ def test_build_refuses_a_default_not_in_the_store(
         ["build", "--db", str(tmp_path / "s.sqlite"), str(tmp_path / "site"), "--default", "nope"]
     )
 
-    assert code != 0
-    assert "--default nope: no such conference" in capsys.readouterr().err
+    assert code == 1
+    assert capsys.readouterr().err == (
+        "confcal build: no --base-url; subscribe links point at http://127.0.0.1:8080\n"
+        "confcal build: error: --default nope: no such conference in the store\n"
+    )
 
 
 def test_build_writes_feeds_sessions_api_and_index(tmp_path: Path) -> None:
