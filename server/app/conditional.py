@@ -78,6 +78,9 @@ def accepts_gzip(accept_encoding: str) -> bool:
 
 
 def _quality(params: str) -> float:
+    # Only `_quality(...) > 0` is ever asked, so the default (1.0) could be any positive number,
+    # and splitting at the last "=" instead of the first reads the same value from any valid
+    # `q=0.5` (mutation testing: those mutants are equivalent).
     for param in params.split(";"):
         name, _, value = param.strip().partition("=")
         if name.strip().lower() == "q":
@@ -118,7 +121,8 @@ def not_modified_since(if_modified_since: str, last_modified: datetime | None) -
 
 
 def _to_second(moment: datetime) -> datetime:
-    # HTTP dates have one-second resolution; compare at that precision.
+    # HTTP dates have one-second resolution; compare at that precision. UTC, not the machine's
+    # zone: http_date's GMT form requires it (test_http_date_ignores_the_machines_zone).
     return moment.astimezone(UTC).replace(microsecond=0)
 
 
@@ -132,6 +136,9 @@ def cache_control(max_age: int, *, personal: bool) -> str:
 
 def respond(request: Request, rep: Representation, *, max_age: int) -> Response:
     """The response to GET or HEAD for `rep`, honouring the request's conditional headers."""
+    # Starlette's request headers are looked up case-insensitively, as HTTP's names are, so
+    # the letter case of every name asked for below does not matter. `>` or `>=` at the
+    # threshold: a body of exactly 256 bytes is right either way, gzipped or not.
     use_gzip = len(rep.body) >= _GZIP_MIN_BYTES and accepts_gzip(
         request.headers.get("accept-encoding", "")
     )
@@ -149,6 +156,8 @@ def respond(request: Request, rep: Representation, *, max_age: int) -> Response:
     if if_none_match is not None:
         unchanged = etag_matches(if_none_match, etag)
     else:
+        # Without the header, any default that does not parse as a date ("", or None, which
+        # parsedate_to_datetime refuses with TypeError) is ignored alike.
         unchanged = not_modified_since(
             request.headers.get("if-modified-since", ""), rep.last_modified
         )
@@ -162,5 +171,7 @@ def respond(request: Request, rep: Representation, *, max_age: int) -> Response:
     headers["content-type"] = rep.media_type
     headers["content-length"] = str(len(body))
     # HEAD: the same headers as GET, Content-Length included, and no body (RFC 9110 §9.3.2).
+    # Starlette itself sends no body for HEAD, so a body given here would not reach the client
+    # either; and 200 is Starlette's default status (both mutants are equivalent).
     content = b"" if request.method == "HEAD" else body
     return Response(content=content, status_code=200, headers=headers)
