@@ -82,3 +82,17 @@ def new_visit(browser: Any, server: Running, **context_options: Any) -> Visit:
     )
     page.on("pageerror", lambda error: visit.console_errors.append(str(error)))
     return visit
+
+
+def unfold(page: Any, summary: str) -> None:
+    """Open a <details> from the keyboard (focus its summary, Enter), as a keyboard user does.
+
+    Not a click: the subscribe section is laid out only when scrolled to (content-visibility),
+    so on a loaded machine it can still be moving when a click's point is computed, and the
+    click lands beside the summary."""
+    from playwright.sync_api import expect
+
+    first = page.locator(summary).first
+    first.focus()
+    page.keyboard.press("Enter")
+    expect(first.locator("xpath=..")).to_have_attribute("open", "")

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_helpers import PHONE, new_visit, unavailable
+from browser_helpers import PHONE, new_visit, unavailable, unfold
 from serve_process import Running
 
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
@@ -57,7 +57,7 @@ def test_no_axe_violations(
         visit.open(path)
         if name == "schedule":
             # Open what is folded, so its contents are checked too.
-            visit.page.click("#more-feeds > summary")
+            unfold(visit.page, "#more-feeds > summary")
             visit.page.click("#picks-toggle")
         visit.page.evaluate(axe_source)
         violations = visit.page.evaluate(RUN, {"runOnly": {"type": "tag", "values": TAGS}})

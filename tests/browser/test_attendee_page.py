@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 import httpx
-from browser_helpers import PHONE, Visit, new_visit
+from browser_helpers import PHONE, Visit, new_visit, unfold
 from serve_process import Running
 
 PICK = '[data-action="pick"]'
@@ -252,7 +252,7 @@ def test_picker_folds_speakers_levels_and_kinds_and_finds_them(visit: Visit) -> 
     folded_before = visit.page.is_visible("#feeds-speaker")
     in_view = visit.page.locator("#feeds-track .feed, #feeds-room .feed").count()
 
-    visit.page.click("#more-feeds > summary")
+    unfold(visit.page, "#more-feeds > summary")
     visit.page.fill("#feed-search", "rey")
     found = visit.page.locator("#more-feeds .feed:visible .subscribe").all_text_contents()
 

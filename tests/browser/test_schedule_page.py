@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 import httpx
-from browser_helpers import DESKTOP, PHONE, Visit, new_visit
+from browser_helpers import DESKTOP, PHONE, Visit, new_visit, unfold
 from serve_process import Running
 
 PICK = '[data-action="pick"]'
@@ -278,7 +278,7 @@ def test_text_contrast_is_at_least_4_5_and_every_control_is_labelled(
 ) -> None:
     visit.open()
     pick(visit, api_sessions(server)[0]["id"])  # a picked card and the picks panel too
-    visit.page.click("#feeds-room details.more summary")
+    unfold(visit.page, "#feeds-room details.more summary")
 
     ratios = visit.page.evaluate(CONTRAST)
     unlabelled = visit.page.evaluate(UNLABELLED)

@@ -19,15 +19,22 @@
   function fold(text) {
     return text.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
   }
+  // Intl formatters are costly to make (time zone data): one per zone and kind, kept.
+  var formatters = {};
+  function formatter(kind, zone, locale, options) {
+    var key = kind + " " + zone;
+    if (!formatters[key]) {
+      formatters[key] = new Intl.DateTimeFormat(locale, Object.assign({ timeZone: zone }, options));
+    }
+    return formatters[key];
+  }
   function hhmm(date, zone) {
-    return new Intl.DateTimeFormat("en-GB", {
-      timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23"
-    }).format(date);
+    return formatter("hhmm", zone, "en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
+      .format(date);
   }
   function isoDay(date, zone) {
-    return new Intl.DateTimeFormat("en-CA", {
-      timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit"
-    }).format(date);
+    return formatter("day", zone, "en-CA", { year: "numeric", month: "2-digit", day: "2-digit" })
+      .format(date);
   }
 
   // ---- The viewer's own zone, only where it shows a different time ----
