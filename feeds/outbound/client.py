@@ -82,6 +82,9 @@ class _Backend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
+        # checked_addresses returns at least one address or raises, so this first value is always
+        # replaced before it is raised (mutants of it are equivalent). local_address and
+        # socket_options are httpcore's, passed through (confcal sets neither: None either way).
         failure: Exception = FetchError(f"cannot connect to {host}")
         for address in checked_addresses(host, port, self._policy):
             try:
@@ -115,6 +118,11 @@ def guarded_client(policy: Policy = Policy(), *, deadline: float | None = None, 
     does, so make one client per job. Environment proxies are ignored: a proxy would connect for us.
     Errors of the guard are FetchError subclasses, raised through httpx unchanged."""
     context = policy.verify if isinstance(policy.verify, ssl.SSLContext) else _context(policy.verify)
+    # trust_env=False on the transport and the client: with an explicit transport httpx 0.28 reads
+    # no proxy from the environment whatever the client's flag says, and with an SSLContext given
+    # the transport reads no certificate variables (so those mutants survive as equivalent,
+    # test_environment_proxies_are_ignored keeps the promise); False on both keeps it so if
+    # either changes.
     transport = httpx.HTTPTransport(verify=context, trust_env=False)
     # httpx has no public hook for httpcore's network backend (encode/httpx discussion #3180), so the
     # pool it built is replaced by one with our backend. test_outbound's rebinding and refusal

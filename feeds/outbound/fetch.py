@@ -49,7 +49,9 @@ def fetch(url: str, policy: Policy = Policy(), *, validators: Validators | None 
 
 
 def _follow(client: httpx.Client, url: str, policy: Policy, validators: Validators | None) -> Fetched | NotModified:
-    headers = {"User-Agent": "confcal", "Accept-Encoding": "identity"}  # identity: no decompression bomb
+    # identity: no decompression bomb. Header names are case-insensitive in HTTP and in httpx,
+    # so mutants changing their letter case here and below are equivalent.
+    headers = {"User-Agent": "confcal", "Accept-Encoding": "identity"}
     if validators and validators.etag:
         headers["If-None-Match"] = validators.etag
     if validators and validators.last_modified:

@@ -22,6 +22,8 @@ def is_url(source: str) -> bool:
 
 
 def is_http(url: str) -> bool:
+    # The scheme is the text before the first ":" however often the rest is split (mutants of
+    # the split's count are equivalent).
     return is_url(url) and url.split(":", 1)[0].lower() in SCHEMES
 
 

@@ -120,3 +120,19 @@ def test_allowed_networks_lift_the_rules_for_those_networks_only() -> None:
 
 def test_the_system_resolver_answers_a_literal_with_itself() -> None:
     assert system_resolver("127.0.0.1", 80) == ["127.0.0.1"]
+
+
+def test_a_resolver_failure_without_a_reason_or_of_another_kind_is_named_as_it_is() -> None:
+    def bare(host: str, port: int) -> Sequence[str]:
+        raise OSError()
+
+    def idna(host: str, port: int) -> Sequence[str]:
+        raise UnicodeError("label too long")
+
+    with pytest.raises(FetchError) as without_reason:
+        checked_addresses("a.example.org", 80, Policy(resolver=bare))
+    with pytest.raises(FetchError) as bad_name:
+        checked_addresses("b.example.org", 80, Policy(resolver=idna))
+
+    assert str(without_reason.value) == "cannot resolve host a.example.org: "
+    assert str(bad_name.value) == "cannot resolve host b.example.org: label too long"

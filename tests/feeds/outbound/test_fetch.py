@@ -34,6 +34,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.server.seen.append((self.path, self.headers.get("Host", "")))
+        self.server.asked.append(dict(self.headers))
         status, headers, body = self.server.answer(self)
         self.send_response(status)
         for name, value in headers.items():
@@ -51,6 +52,7 @@ class Server(ThreadingHTTPServer):
         super().__init__((host, port), Handler)
         self.name = name
         self.seen: list[tuple[str, str]] = []
+        self.asked: list[dict[str, str]] = []  # each request's headers
 
     def answer(self, request: Handler) -> tuple[int, dict[str, str], bytes]:
         path, port = request.path, self.server_address[1]
@@ -60,6 +62,13 @@ class Server(ThreadingHTTPServer):
             return 302, {"Location": f"http://inner.test:{port}/secret"}, b""
         if path == "/to-nowhere":
             return 302, {"Location": "http://[zz]/page"}, b""
+        if path.startswith("/hops/"):  # /hops/N: N more redirects, then the page
+            left = int(path.removeprefix("/hops/"))
+            return (302, {"Location": f"/hops/{left - 1}"}, b"") if left else (200, {}, b"arrived")
+        if path == "/to-ftp":
+            return 302, {"Location": "ftp://files.example/schedule.ics"}, b""
+        if path == "/missing":
+            return 404, {}, b"no such page"
         if path == "/to-outer":
             return 301, {"Location": "/page"}, b""
         if path == "/validated":
@@ -275,3 +284,114 @@ def _no_dns(host: str, port: int) -> Sequence[str]:
 def test_any_url_text_fails_with_a_source_error_only(scheme: str, rest: str) -> None:
     with pytest.raises(SourceError):  # never a traceback of another kind; no lookup reaches a network
         fetch(f"{scheme}://{rest}", Policy(resolver=_no_dns))
+
+
+# --- Promises found unguarded by mutation testing (bench/MUTATION.md, issue 14) ---------------
+
+
+def test_the_request_asks_for_no_compression_and_names_confcal(pair: Pair) -> None:
+    fetch(pair.url("/page"), Policy(allowed=ALLOW_OUTER))
+
+    asked = pair.outer.asked[0]
+    # identity: a compressed body could expand past the size cap after it was counted.
+    assert (asked["Accept-Encoding"], asked["User-Agent"]) == ("identity", "confcal")
+
+
+def test_five_redirects_are_followed_and_a_sixth_is_refused(pair: Pair) -> None:
+    policy = Policy(allowed=ALLOW_OUTER)  # max_redirects=5
+
+    arrived = fetch(pair.url("/hops/5"), policy)
+    with pytest.raises(FetchError) as caught:
+        fetch(pair.url("/hops/6"), policy)
+
+    assert arrived == Fetched(pair.url("/hops/0"), b"arrived", Validators())
+    assert str(caught.value) == f"{pair.url('/hops/6')}: more than 5 redirects"
+
+
+def test_a_body_of_exactly_the_cap_is_fetched(pair: Pair) -> None:
+    result = fetch(pair.url("/page"), Policy(allowed=ALLOW_OUTER, max_bytes=len(b"outer /page")))
+
+    assert isinstance(result, Fetched) and result.body == b"outer /page"
+
+
+def test_a_body_without_content_length_is_cut_off_at_the_policys_cap() -> None:
+    body = b"x" * 64
+    drip = Drip(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + body, pause=0)
+    url = f"http://{OUTER}:{drip.port}/page"
+
+    try:
+        with pytest.raises(LimitExceeded) as caught:
+            fetch(url, Policy(allowed=ALLOW_OUTER, max_bytes=10))
+    finally:
+        drip.close()
+
+    assert str(caught.value) == f"{url}: is larger than the limit of 10 bytes"
+
+
+def test_environment_proxies_are_ignored(pair: Pair, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A proxy would make the connection for us, to an address the guard never saw.
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+
+    result = fetch(pair.url("/page"), Policy(allowed=ALLOW_OUTER))
+
+    assert isinstance(result, Fetched) and result.body == b"outer /page"
+
+
+def test_the_connection_goes_to_the_address_the_name_resolved_to(pair: Pair) -> None:
+    policy = Policy(
+        allowed=(ipaddress.ip_network(f"{INNER}/32"),),
+        resolver=lambda host, port: [INNER] if host == "inner.test" else [host],
+    )
+
+    result = fetch(pair.url("/page", host="inner.test"), policy)
+
+    assert isinstance(result, Fetched) and result.body == b"inner /page"
+
+
+def test_an_address_that_refuses_the_connection_is_skipped_for_the_next(pair: Pair) -> None:
+    silent = "127.0.0.3"  # nothing listens there on the pair's port
+    policy = Policy(
+        allowed=(ipaddress.ip_network("127.0.0.0/29"),),
+        resolver=lambda host, port: [silent, OUTER] if host == "twice.test" else [host],
+    )
+
+    result = fetch(pair.url("/page", host="twice.test"), policy)
+
+    assert isinstance(result, Fetched) and result.body == b"outer /page"
+
+
+def test_each_wait_is_cut_to_the_policys_timeout_within_the_deadline() -> None:
+    # Headers at once, then a body byte every 2 s: each read waits longer than the 0.3 s timeout,
+    # while the whole fetch would end well inside the 30 s deadline.
+    drip = Drip(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", pause=2.0)
+    url = f"http://{OUTER}:{drip.port}/page"
+
+    try:
+        with pytest.raises(FetchError) as caught:
+            fetch(url, Policy(allowed=ALLOW_OUTER, timeout=0.3, deadline=30.0))
+    finally:
+        drip.close()
+
+    assert str(caught.value) == f"{url}: cannot be fetched: timed out"
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("/missing", "HTTP 404"),
+        ("/to-ftp", "redirects to 'ftp://files.example/schedule.ics', which is not an http(s) URL"),
+    ],
+)
+def test_an_answer_that_is_not_a_schedule_is_named(pair: Pair, path: str, message: str) -> None:
+    with pytest.raises(FetchError) as caught:
+        fetch(pair.url(path), Policy(allowed=ALLOW_OUTER))
+
+    assert str(caught.value) == f"{pair.url(path)}: {message}"
+
+
+def test_a_url_without_a_host_is_named() -> None:
+    with pytest.raises(FetchError) as caught:
+        fetch("http:///schedule.ics", Policy())
+
+    assert str(caught.value) == "http:///schedule.ics: has no host"
