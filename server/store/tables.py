@@ -29,6 +29,7 @@ from sqlalchemy import (
     Table,
     Text,
     TypeDecorator,
+    UniqueConstraint,
 )
 from sqlalchemy.engine import Dialect
 
@@ -196,4 +197,39 @@ calendar_locks = Table(
     Column("calendar_url", String, primary_key=True),
     Column("owner", String, nullable=True),
     Column("until", Instant, nullable=True),
+)
+
+# --- calendars the server keeps in sync with a pick set (server/store/caldav_targets.py) -------
+# One row per pick set at most (the API is `api/picks/{token}/caldav`). The pick set is named by
+# its token, its only key (personal_picks has no other id); no foreign key, so a purged set leaves
+# an orphan the store drops (`CaldavTargets.drop_orphans`) rather than a PostgreSQL error.
+# `password` holds a Fernet token (server.crypto), never the password. A sync is wanted while
+# `wanted_generation` > `synced_generation`: every reason for one (attach, picks changed, new
+# schedule version) bumps `wanted_generation`; a sync records the generation it started from.
+# `lease_owner`/`lease_until`: one sync per calendar at a time, across processes.
+caldav_targets = Table(
+    "caldav_targets",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("conference", String(200), nullable=False),
+    Column("pick_token", String(64), nullable=False, unique=True),
+    # Normalised (no userinfo, ends in "/"): two pick sets of one conference syncing into one
+    # calendar would delete each other's events, so (conference, url) is unique too.
+    Column("url", String(2000), nullable=False),
+    Column("username", Text, nullable=False),
+    Column("password", Text, nullable=False),
+    Column("state", String(32), nullable=False),
+    Column("created", Instant, nullable=False),
+    Column("updated", Instant, nullable=False),
+    Column("last_sync", Instant),
+    Column("last_result", String(16)),  # ok | error
+    Column("counts", JSON),  # {"created": n, "updated": n, "deleted": n, "unchanged": n, "conflicts": n}
+    Column("last_error", Text),  # "ErrorClass: message", never credentials
+    Column("wanted_generation", Integer, nullable=False),
+    Column("synced_generation", Integer, nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", Instant),
+    Column("lease_owner", String(200)),
+    Column("lease_until", Instant),
+    UniqueConstraint("conference", "url", name="uq_caldav_targets_calendar"),
 )
