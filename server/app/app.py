@@ -32,6 +32,8 @@ from server.app.api import (
     feeds_representation,
     sessions_representation,
 )
+from server.app.caldav_api import caldav_routes
+from server.app.calendars import Calendars, allow_private_calendars
 from server.app.changes import change_notes, changes_routes
 from server.app.conditional import Representation, respond
 from server.app.context import RouteContext
@@ -53,6 +55,7 @@ from server.app.picks_api import picks_routes
 from server.app.published import Published
 from server.app.qr import qr_routes
 from server.app.ratelimit import TokenBuckets
+from server.store.caldav_targets import CaldavTargets
 from server.store.picks import PickStore, pick_store_for
 
 METHODS = ["GET", "HEAD"]
@@ -84,6 +87,9 @@ def create_app(
     live = Live(store, base_url=base_url, default=default, seed=seed, clock=clock)
     pick_store = picks if picks is not None else pick_store_for(store)
     upkeep = PickUpkeep(pick_store, clock)
+    # Calendars synced with pick sets live beside the picks (server.app.caldav_api).
+    caldav_targets = CaldavTargets(pick_store.engine)
+    calendars = Calendars(pick_store.engine, allow_private=allow_private_calendars())
 
     def conference(request: Request) -> str | None:
         """The slug the path names (`/c/{slug}/...`), None at the root (the default)."""
@@ -202,6 +208,7 @@ def create_app(
             creations=TokenBuckets(guards.pick_rate),
             notes=lambda published: change_notes(published, store),
         ),
+        *caldav_routes(context, pick_store, caldav_targets, calendars, clock=clock),
         Route(urls.ROUTE_API_FEEDS, api_feeds, methods=METHODS),
         Route(urls.json_twin(urls.ROUTE_API_FEEDS), api_feeds, methods=METHODS),
         Route(urls.ROUTE_API_SESSIONS, api_sessions, methods=METHODS),

@@ -77,6 +77,11 @@ def pick_set(token: str) -> str:
     return f"{API_PICKS}/{token}"
 
 
+def pick_caldav(token: str) -> str:
+    """The calendar a pick set is synced into (server.app.caldav_api)."""
+    return f"{API_PICKS}/{token}/caldav"
+
+
 def static(name: str) -> str:
     return f"{STATIC}/{name}"
 
@@ -126,6 +131,7 @@ ROUTE_QR = "/qr/{name}"
 ROUTE_QR_KIND = "/qr/{kind}/{name}"
 ROUTE_PICKS = f"/{API_PICKS}"
 ROUTE_PICK_SET = f"/{API_PICKS}/{{token}}"
+ROUTE_PICK_CALDAV = f"/{API_PICKS}/{{token}}/caldav"
 ROUTE_PERSONAL = "/p/{name}"
 ROUTE_STATIC = f"/{STATIC}"
 ROUTE_STATIC_FILE = f"/{STATIC}/{{name}}"
