@@ -2,6 +2,7 @@
 
     POST   /api/picks/{token}/caldav   {"url", "username", "password"} -> 201 the GET document
     GET    /api/picks/{token}/caldav   -> 200 url, username, state, last sync, counts, last error
+                                          (state "detached" and nulls when none is attached)
     DELETE /api/picks/{token}/caldav   -> 204; ?remove_events=1 first deletes confcal's events there
 
 POST checks before it stores anything: the body (server.app.caldav_body), then the calendar
@@ -42,6 +43,19 @@ from server.store.picks import PickSet, PickStore
 DETACH_WAIT_S = 30.0
 DETACH_LEASE = timedelta(minutes=10)
 KEYLESS_RETRY_AFTER_S = 300
+
+
+# What GET answers for a pick set with no calendar: a page asking "is one attached?" is no error.
+NOTHING_ATTACHED: dict[str, object] = {
+    "url": None,
+    "username": None,
+    "state": "detached",
+    "sync_pending": False,
+    "last_sync": None,
+    "last_result": None,
+    "counts": None,
+    "last_error": None,
+}
 
 
 def target_document(target: Target) -> dict[str, object]:
@@ -131,9 +145,7 @@ def caldav_routes(
         if pickset is None:
             return error_reply("no such pick set", 404)
         target = await anyio.to_thread.run_sync(targets.by_token, pickset.token)
-        if target is None:
-            return error_reply("no calendar is attached to these picks", 404)
-        return json_reply(target_document(target))
+        return json_reply(NOTHING_ATTACHED if target is None else target_document(target))
 
     async def detach(request: Request) -> Response:
         pickset = await owned(request)

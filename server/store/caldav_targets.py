@@ -45,7 +45,7 @@ COUNT_NAMES = ("created", "updated", "deleted", "unchanged", "conflicts")
 class TargetState(StrEnum):
     ACTIVE = "active"  # synced whenever a sync is wanted
     NEEDS_CREDENTIALS = "needs_credentials"  # the server refused them; waits for a new attach
-    DETACHED = "detached"  # being detached (its events being removed); never synced again
+    DETACHING = "detaching"  # its events being removed before the row goes; never synced again
 
 
 class CalendarTaken(StoreError):
@@ -293,7 +293,7 @@ class CaldavTargets:
     def begin_detach(
         self, token: str, owner: str, now: datetime, ttl: timedelta
     ) -> Target | None:
-        """Mark the set's target detached under `owner`'s lease, so no sync starts or finishes
+        """Mark the set's target detaching under `owner`'s lease, so no sync starts or finishes
         while its events are removed. None if there is no target or another lease is held."""
         stamp = to_db_time(now)
         with self._writing() as conn:
@@ -308,7 +308,7 @@ class CaldavTargets:
                     ),
                 )
                 .values(
-                    state=TargetState.DETACHED.value,
+                    state=TargetState.DETACHING.value,
                     lease_owner=owner,
                     lease_until=to_db_time(now + ttl),
                     updated=stamp,

@@ -200,6 +200,8 @@
     el("picks-share").value = share.href;
     el("picks-share-link").href = share.href;
     el("picks-share-line").hidden = false;
+    // For the "Sync to my calendar" form (caldav.js), which needs the pick set's token.
+    document.dispatchEvent(new CustomEvent("confcal:picks", { detail: { token: doc.token } }));
   }
 
   function send(method, url) {

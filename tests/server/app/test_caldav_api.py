@@ -14,6 +14,7 @@ from app_helpers import NOW, Http
 from caldav_helpers import PASSWORD, USER, DavServer, send_json
 
 from server.app import create_app
+from server.app.caldav_api import NOTHING_ATTACHED
 from server.app.calendars import ALLOW_PRIVATE_ENV
 from server.app.demo import seed_demo
 from server.store import Store
@@ -107,7 +108,7 @@ def test_a_wrong_password_is_a_422_with_a_message_and_stores_nothing(
     assert refused.json_doc() == {
         "error": f"cannot log in to {calendar} (401): wrong user name or password?"
     }
-    assert http.get(f"/api/picks/{token}/caldav").status == 404
+    assert http.get(f"/api/picks/{token}/caldav").json_doc() == NOTHING_ATTACHED
 
 
 def test_a_url_that_is_not_a_calendar_collection_is_a_422(
@@ -225,7 +226,7 @@ def test_detaching_forgets_the_calendar(db: Store, radicale: DavServer, monkeypa
     again = http.request("DELETE", f"/api/picks/{token}/caldav")
 
     assert detached.status == 204
-    assert http.get(f"/api/picks/{token}/caldav").status == 404
+    assert http.get(f"/api/picks/{token}/caldav").json_doc() == NOTHING_ATTACHED
     assert again.status == 404
 
 
@@ -249,3 +250,20 @@ def test_the_password_is_in_no_database_file_and_no_log(
         for path in files:
             assert secret.encode() not in path.read_bytes(), path.name
         assert secret not in caplog.text
+
+
+def test_a_calendar_another_pick_set_syncs_into_is_a_409(
+    db: Store, radicale: DavServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    http = app_http(db, monkeypatch)
+    first, _ = new_picks(http)
+    second, _ = new_picks(http, 2)
+    calendar = radicale.new_calendar()
+    send_json(http, "POST", f"/api/picks/{first}/caldav", attach_body(calendar))
+
+    refused = send_json(http, "POST", f"/api/picks/{second}/caldav", attach_body(calendar))
+
+    assert refused.status == 409
+    assert refused.json_doc() == {
+        "error": "another pick set of this conference already syncs into this calendar"
+    }

@@ -153,7 +153,7 @@ def test_detaching_holds_the_lease_and_stops_syncs_then_deletes(store: Store) ->
     gone = targets.detach("t" * 24)
 
     assert held is not None and refused is None
-    assert detaching is not None and detaching.state is TargetState.DETACHED
+    assert detaching is not None and detaching.state is TargetState.DETACHING
     assert claim_while_detaching is None
     assert (gone, targets.get(target_id), targets.detach("t" * 24)) == (True, None, False)
 
