@@ -17,9 +17,9 @@ A PostgreSQL (or any non-file) store has no "beside", so it needs 1 or 2; withou
 `key_for` raises `SecretKeyMissing` with one line saying so. A key file readable by anyone but
 its owner is refused, as ssh refuses such a private key.
 
-Passwords travel as `Secret`, whose repr and str never show the value: a Secret in a log line,
-an exception message or a traceback's locals prints as `Secret('***')`. `reveal()` is called
-only where the password leaves for the CalDAV server.
+Passwords travel as the push service's `Password` (server.caldav.target), whose repr and str
+never show the value: in a log line, an exception message or a traceback's locals it prints as
+`Password('***')`. `reveal()` is called only to encrypt it and where it leaves for the server.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import Final
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from sqlalchemy import Engine
 
+from server.caldav.target import Password
 from server.errors import ServerError
 
 KEY_ENV: Final = "CONFCAL_SECRET_KEY"
@@ -57,33 +58,6 @@ class SecretUndecryptable(SecretError):
     """A stored secret was encrypted with a key that is no longer configured (or was altered)."""
 
 
-class Secret:
-    """A password that never shows itself: repr/str print `Secret('***')`."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('***')"
-
-    __str__ = __repr__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Secret) and other._value == self._value
-
-    def __hash__(self) -> int:
-        return hash(self._value)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        # Pickling (a job queue serialising its arguments) would write the password in clear.
-        raise TypeError("a Secret is not serialisable; store it encrypted")
-
-
 class Cipher:
     """Encrypts with the first key, decrypts with any (MultiFernet)."""
 
@@ -92,12 +66,12 @@ class Cipher:
             raise SecretKeyInvalid("no secret key given")
         self._fernet = MultiFernet([Fernet(k) for k in keys])
 
-    def encrypt(self, secret: Secret) -> str:
-        return self._fernet.encrypt(secret.reveal().encode("utf-8")).decode("ascii")
+    def encrypt(self, password: Password) -> str:
+        return self._fernet.encrypt(password.reveal().encode("utf-8")).decode("ascii")
 
-    def decrypt(self, token: str) -> Secret:
+    def decrypt(self, token: str) -> Password:
         try:
-            return Secret(self._fernet.decrypt(token.encode("ascii")).decode("utf-8"))
+            return Password(self._fernet.decrypt(token.encode("ascii")).decode("utf-8"))
         except (InvalidToken, UnicodeError):
             raise SecretUndecryptable(
                 "a stored password cannot be decrypted with the configured keys "
@@ -105,7 +79,7 @@ class Cipher:
             ) from None
 
     def rotate(self, token: str) -> str:
-        """The same secret, encrypted with the first key (RFC-free: Fernet's own rotation)."""
+        """The same password, encrypted with the first key (MultiFernet.rotate)."""
         try:
             return self._fernet.rotate(token.encode("ascii")).decode("ascii")
         except InvalidToken:

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from feeds.outbound.urls import is_http
 from server.app.bodies import BodyError, parse_json
 from server.caldav.dav import public_url
-from server.crypto import Secret
+from server.caldav.target import Password
 
 MAX_CALDAV_BODY = 8 * 1024
 MAX_URL = 2000
@@ -30,7 +30,7 @@ class WantedCalendar:
 
     url: str
     username: str
-    password: Secret
+    password: Password
 
 
 def caldav_body(body: bytes) -> WantedCalendar:
@@ -44,7 +44,7 @@ def caldav_body(body: bytes) -> WantedCalendar:
     url = _text(document, "url", MAX_URL)
     username = _text(document, "username", MAX_USERNAME)
     password = _text(document, "password", MAX_PASSWORD)
-    return WantedCalendar(_calendar_url(url), username, Secret(password))
+    return WantedCalendar(_calendar_url(url), username, Password(password))
 
 
 def _text(document: dict[str, object], name: str, limit: int) -> str:

@@ -1,10 +1,11 @@
-"""What the attach API asks of a calendar server: is it usable (probe), and remove our events.
+"""What the attach API asks of a calendar server, through the push service
+(server.caldav.service): is it usable (`probe`), and remove the events confcal put there.
 
-A thin layer over the push service that turns its errors into the HTTP status the API answers
-with (`CalendarUnusable.status`): 422 for what the attendee can fix (address not allowed,
-credentials refused, not a calendar, no such calendar), 502 when the server is unreachable or
-failing. The outbound address rules (feeds.outbound) apply unless the operator set
-`CONFCAL_CALDAV_ALLOW_PRIVATE=1`.
+The service's errors become the HTTP status the API answers with (`CalendarUnusable.status`):
+422 for what the attendee can fix (a URL that cannot be used, an address not allowed, credentials
+refused, no calendar there, not a calendar collection), 502 when the server is unreachable or
+failing. The outbound address rules (feeds.outbound, applied by the service's client at connect
+time, to the address it checked) hold unless the operator set `CONFCAL_CALDAV_ALLOW_PRIVATE=1`.
 """
 
 from __future__ import annotations
@@ -12,28 +13,32 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 
-from feeds.errors import AddressRefused, FetchError
-from feeds.outbound import Policy, checked_addresses
+from feeds.model import Schedule
 from server.app.caldav_body import WantedCalendar
-from server.caldav.dav import DavStorage
+from server.caldav import service
 from server.caldav.errors import (
     AccessDenied,
+    AddressNotAllowed,
     AuthenticationFailed,
+    BadCalendarUrl,
     CalDAVError,
     CalendarNotFound,
     NotACalendar,
 )
-from server.caldav.state import SyncState
-from server.caldav.sync import push
+from server.caldav.retry import RetryPolicy
+from server.caldav.target import SyncOptions, Target
 from server.errors import ServerError
-from server.store.caldav_targets import CaldavTargets, Target
+from server.store.caldav_targets import CaldavTargets
+from server.store.caldav_targets import Target as StoredTarget
 
 ALLOW_PRIVATE_ENV = "CONFCAL_CALDAV_ALLOW_PRIVATE"
-PROBE_TIMEOUT_S = 20
+# An attendee waits for the probe: one attempt, bounded, instead of the pusher's backoff.
+PROBE_TIMEOUT_S = 15.0
+PROBE_DEADLINE_S = 30.0
+REMOVE_DEADLINE_S = 120.0
 
 
 class CalendarUnusable(ServerError):
@@ -48,7 +53,17 @@ def allow_private_calendars(environ: Mapping[str, str] | None = None) -> bool:
     return (os.environ if environ is None else environ).get(ALLOW_PRIVATE_ENV, "") == "1"
 
 
-_FIXABLE = (AuthenticationFailed, AccessDenied, CalendarNotFound, NotACalendar)
+_FIXABLE = (BadCalendarUrl, AuthenticationFailed, AccessDenied, CalendarNotFound, NotACalendar)
+
+
+@dataclass(frozen=True)
+class _Engine:
+    """The push service's store, for a removal: only the sync state (in `engine`) is read."""
+
+    engine: Engine
+
+    def live(self, conference: str | None = None) -> Schedule | None:
+        return None
 
 
 @dataclass(frozen=True)
@@ -57,51 +72,40 @@ class Calendars:
     allow_private: bool = False
 
     def probe(self, wanted: WantedCalendar) -> None:
-        self._check_address(wanted.url)
+        options = SyncOptions(
+            retry=RetryPolicy(attempts=1),
+            allow_private=self.allow_private,
+            timeout=PROBE_TIMEOUT_S,
+            deadline=PROBE_DEADLINE_S,
+        )
         with _unusable():
-            DavStorage.connect(
-                wanted.url, wanted.username, wanted.password.reveal(), timeout=PROBE_TIMEOUT_S
-            ).close()
+            service.probe(Target(wanted.url, wanted.username, wanted.password), options)
 
-    def remove(self, targets: CaldavTargets, target: Target) -> None:
+    def remove(self, targets: CaldavTargets, target: StoredTarget) -> None:
         """Delete the events confcal created in the target's calendar for its conference."""
         credentials = targets.credentials(target.id)
         if credentials is None:
             return
-        self._check_address(credentials.url)
+        options = SyncOptions(allow_private=self.allow_private, deadline=REMOVE_DEADLINE_S)
+        calendar = Target(
+            credentials.url, credentials.username, credentials.password, id=str(target.id)
+        )
         with _unusable():
-            storage = DavStorage.connect(
-                credentials.url,
-                credentials.username,
-                credentials.password.reveal(),
-                timeout=PROBE_TIMEOUT_S,
-            )
-            try:
-                push(storage, SyncState(self.engine, storage.url, scope=target.conference), [])
-            finally:
-                storage.close()
-
-    def _check_address(self, url: str) -> None:
-        parts = urlsplit(url)
-        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
-        try:
-            checked_addresses(parts.hostname or "", port, Policy(allow_private=self.allow_private))
-        except AddressRefused as exc:
-            reason = str(exc).partition(";")[0]
-            raise CalendarUnusable(f"the calendar's address is not allowed: {reason}", 422) from None
-        except FetchError as exc:
-            raise CalendarUnusable(str(exc), 422) from None
+            service.remove(_Engine(self.engine), calendar, conference=target.conference, options=options)
 
 
 class _unusable:
-    """Maps the push service's errors to CalendarUnusable, dropping the chained cause so no
-    library frame (which may hold the password in a local) travels with it."""
+    """Maps the push service's errors to CalendarUnusable; the cause is not chained, so no
+    frame that held the password travels with the answer."""
 
     def __enter__(self) -> None:
         return None
 
     def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        if isinstance(exc, AddressNotAllowed):
+            reason = str(exc).partition(";")[0]
+            raise CalendarUnusable(f"the calendar's address is not allowed: {reason}", 422) from None
         if isinstance(exc, _FIXABLE):
             raise CalendarUnusable(str(exc), 422) from None
-        if isinstance(exc, CalDAVError | FetchError):
+        if isinstance(exc, CalDAVError):
             raise CalendarUnusable(str(exc), 502) from None

@@ -1,7 +1,7 @@
 """Calendars the server keeps in sync with a pick set: the `caldav_targets` table (issue 10).
 
 A target is attached to one pick set (named by its token) and holds the calendar's URL, the user
-name and the password, encrypted (server.crypto: the store only ever sees `Secret`s and Fernet
+name and the password, encrypted (server.crypto: the store only ever sees `Password`s and Fernet
 tokens). Nothing here knows HTTP or CalDAV: the API (server.app.caldav_api) checks a calendar
 before attaching it, the sync jobs (server.jobs) run the push service.
 
@@ -32,7 +32,8 @@ from sqlalchemy import Connection, Engine, and_, case, delete, insert, or_, sele
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from server.crypto import Cipher, Secret, key_for
+from server.caldav.target import Password
+from server.crypto import Cipher, key_for
 from server.errors import StoreBusy, StoreError
 from server.store import schema
 from server.store.rows import from_db_time, to_db_time
@@ -88,11 +89,11 @@ class Target:
 
 @dataclass(frozen=True)
 class Credentials:
-    """What a sync logs in with. `password` is a Secret, so printing this shows no password."""
+    """What a sync logs in with. `password` is a Password, so printing this shows no password."""
 
     url: str
     username: str
-    password: Secret
+    password: Password
 
 
 class CaldavTargets:
@@ -118,7 +119,7 @@ class CaldavTargets:
         token: str,
         url: str,
         username: str,
-        password: Secret,
+        password: Password,
         now: datetime,
     ) -> Target:
         """Attach (or re-attach, replacing URL and credentials) the pick set's calendar, active

@@ -130,17 +130,18 @@ def test_a_loopback_calendar_is_refused_by_default(
 ) -> None:
     http = app_http(db, monkeypatch, allow_private=False)
     token, _ = new_picks(http)
+    calendar = radicale.new_calendar()
     before = radicale.counts()
 
-    refused = send_json(http, "POST", f"/api/picks/{token}/caldav", attach_body(radicale.new_calendar()))
+    refused = send_json(http, "POST", f"/api/picks/{token}/caldav", attach_body(calendar))
 
     assert refused.status == 422
     assert refused.json_doc() == {
-        "error": "the calendar's address is not allowed: host 127.0.0.1 is a private address "
-        "(127.0.0.1: loopback)"
+        "error": f"the calendar's address is not allowed: {calendar}: host 127.0.0.1 is a "
+        "private address (127.0.0.1: loopback)"
     }
-    # new_calendar's MKCALENDAR is the only request the server saw: no probe reached it.
-    assert radicale.counts() - before == {"MKCALENDAR": 1}
+    # The probe never reached the server.
+    assert radicale.counts() == before
 
 
 def test_an_unreachable_server_is_a_502(db: Store, monkeypatch: pytest.MonkeyPatch) -> None:

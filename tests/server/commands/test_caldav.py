@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from server.cli import main
-from server.crypto import KEY_ENV, Cipher, Secret, SecretUndecryptable, new_key
+from server.caldav.target import Password
+from server.crypto import KEY_ENV, Cipher, SecretUndecryptable, new_key
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 
@@ -20,7 +21,7 @@ def test_new_key_prints_a_fernet_key(capsys: pytest.CaptureFixture[str]) -> None
 
     key = capsys.readouterr().out.strip()
     assert code == 0
-    assert Cipher([key.encode()]).decrypt(Cipher([key.encode()]).encrypt(Secret("x"))) == Secret("x")
+    assert Cipher([key.encode()]).decrypt(Cipher([key.encode()]).encrypt(Password("x"))) == Password("x")
 
 
 def test_rotate_key_reencrypts_so_the_old_key_can_go(
@@ -29,7 +30,7 @@ def test_rotate_key_reencrypts_so_the_old_key_can_go(
     db, old, new = str(tmp_path / "store.sqlite"), new_key(), new_key()
     monkeypatch.setenv(KEY_ENV, old)
     with Store.open(db) as store:
-        target = CaldavTargets(store.engine).attach("c", "t" * 24, "https://x.test/c/", "me", Secret("pw"), NOW)
+        target = CaldavTargets(store.engine).attach("c", "t" * 24, "https://x.test/c/", "me", Password("pw"), NOW)
     monkeypatch.setenv(KEY_ENV, f"{new},{old}")
 
     code = main(["caldav", "rotate-key", "--db", db])
@@ -41,4 +42,4 @@ def test_rotate_key_reencrypts_so_the_old_key_can_go(
     with Store.open(db) as store, pytest.raises(SecretUndecryptable):
         CaldavTargets(store.engine).credentials(target.id)
     assert (code, capsys.readouterr().out) == (0, "re-encrypted 1 stored password\n")
-    assert credentials is not None and credentials.password == Secret("pw")
+    assert credentials is not None and credentials.password == Password("pw")

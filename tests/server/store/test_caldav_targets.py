@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
-from server.crypto import Cipher, Secret, new_key
+from server.caldav.target import Password
+from server.crypto import Cipher, new_key
 from server.store import Store
 from server.store.caldav_targets import (
     CaldavTargets,
@@ -33,7 +34,7 @@ def targets_of(store: Store, *keys: bytes) -> CaldavTargets:
 
 def attached(store: Store, token: str = "t" * 24, url: str = URL) -> tuple[CaldavTargets, int]:
     targets = targets_of(store)
-    target = targets.attach("conf", token, url, "me", Secret(PASSWORD), NOW)
+    target = targets.attach("conf", token, url, "me", Password(PASSWORD), NOW)
     return targets, target.id
 
 
@@ -48,26 +49,26 @@ def test_attach_stores_the_password_encrypted_and_wants_a_sync(store: Store) -> 
     assert (target.url, target.username, target.state) == (URL, "me", TargetState.ACTIVE)
     assert (target.wanted_generation, target.synced_generation) == (1, 0)
     assert PASSWORD not in stored
-    assert targets.credentials(target_id) == Credentials(URL, "me", Secret(PASSWORD))
+    assert targets.credentials(target_id) == Credentials(URL, "me", Password(PASSWORD))
     assert [t.id for t in targets.due(NOW)] == [target_id]
 
 
 def test_reattaching_replaces_the_credentials_and_wants_another_sync(store: Store) -> None:
     targets, target_id = attached(store)
 
-    again = targets.attach("conf", "t" * 24, URL + "other/", "me2", Secret("new"), NOW)
+    again = targets.attach("conf", "t" * 24, URL + "other/", "me2", Password("new"), NOW)
 
     assert again.id == target_id
     assert (again.url, again.username, again.wanted_generation) == (URL + "other/", "me2", 2)
-    assert targets.credentials(target_id) == Credentials(URL + "other/", "me2", Secret("new"))
+    assert targets.credentials(target_id) == Credentials(URL + "other/", "me2", Password("new"))
 
 
 def test_one_calendar_cannot_follow_two_pick_sets_of_a_conference(store: Store) -> None:
     targets, _ = attached(store)
 
     with pytest.raises(CalendarTaken):
-        targets.attach("conf", "u" * 24, URL, "me", Secret(PASSWORD), NOW)
-    other = targets.attach("other-conf", "v" * 24, URL, "me", Secret(PASSWORD), NOW)
+        targets.attach("conf", "u" * 24, URL, "me", Password(PASSWORD), NOW)
+    other = targets.attach("other-conf", "v" * 24, URL, "me", Password(PASSWORD), NOW)
 
     assert other.conference == "other-conf"
 
@@ -118,7 +119,7 @@ def test_refused_credentials_stop_the_syncs_until_a_new_attach(store: Store) -> 
     assert (target.state, target.last_result, target.attempts) == (TargetState.NEEDS_CREDENTIALS, "error", 1)
     assert target.last_error == "AuthenticationFailed: cannot log in"
     assert targets.due(NOW + timedelta(days=1)) == []
-    assert targets.attach("conf", "t" * 24, URL, "me", Secret("fixed"), NOW).state is TargetState.ACTIVE
+    assert targets.attach("conf", "t" * 24, URL, "me", Password("fixed"), NOW).state is TargetState.ACTIVE
 
 
 def test_a_failure_waits_until_its_retry_time(store: Store) -> None:
@@ -133,8 +134,8 @@ def test_a_failure_waits_until_its_retry_time(store: Store) -> None:
 
 def test_a_new_schedule_version_wants_a_sync_of_every_active_target_of_its_conference(store: Store) -> None:
     targets, first = attached(store)
-    second = targets.attach("conf", "u" * 24, URL + "2/", "me", Secret(PASSWORD), NOW).id
-    targets.attach("other", "v" * 24, URL, "me", Secret(PASSWORD), NOW)
+    second = targets.attach("conf", "u" * 24, URL + "2/", "me", Password(PASSWORD), NOW).id
+    targets.attach("other", "v" * 24, URL, "me", Password(PASSWORD), NOW)
 
     bumped = targets.want_sync_for_conference("conf")
 
@@ -172,8 +173,8 @@ def test_targets_of_purged_pick_sets_are_dropped(store: Store) -> None:
     picks = PickStore(store.engine)
     kept = picks.create("conf", ["a"])
     targets = targets_of(store)
-    kept_id = targets.attach("conf", kept.token, URL, "me", Secret(PASSWORD), NOW).id
-    targets.attach("conf", "w" * 24, URL + "x/", "me", Secret(PASSWORD), NOW)
+    kept_id = targets.attach("conf", kept.token, URL, "me", Password(PASSWORD), NOW).id
+    targets.attach("conf", "w" * 24, URL + "x/", "me", Password(PASSWORD), NOW)
 
     dropped = targets.drop_orphans()
 
@@ -187,4 +188,4 @@ def test_rotation_reencrypts_every_password_with_the_new_first_key(store: Store)
     rotated = targets_of(store, new, KEY).rotate_keys()
 
     assert rotated == 1
-    assert targets_of(store, new).credentials(target_id) == Credentials(URL, "me", Secret(PASSWORD))
+    assert targets_of(store, new).credentials(target_id) == Credentials(URL, "me", Password(PASSWORD))
