@@ -58,6 +58,11 @@ class SecretUndecryptable(SecretError):
     """A stored secret was encrypted with a key that is no longer configured (or was altered)."""
 
 
+# The name this module's first version gave its own secret type; one type now (for code
+# written against that version).
+Secret = Password
+
+
 class Cipher:
     """Encrypts with the first key, decrypts with any (MultiFernet)."""
 
