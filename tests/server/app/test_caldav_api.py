@@ -268,3 +268,21 @@ def test_a_calendar_another_pick_set_syncs_into_is_a_409(
     assert refused.json_doc() == {
         "error": "another pick set of this conference already syncs into this calendar"
     }
+
+
+def test_a_server_without_a_usable_key_answers_503_and_stores_nothing(
+    db: Store, radicale: DavServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CONFCAL_SECRET_KEY", "not-a-fernet-key")
+    http = app_http(db, monkeypatch)
+    token, _ = new_picks(http)
+
+    refused = send_json(http, "POST", f"/api/picks/{token}/caldav", attach_body(radicale.new_calendar()))
+
+    assert refused.status == 503
+    assert refused.headers["retry-after"] == "300"
+    assert refused.json_doc() == {
+        "error": "this server cannot store calendar passwords: CONFCAL_SECRET_KEY: key 1 is not a "
+        "Fernet key (44 url-safe base64 characters; make one with `confcal caldav new-key`)"
+    }
+    assert http.get(f"/api/picks/{token}/caldav").json_doc() == NOTHING_ATTACHED
