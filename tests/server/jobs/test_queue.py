@@ -19,20 +19,25 @@ from server.jobs.tasks import OVERDUE_AFTER
 from server.store import Store
 from server.store.sources import Outcome, Source, SourceSpec, SourceStore
 
-# Huey schedules by the real clock, so the jobs' clock must be near it: a next run in the past
-# would be queued at once.
-NOW = datetime.now(UTC).replace(microsecond=0)
 EVERY = timedelta(minutes=15)
 
 
 @pytest.fixture
-def jobs(store: Store) -> Iterator[Jobs]:
-    made = Jobs(store, open_queue(store.engine.url.render_as_string(hide_password=False)), clock=lambda: NOW)
+def now() -> datetime:
+    """Huey schedules by the real clock, so the jobs' clock must be near it: a next run in the
+    past would be queued at once, and run_pending would never end. Taken per test, not at import,
+    since a loaded machine can take longer than EVERY to get from collection to these tests."""
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+@pytest.fixture
+def jobs(store: Store, now: datetime) -> Iterator[Jobs]:
+    made = Jobs(store, open_queue(store.engine.url.render_as_string(hide_password=False)), clock=lambda: now)
     yield made
     made.queue.storage.close()
 
 
-def add(store: Store, urls: list[str], at: datetime = NOW) -> Source:
+def add(store: Store, urls: list[str], at: datetime) -> Source:
     spec = SourceSpec(urls=tuple(urls), interval=EVERY, tz=DEMO_TZ, allow_private=True)
     return SourceStore(store.engine).add(spec, at)
 
@@ -44,8 +49,10 @@ def run_pending(jobs: Jobs) -> None:
         jobs.queue.execute(task)
 
 
-def test_a_run_queues_the_next_one_at_next_run(store: Store, jobs: Jobs, demo_urls: list[str]) -> None:
-    source = add(store, demo_urls)
+def test_a_run_queues_the_next_one_at_next_run(
+    store: Store, jobs: Jobs, demo_urls: list[str], now: datetime
+) -> None:
+    source = add(store, demo_urls, now)
     jobs.queue_refresh(source)
 
     run_pending(jobs)
@@ -55,12 +62,14 @@ def test_a_run_queues_the_next_one_at_next_run(store: Store, jobs: Jobs, demo_ur
     assert (done.result, done.generation) == (Outcome.OK, 1)
     scheduled = jobs.queue.scheduled()
     assert [(task.name, task.args, task.eta) for task in scheduled] == [
-        ("refresh_source", (source.id, 1), (NOW + EVERY).replace(tzinfo=None))
+        ("refresh_source", (source.id, 1), (now + EVERY).replace(tzinfo=None))
     ]
 
 
-def test_duplicate_jobs_fetch_once(store: Store, jobs: Jobs, pages: PageServer, demo_urls: list[str]) -> None:
-    source = add(store, demo_urls)
+def test_duplicate_jobs_fetch_once(
+    store: Store, jobs: Jobs, pages: PageServer, demo_urls: list[str], now: datetime
+) -> None:
+    source = add(store, demo_urls, now)
     jobs.queue_refresh(source)
     jobs.queue_refresh(source)  # as a sweep racing a live chain would
 
@@ -70,9 +79,11 @@ def test_duplicate_jobs_fetch_once(store: Store, jobs: Jobs, pages: PageServer, 
     assert len(jobs.queue.scheduled()) == 1  # the loser queued nothing: one chain goes on
 
 
-def test_sweep_requeues_overdue_sources_only(store: Store, jobs: Jobs, demo_urls: list[str]) -> None:
-    lost = add(store, demo_urls, at=NOW - OVERDUE_AFTER - timedelta(seconds=1))
-    add(store, demo_urls, at=NOW)  # due just now: its own job is on the way
+def test_sweep_requeues_overdue_sources_only(
+    store: Store, jobs: Jobs, demo_urls: list[str], now: datetime
+) -> None:
+    lost = add(store, demo_urls, at=now - OVERDUE_AFTER - timedelta(seconds=1))
+    add(store, demo_urls, at=now)  # due just now: its own job is on the way
 
     queued = jobs.sweep()
 
