@@ -55,6 +55,7 @@ from server.app.picks_api import picks_routes
 from server.app.published import Published
 from server.app.qr import qr_routes
 from server.app.ratelimit import TokenBuckets
+from server.app.sync_requests import NoteOnly, SyncRequests
 from server.store.caldav_targets import CaldavTargets
 from server.store.picks import PickStore, pick_store_for
 
@@ -73,6 +74,7 @@ def create_app(
     default: str | None = None,
     guards: Guards = Guards(),
     on_shutdown: Callable[[], None] | None = None,
+    sync: SyncRequests | None = None,
 ) -> Starlette:
     """The app for `store`. `base_url` (e.g. https://cal.example.org) makes links absolute to it;
     without it links follow the request's host. `seed` runs once if the store is empty (serve
@@ -80,7 +82,9 @@ def create_app(
     Personal picks are kept in `picks`, by default in the store's own database. The root paths
     serve the conference `default` (slug), else the one ingested first. `guards` are the
     HTTP-side limits: allowed Host names, the pick-set creation rate, upkeep interval.
-    `on_shutdown` runs when the lifespan ends (the factory closes the store it opened).
+    `on_shutdown` runs when the lifespan ends (the factory closes the store it opened). `sync`
+    is how a picks change asks for a CalDAV sync of the set's calendar (default: noted in the
+    store for the jobs' sweep; the factory passes triggers that also queue the job at once).
 
     Everything an app holds is per process (snapshots, rate-limit buckets, metrics); several
     server processes share only the store (server.app.factory builds one app in each)."""
@@ -90,6 +94,8 @@ def create_app(
     # Calendars synced with pick sets live beside the picks (server.app.caldav_api).
     caldav_targets = CaldavTargets(pick_store.engine)
     calendars = Calendars(pick_store.engine, allow_private=allow_private_calendars())
+    # CalDAV syncs a picks change (or an attach) asks for: `serve` passes the jobs' triggers.
+    sync_requests = sync if sync is not None else NoteOnly(pick_store.engine)
 
     def conference(request: Request) -> str | None:
         """The slug the path names (`/c/{slug}/...`), None at the root (the default)."""
@@ -207,8 +213,11 @@ def create_app(
             upkeep=upkeep,
             creations=TokenBuckets(guards.pick_rate),
             notes=lambda published: change_notes(published, store),
+            picks_changed=sync_requests.picks_changed,
         ),
-        *caldav_routes(context, pick_store, caldav_targets, calendars, clock=clock),
+        *caldav_routes(
+            context, pick_store, caldav_targets, calendars, clock=clock, sync_requested=sync_requests.attached
+        ),
         Route(urls.ROUTE_API_FEEDS, api_feeds, methods=METHODS),
         Route(urls.json_twin(urls.ROUTE_API_FEEDS), api_feeds, methods=METHODS),
         Route(urls.ROUTE_API_SESSIONS, api_sessions, methods=METHODS),

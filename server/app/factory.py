@@ -24,6 +24,9 @@ from server.app.app import create_app
 from server.app.guards import Guards
 from server.app.ratelimit import Rate
 from server.errors import ServerError
+from server.jobs import Jobs, jobs_for
+from server.jobs.queue import JobsError
+from server.jobs.triggers import SyncTriggers
 from server.store import Store
 
 SETTINGS_ENV = "CONFCAL_SERVE_APP"
@@ -57,6 +60,18 @@ class AppSettings:
 
 def build(settings: AppSettings) -> Starlette:
     store = Store.open(settings.db)
+    # Each process opens the queue so a picks change or an attach queues its calendar's sync at
+    # once, for whichever process runs the jobs (this serve's, or `confcal worker`s).
+    try:
+        jobs: Jobs | None = jobs_for(store)
+    except JobsError:
+        jobs = None  # a store in memory: no queue; the want is still noted in the store
+
+    def shutdown() -> None:
+        if jobs is not None:
+            jobs.queue.storage.close()
+        store.close()
+
     guards = Guards(
         allowed_hosts=settings.allowed_hosts,
         pick_rate=Rate(burst=settings.pick_burst, per_hour=settings.pick_sets_per_hour),
@@ -68,7 +83,8 @@ def build(settings: AppSettings) -> Starlette:
         poll_interval=settings.poll,
         default=settings.default,
         guards=guards,
-        on_shutdown=store.close,
+        sync=SyncTriggers(store, jobs),
+        on_shutdown=shutdown,
     )
 
 

@@ -147,7 +147,9 @@ def picks_routes(
     upkeep: PickUpkeep,
     creations: TokenBuckets,
     notes: Callable[[Published], Mapping[str, str]] | None = None,
+    picks_changed: Callable[[str], None] = lambda token: None,
 ) -> list[Route]:
+    """`picks_changed(token)` runs after a set is replaced: its attached calendar wants a sync."""
     async def owned(request: Request, token: str) -> PickSet | None:
         # A pick set belongs to one conference: under another's base its token is unknown.
         pickset = await anyio.to_thread.run_sync(store.get, token)
@@ -198,6 +200,7 @@ def picks_routes(
         pickset = await anyio.to_thread.run_sync(store.replace, token, ids)
         if pickset is None:
             return error_reply("no such pick set", 404)
+        await anyio.to_thread.run_sync(picks_changed, token)
         return json_reply(pick_document(pickset, context.site(request)))
 
     async def feed(request: Request) -> Response:

@@ -260,7 +260,7 @@ def _run(
     # The lease comes first: a waiting sync holds no connection, and plans from a listing made
     # after the previous sync of this calendar finished.
     key = calendar_key(check_url(target.url))
-    with hold_calendar(engine, key, wait=options.lock_wait) as lease:
+    with hold_calendar(engine, key, wait=options.lock_wait, ttl=timedelta(seconds=options.lock_ttl)) as lease:
         storage = with_retry(lambda: _connect(target, options), options.retry)
         try:
             state = SyncState(engine, storage.url, scope=scope)

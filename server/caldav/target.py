@@ -75,6 +75,8 @@ class SyncOptions:
     - `deadline`: seconds for everything one run sends, so a server dripping bytes cannot hold a
       worker; None for no bound;
     - `lock_wait`: seconds to wait while another sync holds the same calendar (server.caldav.lock)
+    - `lock_ttl`: how long the calendar stays held if this process dies mid-sync (the lease is
+      renewed while the sync runs, so the sync jobs make it as short as their own lease)
       before giving up with CalendarBusy; 0 to give up at once (a job queue may rather retry).
     """
 
@@ -84,3 +86,4 @@ class SyncOptions:
     timeout: float = 20.0
     deadline: float | None = 600.0
     lock_wait: float = 300.0
+    lock_ttl: float = 180.0

@@ -21,6 +21,7 @@ from server.commands import add_db_option
 from server.commands.progress import add_quiet_option, progress
 from server.commands.terminal import safe_lines
 from server.errors import IngestRefused
+from server.jobs.triggers import queue_after_ingest
 from server.store import IngestReport, Store
 from server.store.engine import resolve_url
 
@@ -92,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             with Store.open(args.db) as store:
                 report = store.ingest(loaded.schedule, force=args.force)
+                # The server's workers sync the attached calendars the new version changed.
+                queue_after_ingest(store, report.conference)
     print(safe_lines([DRY_RUN, *summary(loaded, report)] if args.dry_run else summary(loaded, report)))
     return 0
 

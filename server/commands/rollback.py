@@ -16,6 +16,7 @@ from typing import Any
 from server.commands import add_db_option
 from server.commands.ingest import version_lines
 from server.commands.terminal import safe_lines
+from server.jobs.triggers import queue_after_ingest
 from server.store import Store
 
 
@@ -37,5 +38,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     with Store.open(args.db) as store:
         report = store.rollback(args.version, conference=args.conference, force=args.force)
+        # A rollback is a new version: the attached calendars it changed want their sync.
+        queue_after_ingest(store, report.conference)
     print(safe_lines([f"{report.conference}: rolled back to version {args.version}", *version_lines(report)]))
     return 0

@@ -4,8 +4,8 @@ Every setting can also come from the environment or a TOML file (`--config`; the
 configuration table lists them all). `--workers N` starts N server processes on one port, each
 building its own app from the same settings (server.app.factory); they share only the store.
 What must happen once per serve happens here, in the process that starts them, before they
-start: the demo seed and the background jobs (refreshing `confcal source` sources; `--no-jobs`
-leaves them to `confcal worker` processes). The jobs run as threads of this process, which with
+start: the demo seed and the background jobs (refreshing `confcal source` sources, syncing
+attached CalDAV calendars; `--no-jobs` leaves them to `confcal worker` processes). The jobs run as threads of this process, which with
 several workers is uvicorn's supervisor: one consumer per serve, never one per worker (and were
 there several, as with `confcal worker` processes, each source is claimed by one at a time).
 
@@ -36,7 +36,7 @@ import uvicorn
 from server.app.demo import seed_demo
 from server.app.factory import FACTORY, SETTINGS_ENV, AppSettings
 from server.app.guards import default_hosts
-from server.commands import settings
+from server.commands import settings, worker
 from server.config import add_options, resolve
 from server.jobs import jobs_in_process
 from server.logs import log_config
@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
     with metrics_folder(args.workers), Store.open(args.db) as store:
         # Started before uvicorn, in the main thread (see server.jobs.runner.jobs_in_process).
         lease = timedelta(seconds=args.refresh_lease)
-        with jobs_in_process(store, lease=lease) if args.jobs else nullcontext():
+        sync = worker.sync_settings(args)
+        with jobs_in_process(store, lease=lease, sync=sync) if args.jobs else nullcontext():
             uvicorn.run(
                 FACTORY,
                 factory=True,

@@ -115,6 +115,25 @@ REFRESH_LEASE = Setting(
     "mid-refresh delays that source this long before another process retries it",
     metavar="SECONDS",
 )
+CALDAV_PER_HOST = Setting(
+    "caldav_per_host",
+    "CONFCAL_CALDAV_PER_HOST",
+    "--per-host",
+    4,
+    positive_int,
+    help="CalDAV syncs at once against one calendar server, counted across every job process",
+    metavar="N",
+)
+CALDAV_SYNC_LEASE = Setting(
+    "caldav_sync_lease",
+    "CONFCAL_CALDAV_SYNC_LEASE",
+    "--sync-lease",
+    60,
+    positive_int,
+    help="how long a CalDAV sync of a job process that died keeps its calendar from the others, in "
+    "seconds (renewed while the sync runs)",
+    metavar="SECONDS",
+)
 LOG_LEVEL = Setting(
     "log_level",
     "CONFCAL_LOG_LEVEL",
@@ -182,7 +201,7 @@ SERVE = (
         True,
         kind="bool",
         no_flag="--no-jobs",
-        help="run the background jobs (source refresh) in this serve, once for all its workers; "
+        help="run the background jobs (source refresh, CalDAV sync) in this serve, once for all its workers; "
         "off when `confcal worker` processes run them",
     ),
     Setting(
@@ -236,6 +255,8 @@ SERVE = (
         metavar="N",
     ),
     REFRESH_LEASE,
+    CALDAV_PER_HOST,
+    CALDAV_SYNC_LEASE,
     LOG_FORMAT,
     LOG_LEVEL,
 )
@@ -252,6 +273,8 @@ WORKER = (
         metavar="N",
     ),
     REFRESH_LEASE,
+    CALDAV_PER_HOST,
+    CALDAV_SYNC_LEASE,
     LOG_FORMAT,
     LOG_LEVEL,
 )

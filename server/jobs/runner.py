@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
+from server.jobs.caldav_sync import SyncSettings
 from server.jobs.queue import open_queue
 from server.jobs.refresh import LEASE
 from server.jobs.tasks import Jobs
@@ -26,8 +27,8 @@ SHUTDOWN_TIMEOUT = 15.0
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # the ones Huey's consumer takes over
 
 
-def jobs_for(store: Store, lease: timedelta = LEASE) -> Jobs:
-    return Jobs(store, open_queue(store.engine.url.render_as_string(hide_password=False)), lease=lease)
+def jobs_for(store: Store, lease: timedelta = LEASE, sync: SyncSettings | None = None) -> Jobs:
+    return Jobs(store, open_queue(store.engine.url.render_as_string(hide_password=False)), lease=lease, sync=sync)
 
 
 def _consumer(jobs: Jobs, workers: int) -> Any:
@@ -40,13 +41,26 @@ def _consumer(jobs: Jobs, workers: int) -> Any:
     )
 
 
+def _catch_up(jobs: Jobs) -> None:
+    """Queue at start what is overdue: work whose job was lost while no worker ran."""
+    jobs.sweep_syncs()
+
+
 @contextmanager
-def jobs_in_process(store: Store, workers: int = 2, lease: timedelta = LEASE) -> Iterator[Jobs]:
-    """Worker threads for the life of the block. Start it from the main thread, before the web
-    server: Huey records signals there, and the web server installs its own over them."""
-    jobs = jobs_for(store, lease)
+def jobs_in_process(
+    store: Store,
+    workers: int = 4,
+    lease: timedelta = LEASE,
+    jobs: Jobs | None = None,
+    sync: SyncSettings | None = None,
+) -> Iterator[Jobs]:
+    """Worker threads for the life of the block (on `jobs`' queue, or a new one for `store`).
+    Start it from the main thread, before the web server: Huey records signals there, and the
+    web server installs its own over them."""
+    jobs = jobs if jobs is not None else jobs_for(store, lease, sync)
     consumer = _consumer(jobs, workers)
     handlers = {sig: signal.getsignal(sig) for sig in _SIGNALS}
+    _catch_up(jobs)
     consumer.start()
     try:
         yield jobs
@@ -57,10 +71,11 @@ def jobs_in_process(store: Store, workers: int = 2, lease: timedelta = LEASE) ->
             signal.signal(sig, handler)
 
 
-def run_worker(store: Store, workers: int, lease: timedelta = LEASE) -> None:
+def run_worker(store: Store, workers: int, lease: timedelta = LEASE, sync: SyncSettings | None = None) -> None:
     """Work until SIGTERM (finish the jobs in hand, up to SHUTDOWN_TIMEOUT) or SIGINT (stop now)."""
-    jobs = jobs_for(store, lease)
+    jobs = jobs_for(store, lease, sync)
     try:
+        _catch_up(jobs)
         _consumer(jobs, workers).run()
     finally:
         jobs.queue.storage.close()

@@ -6,6 +6,11 @@
 - `sweep_sources()`: every minute (Huey's periodic tasks), and once when a worker starts, re-queues
   sources whose next run is overdue: the chain was lost (a worker died holding the job) or never
   started. A duplicate job is harmless: only one job can claim a generation of a source.
+- `sync_target(id, generation)`: bring one attached calendar up to a generation
+  (server.jobs.caldav_sync); it queues itself again for a retry after a backoff, a busy host, or
+  a change that came in while it ran.
+- `sweep_caldav()`: every minute, re-queues calendars that have wanted a sync for longer than
+  OVERDUE_AFTER with no live lease: their job was lost with its worker, or never queued.
 """
 
 from __future__ import annotations
@@ -17,10 +22,13 @@ from typing import Any
 
 from huey import Huey, crontab
 
+from server.jobs.caldav_push import default_push
+from server.jobs.caldav_sync import Again, Push, SyncSettings, run_sync
 from server.jobs.refresh import LEASE, run_refresh
 from server.metrics import source_refreshed
 from server.store import Store
-from server.store.sources import Source, SourceStore
+from server.store.caldav_wanted import Wanted, wanted
+from server.store.sources import Outcome, Source, SourceStore
 
 log = logging.getLogger("confcal.jobs")
 
@@ -37,10 +45,19 @@ class Jobs:
     """The tasks of one store on one queue; `queue_refresh` is how `source add` starts a chain."""
 
     def __init__(
-        self, store: Store, queue: Huey, clock: Callable[[], datetime] = utc_now, lease: timedelta = LEASE
+        self,
+        store: Store,
+        queue: Huey,
+        clock: Callable[[], datetime] = utc_now,
+        lease: timedelta = LEASE,
+        *,
+        push: Push | None = None,
+        sync: SyncSettings | None = None,
     ) -> None:
         self.store, self.queue, self._clock = store, queue, clock
         self.lease = lease  # how long a refresh holds its source (`--refresh-lease`)
+        self._push = push
+        self.sync_settings = sync if sync is not None else SyncSettings.from_environment()
 
         @queue.task(name="refresh_source")  # type: ignore[untyped-decorator]
         def refresh_source(source_id: int, generation: int) -> None:
@@ -50,8 +67,18 @@ class Jobs:
         def sweep_sources() -> None:
             self.sweep()
 
+        @queue.task(name="sync_target")  # type: ignore[untyped-decorator]
+        def sync_target(target_id: int, generation: int) -> None:
+            self._sync(target_id, generation)
+
+        @queue.periodic_task(crontab(), name="sweep_caldav")  # type: ignore[untyped-decorator]
+        def sweep_caldav() -> None:
+            self.sweep_syncs()
+
         self._refresh_task: Any = refresh_source
         self._sweep_task: Any = sweep_sources
+        self._sync_task: Any = sync_target
+        self._sweep_syncs_task: Any = sweep_caldav
 
     def queue_refresh(self, source: Source) -> None:
         """Queue the run `source.generation` of `source`, at its `next_run`."""
@@ -62,6 +89,31 @@ class Jobs:
 
     def queue_sweep(self) -> None:
         self._sweep_task()
+        self._sweep_syncs_task()
+
+    def queue_sync(self, target: Wanted, at: datetime | None = None) -> None:
+        """Queue a sync of `target` up to its generation, now or at `at`."""
+        if at is None or at <= self._clock():
+            self._sync_task(target.target, target.generation)
+        else:
+            self._sync_task.schedule(args=(target.target, target.generation), eta=at)
+
+    def queue_wanted(self, conference: str | None = None) -> int:
+        """Queue a sync of every calendar that wants one (of `conference` only, when given): what
+        an ingest does after it committed a new version. Returns how many."""
+        found = wanted(self.store.engine, conference=conference)
+        for target in found:
+            self.queue_sync(target)
+        return len(found)
+
+    def sweep_syncs(self) -> int:
+        """Queue a sync of every calendar whose want is overdue; returns how many."""
+        now = self._clock()
+        found = wanted(self.store.engine, overdue=(now, now - OVERDUE_AFTER))
+        for target in found:
+            log.info("caldav target %d has waited too long for a sync; queueing it", target.target)
+            self.queue_sync(target)
+        return len(found)
 
     def sweep(self) -> int:
         """Queue a run of every overdue source; returns how many."""
@@ -77,3 +129,18 @@ class Jobs:
             source_refreshed(done.result.value)
         if done is not None:
             self.queue_refresh(done)
+            if done.result is Outcome.OK and done.spec.conference is not None:
+                self.queue_wanted(done.spec.conference)
+            elif done.result is Outcome.OK:
+                self.queue_wanted()
+
+    def _sync(self, target_id: int, generation: int) -> None:
+        again = run_sync(self.store.engine, target_id, generation, self.push, self.sync_settings, self._clock)
+        if isinstance(again, Again):
+            self.queue_sync(Wanted(again.target, again.generation), again.at)
+
+    @property
+    def push(self) -> Push:
+        if self._push is None:
+            self._push = default_push(self.store, lease=self.sync_settings.lease)
+        return self._push

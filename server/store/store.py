@@ -19,6 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from feeds.model import Conference, Schedule, Session, Status
 from server.errors import StoreError
 from server.store import history, rows, schema
+from server.store.caldav_wanted import want_for_conference
 from server.store.changelog import changelog
 from server.store.changes import VersionChanges
 from server.store.diff import Plan, check_not_destructive, plan_ingest, plan_snapshot
@@ -169,6 +170,10 @@ class Store:
                     number = int(version[0])
                     _write_sessions(conn, written, {s.id for s in previous}, number)
                     history.record(conn, slug, number, recording, seen=seen)
+                    if plan.changed or plan.cancelled or plan.restored:
+                        # Durable with the version itself: attached calendars holding a changed
+                        # session want a sync even if this process dies before queueing one.
+                        want_for_conference(conn, slug, moment)
                     if dry_run:
                         raise _RolledBack(dataclasses.replace(report, version=number))
                 return dataclasses.replace(report, version=number)

@@ -98,8 +98,7 @@ def test_damaged_page_is_not_applied(store: Store, pages: PageServer, demo_urls:
 
     assert second.result == Outcome.REFUSED
     assert second.message == (
-        f"not applied, live schedule kept: {pages.base}/002_f0fe97cd188ad8b4.txt: "
-        "is a binary file, not a schedule page"
+        f"not applied, live schedule kept: {pages.base}/002_f0fe97cd188ad8b4.txt: is a binary file, not a schedule page"
     )
     assert store.version() == 1
     # The refused pages' validators were not kept: the next run judges them again.

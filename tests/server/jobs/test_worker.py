@@ -65,7 +65,9 @@ def test_worker_refreshes_for_a_server_that_runs_no_jobs(
 
         with running_worker(server.db, tmp_path / "worker.log") as worker:
             shown = wait_for(
-                lambda: CHANGED_TITLE in {s["title"] for s in httpx.get(server.url + "/api/sessions").json()["sessions"]}
+                lambda: (
+                    CHANGED_TITLE in {s["title"] for s in httpx.get(server.url + "/api/sessions").json()["sessions"]}
+                )
             )
             code = stop(worker)
 

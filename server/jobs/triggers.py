@@ -1,0 +1,71 @@
+"""What starts CalDAV syncs: a calendar attached, a pick set changed, a new schedule version.
+
+Each trigger first makes the want durable in the store (server.store.caldav_wanted; an ingest
+does it inside its own transaction), then queues a job per calendar as the fast path, so every
+affected calendar is updated within seconds with no request from anyone. If queueing fails or
+the process dies in between, the jobs' sweep (server.jobs.tasks) queues what is still wanted.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from server.jobs.queue import JobsError
+from server.jobs.runner import jobs_for
+from server.jobs.sync_leases import wanted_generation
+from server.jobs.tasks import Jobs
+from server.store import Store
+from server.store.caldav_targets import CaldavTargets
+from server.store.caldav_wanted import Wanted, wanted
+
+log = logging.getLogger("confcal.jobs.caldav")
+
+
+class SyncTriggers:
+    """The triggers of one store; `jobs` None: only note the want (a store without a queue)."""
+
+    def __init__(self, store: Store, jobs: Jobs | None) -> None:
+        self.store, self.jobs = store, jobs
+
+    def attached(self, target_id: int) -> None:
+        """A calendar was attached (the attach wrote its want): sync it now."""
+        generation = wanted_generation(self.store.engine, target_id)
+        if generation is not None:
+            self._queue((Wanted(target_id, generation),))
+
+    def picks_changed(self, token: str) -> None:
+        """The pick set `token` was saved with other sessions."""
+        engine = self.store.engine
+        bumped = CaldavTargets(engine).want_sync(token)
+        generations = ((target, wanted_generation(engine, target)) for target in bumped)
+        self._queue(tuple(Wanted(target, g) for target, g in generations if g is not None))
+
+    def version_committed(self, conference: str) -> int:
+        """A new schedule version of `conference` was committed (its want with it)."""
+        return self._queue(wanted(self.store.engine, conference=conference))
+
+    def _queue(self, found: tuple[Wanted, ...]) -> int:
+        if self.jobs is None:
+            return 0
+        for target in found:
+            self.jobs.queue_sync(target)
+        return len(found)
+
+
+def queue_after_ingest(store: Store, conference: str) -> int:
+    """For `confcal ingest`, which runs no jobs: queue the syncs the ingest made wanted into the
+    store's queue, for `confcal serve` or `confcal worker` to run. Opens the queue only when
+    there is something to queue, so an ingest into a store without attached calendars leaves
+    no queue tables behind."""
+    found = wanted(store.engine, conference=conference)
+    if not found:
+        return 0
+    try:
+        jobs = jobs_for(store)
+    except JobsError as exc:  # a store in memory: nothing could run the jobs anyway
+        log.warning("cannot queue CalDAV syncs: %s", exc)
+        return 0
+    try:
+        return SyncTriggers(store, jobs).version_committed(conference)
+    finally:
+        jobs.queue.storage.close()

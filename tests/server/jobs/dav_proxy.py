@@ -1,0 +1,140 @@
+"""A real HTTP proxy on 127.0.0.1 in front of a real CalDAV server (tests/server/caldav/dav_server.py),
+for the sync job tests: it counts what reaches the server and misbehaves on cue.
+
+- `writes()`: PUTs and DELETEs forwarded to the server, per resource path (a double write shows
+  as a count of 2);
+- `fail_puts(statuses, retry_after)`: the next PUTs are answered with these statuses (503, 429
+  with Retry-After) without reaching the server, as an overloaded server would;
+- `kill_after_put(pid, n)`: once the n-th PUT from now has been stored by the server, the process
+  `pid` (a worker) is killed with SIGKILL before it hears the answer: the hardest moment to die;
+- `max_in_flight`: the most requests the server was handling at once.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import signal
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+_HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection"}
+
+
+class DavProxy:
+    def __init__(self, upstream_port: int) -> None:
+        self.upstream_port = upstream_port
+        self._lock = threading.Lock()
+        self._writes: Counter[str] = Counter()
+        self._failures: list[tuple[int, str | None]] = []
+        self._kill: list[int] = []  # [pid, PUTs to let through first]
+        self._in_flight = 0
+        self.max_in_flight = 0
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def handle_one_request(self) -> None:
+                self.raw_requestline = self.rfile.readline(65537)
+                if not self.raw_requestline or not self.parse_request():
+                    self.close_connection = True
+                    return
+                proxy._forward(self)
+                self.wfile.flush()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def writes(self) -> Counter[str]:
+        with self._lock:
+            return Counter(self._writes)
+
+    def fail_puts(self, statuses: list[int], retry_after: str | None = None) -> None:
+        with self._lock:
+            self._failures.extend((status, retry_after) for status in statuses)
+
+    def kill_after_put(self, pid: int, puts: int = 1) -> None:
+        with self._lock:
+            self._kill = [pid, puts]
+
+    def _forward(self, handler: BaseHTTPRequestHandler) -> None:
+        method = handler.command
+        body = handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
+        if method == "PUT":
+            with self._lock:
+                failure = self._failures.pop(0) if self._failures else None
+            if failure is not None:
+                status, retry_after = failure
+                handler.send_response(status)
+                if retry_after is not None:
+                    handler.send_header("Retry-After", retry_after)
+                handler.send_header("Content-Length", "0")
+                handler.end_headers()
+                return
+        with self._counting():
+            upstream = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=60)
+            try:
+                headers = {k: v for k, v in handler.headers.items() if k.lower() not in _HOP_BY_HOP}
+                upstream.request(method, handler.path, body=body, headers=headers)
+                answer = upstream.getresponse()
+                data = answer.read()
+            finally:
+                upstream.close()
+        if method in ("PUT", "DELETE") and answer.status < 300:
+            with self._lock:
+                self._writes[f"{method} {handler.path}"] += 1
+        if method == "PUT" and self._killed():
+            handler.close_connection = True
+            return  # stored, never answered: the worker is dead
+        handler.send_response(answer.status, answer.reason)
+        for name, value in answer.getheaders():
+            if name.lower() not in _HOP_BY_HOP:
+                handler.send_header(name, value)
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        if method != "HEAD":
+            handler.wfile.write(data)
+
+    def _killed(self) -> bool:
+        with self._lock:
+            if not self._kill:
+                return False
+            self._kill[1] -= 1
+            if self._kill[1] > 0:
+                return False
+            pid = self._kill[0]
+            self._kill = []
+        os.kill(pid, signal.SIGKILL)
+        return True
+
+    @contextmanager
+    def _counting(self) -> Iterator[None]:
+        with self._lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    def __enter__(self) -> DavProxy:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()

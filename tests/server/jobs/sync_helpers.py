@@ -1,0 +1,83 @@
+"""Helpers for the CalDAV sync job tests: a store with a schedule and pick sets, calendars on a
+real server reached through the counting proxy, and what a calendar holds."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from dav_proxy import DavProxy
+from push_helpers import PASSWORD, USER, DavServer, connect, make_schedule, start_of, summary_of
+
+from server.caldav.errors import ItemNotFound
+from server.crypto import Secret
+from server.store import Store
+from server.store.caldav_targets import CaldavTargets, Target
+from server.store.picks import PickStore
+
+SCHEDULE = make_schedule(4)
+SLUG = SCHEDULE.conference.slug
+
+
+@dataclass(frozen=True)
+class Attached:
+    token: str
+    target: Target
+    url: str  # on the server itself, for reading the calendar behind the proxy's back
+
+
+def attach(
+    store: Store, server: DavServer, proxy: DavProxy, sessions: Sequence[str], password: str = PASSWORD
+) -> Attached:
+    """A pick set of `sessions` (ids in SCHEDULE) and a new calendar attached to it (through
+    the proxy)."""
+    url = server.new_calendar()
+    pickset = PickStore(store.engine).create(SLUG, stored_ids(store, sessions))
+    proxied = url.replace(f"http://127.0.0.1:{server.port}", proxy.base)
+    target = CaldavTargets(store.engine).attach(SLUG, pickset.token, proxied, USER, Secret(password), datetime.now(UTC))
+    return Attached(pickset.token, target, url)
+
+
+def stored_ids(store: Store, sessions: Sequence[str]) -> list[str]:
+    """The store's ids of SCHEDULE's sessions (an ingest gives sessions ids of its own)."""
+    live = store.live(SLUG)
+    assert live is not None
+    by_title = {s.title: s.id for s in live.sessions}
+    titles = {s.id: s.title for s in SCHEDULE.sessions}
+    return [by_title[titles[i]] for i in sessions]
+
+
+def calendar(url: str) -> dict[str, tuple[str, datetime]]:
+    """Resource name -> (SUMMARY, start) of every event in the calendar (one deleted while it is
+    read is left out)."""
+    storage = connect(url)
+    items = {}
+    try:
+        for name in storage.list():
+            try:
+                items[name] = storage.get(name).ics
+            except ItemNotFound:  # deleted by a sync running while the test looks
+                pass
+    finally:
+        storage.close()
+    return {name: (summary_of(ics), start_of(ics)) for name, ics in items.items()}
+
+
+def summaries(url: str) -> list[str]:
+    return sorted(summary for summary, _ in calendar(url).values())
+
+
+def target(store: Store, target_id: int) -> Target:
+    found = CaldavTargets(store.engine).get(target_id)
+    assert found is not None
+    return found
+
+
+def wait_for(condition: Callable[[], bool]) -> bool:
+    for _ in range(900):  # bounded wait (~90 s on a busy machine); not a timing assertion
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
