@@ -38,6 +38,7 @@ from server.app.changes import change_notes, changes_routes
 from server.app.conditional import Representation, respond
 from server.app.context import RouteContext
 from server.app.exports import export_routes
+from server.app.fast_feeds import FeedFastPath
 from server.app.guards import Guards
 from server.app.health import HealthCollector, health_endpoint
 from server.app.links import ConferenceLink, Site, conference_site, other_conferences
@@ -244,8 +245,13 @@ def create_app(
             NothingPublished: unavailable,
             NoSuchConference: unknown_conference,
         },
-        # Outermost, so the latency it records covers every other layer.
-        middleware=[Middleware(RequestMetrics), *guards.middleware(base_url)],
+        # Metrics outermost, so the latency it records covers every other layer; the feed fast
+        # path innermost, so the guards still see its requests (fast_feeds.py).
+        middleware=[
+            Middleware(RequestMetrics),
+            *guards.middleware(base_url),
+            Middleware(FeedFastPath, live=live, max_age=max_age),
+        ],
     )
     app.state.live = live
     app.state.upkeep = upkeep

@@ -1,0 +1,92 @@
+"""Catalogue feeds answered before routing (issue 12).
+
+A subscribed calendar app asks for the same few feed URLs all day, mostly to get a 304. Through
+Starlette's router every such request is matched against each route of the app in turn (the
+conference routes twice: at the root and under the `/c/{slug}` mount) and passes the exception
+handlers, which cost more than the answer itself. This middleware, the innermost of the guards
+(so the access log, the security headers and the Host allow list still see every request),
+answers a GET or HEAD without a query string whose path names a catalogue feed of a current
+snapshot: `/feeds/all.ics`, `/feeds/{kind}/{slug}.ics`, and the same under `/c/{slug}`. It looks
+the feed up by its exact name and answers through `conditional.respond`, the function the feed
+route uses, so the bytes and headers are the route's. Anything else (filters, an unknown or
+malformed name, no snapshot yet) goes to the router as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from server.app import urls
+from server.app.conditional import Representation, respond
+from server.app.live import Live
+
+
+@dataclass(frozen=True)
+class _Template:
+    """What the metrics read of a route: its path template."""
+
+    path: str
+
+
+_ALL_ROUTE = _Template(urls.ROUTE_FEED)
+_KIND_ROUTE = _Template(urls.ROUTE_FEED_KIND)
+_FEEDS = "/feeds/"
+_CONFERENCE = "/c/"
+_SUFFIX = ".ics"
+
+
+class FeedFastPath:
+    def __init__(self, app: ASGIApp, live: Live, max_age: int) -> None:
+        self.app = app
+        self.live = live
+        self.max_age = max_age
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["method"] in ("GET", "HEAD")
+            and not scope.get("query_string")
+            and not scope.get("root_path")
+        ):
+            rep = self.lookup(scope["path"], scope)
+            if rep is not None:
+                response = respond(Request(scope), rep, max_age=self.max_age)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    def lookup(self, path: str, scope: Scope | None = None) -> Representation | None:
+        """The representation the feed route would answer for `path`, when it names a
+        catalogue feed of a current snapshot exactly; else None. With `scope`, a hit notes
+        the route and path parameters there as Starlette's router would (for the metrics)."""
+        served = self.live.served
+        slug = served.default
+        params: dict[str, str] = {}
+        if path.startswith(_CONFERENCE):
+            slug, slash, path = path[len(_CONFERENCE) :].partition("/")
+            path = slash + path
+            params["conference"] = slug
+        if slug is None or not path.startswith(_FEEDS) or not path.endswith(_SUFFIX):
+            return None
+        published = served.snapshots.get(slug)
+        if published is None:
+            return None
+        name = path[len(_FEEDS) : -len(_SUFFIX)]
+        kind, slash, feed_slug = name.partition("/")
+        if not slash:
+            kind, feed_slug = ("all", "") if name == "all" else ("", "")
+        elif "/" in feed_slug or kind == "all":
+            return None
+        feed = published.feed(kind, feed_slug)
+        if feed is None:
+            return None
+        if scope is not None:
+            last = path.rsplit("/", 1)[1]
+            if slash:
+                scope["route"], scope["path_params"] = _KIND_ROUTE, {**params, "kind": kind, "name": last}
+            else:
+                scope["route"], scope["path_params"] = _ALL_ROUTE, {**params, "name": last}
+        return feed.representation
