@@ -1,0 +1,22 @@
+"""confcal's app as `confcal serve` builds it (its logging, access log on, the Host allow list for
+127.0.0.1), importable by any ASGI server, for bench/asgi_servers.py: CONFCAL_DB names the store
+(an empty one is seeded with the demo conference, as serve does)."""
+
+from __future__ import annotations
+
+import logging.config
+import os
+
+from server.app import create_app
+from server.app.demo import seed_demo
+from server.app.guards import Guards, default_hosts
+from server.commands.serve import log_config
+from server.store import Store
+
+logging.config.dictConfig(log_config())
+store = Store.open(os.environ["CONFCAL_DB"])
+app = create_app(
+    store,
+    seed=lambda: seed_demo(store),
+    guards=Guards(allowed_hosts=default_hosts("127.0.0.1")),
+)
