@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from asgi_servers import cpu_seconds
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -90,15 +91,21 @@ def peak_of(pid: int) -> float:
     return float("nan")
 
 
-def wrk(url: str, *, headers: dict[str, str] | None = None, script: Path | None = None, seconds: int = 8) -> float:
+def wrk(
+    url: str, pid: int, *, headers: dict[str, str] | None = None, script: Path | None = None, seconds: int = 8
+) -> tuple[float, float]:
+    """(requests per second, requests per CPU second of the server `pid` and its children)."""
     command = ["wrk", "-t1", "-c32", f"-d{seconds}s", url]
     for name, value in (headers or {}).items():
         command[1:1] = ["-H", f"{name}: {value}"]
     if script is not None:
         command[1:1] = ["-s", str(script)]
+    before = cpu_seconds(pid)
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    used = cpu_seconds(pid) - before
     line = next(line for line in out.splitlines() if line.startswith("Requests/sec:"))
-    return float(line.split()[1])
+    done = next(int(line.split()[0]) for line in out.splitlines() if " requests in " in line)
+    return float(line.split()[1]), done / used if used else float("nan")
 
 
 def ensure_wrk() -> None:
@@ -114,6 +121,7 @@ class Server:
         self.started = time.perf_counter()
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
         self.ready = wait_until(lambda: httpx.get(url_check, timeout=5).status_code == 200)
+        self.ready_cpu = cpu_seconds(self.process.pid)
 
     def stop(self) -> float:
         peak = peak_of(self.process.pid)
@@ -160,11 +168,12 @@ def compare_servers(db: str, work: Path) -> None:
     personal, lua_full, lua_304 = personal_feeds(url, work, 1000)
     shutil.copytree(personal, bodies, dirs_exist_ok=True)
     etag = {"If-None-Match": feed.headers["etag"]}
+    pid = app.process.pid
     ours = {
-        "all.ics": wrk(url + "/feeds/all.ics"),
-        "all.ics 304": wrk(url + "/feeds/all.ics", headers=etag),
-        "personal": wrk(url + "/", script=lua_full),
-        "personal 304": wrk(url + "/", script=lua_304),
+        "all.ics": wrk(url + "/feeds/all.ics", pid),
+        "all.ics 304": wrk(url + "/feeds/all.ics", pid, headers=etag),
+        "personal": wrk(url + "/", pid, script=lua_full),
+        "personal 304": wrk(url + "/", pid, script=lua_304),
     }
     app.stop()
     for server in ("granian", "uvicorn"):
@@ -174,15 +183,21 @@ def compare_servers(db: str, work: Path) -> None:
             f"http://127.0.0.1:{cport}/feeds/all.ics",
         )
         curl = f"http://127.0.0.1:{cport}"
+        cpid = ceiling.process.pid
         theirs = {
-            "all.ics": wrk(curl + "/feeds/all.ics"),
-            "all.ics 304": wrk(curl + "/feeds/all.ics", headers=etag),
-            "personal": wrk(curl + "/", script=lua_full),
-            "personal 304": wrk(curl + "/", script=lua_304),
+            "all.ics": wrk(curl + "/feeds/all.ics", cpid),
+            "all.ics 304": wrk(curl + "/feeds/all.ics", cpid, headers=etag),
+            "personal": wrk(curl + "/", cpid, script=lua_full),
+            "personal 304": wrk(curl + "/", cpid, script=lua_304),
         }
         ceiling.stop()
-        for name, value in ours.items():
-            print(f"  serve {name:<13} {value:9.0f} req/s   ceiling ({server}) {theirs[name]:9.0f}   ratio {value / theirs[name]:.2f}")
+        for name, (rate, per_cpu) in ours.items():
+            their_rate, their_cpu = theirs[name]
+            print(
+                f"  serve {name:<13} {rate:7.0f} req/s {per_cpu:7.0f} req/CPU-s   ceiling ({server}) "
+                f"{their_rate:7.0f} req/s {their_cpu:7.0f} req/CPU-s   ratio {rate / their_rate:.2f} "
+                f"(per CPU second {per_cpu / their_cpu:.2f})"
+            )
 
 
 def one_size(n: int, *, baseline: bool, servers: bool) -> dict[str, float]:
@@ -221,7 +236,7 @@ def one_size(n: int, *, baseline: bool, servers: bool) -> dict[str, float]:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         server = Server([*CONFCAL, "serve", "--db", db, "--port", str(port)], url + "/feeds/all.ics")
-        figures["serve start s"] = server.ready
+        figures["serve start s"], figures["serve start cpu s"] = server.ready, server.ready_cpu
         old = httpx.get(url + "/feeds/all.ics", timeout=60).headers["etag"]
         measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")])
         figures["new ingest served s"] = wait_until(
