@@ -159,7 +159,11 @@ def personal_feeds(url: str, work: Path, count: int) -> tuple[Path, Path, Path]:
 def compare_servers(db: str, work: Path) -> None:
     ensure_wrk()
     port = free_port()
-    app = Server([*CONFCAL, "serve", "--db", db, "--port", str(port)], f"http://127.0.0.1:{port}/feeds/all.ics")
+    # 1,000 pick sets from one address: past the default creation burst (60).
+    app = Server(
+        [*CONFCAL, "serve", "--db", db, "--port", str(port), "--pick-burst", "5000"],
+        f"http://127.0.0.1:{port}/feeds/all.ics",
+    )
     url = f"http://127.0.0.1:{port}"
     feed = httpx.get(url + "/feeds/all.ics", timeout=60)
     bodies = work / "ceiling"
