@@ -5,8 +5,9 @@
 
 Shaped like a large real event: rooms are never double-booked, speakers give several talks,
 titles and names use accents, CJK and emoji, sessions carry tracks, levels and kinds. The moved
-variant shifts one session into the one slot left free on purpose, so a benchmark can measure a
-one-change re-ingest and rebuild.
+variant moves the last session into the one place left free on purpose (the first day's last
+slot, first room), so a benchmark can measure a one-change re-ingest and rebuild that leaves the
+conference's dates as they were.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ You must be registered for Bench Conference 2026 to participate in the sessions.
 
 
 def layout(sessions: int) -> tuple[int, int]:
-    """(rooms, days) with room for every session and a last time slot left free."""
+    """(rooms, days) with room for every session and the free place."""
     rooms = max(4, round(math.sqrt(sessions) / 2.5))
     days = math.ceil((sessions + rooms) / (rooms * SLOTS_PER_DAY))
     return rooms, days
@@ -72,16 +73,24 @@ Room {room + 1} — Hall {chr(65 + room % 26)}
 """
 
 
+# The place kept free for the moved session: the first day's last slot in the first room, so the
+# move changes one session's time and room and never the conference's dates.
+FREE = (SLOTS_PER_DAY - 1) * 1  # slot index; room 0
+
+
 def page(sessions: int, *, moved: bool = False) -> str:
     rooms, days = layout(sessions)
     pool = max(2, sessions // 3)
     out = [HEADER]
+    position = 0
     for i in range(sessions):
-        slot, room = divmod(i, rooms)
+        if position == FREE * rooms:
+            position += 1  # skip the free place
+        slot, room = divmod(position, rooms)
+        position += 1
         day, in_day = divmod(slot, SLOTS_PER_DAY)
         if moved and i == sessions - 1:
-            # Into the last slot of the last day, which layout() keeps free: a new time and room.
-            day, in_day, room = days - 1, SLOTS_PER_DAY - 1, 0
+            day, in_day, room = 0, SLOTS_PER_DAY - 1, 0
         start = FIRST_DAY + timedelta(days=day, minutes=45 * in_day)
         out.append(session_block(i, start, room, pool))
     assert len(out) == sessions + 1 and days >= 1
