@@ -224,11 +224,17 @@ def picks_routes(
         except FeedsError as exc:
             return params.bad_request(str(exc))
         published = await context.current(request)
-        rep = await anyio.to_thread.run_sync(
-            lambda: personal_feed(
-                published, pickset, download=download, alarm=alarm, notes=notes(published) if notes else None
+        # Keyed by content, never by token alone: a replaced set has a new change time. The
+        # change notes follow from the snapshot, so they need no place in the key.
+        key = (pickset.conference, pickset.sessions, pickset.updated, download, alarm)
+        rep = published.personal(key)
+        if rep is None:
+            made = await anyio.to_thread.run_sync(
+                lambda: personal_feed(
+                    published, pickset, download=download, alarm=alarm, notes=notes(published) if notes else None
+                )
             )
-        )
+            rep = published.remember_personal(key, made)
         return context.send(request, rep)
 
     return [

@@ -29,6 +29,8 @@ _FILTERED_KEEP = 256
 # Per-base-URL documents (API, index): a base URL comes from the Host header unless configured,
 # so bound the memo against a client inventing hosts.
 _MEMO_KEEP = 64
+# Personal feeds by content: a few thousand attendees' sets (tens of KiB each, gzip included).
+_PERSONAL_KEEP = 2048
 
 T = TypeVar("T")
 
@@ -83,6 +85,7 @@ class Published:
         self._lock = threading.Lock()
         self._filtered: OrderedDict[FeedQuery, Representation] = OrderedDict()
         self._memo: OrderedDict[Hashable, object] = OrderedDict()
+        self._personal: OrderedDict[Hashable, Representation] = OrderedDict()
         self._downloads: dict[str, Representation] = {}
 
     @property
@@ -190,6 +193,27 @@ class Published:
             while len(self._memo) > _MEMO_KEEP:
                 self._memo.popitem(last=False)
         return value
+
+
+    def personal(self, key: Hashable) -> Representation | None:
+        """The personal feed remembered under `key` (its content: the picked ids, the set's
+        change time, the variant), so its bytes, ETag and gzip are made once, not per request."""
+        with self._lock:
+            found = self._personal.get(key)
+            if found is not None:
+                self._personal.move_to_end(key)
+            return found
+
+    def remember_personal(self, key: Hashable, rep: Representation) -> Representation:
+        with self._lock:
+            self._personal[key] = rep
+            while len(self._personal) > _PERSONAL_KEEP:
+                self._personal.popitem(last=False)
+        return rep
+
+
+def _same(rep: Representation) -> Representation:
+    return rep
 
 
 def last_modified(sessions: Iterable[Session]) -> datetime | None:
