@@ -36,6 +36,7 @@ from server.app.bodies import MAX_PICKS_BODY, BodyError, check_json_media_type, 
 from server.app.conditional import CALENDAR, JSON, NO_STORE, Representation
 from server.app.context import RouteContext
 from server.app.links import Site
+from server.app.pick_cache import PickCache
 from server.app.pick_upkeep import PickUpkeep
 from server.app.published import Published, last_modified
 from server.app.qr import qr_svg
@@ -150,9 +151,13 @@ def picks_routes(
     picks_changed: Callable[[str], None] = lambda token: None,
 ) -> list[Route]:
     """`picks_changed(token)` runs after a set is replaced: its attached calendar wants a sync."""
+    recent = PickCache()
+
     async def owned(request: Request, token: str) -> PickSet | None:
         # A pick set belongs to one conference: under another's base its token is unknown.
-        pickset = await anyio.to_thread.run_sync(store.get, token)
+        pickset = recent.get(token)
+        if pickset is None:
+            pickset = recent.keep(await anyio.to_thread.run_sync(store.get, token))
         published = await context.current(request)
         if pickset is None or pickset.conference != published.conference.slug:
             return None
@@ -177,6 +182,7 @@ def picks_routes(
                 **{"retry-after": f"{wait:.0f}"},
             )
         pickset = await anyio.to_thread.run_sync(store.create, published.conference.slug, ids)
+        recent.keep(pickset)
         site = context.site(request)
         location = site.path(urls.pick_set(pickset.token))
         return json_reply(pick_document(pickset, site), 201, location=location)
@@ -197,7 +203,7 @@ def picks_routes(
             _, ids = await parsed(request)
         except BodyError as exc:
             return body_error(exc)
-        pickset = await anyio.to_thread.run_sync(store.replace, token, ids)
+        pickset = recent.keep(await anyio.to_thread.run_sync(store.replace, token, ids))
         if pickset is None:
             return error_reply("no such pick set", 404)
         await anyio.to_thread.run_sync(picks_changed, token)
