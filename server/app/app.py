@@ -33,7 +33,7 @@ from server.app.api import (
     sessions_representation,
 )
 from server.app.caldav_api import caldav_routes
-from server.app.calendars import Calendars, allow_private_calendars
+from server.app.calendars import Calendars
 from server.app.changes import change_notes, changes_routes
 from server.app.conditional import Representation, respond
 from server.app.context import RouteContext
@@ -57,6 +57,7 @@ from server.app.published import Published
 from server.app.qr import qr_routes
 from server.app.ratelimit import TokenBuckets
 from server.app.sync_requests import NoteOnly, SyncRequests
+from server.caldav.target import allow_private_calendars
 from server.store.caldav_targets import CaldavTargets
 from server.store.picks import PickStore, pick_store_for
 

@@ -10,8 +10,6 @@ time, to the address it checked) hold unless the operator set `CONFCAL_CALDAV_AL
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import Engine
@@ -34,7 +32,6 @@ from server.errors import ServerError
 from server.store.caldav_targets import CaldavTargets
 from server.store.caldav_targets import Target as StoredTarget
 
-ALLOW_PRIVATE_ENV = "CONFCAL_CALDAV_ALLOW_PRIVATE"
 # An attendee waits for the probe: one attempt, bounded, instead of the pusher's backoff.
 PROBE_TIMEOUT_S = 15.0
 PROBE_DEADLINE_S = 30.0
@@ -47,10 +44,6 @@ class CalendarUnusable(ServerError):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
-
-
-def allow_private_calendars(environ: Mapping[str, str] | None = None) -> bool:
-    return (os.environ if environ is None else environ).get(ALLOW_PRIVATE_ENV, "") == "1"
 
 
 _FIXABLE = (BadCalendarUrl, AuthenticationFailed, AccessDenied, CalendarNotFound, NotACalendar)
@@ -87,9 +80,7 @@ class Calendars:
         if credentials is None:
             return
         options = SyncOptions(allow_private=self.allow_private, deadline=REMOVE_DEADLINE_S)
-        calendar = Target(
-            credentials.url, credentials.username, credentials.password, id=str(target.id)
-        )
+        calendar = Target(credentials.url, credentials.username, credentials.password, id=str(target.id))
         with _unusable():
             service.remove(_Engine(self.engine), calendar, conference=target.conference, options=options)
 

@@ -5,11 +5,21 @@ pick token cannot reach a log line, an error message or a traceback's locals by 
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from server.caldav.retry import DEFAULT_RETRY, RetryPolicy
 
 _HIDDEN = "***"
+
+# The operator's switch for calendars on private addresses, read by the attach API and the sync
+# jobs alike (one name, one rule).
+ALLOW_PRIVATE_ENV = "CONFCAL_CALDAV_ALLOW_PRIVATE"
+
+
+def allow_private_calendars(environ: Mapping[str, str] | None = None) -> bool:
+    return (os.environ if environ is None else environ).get(ALLOW_PRIVATE_ENV, "") == "1"
 
 
 class Password:

@@ -9,20 +9,18 @@ still fails goes back to the job, which retries it later with a longer backoff
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 
 from server.caldav import service
 from server.caldav.errors import CalDAVError
 from server.caldav.retry import RetryPolicy
-from server.caldav.target import PickToken, SyncOptions, Target
+from server.caldav.target import PickToken, SyncOptions, Target, allow_private_calendars
 from server.jobs.caldav_sync import Counts, Push
 from server.jobs.sync_leases import Claimed
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 
 IN_SYNC_RETRY = RetryPolicy(attempts=3, base_delay=0.5, max_delay=4.0)
-ALLOW_PRIVATE_ENV = "CONFCAL_CALDAV_ALLOW_PRIVATE"
 
 
 class TargetGone(CalDAVError):
@@ -35,7 +33,7 @@ def default_push(store: Store, retry: RetryPolicy = IN_SYNC_RETRY, lease: timede
     # killed mid-sync must not keep the calendar from the next one longer than its target.
     options = SyncOptions(
         retry=retry,
-        allow_private=os.environ.get(ALLOW_PRIVATE_ENV) == "1",
+        allow_private=allow_private_calendars(),
         lock_ttl=lease.total_seconds(),
     )
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from app_helpers import CHANGED_PAGE, NOW, Http, paris
+from caldav_helpers import DavServer
 from starlette.applications import Starlette
 
 from feeds.demo import DEMO_TZ, demo_sources
@@ -35,9 +36,7 @@ def demo_schedule() -> Schedule:
 @pytest.fixture(scope="session")
 def changed_schedule() -> Schedule:
     """The seed pages with one session retitled, one moved and one removed (fixtures/002_changed.txt)."""
-    sources = [s for s in demo_sources() if "002_" not in Path(s).name] + [
-        str(CHANGED_PAGE)
-    ]
+    sources = [s for s in demo_sources() if "002_" not in Path(s).name] + [str(CHANGED_PAGE)]
     return load_schedule(sources, DEMO_TZ).schedule
 
 
@@ -64,9 +63,7 @@ def http(demo_app: Starlette) -> Http:
 @pytest.fixture(scope="session")
 def small_schedule() -> Schedule:
     """Hand-built: two tracks, two rooms, two levels, one cancelled session, markup in a title."""
-    conference = Conference(
-        "Tiny Conf", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris"
-    )
+    conference = Conference("Tiny Conf", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris")
     ada = Speaker("Ada Lovelace", affiliation="Engines")
     bob = Speaker("Bob <b>Bold</b>")
     stamp = datetime(2026, 3, 1, 12, tzinfo=UTC)
@@ -82,3 +79,31 @@ def small_schedule() -> Schedule:
                 modified=datetime(2026, 3, 20, tzinfo=UTC)),
     )  # fmt: skip
     return Schedule(conference, sessions)
+
+
+# Real calendar servers and a demo store for the attach API tests (one server of each kind per module).
+@pytest.fixture(scope="module")
+def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
+    server = DavServer("radicale", tmp_path_factory.mktemp("radicale") / "root").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
+    server = DavServer("xandikos", tmp_path_factory.mktemp("xandikos") / "root").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["radicale", "xandikos"])
+def dav(request: pytest.FixtureRequest) -> DavServer:
+    server: DavServer = request.getfixturevalue(request.param)
+    return server
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(str(tmp_path / "store.sqlite")) as store:
+        seed_demo(store)
+        yield store

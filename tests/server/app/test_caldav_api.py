@@ -6,7 +6,6 @@ database files and the logs."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,38 +14,10 @@ from caldav_helpers import PASSWORD, USER, DavServer, send_json
 
 from server.app import create_app
 from server.app.caldav_api import NOTHING_ATTACHED
-from server.app.calendars import ALLOW_PRIVATE_ENV
-from server.app.demo import seed_demo
+from server.caldav.target import ALLOW_PRIVATE_ENV
 from server.store import Store
 
 BAD_PASSWORD = "not-the-password-0042"
-
-
-@pytest.fixture(scope="module")
-def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
-    server = DavServer("radicale", tmp_path_factory.mktemp("radicale") / "root").start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
-    server = DavServer("xandikos", tmp_path_factory.mktemp("xandikos") / "root").start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(params=["radicale", "xandikos"])
-def dav(request: pytest.FixtureRequest) -> DavServer:
-    server: DavServer = request.getfixturevalue(request.param)
-    return server
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(str(tmp_path / "store.sqlite")) as store:
-        seed_demo(store)
-        yield store
 
 
 def app_http(store: Store, monkeypatch: pytest.MonkeyPatch, *, allow_private: bool = True) -> Http:
@@ -105,9 +76,7 @@ def test_a_wrong_password_is_a_422_with_a_message_and_stores_nothing(
     refused = send_json(http, "POST", f"/api/picks/{token}/caldav", attach_body(calendar, BAD_PASSWORD))
 
     assert refused.status == 422
-    assert refused.json_doc() == {
-        "error": f"cannot log in to {calendar} (401): wrong user name or password?"
-    }
+    assert refused.json_doc() == {"error": f"cannot log in to {calendar} (401): wrong user name or password?"}
     assert http.get(f"/api/picks/{token}/caldav").json_doc() == NOTHING_ATTACHED
 
 
@@ -157,13 +126,19 @@ def test_an_unreachable_server_is_a_502(db: Store, monkeypatch: pytest.MonkeyPat
 @pytest.mark.parametrize(
     ("document", "message"),
     [
-        ({"url": "ftp://x.test/c/", "username": "u", "password": "p"},
-         "the calendar URL must start with https:// (or http://)"),
-        ({"url": "https://u:p@x.test/c/", "username": "u", "password": "p"},
-         "put the user name and password in their own fields, not in the calendar URL"),
+        (
+            {"url": "ftp://x.test/c/", "username": "u", "password": "p"},
+            "the calendar URL must start with https:// (or http://)",
+        ),
+        (
+            {"url": "https://u:p@x.test/c/", "username": "u", "password": "p"},
+            "put the user name and password in their own fields, not in the calendar URL",
+        ),
         ({"url": "https://x.test/c/", "username": "u"}, '"password" is required (a non-empty string)'),
-        ({"url": "https://x.test/c/", "username": "u", "password": "p", "x": 1},
-         "unexpected field 'x'; send url, username and password"),
+        (
+            {"url": "https://x.test/c/", "username": "u", "password": "p", "x": 1},
+            "unexpected field 'x'; send url, username and password",
+        ),
         ({"url": "https://x.test/c/", "username": "u\n", "password": "p"}, '"username" contains control characters'),
         ([1], 'expected a JSON object {"url", "username", "password"}'),
     ],
@@ -183,9 +158,7 @@ def test_a_body_over_the_limit_is_a_413(db: Store, monkeypatch: pytest.MonkeyPat
     http = app_http(db, monkeypatch)
     token, _ = new_picks(http)
 
-    refused = send_json(
-        http, "POST", f"/api/picks/{token}/caldav", attach_body("https://x.test/c/", "p" * 9000)
-    )
+    refused = send_json(http, "POST", f"/api/picks/{token}/caldav", attach_body("https://x.test/c/", "p" * 9000))
 
     assert (refused.status, refused.json_doc()) == (413, {"error": "request body over 8192 bytes"})
 
@@ -265,9 +238,7 @@ def test_a_calendar_another_pick_set_syncs_into_is_a_409(
     refused = send_json(http, "POST", f"/api/picks/{second}/caldav", attach_body(calendar))
 
     assert refused.status == 409
-    assert refused.json_doc() == {
-        "error": "another pick set of this conference already syncs into this calendar"
-    }
+    assert refused.json_doc() == {"error": "another pick set of this conference already syncs into this calendar"}
 
 
 def test_a_server_without_a_usable_key_answers_503_and_stores_nothing(

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Iterator
-from pathlib import Path
 
 import icalendar
 import pytest
@@ -17,14 +15,12 @@ from app_helpers import NOW, Http
 from caldav_helpers import PASSWORD, USER, DavServer, send_json
 
 from server.app import create_app
-from server.app.calendars import ALLOW_PRIVATE_ENV
-from server.app.demo import seed_demo
 from server.caldav import service
 from server.caldav.content import uids
 from server.caldav.dav import DavStorage
 from server.caldav.errors import CalDAVError
 from server.caldav.retry import RetryPolicy
-from server.caldav.target import Password, PickToken, SyncOptions, Target
+from server.caldav.target import ALLOW_PRIVATE_ENV, Password, PickToken, SyncOptions, Target
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 
@@ -41,33 +37,6 @@ SUMMARY:Dentist\r
 END:VEVENT\r
 END:VCALENDAR\r
 """
-
-
-@pytest.fixture(scope="module")
-def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
-    server = DavServer("radicale", tmp_path_factory.mktemp("radicale") / "root").start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
-    server = DavServer("xandikos", tmp_path_factory.mktemp("xandikos") / "root").start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(params=["radicale", "xandikos"])
-def dav(request: pytest.FixtureRequest) -> DavServer:
-    server: DavServer = request.getfixturevalue(request.param)
-    return server
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(str(tmp_path / "store.sqlite")) as store:
-        seed_demo(store)
-        yield store
 
 
 @pytest.fixture
@@ -121,9 +90,7 @@ def test_attaching_makes_the_picked_events_appear(http: Http, db: Store, dav: Da
     assert len(calendar_uids(calendar)) == 3
 
 
-def test_detaching_with_remove_events_removes_only_confcals_events(
-    http: Http, db: Store, dav: DavServer
-) -> None:
+def test_detaching_with_remove_events_removes_only_confcals_events(http: Http, db: Store, dav: DavServer) -> None:
     calendar = dav.new_calendar()
     dav.request("PUT", calendar + "dentist.ics", OWN_EVENT, {"Content-Type": "text/calendar"})
     token = attached(http, calendar)
@@ -162,9 +129,7 @@ def test_a_failing_sync_shows_the_password_nowhere(
     finally:
         radicale.start()
 
-    formatted = "".join(
-        traceback.TracebackException.from_exception(raised.value, capture_locals=True).format()
-    )
+    formatted = "".join(traceback.TracebackException.from_exception(raised.value, capture_locals=True).format())
     assert str(raised.value).startswith(f"cannot reach {calendar}")
     assert PASSWORD not in formatted
     assert PASSWORD not in caplog.text
