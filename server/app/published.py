@@ -12,8 +12,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cached_property, partial
 from typing import TypeVar, cast
 
 from feeds.catalogue import FeedSpec, catalogue, partition
@@ -39,12 +40,19 @@ T = TypeVar("T")
 _ContentKey = tuple[Conference, str, tuple[Session, ...], int | None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Feed:
+    """A catalogue feed; its calendar is rendered on first use (at once unless the snapshot
+    is `lazy`) and kept."""
+
     spec: FeedSpec
     path: str
     sessions: tuple[Session, ...]
-    representation: Representation
+    make: Callable[[], Representation] = field(repr=False)
+
+    @cached_property
+    def representation(self) -> Representation:
+        return self.make()
 
 
 class Published:
@@ -58,6 +66,7 @@ class Published:
         base_url: str | None = None,
         cache: EventCache | None = None,
         previous: Published | None = None,
+        lazy: bool = False,
     ) -> None:
         self.schedule = schedule
         self.now = now
@@ -76,7 +85,7 @@ class Published:
         # One pass over the sessions for every feed's members (not one select per feed).
         members = partition(schedule, now=now)
         feeds = [
-            self._feed(spec, tuple(members.get((spec.kind, spec.slug), ())), inherited)
+            self._feed(spec, tuple(members.get((spec.kind, spec.slug), ())), inherited, lazy)
             for spec in catalogue(schedule)
         ]
         self.feeds: tuple[Feed, ...] = tuple(feeds)
@@ -97,12 +106,15 @@ class Published:
         spec: FeedSpec,
         sessions: tuple[Session, ...],
         inherited: dict[_ContentKey, Representation],
+        lazy: bool,
     ) -> Feed:
         title = feed_title(self.conference, spec)
+        path = urls.feed(spec)
+        if lazy:
+            # `confcal build` renders only the feeds whose content its record does not know.
+            return Feed(spec, path, sessions, partial(self._calendar, title, sessions, {}))
         rep = self._calendar(title, sessions, inherited)
-        return Feed(
-            spec=spec, path=urls.feed(spec), sessions=sessions, representation=rep
-        )
+        return Feed(spec, path, sessions, partial(_same, rep))
 
     def _calendar(
         self,

@@ -194,3 +194,15 @@ def test_rebuild_without_a_change_renders_nothing_and_keeps_every_body(
         a.representation is b.representation
         for a, b in zip(first.feeds, second.feeds, strict=True)
     )
+
+
+def test_a_lazy_snapshot_renders_a_feed_only_when_asked_and_the_same_bytes(
+    small_schedule: Schedule,
+) -> None:
+    lazy = Published(small_schedule, now=NOW, lazy=True)
+    rendered_before = lazy.cache.renders
+
+    body = lazy.feeds[0].representation.body
+
+    assert rendered_before == 0
+    assert body == Published(small_schedule, now=NOW).feeds[0].representation.body
