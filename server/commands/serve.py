@@ -36,7 +36,7 @@ import uvicorn
 from server.app.demo import seed_demo
 from server.app.factory import FACTORY, SETTINGS_ENV, AppSettings
 from server.app.guards import default_hosts
-from server.commands import settings, worker
+from server.commands import settings
 from server.config import add_options, resolve
 from server.jobs import jobs_in_process
 from server.logs import log_config
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     with metrics_folder(args.workers), Store.open(args.db) as store:
         # Started before uvicorn, in the main thread (see server.jobs.runner.jobs_in_process).
         lease = timedelta(seconds=args.refresh_lease)
-        sync = worker.sync_settings(args)
+        sync = settings.sync_settings(args)
         with jobs_in_process(store, lease=lease, sync=sync) if args.jobs else nullcontext():
             uvicorn.run(
                 FACTORY,

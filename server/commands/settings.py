@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+from datetime import timedelta
 
 from server.app.hosts import allowed_entries
 from server.app.links import checked_base_url
 from server.app.params import BadPath, conference_segment
 from server.app.ratelimit import DEFAULT_RATE
 from server.config import Setting
+from server.jobs.caldav_sync import SyncSettings
 from server.logs import FORMATS, LEVELS
 
 
@@ -76,6 +78,12 @@ def proxy(value: str) -> str:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"not an IP address or network: {value!r}") from exc
     return value
+
+
+def sync_settings(args: argparse.Namespace) -> SyncSettings:
+    """The CalDAV sync settings of `serve` and `worker` (resolved arguments with CALDAV_PER_HOST and
+    CALDAV_SYNC_LEASE) as the jobs take them."""
+    return SyncSettings(per_host=args.caldav_per_host, lease=timedelta(seconds=args.caldav_sync_lease))
 
 
 def _choice(options: tuple[str, ...]) -> object:

@@ -17,7 +17,6 @@ from typing import Any
 from server.commands import settings
 from server.config import add_options, resolve
 from server.jobs import run_worker
-from server.jobs.caldav_sync import SyncSettings
 from server.logs import configure
 from server.store import Store
 
@@ -32,13 +31,9 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def sync_settings(args: argparse.Namespace) -> SyncSettings:
-    return SyncSettings(per_host=args.caldav_per_host, lease=timedelta(seconds=args.caldav_sync_lease))
-
-
 def run(args: argparse.Namespace) -> int:
     args = resolve(args, settings.WORKER)
     configure(args.log_format, args.log_level)
     with Store.open(args.db) as store:
-        run_worker(store, args.threads, timedelta(seconds=args.refresh_lease), sync_settings(args))
+        run_worker(store, args.threads, timedelta(seconds=args.refresh_lease), settings.sync_settings(args))
     return 0
