@@ -10,6 +10,8 @@ from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
+from huey.consumer import Consumer, Scheduler, Worker
+
 from server.jobs.caldav_sync import SyncSettings
 from server.jobs.queue import open_queue
 from server.jobs.refresh import LEASE
@@ -27,12 +29,41 @@ SHUTDOWN_TIMEOUT = 15.0
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # the ones Huey's consumer takes over
 
 
+class _ClosingWorker(Worker):  # type: ignore[misc]  # Huey ships no type hints
+    """A worker thread that closes its own database connection when it stops. Huey's storage keeps
+    one connection per thread (peewee's) and closes only the calling thread's, so each thread must
+    close its own: on PostgreSQL a stopped serve's threads would otherwise leave server
+    connections behind until garbage collection."""
+
+    def shutdown(self) -> None:
+        try:
+            super().shutdown()
+        finally:
+            self.huey.storage.database.close()
+
+
+class _ClosingScheduler(Scheduler):  # type: ignore[misc]
+    """The scheduler thread, closing its connection as the workers do (_ClosingWorker)."""
+
+    def shutdown(self) -> None:
+        try:
+            super().shutdown()
+        finally:
+            self.huey.storage.database.close()
+
+
+class _Consumer(Consumer):  # type: ignore[misc]
+    worker_class = _ClosingWorker
+    scheduler_class = _ClosingScheduler
+
+
 def jobs_for(store: Store, lease: timedelta = LEASE, sync: SyncSettings | None = None) -> Jobs:
     return Jobs(store, open_queue(store.engine.url.render_as_string(hide_password=False)), lease=lease, sync=sync)
 
 
 def _consumer(jobs: Jobs, workers: int) -> Any:
-    return jobs.queue.create_consumer(
+    return _Consumer(
+        jobs.queue,
         workers=workers,
         worker_type="thread",
         max_delay=MAX_IDLE,
