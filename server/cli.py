@@ -19,10 +19,13 @@ from server.errors import ServerError
 COMMANDS = ("ingest", "serve", "build", "push", "export", "source", "worker", "history", "db", "diff", "rollback", "caldav")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with `only` (a command name) just that command: importing every
+    command's modules (the server, the job queue, ...) took a second of CPU before `confcal ingest`
+    did anything (issue 12)."""
     parser = argparse.ArgumentParser(prog="confcal", description="Conference schedule feeds and CalDAV sync.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (only,) if only in COMMANDS else COMMANDS:
         try:
             module = importlib.import_module(f"server.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -34,8 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words else None)
+    args = parser.parse_args(words)
     try:
         code: int = args.run(args)
     except (FeedsError, ServerError, OSError) as exc:

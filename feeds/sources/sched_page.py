@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from feeds.errors import NotASchedule, TimeZoneError
@@ -46,6 +47,11 @@ _SIGNS = re.compile(
     r"|clear filter\s*$|automatically displayed in [A-Z]",
     re.M,
 )
+
+
+# A page repeats a few hundred time slots over thousands of sessions, and resolving one through
+# the zone is pure but not cheap (a fifth of reading a page; issue 12). Errors are not cached.
+_span_instants = lru_cache(maxsize=4096)(resolve_span)
 
 
 class SchedPageReader:
@@ -133,7 +139,7 @@ def join(pages: Sequence[ParsedPage], tz: str | None, *, url: str | None = None)
         for raw in page.sessions:
             assert raw.span is not None
             try:
-                start, end = resolve_span(raw.span.day, raw.span.start, raw.span.end, raw.span.abbreviation, zone)
+                start, end = _span_instants(raw.span.day, raw.span.start, raw.span.end, raw.span.abbreviation, zone)
             except TimeZoneError as exc:
                 raise TimeZoneError(str(exc), source=page.source, line=raw.span.line) from None
             raw = replace(

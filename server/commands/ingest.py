@@ -18,11 +18,12 @@ from typing import Any
 
 from feeds.pipeline import Loaded, load_schedule, refusal
 from server.commands import add_db_option
+from server.commands.collector import bulk_allocation
 from server.commands.progress import add_quiet_option, progress
 from server.commands.terminal import safe_lines
 from server.errors import IngestRefused
-from server.jobs.triggers import queue_after_ingest
 from server.store import IngestReport, Store
+from server.store.caldav_wanted import wanted
 from server.store.engine import resolve_url
 
 
@@ -75,7 +76,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with progress("confcal ingest", 2, quiet=args.quiet) as shown:
+    with bulk_allocation(), progress("confcal ingest", 2, quiet=args.quiet) as shown:
         shown.step(f"reading {_plural(len(args.sources), 'source')}")
         loaded = load_schedule(
             args.sources, args.tz, allow_private=args.allow_private, format=args.format, conference=args.conference
@@ -93,8 +94,13 @@ def run(args: argparse.Namespace) -> int:
         else:
             with Store.open(args.db) as store:
                 report = store.ingest(loaded.schedule, force=args.force)
-                # The server's workers sync the attached calendars the new version changed.
-                queue_after_ingest(store, report.conference)
+                # The server's workers sync the attached calendars the new version changed. The
+                # job queue's modules (Huey, the CalDAV client) take longer to import than a small
+                # ingest takes: imported only when some calendar wants a sync (issue 12).
+                if wanted(store.engine, conference=report.conference):
+                    from server.jobs.triggers import queue_after_ingest
+
+                    queue_after_ingest(store, report.conference)
     print(safe_lines([DRY_RUN, *summary(loaded, report)] if args.dry_run else summary(loaded, report)))
     return 0
 
