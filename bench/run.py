@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import serve_bench
 from asgi_servers import cpu_seconds
 
 BENCH = Path(__file__).resolve().parent
@@ -92,31 +92,6 @@ def peak_of(pid: int) -> float:
     return float("nan")
 
 
-def wrk(
-    url: str, pid: int, *, headers: dict[str, str] | None = None, script: Path | None = None, seconds: int = 8
-) -> tuple[float, float]:
-    """(requests per second, requests per CPU second of the server `pid` and its children)."""
-    command = ["wrk", "-t1", "-c32", f"-d{seconds}s", url]
-    for name, value in (headers or {}).items():
-        command[1:1] = ["-H", f"{name}: {value}"]
-    if script is not None:
-        command[1:1] = ["-s", str(script)]
-    before = cpu_seconds(pid)
-    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    used = cpu_seconds(pid) - before
-    line = next(line for line in out.splitlines() if line.startswith("Requests/sec:"))
-    done = next(int(line.split()[0]) for line in out.splitlines() if " requests in " in line)
-    return float(line.split()[1]), done / used if used else float("nan")
-
-
-def ensure_wrk() -> None:
-    """wrk from Debian, and the ceiling's servers from PyPI, installed when missing."""
-    if shutil.which("wrk") is None:
-        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
-    if shutil.which("granian") is None:
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "granian", "uvloop", "httptools"], check=True)
-
-
 class Server:
     def __init__(self, command: list[str], url_check: str) -> None:
         self.started = time.perf_counter()
@@ -129,81 +104,6 @@ class Server:
         self.process.terminate()
         self.process.wait(timeout=20)
         return peak
-
-
-def personal_feeds(url: str, work: Path, count: int) -> tuple[Path, Path, Path]:
-    """Create `count` pick sets; write their feeds for the ceiling and wrk scripts for both runs."""
-    ids = [s["id"] for s in httpx.get(url + "/api/sessions", timeout=60).json()["sessions"]]
-    bodies = work / "personal"
-    paths, etags = [], []
-    with httpx.Client(base_url=url, timeout=30) as client:
-        for i in range(count):
-            picks = ids[(i * 13) % len(ids):][:12] or ids[:12]
-            token = client.post("/api/picks", json={"sessions": picks}).json()["token"]
-            # Identity, as wrk asks: the gzip variant has its own ETag, which would never match.
-            reply = client.get(f"/p/{token}.ics", headers=IDENTITY)
-            (bodies / "p").mkdir(parents=True, exist_ok=True)
-            (bodies / "p" / f"{token}.ics").write_bytes(reply.content)
-            paths.append(f"/p/{token}.ics")
-            etags.append(reply.headers["etag"])
-    lua_paths = ",".join(f'"{p}"' for p in paths)
-    lua_tags = ",".join("'" + e + "'" for e in etags)
-    full, cond = work / "personal.lua", work / "personal304.lua"
-    rotate = "i = 0\nrequest = function()\n  i = i % #paths + 1\n"
-    full.write_text(f"paths = {{{lua_paths}}}\n{rotate}  return wrk.format('GET', paths[i])\nend\n")
-    cond.write_text(
-        f"paths = {{{lua_paths}}}\netags = {{{lua_tags}}}\n{rotate}"
-        "  return wrk.format('GET', paths[i], {['If-None-Match'] = etags[i]})\nend\n"
-    )
-    return bodies, full, cond
-
-
-def compare_servers(db: str, work: Path) -> None:
-    ensure_wrk()
-    port = free_port()
-    # 1,000 pick sets from one address: past the default creation burst (60).
-    app = Server(
-        [*CONFCAL, "serve", "--db", db, "--port", str(port), "--pick-burst", "5000"],
-        f"http://127.0.0.1:{port}/feeds/all.ics",
-    )
-    url = f"http://127.0.0.1:{port}"
-    feed = httpx.get(url + "/feeds/all.ics", headers=IDENTITY, timeout=60)
-    bodies = work / "ceiling"
-    (bodies / "feeds").mkdir(parents=True, exist_ok=True)
-    (bodies / "feeds" / "all.ics").write_bytes(feed.content)
-    personal, lua_full, lua_304 = personal_feeds(url, work, 1000)
-    shutil.copytree(personal, bodies, dirs_exist_ok=True)
-    etag = {"If-None-Match": feed.headers["etag"]}
-    pid = app.process.pid
-    ours = {
-        "all.ics": wrk(url + "/feeds/all.ics", pid),
-        "all.ics 304": wrk(url + "/feeds/all.ics", pid, headers=etag),
-        "personal": wrk(url + "/", pid, script=lua_full),
-        "personal 304": wrk(url + "/", pid, script=lua_304),
-    }
-    app.stop()
-    for server in ("granian", "uvicorn"):
-        cport = free_port()
-        ceiling = Server(
-            [sys.executable, str(BENCH / "ceiling_app.py"), "--server", server, "--port", str(cport), str(bodies)],
-            f"http://127.0.0.1:{cport}/feeds/all.ics",
-        )
-        curl = f"http://127.0.0.1:{cport}"
-        cpid = ceiling.process.pid
-        theirs = {
-            "all.ics": wrk(curl + "/feeds/all.ics", cpid),
-            "all.ics 304": wrk(curl + "/feeds/all.ics", cpid, headers=etag),
-            "personal": wrk(curl + "/", cpid, script=lua_full),
-            "personal 304": wrk(curl + "/", cpid, script=lua_304),
-        }
-        ceiling.stop()
-        for name, (rate, per_cpu) in ours.items():
-            their_rate, their_cpu = theirs[name]
-            print(
-                f"  serve {name:<13} {rate:7.0f} req/s {per_cpu:7.0f} req/CPU-s   ceiling ({server}) "
-                f"{their_rate:7.0f} req/s {their_cpu:7.0f} req/CPU-s   ratio {rate / their_rate:.2f} "
-                f"(per CPU second {per_cpu / their_cpu:.2f})"
-            )
 
 
 def one_size(n: int, *, baseline: bool, servers: bool) -> dict[str, float]:
@@ -253,7 +153,7 @@ def one_size(n: int, *, baseline: bool, servers: bool) -> dict[str, float]:
         for name, value in figures.items():
             print(f"  {name:<26} {value:10.2f}")
         if servers:
-            compare_servers(db, work)
+            figures.update(serve_bench.compare(db, work))  # bench/serve_bench.py
         return figures
 
 

@@ -1,10 +1,14 @@
 """Logging of the long-running commands: plain text lines (the default) or one JSON object per line
 (`--log-format json`) for log collectors, with the same loggers either way.
 
-The access log (`confcal.access`, server.app.access_log) passes its fields as `extra`, so the
-JSON lines carry them as keys (`client`, `method`, `path`, `status`, `duration_ms`, `route`);
-the path there has pick tokens replaced by their tags already, as in the text line. httpx is held
-at WARNING: at INFO it logs every request's URL, a source's userinfo (password) included.
+The access log (`confcal.access`, server.app.access_log) goes to an `AccessHandler`: a line per
+request, collected and written a buffer at a time (every FLUSH_INTERVAL_S, when MAX_LINES are
+waiting, and when logging shuts down), so the log costs no write system call per request. The
+access log hands it finished lines, without a LogRecord (records cost as much as a cached feed's
+whole answer); JSON lines carry the fields as keys (`client`, `method`, `path`, `status`,
+`duration_ms`, `route`), the path with pick tokens replaced by their tags already, as in the text
+line. httpx is held at WARNING: at INFO it logs every request's URL, a source's userinfo
+(password) included.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ import copy
 import json
 import logging
 import logging.config
+import threading
+import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import IO, Any
 
 import uvicorn.config
 
@@ -29,18 +35,99 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per record: time (UTC, ISO 8601), level, logger, message, extra fields."""
 
     def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        for key, value in record.__dict__.items():
-            if key not in _STANDARD and key not in entry:
-                entry[key] = value
+        extra = {key: value for key, value in record.__dict__.items() if key not in _STANDARD}
         if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str, ensure_ascii=False)
+            extra["exception"] = self.formatException(record.exc_info)
+        return json_line(record.created, record.levelname, record.name, record.getMessage(), extra)
+
+
+def json_line(created: float, level: str, logger: str, message: str, extra: dict[str, Any]) -> str:
+    """One JSON log line: time (UTC, ISO 8601), level, logger, message, then `extra`'s keys
+    (never overriding those four)."""
+    entry: dict[str, Any] = {
+        "time": datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds"),
+        "level": level.lower(),
+        "logger": logger,
+        "message": message,
+    }
+    for key, value in extra.items():
+        entry.setdefault(key, value)
+    return json.dumps(entry, default=str, ensure_ascii=False)
+
+
+FLUSH_INTERVAL_S = 0.2
+MAX_LINES = 512
+# The text layout of uvicorn's default formatter (without colour), so access lines and the
+# server's own lines line up.
+TEXT_PREFIX = "INFO:     "
+
+
+class AccessHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """A stream handler that writes whole buffers: lines wait at most `interval` seconds (a
+    daemon thread flushes them), `max_lines` lines are written at once, and `flush()` (called by
+    `logging.shutdown` at exit, and by `close`) writes what is left. `line()` takes a finished
+    access line (server.app.access_log); records logged the usual way are formatted and buffered
+    alike. `json_lines` says which layout `line()` writes: it cannot ask a formatter, having no
+    record."""
+
+    def __init__(
+        self,
+        stream: IO[str] | None = None,
+        json_lines: bool = False,
+        interval: float = FLUSH_INTERVAL_S,
+        max_lines: int = MAX_LINES,
+    ) -> None:
+        super().__init__(stream)
+        self.json_lines = json_lines
+        self.interval = interval
+        self.max_lines = max_lines
+        self._lines: list[str] = []
+        self._stopped = threading.Event()
+        self._flusher: threading.Thread | None = None
+
+    def line(self, message: str, fields: dict[str, Any]) -> None:
+        """Buffer one access line: `message` as the text line's message, `fields` for JSON."""
+        if self.json_lines:
+            text = json_line(time.time(), "info", "confcal.access", message, fields)
+        else:
+            text = TEXT_PREFIX + message
+        self._add(text)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self._add(self.format(record))
+        except Exception:
+            self.handleError(record)
+
+    def _add(self, text: str) -> None:
+        with self.lock:  # type: ignore[union-attr]
+            self._lines.append(text)
+            if len(self._lines) >= self.max_lines:
+                self._write()
+            elif self._flusher is None:
+                self._flusher = threading.Thread(target=self._flush_every, name="access-log", daemon=True)
+                self._flusher.start()
+
+    def _flush_every(self) -> None:
+        while not self._stopped.wait(self.interval):
+            self.flush()
+
+    def _write(self) -> None:
+        # With the lock held. One write of all waiting lines, then the stream's own flush.
+        if self._lines:
+            lines, self._lines = self._lines, []
+            self.stream.write(self.terminator.join(lines) + self.terminator)
+            self.stream.flush()
+
+    def flush(self) -> None:
+        with self.lock:  # type: ignore[union-attr]
+            if self.stream is not None and not getattr(self.stream, "closed", False):
+                self._write()
+
+    def close(self) -> None:
+        self._stopped.set()
+        self.flush()
+        super().close()
 
 
 def log_config(log_format: str = "text", level: str = "info") -> dict[str, Any]:
@@ -53,9 +140,10 @@ def log_config(log_format: str = "text", level: str = "info") -> dict[str, Any]:
         config["formatters"] = {"default": json_formatter, "access": json_formatter}
     upper = level.upper()
     config["handlers"]["confcal_access"] = {
-        "class": "logging.StreamHandler",
+        "()": f"{__name__}.AccessHandler",
         "formatter": "default",
         "stream": "ext://sys.stdout",
+        "json_lines": log_format == "json",
     }
     for name in ("uvicorn", "uvicorn.error"):
         config["loggers"][name]["level"] = upper

@@ -51,6 +51,7 @@ from server.app.live import (
 )
 from server.app.metrics import RequestMetrics, flush_every, metrics_endpoint
 from server.app.page import STATIC, page_routes
+from server.app.pick_cache import PickCache
 from server.app.pick_upkeep import PickUpkeep
 from server.app.picks_api import picks_routes
 from server.app.published import Published
@@ -93,6 +94,8 @@ def create_app(
     live = Live(store, base_url=base_url, default=default, seed=seed, clock=clock)
     pick_store = picks if picks is not None else pick_store_for(store)
     upkeep = PickUpkeep(pick_store, clock)
+    # Pick sets read or written, shared by the picks routes and the feed fast path.
+    recent_picks = PickCache()
     # Calendars synced with pick sets live beside the picks (server.app.caldav_api).
     caldav_targets = CaldavTargets(pick_store.engine)
     calendars = Calendars(pick_store.engine, allow_private=allow_private_calendars())
@@ -193,6 +196,7 @@ def create_app(
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(live.watch, poll_interval)
             tasks.start_soon(upkeep.watch, guards.upkeep_interval)
+            tasks.start_soon(recent_picks.watch, pick_store)
             tasks.start_soon(flush_every)
             try:
                 yield
@@ -216,6 +220,7 @@ def create_app(
             creations=TokenBuckets(guards.pick_rate),
             notes=lambda published: change_notes(published, store),
             picks_changed=sync_requests.picks_changed,
+            recent=recent_picks,
         ),
         *caldav_routes(
             context, pick_store, caldav_targets, calendars, clock=clock, sync_requested=sync_requests.attached
@@ -251,9 +256,10 @@ def create_app(
         middleware=[
             Middleware(RequestMetrics),
             *guards.middleware(base_url),
-            Middleware(FeedFastPath, live=live, max_age=max_age),
+            Middleware(FeedFastPath, live=live, max_age=max_age, picks=recent_picks, upkeep=upkeep),
         ],
     )
     app.state.live = live
     app.state.upkeep = upkeep
+    app.state.pick_cache = recent_picks
     return app

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
@@ -19,6 +20,7 @@ from functools import cached_property
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Send
 
 CALENDAR = "text/calendar; charset=utf-8"
 JSON = "application/json"
@@ -59,6 +61,40 @@ class Representation:
     def gzipped(self) -> bytes:
         # mtime=0 and no file name make the compressed bytes a pure function of the body.
         return gzip.compress(self.body, compresslevel=6, mtime=0)
+
+    @cached_property
+    def _heads(self) -> dict[tuple[bool, int], tuple[Headers, Headers]]:
+        return {}
+
+    def heads(self, use_gzip: bool, max_age: int) -> tuple[Headers, Headers]:
+        """The header lists of the 304 and of the full answer, for the identity or the gzip
+        variant: made once each (a 304 of a cached feed is mostly this work otherwise). Shared:
+        copy before changing one."""
+        key = (use_gzip, max_age)
+        found = self._heads.get(key)
+        if found is None:
+            found = self._heads[key] = self._make_heads(use_gzip, max_age)
+        return found
+
+    def _make_heads(self, use_gzip: bool, max_age: int) -> tuple[Headers, Headers]:
+        headers = {
+            "etag": self.gzip_etag if use_gzip else self.etag,
+            "cache-control": cache_control(max_age, personal=self.personal),
+            "vary": "Accept-Encoding",
+        }
+        if self.last_modified is not None:
+            headers["last-modified"] = http_date(self.last_modified)
+        not_modified = _encoded(headers)
+        if use_gzip:
+            headers["content-encoding"] = "gzip"
+        headers.update(self.headers)
+        headers["content-type"] = self.media_type
+        headers["content-length"] = str(len(self.gzipped if use_gzip else self.body))
+        return not_modified, _encoded(headers)
+
+
+def _encoded(headers: dict[str, str]) -> Headers:
+    return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
 
 
 def accepts_gzip(accept_encoding: str) -> bool:
@@ -134,44 +170,76 @@ def cache_control(max_age: int, *, personal: bool) -> str:
     return f"{'private' if personal else 'public'}, max-age={max_age}"
 
 
+Headers = list[tuple[bytes, bytes]]
+
+
 def respond(request: Request, rep: Representation, *, max_age: int) -> Response:
     """The response to GET or HEAD for `rep`, honouring the request's conditional headers."""
-    # Starlette's request headers are looked up case-insensitively, as HTTP's names are, so
-    # the letter case of every name asked for below does not matter. `>` or `>=` at the
-    # threshold: a body of exactly 256 bytes is right either way, gzipped or not.
-    use_gzip = len(rep.body) >= _GZIP_MIN_BYTES and accepts_gzip(
-        request.headers.get("accept-encoding", "")
+    # Starlette's request headers are looked up case-insensitively, as HTTP's names are.
+    status, headers, body = answer(
+        rep,
+        max_age=max_age,
+        head=request.method == "HEAD",
+        accept_encoding=request.headers.get("accept-encoding", ""),
+        if_none_match=request.headers.get("if-none-match"),
+        if_modified_since=request.headers.get("if-modified-since", ""),
     )
-    etag = rep.gzip_etag if use_gzip else rep.etag
-    headers = {
-        "etag": etag,
-        "cache-control": cache_control(max_age, personal=rep.personal),
-        "vary": "Accept-Encoding",
-    }
-    if rep.last_modified is not None:
-        headers["last-modified"] = http_date(rep.last_modified)
+    response = Response(body, status_code=status)
+    response.raw_headers = headers  # exactly these, in this order
+    return response
 
+
+def answer(
+    rep: Representation,
+    *,
+    max_age: int,
+    head: bool,
+    accept_encoding: str,
+    if_none_match: str | None,
+    if_modified_since: str,
+) -> tuple[int, Headers, bytes]:
+    """Status, header list (a new list: the caller may change it) and body of the answer to a
+    GET (or HEAD, `head`) of `rep` with the given request headers. The headers of each variant
+    are made once per representation (`Representation.heads`)."""
+    # `>` or `>=` at the threshold: a body of exactly 256 bytes is right either way, gzipped or
+    # not.
+    use_gzip = len(rep.body) >= _GZIP_MIN_BYTES and accepts_gzip(accept_encoding)
+    etag = rep.gzip_etag if use_gzip else rep.etag
     # §13.2.2: If-None-Match takes precedence; If-Modified-Since only counts without it.
-    if_none_match = request.headers.get("if-none-match")
     if if_none_match is not None:
         unchanged = etag_matches(if_none_match, etag)
     else:
         # Without the header, any default that does not parse as a date ("", or None, which
         # parsedate_to_datetime refuses with TypeError) is ignored alike.
-        unchanged = not_modified_since(
-            request.headers.get("if-modified-since", ""), rep.last_modified
-        )
+        unchanged = not_modified_since(if_modified_since, rep.last_modified)
+    not_modified, full = rep.heads(use_gzip, max_age)
     if unchanged:
-        return Response(status_code=304, headers=headers)
-
-    body = rep.gzipped if use_gzip else rep.body
-    if use_gzip:
-        headers["content-encoding"] = "gzip"
-    headers.update(rep.headers)
-    headers["content-type"] = rep.media_type
-    headers["content-length"] = str(len(body))
+        return 304, list(not_modified), b""
     # HEAD: the same headers as GET, Content-Length included, and no body (RFC 9110 §9.3.2).
-    # Starlette itself sends no body for HEAD, so a body given here would not reach the client
-    # either; and 200 is Starlette's default status (both mutants are equivalent).
-    content = b"" if request.method == "HEAD" else body
-    return Response(content=content, status_code=200, headers=headers)
+    # The servers send no body for HEAD either, so a body given here would not reach the
+    # client (the mutant is equivalent).
+    return 200, list(full), b"" if head else (rep.gzipped if use_gzip else rep.body)
+
+
+def request_headers(scope_headers: Iterable[tuple[bytes, bytes]]) -> tuple[str, str | None, str]:
+    """(Accept-Encoding, If-None-Match, If-Modified-Since) of an ASGI scope's header list, each
+    the first of its name, as `respond` reads them through Starlette (names come lower-cased)."""
+    accept_encoding: str | None = None
+    if_none_match: str | None = None
+    if_modified_since: str | None = None
+    for name, value in scope_headers:
+        if name == b"if-none-match":
+            if if_none_match is None:
+                if_none_match = value.decode("latin-1")
+        elif name == b"accept-encoding":
+            if accept_encoding is None:
+                accept_encoding = value.decode("latin-1")
+        elif name == b"if-modified-since" and if_modified_since is None:
+            if_modified_since = value.decode("latin-1")
+    return accept_encoding or "", if_none_match, if_modified_since or ""
+
+
+async def send_answer(send: Send, status: int, headers: Headers, body: bytes) -> None:
+    """Send an `answer` as Starlette's Response would, without building one."""
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -6,9 +6,13 @@ conference routes twice: at the root and under the `/c/{slug}` mount) and passes
 handlers, which cost more than the answer itself. This middleware, the innermost of the guards
 (so the access log, the security headers and the Host allow list still see every request),
 answers a GET or HEAD without a query string whose path names a catalogue feed of a current
-snapshot: `/feeds/all.ics`, `/feeds/{kind}/{slug}.ics`, and the same under `/c/{slug}`. It looks
-the feed up by its exact name and answers through `conditional.respond`, the function the feed
-route uses, so the bytes and headers are the route's. Anything else (filters, an unknown or
+snapshot: `/feeds/all.ics`, `/feeds/{kind}/{slug}.ics`, and the same under `/c/{slug}`; and a
+personal feed `/p/{token}.ics` whose set is in the pick cache (server.app.pick_cache) and whose
+feed this snapshot has made already (a set the cache does not hold, a first request, goes the
+route's way, which reads and renders). It looks
+the feed up by its exact name and answers through `conditional.answer`, the function behind the
+feed route's `respond`, so the bytes and headers are the route's (without building a Starlette
+Request and Response). Anything else (filters, an unknown or
 malformed name, no snapshot yet) goes to the router as before.
 """
 
@@ -16,12 +20,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.app import urls
-from server.app.conditional import Representation, respond
+from server.app.conditional import Representation, answer, request_headers, send_answer
 from server.app.live import Live
+from server.app.pick_cache import PickCache
+from server.app.pick_upkeep import PickUpkeep
+from server.app.picks_api import personal_key
+from server.app.published import Published
 
 
 @dataclass(frozen=True)
@@ -33,16 +40,27 @@ class _Template:
 
 _ALL_ROUTE = _Template(urls.ROUTE_FEED)
 _KIND_ROUTE = _Template(urls.ROUTE_FEED_KIND)
+_PERSONAL_ROUTE = _Template(urls.ROUTE_PERSONAL)
 _FEEDS = "/feeds/"
+_PERSONAL = "/p/"
 _CONFERENCE = "/c/"
 _SUFFIX = ".ics"
 
 
 class FeedFastPath:
-    def __init__(self, app: ASGIApp, live: Live, max_age: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        live: Live,
+        max_age: int,
+        picks: PickCache | None = None,
+        upkeep: PickUpkeep | None = None,
+    ) -> None:
         self.app = app
         self.live = live
         self.max_age = max_age
+        self.picks = picks
+        self.upkeep = upkeep
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -53,8 +71,16 @@ class FeedFastPath:
         ):
             rep = self.lookup(scope["path"], scope)
             if rep is not None:
-                response = respond(Request(scope), rep, max_age=self.max_age)
-                await response(scope, receive, send)
+                accept_encoding, if_none_match, if_modified_since = request_headers(scope["headers"])
+                status, headers, body = answer(
+                    rep,
+                    max_age=self.max_age,
+                    head=scope["method"] == "HEAD",
+                    accept_encoding=accept_encoding,
+                    if_none_match=if_none_match,
+                    if_modified_since=if_modified_since,
+                )
+                await send_answer(send, status, headers, body)
                 return
         await self.app(scope, receive, send)
 
@@ -69,10 +95,14 @@ class FeedFastPath:
             slug, slash, path = path[len(_CONFERENCE) :].partition("/")
             path = slash + path
             params["conference"] = slug
-        if slug is None or not path.startswith(_FEEDS) or not path.endswith(_SUFFIX):
+        if slug is None or not path.endswith(_SUFFIX):
             return None
         published = served.snapshots.get(slug)
         if published is None:
+            return None
+        if path.startswith(_PERSONAL):
+            return self._personal(published, path[len(_PERSONAL) : -len(_SUFFIX)], params, scope)
+        if not path.startswith(_FEEDS):
             return None
         name = path[len(_FEEDS) : -len(_SUFFIX)]
         kind, slash, feed_slug = name.partition("/")
@@ -90,3 +120,22 @@ class FeedFastPath:
             else:
                 scope["route"], scope["path_params"] = _ALL_ROUTE, {**params, "name": last}
         return feed.representation
+
+    def _personal(
+        self, published: Published, token: str, params: dict[str, str], scope: Scope | None
+    ) -> Representation | None:
+        """The personal feed of `token` when its set is in the pick cache and its feed was made
+        for this snapshot already; else None (the route reads the set and renders it)."""
+        if self.picks is None or "/" in token:
+            return None
+        pickset = self.picks.get(token)
+        if pickset is None or pickset.conference != published.conference.slug:
+            return None
+        rep = published.personal(personal_key(pickset))
+        if rep is None:
+            return None
+        if self.upkeep is not None:
+            self.upkeep.note_read(token)
+        if scope is not None:
+            scope["route"], scope["path_params"] = _PERSONAL_ROUTE, {**params, "name": token + _SUFFIX}
+        return rep

@@ -94,6 +94,13 @@ def personal_feed(
     return Representation(body, CALENDAR, max(stamps), headers, personal=True)
 
 
+def personal_key(pickset: PickSet, download: bool = False, alarm: int | None = None) -> tuple[object, ...]:
+    """What a personal feed is remembered under in its snapshot (Published.personal): its content,
+    never the token alone, since a replaced set has a new change time. The change notes follow
+    from the snapshot, so they need no place in the key."""
+    return (pickset.conference, pickset.sessions, pickset.updated, download, alarm)
+
+
 def _noted(session: Session, note: str) -> Session:
     text = session.description.strip()
     return dataclasses.replace(session, description=f"{note}\n\n{text}" if text else note)
@@ -149,15 +156,17 @@ def picks_routes(
     creations: TokenBuckets,
     notes: Callable[[Published], Mapping[str, str]] | None = None,
     picks_changed: Callable[[str], None] = lambda token: None,
+    recent: PickCache | None = None,
 ) -> list[Route]:
-    """`picks_changed(token)` runs after a set is replaced: its attached calendar wants a sync."""
-    recent = PickCache()
+    """`picks_changed(token)` runs after a set is replaced: its attached calendar wants a sync.
+    `recent` keeps the sets read and written (the app shares it with its feed fast path)."""
+    kept = recent if recent is not None else PickCache()
 
     async def owned(request: Request, token: str) -> PickSet | None:
         # A pick set belongs to one conference: under another's base its token is unknown.
-        pickset = recent.get(token)
+        pickset = kept.get(token)
         if pickset is None:
-            pickset = recent.keep(await anyio.to_thread.run_sync(store.get, token))
+            pickset = kept.keep(await anyio.to_thread.run_sync(store.get, token))
         published = await context.current(request)
         if pickset is None or pickset.conference != published.conference.slug:
             return None
@@ -182,7 +191,7 @@ def picks_routes(
                 **{"retry-after": f"{wait:.0f}"},
             )
         pickset = await anyio.to_thread.run_sync(store.create, published.conference.slug, ids)
-        recent.keep(pickset)
+        kept.keep(pickset)
         site = context.site(request)
         location = site.path(urls.pick_set(pickset.token))
         return json_reply(pick_document(pickset, site), 201, location=location)
@@ -203,7 +212,7 @@ def picks_routes(
             _, ids = await parsed(request)
         except BodyError as exc:
             return body_error(exc)
-        pickset = recent.keep(await anyio.to_thread.run_sync(store.replace, token, ids))
+        pickset = kept.keep(await anyio.to_thread.run_sync(store.replace, token, ids))
         if pickset is None:
             return error_reply("no such pick set", 404)
         await anyio.to_thread.run_sync(picks_changed, token)
@@ -230,9 +239,7 @@ def picks_routes(
         except FeedsError as exc:
             return params.bad_request(str(exc))
         published = await context.current(request)
-        # Keyed by content, never by token alone: a replaced set has a new change time. The
-        # change notes follow from the snapshot, so they need no place in the key.
-        key = (pickset.conference, pickset.sessions, pickset.updated, download, alarm)
+        key = personal_key(pickset, download, alarm)
         rep = published.personal(key)
         if rep is None:
             made = await anyio.to_thread.run_sync(

@@ -44,7 +44,7 @@ from server.store.tables import conferences, picks
 
 TOKEN_BYTES = 18  # 144 bits, above the 128 the issue asks for
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{22,64}")
-# Tokens per UPDATE in `touch`: well under SQLite's limit of bound parameters.
+# Tokens per statement in `touch` and `get_many`: well under SQLite's limit of bound parameters.
 _TOUCH_BATCH = 500
 
 
@@ -107,6 +107,23 @@ class PickStore:
         return PickSet(
             row.token, row.conference, tuple(row.sessions), from_db_time(row.updated)
         )
+
+    def get_many(self, tokens: Iterable[str]) -> dict[str, PickSet]:
+        """The sets of those `tokens` that exist, by token: one query per batch of 500 (the
+        server's pick cache re-reads every set it holds this way, server.app.pick_cache)."""
+        wanted = sorted({t for t in tokens if is_token(t)})
+        found: dict[str, PickSet] = {}
+        try:
+            with self.engine.connect() as conn:
+                for start in range(0, len(wanted), _TOUCH_BATCH):
+                    batch = wanted[start : start + _TOUCH_BATCH]
+                    for row in conn.execute(select(picks).where(picks.c.token.in_(batch))):
+                        found[row.token] = PickSet(
+                            row.token, row.conference, tuple(row.sessions), from_db_time(row.updated)
+                        )
+        except OperationalError as exc:
+            raise StoreBusy(f"cannot read pick sets now: {_first_line(exc)}") from exc
+        return found
 
     def replace(self, token: str, sessions: Sequence[str]) -> PickSet | None:
         """Replace the whole set; None (and nothing written) for an unknown token."""

@@ -1,15 +1,21 @@
-"""The access log: pick tokens replaced by a short tag, everything else as requested."""
+"""The access log: pick tokens replaced by a short tag, everything else as requested; handed to
+serve's AccessHandler without log records, and flushed when the lifespan ends."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterator
+from pathlib import Path
 
+import anyio
 import pytest
 from app_helpers import Http, send
 from starlette.applications import Starlette
+from starlette.types import Message
 
-from server.app.access_log import loggable_path, token_tag
+from server.app.access_log import AccessLog, direct_handler, flush, loggable_path, token_tag
+from server.logs import AccessHandler
 
 TOKEN = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5"
 
@@ -62,3 +68,66 @@ def test_the_app_logs_every_request_without_its_token(
         '127.0.0.1:123 - "GET /no/such/page HTTP/1.1" 404',
     ]
     assert token not in caplog.text
+
+
+@pytest.fixture
+def access_file(tmp_path: Path) -> Iterator[tuple[Path, list[logging.LogRecord]]]:
+    """confcal.access as `confcal serve` sets it up (one AccessHandler, not propagated), into a
+    file, with its timer far off; and the records that reached the logger's filter."""
+    path = tmp_path / "access.log"
+    logger = logging.getLogger("confcal.access")
+    saved = (logger.handlers[:], logger.propagate, logger.level)
+    records: list[logging.LogRecord] = []
+
+    def note(record: logging.LogRecord) -> bool:
+        records.append(record)
+        return True
+
+    with path.open("w", encoding="utf-8") as stream:
+        handler = AccessHandler(stream, interval=3600)
+        logger.handlers[:] = [handler]
+        logger.propagate = False
+        logger.setLevel(logging.INFO)
+        logger.addFilter(note)
+        try:
+            yield path, records
+        finally:
+            logger.removeFilter(note)
+            logger.handlers[:], logger.propagate, logger.level = saved
+            handler.close()
+
+
+def test_with_the_access_handler_lines_are_written_without_log_records(
+    demo_app: Starlette, access_file: tuple[Path, list[logging.LogRecord]]
+) -> None:
+    path, records = access_file
+    token = send(demo_app, "POST", "/api/picks", b'{"sessions": []}').json_doc()["token"]
+
+    Http(demo_app).get(f"/p/{token}.ics")
+    flush()
+
+    assert records == []
+    assert path.read_text(encoding="utf-8").splitlines()[-1] == (
+        f'INFO:     127.0.0.1:123 - "GET /p/{token_tag(token)}.ics HTTP/1.1" 200'
+    )
+
+
+def test_the_end_of_the_lifespan_writes_the_buffered_lines(
+    access_file: tuple[Path, list[logging.LogRecord]],
+) -> None:
+    path, _ = access_file
+    app = AccessLog(Starlette())
+    messages = iter([{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}])
+    written: list[str] = []
+
+    async def receive() -> Message:
+        return next(messages)
+
+    async def note(message: Message) -> None:
+        written.append(path.read_text(encoding="utf-8"))
+
+    direct_handler().line("buffered", {})  # type: ignore[union-attr]
+    anyio.run(app, {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, receive, note)
+
+    # Nothing at startup; the line is out by the time shutdown completes.
+    assert written == ["", "INFO:     buffered\n"]

@@ -12,9 +12,11 @@ from server.app.conditional import (
     CALENDAR,
     Representation,
     accepts_gzip,
+    answer,
     etag_matches,
     http_date,
     not_modified_since,
+    request_headers,
     respond,
 )
 
@@ -166,3 +168,35 @@ def test_http_date_ignores_the_machines_zone(new_york_machine: None) -> None:
     assert not_modified_since(
         "Tue, 07 Apr 2026 11:00:30 GMT", datetime(2026, 4, 7, 13, 0, 30, 500, tzinfo=paris)
     )
+
+
+def test_each_answer_gets_its_own_header_list() -> None:
+    rep = Representation(b"x" * 300, CALENDAR, datetime(2026, 4, 1, tzinfo=UTC))
+    ask = {"max_age": 60, "head": False, "accept_encoding": "", "if_none_match": None, "if_modified_since": ""}
+    _, first, _ = answer(rep, **ask)  # type: ignore[arg-type]
+
+    first.append((b"x-added", b"by a middleware"))
+    status, second, body = answer(rep, **ask)  # type: ignore[arg-type]
+
+    assert (status, body) == (200, rep.body)
+    assert second == [
+        (b"etag", rep.etag.encode()),
+        (b"cache-control", b"public, max-age=60"),
+        (b"vary", b"Accept-Encoding"),
+        (b"last-modified", b"Wed, 01 Apr 2026 00:00:00 GMT"),
+        (b"content-type", CALENDAR.encode()),
+        (b"content-length", b"300"),
+    ]
+
+
+def test_request_headers_takes_the_first_of_each_name() -> None:
+    scope_headers = [
+        (b"if-none-match", b'"a"'),
+        (b"accept-encoding", b"gzip"),
+        (b"if-none-match", b'"b"'),
+        (b"accept-encoding", b"br"),
+        (b"if-modified-since", b"Wed, 01 Apr 2026 00:00:00 GMT"),
+    ]
+
+    assert request_headers(scope_headers) == ("gzip", '"a"', "Wed, 01 Apr 2026 00:00:00 GMT")
+    assert request_headers([]) == ("", None, "")

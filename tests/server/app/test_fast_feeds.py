@@ -1,10 +1,10 @@
-"""Catalogue feeds answered before routing: exactly the feeds the router would answer, and the
-route's bytes and headers."""
+"""Feeds answered before routing: exactly the catalogue feeds the router would answer, personal
+feeds whose set is kept and whose feed is made, and the route's bytes and headers."""
 
 from __future__ import annotations
 
 import pytest
-from app_helpers import Http
+from app_helpers import Http, send
 from starlette.applications import Starlette
 
 from server.app.fast_feeds import FeedFastPath
@@ -73,3 +73,43 @@ def test_the_answer_is_the_routes_with_its_conditions_and_guards(http: Http) -> 
     assert full.headers["x-content-type-options"] == "nosniff"
     assert head.raw == b"" and head.headers["content-length"] == str(len(full.content))
     assert filtered.status == 200 and filtered.content != full.content
+
+
+def _picked(demo_app: Starlette) -> str:
+    token: str = send(demo_app, "POST", "/api/picks", b'{"sessions": []}').json_doc()["token"]
+    return token
+
+
+def test_a_personal_feed_once_made_is_answered_before_routing(demo_app: Starlette) -> None:
+    token = _picked(demo_app)
+    fast = FeedFastPath(
+        demo_app, demo_app.state.live, max_age=300, picks=demo_app.state.pick_cache, upkeep=demo_app.state.upkeep
+    )
+    before = fast.lookup(f"/p/{token}.ics")  # the set is kept (created here), its feed not made yet
+    routed = Http(demo_app).get(f"/p/{token}.ics", accept_encoding="identity")
+
+    found = fast.lookup(f"/p/{token}.ics")
+    under_base = fast.lookup(f"/c/{DEMO}/p/{token}.ics")
+
+    assert before is None
+    assert found is not None and found is under_base
+    assert (found.body, found.etag, found.personal) == (routed.content, routed.headers["etag"], True)
+    assert [fast.lookup(p) for p in (f"/p/{token}.svg", f"/p/{token}/x.ics", "/p/no-such-token.ics")] == [None] * 3
+
+
+def test_a_personal_feed_from_the_fast_path_has_the_routes_headers(demo_app: Starlette) -> None:
+    token = _picked(demo_app)
+    http = Http(demo_app)
+    routed = http.get(f"/p/{token}.ics", accept_encoding="gzip")
+
+    fast = http.get(f"/p/{token}.ics", accept_encoding="gzip")
+    unchanged = http.get(f"/p/{token}.ics", accept_encoding="gzip", if_none_match=routed.headers["etag"])
+    metrics = http.get("/metrics").text
+
+    assert (routed.status, fast.status, unchanged.status) == (200, 200, 304)
+    assert {k: v for k, v in fast.headers.items() if k != "date"} == {
+        k: v for k, v in routed.headers.items() if k != "date"
+    }
+    assert fast.raw == routed.raw
+    assert unchanged.headers["cache-control"] == "private, max-age=300"
+    assert 'confcal_feeds_served_total{kind="personal",status="304"}' in metrics

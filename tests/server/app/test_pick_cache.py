@@ -1,12 +1,17 @@
-"""Pick sets remembered for a second: read back at once after a local write, re-read after
-`ttl`, unknown tokens never kept, and the number kept bounded."""
+"""Pick sets kept by the server: read back at once after a local write, re-read after `ttl`
+unless a refresh (one query for all kept sets) confirmed them, replaced and deleted sets seen at
+the refresh, unknown and idle tokens not kept, and the number kept bounded."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import create_engine, delete
 
 from server.app.pick_cache import PickCache
-from server.store.picks import PickSet
+from server.store import tables
+from server.store.picks import PickSet, PickStore
 
 UPDATED = datetime(2026, 4, 1, tzinfo=UTC)
 
@@ -45,3 +50,51 @@ def test_unknown_tokens_are_not_kept_and_the_number_kept_is_bounded() -> None:
         cache.keep(pick_set(token))
 
     assert [cache.get(t) for t in ("a", "b", "c")] == [None, pick_set("b"), pick_set("c")]
+
+
+def test_refresh_rereads_every_kept_set_and_drops_the_deleted(tmp_path: Path) -> None:
+    engine = create_engine(f"sqlite:///{tmp_path / 'picks.sqlite'}")
+    here, other_process = PickStore(engine), PickStore(engine)
+    cache = PickCache()
+    kept = cache.keep(here.create("conf", ["s1"]))
+    gone = cache.keep(here.create("conf", ["s2"]))
+    assert kept is not None and gone is not None
+    replaced = other_process.replace(kept.token, ["s3"])
+    with engine.begin() as conn:
+        conn.execute(delete(tables.picks).where(tables.picks.c.token == gone.token))
+    before = (cache.get(kept.token), cache.get(gone.token))
+
+    cache.refresh(here)
+
+    assert before == (kept, gone)
+    assert (cache.get(kept.token), cache.get(gone.token)) == (replaced, None)
+
+
+def test_refresh_confirms_a_set_so_it_outlives_ttl(tmp_path: Path) -> None:
+    store = PickStore(create_engine(f"sqlite:///{tmp_path / 'picks.sqlite'}"))
+    now = [100.0]
+    cache = PickCache(ttl=2.0, clock=lambda: now[0])
+    kept = cache.keep(store.create("conf", ["s1"]))
+    assert kept is not None
+
+    now[0] = 101.5
+    cache.refresh(store)
+    now[0] = 103.0
+
+    assert cache.get(kept.token) == kept
+
+
+def test_a_set_nobody_asked_for_is_dropped_not_reread(tmp_path: Path) -> None:
+    store = PickStore(create_engine(f"sqlite:///{tmp_path / 'picks.sqlite'}"))
+    now = [100.0]
+    cache = PickCache(ttl=1000.0, idle=60.0, clock=lambda: now[0])
+    asked = cache.keep(store.create("conf", ["s1"]))
+    idle = cache.keep(store.create("conf", ["s2"]))
+    assert asked is not None and idle is not None
+
+    now[0] = 130.0
+    cache.get(asked.token)  # only `asked` is asked for
+    now[0] = 161.0
+    cache.refresh(store)
+
+    assert (cache.get(asked.token), cache.get(idle.token)) == (asked, None)

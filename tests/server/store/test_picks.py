@@ -168,3 +168,12 @@ def test_a_locked_database_is_store_busy_and_writes_nothing(tmp_path: Path) -> N
 
     found = picks.get(token)
     assert found is not None and found.sessions == ("a",)
+
+
+def test_get_many_reads_the_sets_that_exist_in_one_call(tmp_path: Path) -> None:
+    store = PickStore(create_engine(f"sqlite:///{tmp_path / 'picks.sqlite'}"))
+    sets = [store.create("conf", [f"s{i}"]) for i in range(3)]
+
+    found = store.get_many([sets[0].token, sets[2].token, new_token(), "not a token"])
+
+    assert found == {sets[0].token: sets[0], sets[2].token: sets[2]}
