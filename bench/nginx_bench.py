@@ -4,7 +4,8 @@ nginx serving the same feed bytes from disk (issue 13's goal: at least 0.8x).
     python bench/nginx_bench.py                    # the demo conference
     python bench/nginx_bench.py --sessions 10000   # a generated conference (bench/generate.py)
 
-Runs (median of interleaved rounds), each with wrk (1 thread, 32 connections, identity encoding), for /feeds/all.ics and for its
+Runs (median of interleaved rounds, with requests per CPU second of nginx and confcal together,
+the steadier figure on a shared machine), each with wrk (1 thread, 32 connections, identity encoding), for /feeds/all.ics and for its
 304 (If-None-Match with the answer's own ETag): nginx proxying confcal with deploy/nginx's
 confcal-locations.conf (micro-cache included, as deployed), the same nginx serving the file with
 confcal-static-locations.conf, and confcal without nginx for reference. nginx runs one worker
@@ -24,6 +25,7 @@ import time
 from pathlib import Path
 
 import httpx
+from asgi_servers import cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy" / "nginx"
@@ -55,12 +57,18 @@ def wait_for(url: str, limit: float = 120.0) -> None:
     raise SystemExit(f"{url} did not answer")
 
 
-def wrk(url: str, headers: dict[str, str] | None = None, seconds: int = 8) -> float:
+def wrk(url: str, headers: dict[str, str] | None, seconds: int, pids: tuple[int, ...]) -> tuple[float, float]:
+    """(requests per second, requests per CPU second of `pids` and their children: nginx and
+    confcal, both counted for every run, since a proxied request costs in both)."""
     command = ["wrk", "-t1", "-c32", f"-d{seconds}s"]
     for name, value in (headers or {}).items():
         command += ["-H", f"{name}: {value}"]
+    before = sum(cpu_seconds(pid) for pid in pids)
     out = subprocess.run([*command, url], capture_output=True, text=True, check=True).stdout
-    return float(next(line for line in out.splitlines() if line.startswith("Requests/sec:")).split()[1])
+    used = sum(cpu_seconds(pid) for pid in pids) - before
+    done = next(int(line.split()[0]) for line in out.splitlines() if " requests in " in line)
+    rate = float(next(line for line in out.splitlines() if line.startswith("Requests/sec:")).split()[1])
+    return rate, done / used if used else float("nan")
 
 
 def nginx_conf(work: Path, proxy_port: int, static_port: int, upstream: int, static_root: Path) -> Path:
@@ -141,8 +149,12 @@ def main() -> None:
                 "confcal direct 304": (direct, app_etag),
             }
             # Interleaved rounds, so a change in the machine's load hits every setup alike.
-            rounds = [{name: wrk(url, h, args.seconds) for name, (url, h) in runs.items()} for _ in range(args.rounds)]
-            figures = {name: statistics.median(r[name] for r in rounds) for name in runs}
+            pids = (proxy.pid, app.pid)
+            rounds = [
+                {name: wrk(url, h, args.seconds, pids) for name, (url, h) in runs.items()} for _ in range(args.rounds)
+            ]
+            figures = {name: statistics.median(r[name][0] for r in rounds) for name in runs}
+            per_cpu = {name: statistics.median(r[name][1] for r in rounds) for name in runs}
         finally:
             for process in (proxy, app):
                 if process is not None:
@@ -150,11 +162,13 @@ def main() -> None:
                     process.wait(timeout=30)
     size = len(feed.content)
     print(f"/feeds/all.ics: {size} bytes ({args.sessions or 'demo'} sessions), confcal --workers {args.workers}")
+    print(f"load average {os.getloadavg()[0]:.1f}; median of {args.rounds} rounds of {args.seconds} s")
     for name, value in figures.items():
-        print(f"  {name:<22} {value:10.0f} req/s")
+        print(f"  {name:<22} {value:10.0f} req/s {per_cpu[name]:10.0f} req/CPU-s (nginx + confcal)")
     for status in ("200", "304"):
         ratio = figures[f"nginx -> confcal {status}"] / figures[f"nginx file {status}"]
-        print(f"  proxied / file, {status}:  {ratio:.2f}x")
+        cpu_ratio = per_cpu[f"nginx -> confcal {status}"] / per_cpu[f"nginx file {status}"]
+        print(f"  proxied / file, {status}:  {ratio:.2f}x (per CPU second {cpu_ratio:.2f}x)")
 
 
 if __name__ == "__main__":

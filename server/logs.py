@@ -57,14 +57,17 @@ def json_line(created: float, level: str, logger: str, message: str, extra: dict
 
 FLUSH_INTERVAL_S = 0.2
 MAX_LINES = 512
+# Lines waiting, in units of max_lines, at which the caller writes them itself.
+_BEHIND = 8
 # The text layout of uvicorn's default formatter (without colour), so access lines and the
 # server's own lines line up.
 TEXT_PREFIX = "INFO:     "
 
 
 class AccessHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    """A stream handler that writes whole buffers: lines wait at most `interval` seconds (a
-    daemon thread flushes them), `max_lines` lines are written at once, and `flush()` (called by
+    """A stream handler that writes whole buffers from a daemon thread of its own: lines wait at
+    most `interval` seconds, or until `max_lines` are waiting, so the thread serving requests
+    never waits for the write (unless the writes fall far behind); `flush()` (called by
     `logging.shutdown` at exit, and by `close`) writes what is left. `line()` takes a finished
     access line (server.app.access_log); records logged the usual way are formatted and buffered
     alike. `json_lines` says which layout `line()` writes: it cannot ask a formatter, having no
@@ -82,7 +85,10 @@ class AccessHandler(logging.StreamHandler):  # type: ignore[type-arg]
         self.interval = interval
         self.max_lines = max_lines
         self._lines: list[str] = []
+        self._buffer_lock = threading.Lock()
+        self._writing = threading.Lock()
         self._stopped = threading.Event()
+        self._full = threading.Event()
         self._flusher: threading.Thread | None = None
 
     def line(self, message: str, fields: dict[str, Any]) -> None:
@@ -100,32 +106,39 @@ class AccessHandler(logging.StreamHandler):  # type: ignore[type-arg]
             self.handleError(record)
 
     def _add(self, text: str) -> None:
-        with self.lock:  # type: ignore[union-attr]
+        # The buffer has its own lock, never held while waiting for another: the handler's lock
+        # (held by `handle` around `emit`) and the write lock may be taken around it.
+        with self._buffer_lock:
             self._lines.append(text)
-            if len(self._lines) >= self.max_lines:
-                self._write()
-            elif self._flusher is None:
+            waiting = len(self._lines)
+            start = self._flusher is None
+            if start:
                 self._flusher = threading.Thread(target=self._flush_every, name="access-log", daemon=True)
-                self._flusher.start()
+        if start:
+            self._flusher.start()  # type: ignore[union-attr]
+        if waiting >= _BEHIND * self.max_lines:
+            self.flush()  # the flusher cannot keep up: write here rather than grow
+        elif waiting >= self.max_lines:
+            self._full.set()  # the flusher writes at once, off the caller's thread
 
     def _flush_every(self) -> None:
-        while not self._stopped.wait(self.interval):
+        while not self._stopped.is_set():
+            self._full.wait(self.interval)
+            self._full.clear()
             self.flush()
 
-    def _write(self) -> None:
-        # With the lock held. One write of all waiting lines, then the stream's own flush.
-        if self._lines:
-            lines, self._lines = self._lines, []
-            self.stream.write(self.terminator.join(lines) + self.terminator)
-            self.stream.flush()
-
     def flush(self) -> None:
-        with self.lock:  # type: ignore[union-attr]
-            if self.stream is not None and not getattr(self.stream, "closed", False):
-                self._write()
+        """Write every waiting line, in order, with one write, then flush the stream."""
+        with self._writing:
+            with self._buffer_lock:
+                lines, self._lines = self._lines, []
+            if lines and self.stream is not None and not getattr(self.stream, "closed", False):
+                self.stream.write(self.terminator.join(lines) + self.terminator)
+                self.stream.flush()
 
     def close(self) -> None:
         self._stopped.set()
+        self._full.set()
         self.flush()
         super().close()
 

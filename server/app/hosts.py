@@ -59,10 +59,16 @@ def allowed_entries(names: Iterable[str]) -> frozenset[tuple[str, int | None]]:
     return frozenset(entries)
 
 
+# Answers remembered per (Host value, port, scheme): a handful in practice. Past this many no
+# more are added, so a client sending a new Host each time cannot grow the memory.
+_REMEMBER = 256
+
+
 class AllowedHosts:
     def __init__(self, app: ASGIApp, allowed: frozenset[tuple[str, int | None]]) -> None:
         self.app = app
         self.allowed = allowed
+        self._answered: dict[tuple[bytes | None, object, str], bool] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self.answers(scope):
@@ -73,6 +79,16 @@ class AllowedHosts:
 
     def answers(self, scope: Scope) -> bool:
         host = next((v for k, v in scope["headers"] if k == b"host"), None)
+        server = scope.get("server")
+        key = (host, server[1] if server else None, scope["scheme"])
+        found = self._answered.get(key)
+        if found is None:
+            found = self._decide(host, scope)
+            if len(self._answered) < _REMEMBER:
+                self._answered[key] = found
+        return found
+
+    def _decide(self, host: bytes | None, scope: Scope) -> bool:
         if host is None:
             # HTTP/1.0 without Host: links use the listening address, which is ours.
             return True

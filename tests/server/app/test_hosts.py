@@ -115,3 +115,17 @@ def test_the_listening_port_counts_whether_the_server_gives_it_as_int_or_str(
              "headers": [(b"host", b"127.0.0.1:8080")]}
 
     assert guard.answers(scope)
+
+
+def test_answers_are_remembered_per_host_value_but_never_more_than_a_bound() -> None:
+    guard = AllowedHosts(app=lambda scope, receive, send: None, allowed=allowed_entries(["localhost"]))
+
+    def asks(host: bytes) -> bool:
+        return guard.answers({"headers": [(b"host", host)], "server": ("127.0.0.1", 8080), "scheme": "http"})
+
+    junk = [asks(f"junk-{n}.example".encode()) for n in range(1000)]
+    again = (asks(b"localhost:8080"), asks(b"localhost:8081"), asks(b"junk-1.example"))
+
+    assert set(junk) == {False}
+    assert again == (True, False, False)
+    assert len(guard._answered) == 256
