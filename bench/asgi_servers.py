@@ -14,6 +14,7 @@ serves the demo conference.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -76,12 +77,15 @@ def start(command: list[str], env: dict[str, str], url: str) -> subprocess.Popen
     raise SystemExit(f"{' '.join(command)} never answered {url}")
 
 
-def commands(server: str, module: str, port: int) -> list[str]:
+def commands(server: str, module: str, port: int, log_config: Path) -> list[str]:
+    """Each server applies confcal's logging configuration (serve's, access log on) itself, as
+    `confcal serve` has uvicorn do: a configuration applied by the app at import would be
+    replaced by the server's own."""
     if server == "granian":
         return ["granian", "--interface", "asgi", "--host", "127.0.0.1", "--port", str(port),
-                "--workers", "1", "--no-ws", "--loop", "uvloop", "--log-level", "warning", module]
+                "--workers", "1", "--no-ws", "--loop", "uvloop", "--log-config", str(log_config), module]
     return [sys.executable, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port),
-            "--workers", "1", "--no-access-log", "--log-level", "warning", "--loop", "uvloop",
+            "--workers", "1", "--no-access-log", "--log-config", str(log_config), "--loop", "uvloop",
             "--http", "httptools", module]
 
 
@@ -95,6 +99,11 @@ def main() -> None:
     db = args.db or str(work / "store.sqlite")
     env = {**os.environ, "PYTHONPATH": f"{ROOT}:{BENCH}", "CONFCAL_DB": db, "CEILING_BODIES": str(work / "bodies")}
     port = 19300
+    sys.path.insert(0, str(ROOT))
+    from server.logs import log_config as serve_log_config
+
+    log_config = work / "logging.json"
+    log_config.write_text(json.dumps(serve_log_config()), encoding="utf-8")
     results: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
     for round_ in range(args.rounds):
         for server in ("granian", "uvicorn"):
@@ -102,7 +111,7 @@ def main() -> None:
                 port += 1
                 url = f"http://127.0.0.1:{port}/feeds/all.ics"
                 module = "serve_app:app" if app == "confcal" else "ceiling_app:app"
-                process = start(commands(server, module, port), env, url)
+                process = start(commands(server, module, port, log_config), env, url)
                 try:
                     reply = httpx.get(url, headers={"accept-encoding": "identity"}, timeout=30)
                     if app == "confcal" and round_ == 0 and server == "granian":

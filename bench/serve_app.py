@@ -1,19 +1,17 @@
-"""confcal's app as `confcal serve` builds it (its logging, access log on, the Host allow list for
-127.0.0.1), importable by any ASGI server, for bench/asgi_servers.py: CONFCAL_DB names the store
-(an empty one is seeded with the demo conference, as serve does)."""
+"""confcal's app as `confcal serve` builds it (the Host allow list for 127.0.0.1), importable by
+any ASGI server, for bench/asgi_servers.py, which has the server apply serve's logging
+configuration (access log on): CONFCAL_DB names the store (an empty one is seeded with the demo
+conference, as serve does)."""
 
 from __future__ import annotations
 
-import logging.config
 import os
 
 from server.app import create_app
 from server.app.demo import seed_demo
 from server.app.guards import Guards, default_hosts
-from server.commands.serve import log_config
 from server.store import Store
 
-logging.config.dictConfig(log_config())
 store = Store.open(os.environ["CONFCAL_DB"])
 app = create_app(
     store,
