@@ -5,16 +5,10 @@ name and the password, encrypted (server.crypto: the store only ever sees `Passw
 tokens). Nothing here knows HTTP or CalDAV: the API (server.app.caldav_api) checks a calendar
 before attaching it, the sync jobs (server.jobs) run the push service.
 
-Sync bookkeeping, for the jobs:
-- every reason for a sync (attach, picks changed, a new schedule version) bumps
-  `wanted_generation` (`want_sync*`); a sync is due while it is above `synced_generation`, the
-  target is active, `next_attempt_at` has passed and no lease is held (`due`);
-- `claim` takes the lease with one conditional UPDATE (atomic on SQLite and PostgreSQL alike), so
-  at most one sync per calendar runs at a time across processes; a process that dies mid-sync
-  frees it by letting `lease_until` pass;
-- `succeeded` records the counts and the generation the sync started from (so a change that came
-  in meanwhile leaves it due again); `failed` records the error and when to try next, or marks the
-  target as needing new credentials. Both only act for the lease's owner.
+Sync bookkeeping: every reason for a sync bumps `wanted_generation` (`attach`, `want_sync` for a
+pick set's change; server.store.caldav_wanted for a new schedule version); a sync is due while it
+is above `synced_generation`. The lease that lets one sync run at a time, and the record of its
+result, are server.jobs.sync_leases'; `begin_detach` takes the same lease to remove a calendar.
 
 Every write is one short transaction; a locked or unreachable database raises `StoreBusy`.
 """
@@ -28,7 +22,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, case, delete, insert, or_, select, update
+from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError, OperationalError
 
@@ -199,96 +193,6 @@ class CaldavTargets:
         """The pick set changed: its target (if active) wants a sync. Returns the ids bumped."""
         return self._bump(targets.c.pick_token == token)
 
-    def want_sync_for_conference(self, conference: str) -> list[int]:
-        """A new schedule version: every active target of the conference wants a sync."""
-        return self._bump(targets.c.conference == conference)
-
-    def due(self, now: datetime, limit: int = 1000) -> list[Target]:
-        stamp = to_db_time(now)
-        rows = self._read(
-            select(targets)
-            .where(
-                targets.c.state == TargetState.ACTIVE.value,
-                targets.c.wanted_generation > targets.c.synced_generation,
-                or_(targets.c.next_attempt_at.is_(None), targets.c.next_attempt_at <= stamp),
-                or_(targets.c.lease_until.is_(None), targets.c.lease_until < stamp),
-            )
-            .order_by(targets.c.next_attempt_at, targets.c.id)
-            .limit(limit)
-        )
-        return [_target(r._mapping) for r in rows]
-
-    # --- one sync at a time -----------------------------------------------------------------------
-
-    def claim(
-        self, target_id: int, owner: str, now: datetime, ttl: timedelta
-    ) -> Target | None:
-        """Take the target's lease for `ttl` if it is free (or expired, or already ours) and the
-        target is active; the target as claimed (its `wanted_generation` is what this sync is
-        for), or None."""
-        stamp = to_db_time(now)
-        free = or_(
-            targets.c.lease_until.is_(None),
-            targets.c.lease_until < stamp,
-            targets.c.lease_owner == owner,
-        )
-        with self._writing() as conn:
-            taken = conn.execute(
-                update(targets)
-                .where(targets.c.id == target_id, targets.c.state == TargetState.ACTIVE.value, free)
-                .values(lease_owner=owner, lease_until=to_db_time(now + ttl))
-            ).rowcount
-        return self.get(target_id) if taken else None
-
-    def succeeded(
-        self, target_id: int, owner: str, generation: int, counts: SyncCounts, now: datetime
-    ) -> bool:
-        """Record a finished sync that started at `generation`; False if the lease was lost."""
-        stamp = to_db_time(now)
-        return self._finish(
-            target_id,
-            owner,
-            synced_generation=case(
-                (targets.c.synced_generation < generation, generation),
-                else_=targets.c.synced_generation,
-            ),
-            last_sync=stamp,
-            last_result="ok",
-            counts=_counts_json(counts),
-            last_error=None,
-            attempts=0,
-            next_attempt_at=None,
-            updated=stamp,
-        )
-
-    def failed(
-        self,
-        target_id: int,
-        owner: str,
-        error: str,
-        now: datetime,
-        *,
-        retry_at: datetime | None,
-        needs_credentials: bool = False,
-    ) -> bool:
-        """Record a failed sync: `error` is "Class: message" without credentials; `retry_at` None
-        with `needs_credentials` stops retrying until the set is attached again."""
-        stamp = to_db_time(now)
-        values: dict[str, Any] = {
-            "last_sync": stamp,
-            "last_result": "error",
-            "last_error": error,
-            "attempts": targets.c.attempts + 1,
-            "next_attempt_at": None if retry_at is None else to_db_time(retry_at),
-            "updated": stamp,
-        }
-        if needs_credentials:
-            values["state"] = TargetState.NEEDS_CREDENTIALS.value
-        return self._finish(target_id, owner, **values)
-
-    def release(self, target_id: int, owner: str) -> bool:
-        return self._finish(target_id, owner)
-
     # --- detaching ------------------------------------------------------------------------------
 
     def begin_detach(
@@ -391,10 +295,6 @@ class CaldavTargets:
                 yield conn
         except OperationalError as exc:
             raise StoreBusy(f"cannot write calendar targets now: {_first_line(exc)}") from exc
-
-
-def _counts_json(counts: SyncCounts) -> dict[str, int]:
-    return {name: getattr(counts, name) for name in COUNT_NAMES}
 
 
 def _time(value: datetime | None) -> datetime | None:
