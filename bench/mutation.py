@@ -94,6 +94,19 @@ def scratch_copy(workdir: Path) -> None:
             shutil.copy2(source, target)
 
 
+def shared_dir() -> Path:
+    """../shared beside the checkout, or beside the main checkout when this is a git worktree."""
+    common = subprocess.run(
+        ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    candidates = [ROOT.parent / "shared", Path(common).parent.parent / "shared"]
+    return next((c for c in candidates if c.is_dir()), candidates[0])
+
+
 def setup_cfg(target: Target) -> str:
     def listed(values: tuple[str, ...] | list[str]) -> str:
         return "".join(f"\n    {v}" for v in values)
@@ -113,6 +126,11 @@ def run(
     here = workdir / name
     here.mkdir(parents=True, exist_ok=True)
     scratch_copy(here)
+    # The tests find the real schedules in ../shared from the root they run in: mutmut runs them
+    # in here/mutants, so here/shared.
+    link = here / "shared"
+    if not link.exists():
+        link.symlink_to(shared_dir(), target_is_directory=True)
     (here / "setup.cfg").write_text(setup_cfg(target))
     env = dict(os.environ)
     # mutmut puts its mutants/ first on sys.path; a PYTHONPATH pointing at a checkout would
