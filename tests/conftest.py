@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +26,17 @@ def pg_url() -> Iterator[str]:
     pytest.importorskip("psycopg")
     with running_postgres() as url:
         yield url
+
+
+@pytest.fixture
+def new_york_machine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The process's local zone set to America/New_York (TZ and tzset), restored after: code
+    that converts to the machine's zone instead of UTC is invisible on a UTC machine (CI's)."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,9 @@ import pytest
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from feeds.errors import AlarmError, FilterError
 from feeds.ical import EventCache, render_calendar
-from feeds.ical.alarm import parse_alarm
+from feeds.ical.alarm import build_alarm, parse_alarm
+from feeds.ical.event import render_event
+from feeds.ical.text import Text
 from feeds.pipeline import load_schedule
 from feeds.query import FeedQuery
 
@@ -46,3 +48,26 @@ def test_each_alarm_renders_each_event_once_and_keeps_the_plain_bytes() -> None:
     assert after == plain
     assert first.count(b"BEGIN:VALARM") == len(sessions)
     assert cache.renders == 2 * len(sessions)
+
+
+def test_a_reminder_is_a_display_alarm_the_given_minutes_before_the_start_named_for_the_session() -> None:
+    schedule = load_schedule([str(DEMO_DIR)], DEMO_TZ).schedule
+    session = schedule.sessions[0]
+
+    data = render_event(schedule.conference, session, alarm=15)
+
+    lines = data.decode().replace("\r\n ", "").split("\r\n")
+    start = lines.index("BEGIN:VALARM")
+    assert lines[start : start + 5] == [
+        "BEGIN:VALARM",
+        "ACTION:DISPLAY",
+        f"DESCRIPTION:{Text(session.title).to_ical().decode()}",
+        "TRIGGER:-PT15M",
+        "END:VALARM",
+    ]
+
+
+def test_a_reminder_for_a_session_without_a_title_reads_session() -> None:
+    assert build_alarm(5, "").to_ical() == (
+        b"BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Session\r\nTRIGGER:-PT5M\r\nEND:VALARM\r\n"
+    )

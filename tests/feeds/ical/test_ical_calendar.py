@@ -6,7 +6,7 @@ from datetime import date, timedelta
 
 from icalendar import Calendar
 
-from feeds.ical import EventCache, render_calendar
+from feeds.ical import EventCache, render_calendar, render_session
 from feeds.ical.text import Text
 from feeds.model import Conference, Session, Status
 
@@ -113,6 +113,37 @@ def test_cache_is_bounded(conference: Conference, make_session: MakeSession) -> 
     )
 
     assert len(cache) == 2
+
+
+def test_cache_drops_the_least_recently_used_event(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    a, b, c = (make_session(id=name) for name in "abc")
+    cache = EventCache(max_entries=2)
+    render_calendar(conference, [a, b], title=TITLE, cache=cache)
+    render_calendar(conference, [a], title=TITLE, cache=cache)  # a used again: b is now the oldest
+
+    render_calendar(conference, [c], title=TITLE, cache=cache)
+    before = cache.renders
+    render_calendar(conference, [a], title=TITLE, cache=cache)
+    kept_a = cache.renders - before
+    render_calendar(conference, [b], title=TITLE, cache=cache)
+
+    assert (kept_a, cache.renders - before) == (0, 1)
+
+
+def test_a_session_download_is_a_published_calendar_like_the_feed(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    session = make_session()
+    cache = EventCache()
+    feed = render_calendar(conference, [session], title=TITLE, base_url="https://cal.example", cache=cache)
+
+    download = render_session(conference, session, base_url="https://cal.example", cache=cache)
+
+    assert download.split(b"\r\n")[4] == b"METHOD:PUBLISH"
+    assert _vevents(download) == _vevents(feed)
+    assert cache.renders == 1  # the download's event came from the feed's cache
 
 
 def test_schedule_change_touches_only_the_changed_events(

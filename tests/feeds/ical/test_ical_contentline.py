@@ -26,3 +26,23 @@ def test_line_of_exactly_75_octets_is_not_folded() -> None:
     line = "X" * 75
 
     assert fold_line(line) == line.encode() + b"\r\n"
+
+
+def test_continuation_lines_fill_75_octets_counting_their_leading_space() -> None:
+    line = "DESCRIPTION:" + "x" * 200
+
+    folded = fold_line(line)
+
+    assert [len(physical) for physical in folded.split(b"\r\n")] == [75, 75, 64, 0]
+
+
+def test_unfold_joins_on_a_space_or_a_tab_and_keeps_spaces_inside_lines() -> None:
+    data = b"SUMMARY:Opening \r\n talk\r\nLOCATION:Room\r\n\tA\r\n"
+
+    assert unfold(data) == [b"SUMMARY:Opening talk", b"LOCATION:RoomA"]
+
+
+def test_refold_gives_each_logical_line_its_own_folded_lines() -> None:
+    data = b"SUMMARY:" + b"s" * 70 + b"\r\nUID:one\r\n"
+
+    assert refold(data) == b"SUMMARY:" + b"s" * 67 + b"\r\n sss\r\nUID:one\r\n"

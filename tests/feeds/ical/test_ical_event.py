@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
+import pytest
 from icalendar import Calendar
 
 from feeds.ical import render_session, uid
@@ -76,6 +79,21 @@ def test_unknown_modified_gives_fixed_dtstamp_and_no_last_modified(
     assert "LAST-MODIFIED" not in event
 
 
+@pytest.mark.parametrize("alarm", [None, 10])  # the direct writer, and icalendar's
+def test_dtstamp_and_last_modified_are_utc_whatever_the_machines_zone(
+    conference: Conference, make_session: MakeSession, new_york_machine: None, alarm: int | None
+) -> None:
+    session = make_session(modified=datetime(2026, 3, 1, 10, 30, tzinfo=ZoneInfo("Europe/Paris")))
+
+    lines = _lines(render_event(conference, session, alarm=alarm))
+
+    assert time.strftime("%Z", time.localtime(0)) == "EST"  # the fixture took effect
+    assert [line for line in lines if line.startswith(("DTSTAMP", "LAST-MODIFIED"))] == [
+        "DTSTAMP:20260301T093000Z",
+        "LAST-MODIFIED:20260301T093000Z",
+    ]
+
+
 def test_cancelled_session_is_status_cancelled(
     conference: Conference, make_session: MakeSession
 ) -> None:
@@ -101,6 +119,26 @@ def test_second_occurrence_of_a_fall_back_hour_is_written_in_utc(
         "DTSTART:20261025T011500Z",
         "DTEND:20261025T014500Z",
     )
+
+
+@pytest.mark.parametrize(
+    ("start", "written"),
+    [
+        (datetime(2026, 10, 25, 0, 30, tzinfo=UTC), "DTSTART:20261025T003000Z"),  # 02:30 CEST, first time
+        (datetime(2026, 10, 25, 1, 30, tzinfo=UTC), "DTSTART:20261025T013000Z"),  # 02:30 CET, second time
+    ],
+)
+def test_a_session_starting_in_the_repeated_hour_and_ending_after_it_is_written_in_utc(
+    conference: Conference, make_session: MakeSession, start: datetime, written: str
+) -> None:
+    # Ends at 03:30 CET, a wall time that occurs once; the start alone decides.
+    session = make_session(start=start, end=datetime(2026, 10, 25, 2, 30, tzinfo=UTC))
+
+    lines = _lines(render_event(conference, session))
+    event = Calendar.from_ical(render_session(conference, session)).walk("VEVENT")[0]
+
+    assert (lines[2], lines[3]) == (written, "DTEND:20261025T023000Z")
+    assert (event.decoded("DTSTART"), event.decoded("DTEND")) == (session.start, session.end)
 
 
 def test_location_does_not_repeat_venue_and_city(

@@ -59,3 +59,10 @@ def test_zone_without_changes_has_one_observance() -> None:
     assert [(o.offset_from, o.offset_to, o.name) for o in found] == [
         (timedelta(hours=9), timedelta(hours=9), "JST")
     ]
+
+
+def test_each_onset_is_found_to_the_second_between_whole_days() -> None:
+    # Antarctica/Casey changed at 13:00 and 16:01 UTC: the search must narrow a day to the second.
+    onsets = [o.onset for o in observances("Antarctica/Casey", date(2022, 3, 1), date(2022, 3, 4))]
+
+    assert onsets == [datetime(2021, 3, 13, 13, 0, tzinfo=UTC), datetime(2021, 10, 2, 16, 1, tzinfo=UTC)]

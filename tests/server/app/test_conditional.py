@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import gzip
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -146,16 +145,6 @@ def test_a_request_without_accept_encoding_gets_the_plain_body() -> None:
     response = respond(request, Representation(body, CALENDAR), max_age=60)
 
     assert (response.status_code, response.body, "content-encoding" in response.headers) == (200, body, False)
-
-
-@pytest.fixture
-def new_york_machine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The process's local zone set to America/New_York (TZ and tzset), restored after."""
-    monkeypatch.setenv("TZ", "America/New_York")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def test_http_date_ignores_the_machines_zone(new_york_machine: None) -> None:
