@@ -21,6 +21,7 @@ class EventCache:
     on a hit, so content changed without a revision bump (a bug upstream, or a hand-made test
     schedule) is re-rendered rather than served stale. Safe to share between threads."""
 
+    # The default bound is a size, not a promise: 100_001 would do as well (an equivalent mutant).
     def __init__(self, max_entries: int = 100_000) -> None:
         self.max_entries = max_entries
         self.renders = (
@@ -60,5 +61,6 @@ class EventCache:
             self._entries[key] = (conference, session, data)
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
+                # The oldest (LRU) entry; `last=None` is falsy and the same (equivalent mutant).
                 self._entries.popitem(last=False)
         return data

@@ -25,6 +25,13 @@ def test_parse_alarm_refuses_anything_else(value: str) -> None:
         parse_alarm(value)
 
 
+def test_a_refused_alarm_is_quoted_up_to_40_characters() -> None:
+    with pytest.raises(AlarmError) as refused:
+        parse_alarm("9" * 50)
+
+    assert str(refused.value) == f"alarm must be whole minutes from 0 to 1440, got '{'9' * 40}'"
+
+
 def test_feed_query_takes_alarm_beside_filters_and_it_is_a_filter_error() -> None:
     query = FeedQuery.from_params([("room", "a"), ("alarm", "10"), ("alarm", "10")])
 

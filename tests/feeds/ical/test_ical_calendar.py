@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
+import pytest
 from icalendar import Calendar
 
 from feeds.ical import EventCache, render_calendar, render_session
 from feeds.ical.text import Text
+from feeds.ical.timezone import vtimezone_bytes
 from feeds.model import Conference, Session, Status
 
 MakeSession = Callable[..., Session]  # the conftest fixture's type
@@ -137,13 +140,54 @@ def test_a_session_download_is_a_published_calendar_like_the_feed(
 ) -> None:
     session = make_session()
     cache = EventCache()
-    feed = render_calendar(conference, [session], title=TITLE, base_url="https://cal.example", cache=cache)
 
     download = render_session(conference, session, base_url="https://cal.example", cache=cache)
+    cached = len(cache)
+    feed = render_calendar(conference, [session], title=TITLE, base_url="https://cal.example", cache=cache)
 
     assert download.split(b"\r\n")[4] == b"METHOD:PUBLISH"
     assert _vevents(download) == _vevents(feed)
-    assert cache.renders == 1  # the download's event came from the feed's cache
+    assert (cached, cache.renders) == (1, 1)  # the download filled the cache the feed then used
+
+
+def test_the_vtimezone_spans_the_sessions_local_dates_whatever_the_machines_zone(
+    conference: Conference, make_session: MakeSession, new_york_machine: None
+) -> None:
+    # 00:30 in Paris is the evening before in New York: the dates are Paris's.
+    one_day = dataclasses.replace(conference, start_date=date(2026, 3, 31), end_date=date(2026, 3, 31))
+    early = make_session(id="early", start=datetime(2026, 3, 30, 22, 30, tzinfo=UTC), end=datetime(2026, 3, 30, 23, tzinfo=UTC))
+    late = make_session(id="late", start=datetime(2026, 10, 23, 21, 30, tzinfo=UTC), end=datetime(2026, 10, 23, 22, 30, tzinfo=UTC))
+
+    data = render_calendar(one_day, [early, late], title=TITLE)
+
+    zone = re.findall(rb"BEGIN:VTIMEZONE\r\n.*?END:VTIMEZONE\r\n", data, re.DOTALL)
+    assert zone == [vtimezone_bytes("Europe/Paris", date(2026, 3, 31), date(2026, 10, 24))]
+
+
+@pytest.mark.parametrize("cache", [None, EventCache()], ids=["uncached", "cached"])
+def test_each_feed_gets_the_events_for_its_own_base_url_and_reminder(
+    conference: Conference, make_session: MakeSession, cache: EventCache | None
+) -> None:
+    session = make_session()
+
+    plain = render_calendar(conference, [session], title=TITLE, cache=cache)
+    linked = render_calendar(conference, [session], title=TITLE, base_url="https://cal.example", cache=cache)
+    reminded = render_calendar(conference, [session], title=TITLE, alarm=10, cache=cache)
+
+    assert [b"URL:https://cal.example/#session-torchjd" in d for d in (plain, linked, reminded)] == [False, True, False]
+    assert [d.count(b"BEGIN:VALARM") for d in (plain, linked, reminded)] == [0, 0, 1]
+
+
+def test_the_cache_re_renders_an_event_whose_conference_changed(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    cache = EventCache()
+    render_calendar(conference, [make_session()], title=TITLE, cache=cache)
+    moved = dataclasses.replace(conference, venue="Lyon")
+
+    data = render_calendar(moved, [make_session()], title=TITLE, cache=cache)
+
+    assert str(Calendar.from_ical(data).walk("VEVENT")[0]["LOCATION"]) == "Master Stage, Lyon, Paris, France"
 
 
 def test_schedule_change_touches_only_the_changed_events(

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from feeds.ical.contentline import fold_line, refold, unfold, well_folded
+from feeds.ical.contentline import ensure_folded, fold_line, refold, unfold, well_folded
 
 
 def test_fold_keeps_multibyte_characters_whole() -> None:
@@ -46,3 +46,15 @@ def test_refold_gives_each_logical_line_its_own_folded_lines() -> None:
     data = b"SUMMARY:" + b"s" * 70 + b"\r\nUID:one\r\n"
 
     assert refold(data) == b"SUMMARY:" + b"s" * 67 + b"\r\n sss\r\nUID:one\r\n"
+
+
+def test_a_line_over_75_octets_is_not_well_folded_even_with_spaces_in_it() -> None:
+    assert [well_folded(b"X" * 76), well_folded(b"SUMMARY:" + b"a b " * 20)] == [False, False]
+
+
+def test_ensure_folded_keeps_good_bytes_and_repairs_bad_ones() -> None:
+    good = b"SUMMARY:" + b"s" * 66 + b"\r\n s\r\n"  # 74 octets, as icalendar folds
+    bad = b"SUMMARY:" + b"s" * 70 + b"\r\n"
+
+    assert (ensure_folded(good), ensure_folded(bad)) == (good, refold(bad))
+    assert refold(bad) != bad

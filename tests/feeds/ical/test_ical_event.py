@@ -129,7 +129,7 @@ def test_second_occurrence_of_a_fall_back_hour_is_written_in_utc(
     ],
 )
 def test_a_session_starting_in_the_repeated_hour_and_ending_after_it_is_written_in_utc(
-    conference: Conference, make_session: MakeSession, start: datetime, written: str
+    conference: Conference, make_session: MakeSession, start: datetime, written: str, new_york_machine: None
 ) -> None:
     # Ends at 03:30 CET, a wall time that occurs once; the start alone decides.
     session = make_session(start=start, end=datetime(2026, 10, 25, 2, 30, tzinfo=UTC))
