@@ -60,6 +60,8 @@ class Summary:
         default_factory=list
     )  # one line per conflict: "UID: reason"
 
+    # Only a conflict's message is kept: the "" every other outcome returns with is never read, so
+    # mutants changing it (here or at any `return CREATED, ""`) are equivalent.
     def count(self, outcome: str, message: str = "") -> None:
         if outcome == CONFLICT:
             self.conflicts.append(message)
@@ -160,7 +162,8 @@ class Executor:
         self, event: DesiredEvent, name: str, *, create: bool = True
     ) -> tuple[str, str]:
         """Adopt what is at our name only if it is exactly what we would write. The keyword
-        arguments make create -> claim -> create end after one round: never a loop."""
+        arguments make create -> claim -> create end after one round: never a loop (passing
+        None for False is an equivalent mutant: both are false)."""
         item = self._get(name)
         if item is None:
             if create:

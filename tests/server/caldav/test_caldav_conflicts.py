@@ -152,6 +152,17 @@ class TestOverwrite:
         ]
         assert summary_of(backend.contents()[name_of("s1")]) == "Talk 1 - second edit"
 
+    def test_an_event_the_owner_deleted_stays_deleted_without_overwrite(self, backend: Backend, engine: Engine) -> None:
+        run_push(backend, engine, SCHEDULE, ["s1"])
+        backend.owner_delete(name_of("s1"))
+
+        summary = run_push(backend, engine, moved(SCHEDULE, "s1"), ["s1"])
+
+        assert summary.conflicts == [
+            f"{UID['s1']}: deleted in the calendar since the last push; kept the calendar's version"
+        ]
+        assert backend.contents() == {}
+
     def test_an_event_recreated_by_the_owner_while_restoring_it_keeps_the_owner_version(
         self, backend: Backend, engine: Engine
     ) -> None:
@@ -181,6 +192,21 @@ class TestCreateAndClaim:
             f"{UID['s0']}: {name_of('s0')} already exists in the calendar with other content; left alone"
         ]
         assert summary_of(backend.contents()[name_of("s0")]) == "Not ours"
+        assert remembered(backend, engine) == []
+
+    def test_our_event_edited_by_the_owner_before_our_create_is_not_adopted(
+        self, backend: Backend, engine: Engine
+    ) -> None:
+        # Our UID at our name (a crashed run's PUT, then the owner's edit): adopted only if it is
+        # exactly what we would write.
+        backend.cue(owner_put("PUT", name_of("s0"), edited(ours("s0"), "Talk 0 - mine")))
+
+        summary = run_push(backend, engine, SCHEDULE, ["s0"])
+
+        assert summary.conflicts == [
+            f"{UID['s0']}: {name_of('s0')} already exists in the calendar with other content; left alone"
+        ]
+        assert summary_of(backend.contents()[name_of("s0")]) == "Talk 0 - mine"
         assert remembered(backend, engine) == []
 
     def test_a_name_that_appears_and_vanishes_while_creating_is_left_alone(
