@@ -81,6 +81,8 @@ class Executor:
         storage: Storage,
         state: SyncState,
         *,
+        # Never overwrite unless asked. The one caller (server.caldav.sync.push) always passes
+        # it, so a True default is an equivalent mutant today.
         overwrite: bool = False,
         retry: RetryPolicy = DEFAULT_RETRY,
         progress: Progress | None = None,

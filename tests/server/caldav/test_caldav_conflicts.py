@@ -103,6 +103,18 @@ class TestDeleteMeets412:
         assert summary.line() == "created 0, updated 0, deleted 1, unchanged 1, conflicts 0"
         assert remembered(backend, engine) == [UID["s0"]]
 
+    def test_an_event_the_owner_deleted_that_we_no_longer_want_is_forgotten(
+        self, backend: Backend, engine: Engine
+    ) -> None:
+        run_push(backend, engine, SCHEDULE, ["s0", "s1"])
+        backend.owner_delete(name_of("s1"))
+
+        summary = run_push(backend, engine, SCHEDULE, ["s0"])
+
+        assert summary.line() == "created 0, updated 0, deleted 0, unchanged 2, conflicts 0"
+        assert remembered(backend, engine) == [UID["s0"]]
+
+
 class TestOverwrite:
     def test_overwrite_restores_an_event_the_owner_deleted_when_the_schedule_changed_it(
         self, backend: Backend, engine: Engine
