@@ -58,6 +58,27 @@ def test_vevent_carries_every_required_property(
     ]
 
 
+def test_an_event_with_a_reminder_is_the_plain_event_plus_its_valarm(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    # With a reminder icalendar writes the event (build_event); without, the direct writer does.
+    session = make_session()
+
+    plain = _lines(render_event(conference, session, base_url="https://cal.example"))
+    reminded = _lines(render_event(conference, session, base_url="https://cal.example", alarm=5))
+
+    start, end = reminded.index("BEGIN:VALARM"), reminded.index("END:VALARM")
+    assert reminded[:start] + reminded[end + 1 :] == plain
+
+
+def test_a_base_url_ending_in_a_slash_gives_one_slash_before_the_anchor(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    event = Calendar.from_ical(render_session(conference, make_session(), base_url="https://cal.example/conf/"))
+
+    assert str(event.walk("VEVENT")[0]["URL"]) == "https://cal.example/conf/#session-torchjd"
+
+
 def test_url_falls_back_to_the_source_link(
     conference: Conference, make_session: MakeSession
 ) -> None:
