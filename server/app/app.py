@@ -70,7 +70,7 @@ def create_app(
     *,
     base_url: str | None = None,
     max_age: int = 300,
-    poll_interval: float = 2.0,
+    poll_interval: float = 0.5,
     seed: Callable[[], None] | None = None,
     clock: Callable[[], datetime] = utc_now,
     picks: PickStore | None = None,

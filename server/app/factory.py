@@ -43,7 +43,7 @@ class AppSettings:
     base_url: str | None = None
     default: str | None = None
     max_age: int = 300
-    poll: float = 2.0
+    poll: float = 0.5
     allowed_hosts: tuple[str, ...] | None = None
     pick_burst: int = 60
     pick_sets_per_hour: float = 600.0

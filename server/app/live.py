@@ -1,6 +1,6 @@
 """Keeps the served snapshots in step with the store, without a restart, one per conference.
 
-The store's `version()` is cheap, so a background task polls it every couple of seconds and, when
+The store's `version()` is cheap, so a background task polls it every half second (`--poll`) and, when
 it moved, asks the store which conferences changed (each has its own latest version) and builds a
 new `Published` for those only, in a worker thread; the map of snapshots is swapped in with one
 assignment, and requests in flight keep the snapshot they started with. A conference's snapshot
@@ -40,6 +40,8 @@ class ScheduleStore(Protocol):
     """What the server needs of server.store.Store."""
 
     def live(self, conference: str | None = None) -> Schedule | None: ...
+
+    def live_since(self, previous: Schedule, since: int) -> Schedule | None: ...
 
     def version(self) -> int: ...
 
@@ -146,7 +148,14 @@ class Live:
                     and now - previous.now < self._rebuild_after
                 ):
                     continue
-                schedule = self.store.live(summary.slug)
+                known = self._versions.get(summary.slug)
+                # Only the rows later versions wrote are read; unchanged sessions stay the objects
+                # the previous snapshot holds (server.store.Store.live_since).
+                schedule = (
+                    self.store.live_since(previous.schedule, known)
+                    if previous is not None and known is not None
+                    else self.store.live(summary.slug)
+                )
                 if schedule is None:
                     continue
                 snapshots[summary.slug] = Published(

@@ -197,7 +197,9 @@ SERVE = (
         "poll",
         "CONFCAL_POLL",
         "--poll",
-        2.0,
+        # A new ingest is served within a second of its commit (issue 12); a poll is one
+        # indexed max() on the versions table, a fraction of a millisecond.
+        0.5,
         positive_float,
         help="how often each process checks the store for a new ingest, in seconds",
         metavar="SECONDS",

@@ -1,0 +1,170 @@
+"""How confcal's whole commands scale: ingest, build, one-change rebuild, serve start, a new ingest
+served, and each process's peak memory, at one or several conference sizes (issue 12).
+
+    python bench/scale.py --sessions 1000,10000,50000            # the growth table
+    python bench/scale.py --sessions 10000 --no-build            # ingest and serve only
+
+Every figure is a command a user runs, measured from outside:
+- `confcal ingest` and `confcal build`: wall time, CPU time (user + system, wait4) and peak RSS;
+- serve start: from starting `confcal serve` (defaults: jobs on, one worker) to the first 200 of
+  `/feeds/all.ics` a client polling every 20 ms gets, with the server's CPU time at that moment;
+- a new ingest served: from the moment the ingest's commit is visible in the store (a reader
+  polls the newest version every 5 ms) to the first response with a new ETag that a client
+  polling `/feeds/all.ics` every 20 ms sees, and the server CPU spent in between.
+The load average is printed beside each size: on a shared machine wall time is mostly waiting,
+so CPU time is what compares across runs. Nothing here is a test: it prints figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+from asgi_servers import cpu_seconds
+from run import CONFCAL, ENV, IDENTITY, free_port, measure, peak_of
+
+BENCH = Path(__file__).resolve().parent
+POLL = 0.02
+
+
+def _etag(url: str) -> str | None:
+    try:
+        reply = httpx.get(url, headers=IDENTITY, timeout=120)
+    except httpx.TransportError:
+        return None
+    return reply.headers.get("etag") if reply.status_code == 200 else None
+
+
+def _store_version(db: Path) -> int:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
+        return int(conn.execute("select coalesce(max(id), 0) from schedule_version").fetchone()[0])
+
+
+class _Watch(threading.Thread):
+    """Calls `probe` every `every` seconds until it returns something other than `before`;
+    `seen` is then the perf_counter time of that first different answer and `cpu` the server
+    process's CPU seconds at that moment."""
+
+    def __init__(self, probe: object, before: object, every: float, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.probe, self.before, self.every, self.pid = probe, before, every, pid
+        self.seen: float | None = None
+        self.cpu = 0.0
+
+    def run(self) -> None:
+        while self.seen is None:
+            if self.probe() != self.before:  # type: ignore[operator]
+                self.seen, self.cpu = time.perf_counter(), cpu_seconds(self.pid)
+                return
+            time.sleep(self.every)
+
+
+def serve_figures(db: Path, pages: Path) -> dict[str, float]:
+    """Start `confcal serve` on `db`, time its first all.ics, then ingest `pages` (which must
+    change the default conference's all.ics) and time until the server answers the new version."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/feeds/all.ics"
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        [*CONFCAL, "serve", "--db", str(db), "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV,
+    )
+    try:
+        while (old := _etag(url)) is None:
+            if server.poll() is not None:
+                raise SystemExit("confcal serve exited before answering")
+            time.sleep(POLL)
+        figures = {"serve start s": time.perf_counter() - started, "serve start cpu s": cpu_seconds(server.pid)}
+        version = _store_version(db)
+        committed = _Watch(lambda: _store_version(db), version, 0.005, server.pid)
+        served = _Watch(lambda: _etag(url), old, POLL, server.pid)
+        committed.start()
+        served.start()
+        ingest = measure([*CONFCAL, "ingest", "--db", str(db), "--tz", "Europe/Paris", str(pages)])
+        committed.join(60)
+        served.join(300)
+        if committed.seen is None or served.seen is None:
+            raise SystemExit("the new version was not served within 5 minutes")
+        figures["new ingest served s"] = served.seen - committed.seen
+        figures["new ingest served cpu s"] = served.cpu - committed.cpu
+        figures["reingest s"], figures["reingest cpu s"] = ingest.seconds, ingest.cpu
+        figures["serve MiB"] = peak_of(server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    return figures
+
+
+def one_size(n: int, *, build: bool) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix=f"confcal-scale-{n}-") as tmp:
+        work = Path(tmp)
+        db = work / "store.sqlite"
+        for variant, extra in (("pages", []), ("moved", ["--moved"])):
+            subprocess.run(
+                [sys.executable, str(BENCH / "generate.py"), "--sessions", str(n), *extra, str(work / variant)],
+                check=True,
+            )
+        figures: dict[str, float] = {"load before": os.getloadavg()[0]}
+        ingest = measure([*CONFCAL, "ingest", "--db", str(db), "--tz", "Europe/Paris", str(work / "pages")])
+        figures |= {"ingest s": ingest.seconds, "ingest cpu s": ingest.cpu, "ingest MiB": ingest.peak_mib}
+        if build:
+            full = measure([*CONFCAL, "build", "--db", str(db), str(work / "site")])
+            figures |= {"build s": full.seconds, "build cpu s": full.cpu, "build MiB": full.peak_mib}
+        measure([*CONFCAL, "ingest", "--db", str(db), "--tz", "Europe/Paris", str(work / "moved")])
+        if build:
+            again = measure([*CONFCAL, "build", "--db", str(db), str(work / "site")])
+            figures |= {"rebuild s": again.seconds, "rebuild cpu s": again.cpu, "rebuild MiB": again.peak_mib}
+        # Serve the moved version, then ingest the original pages: the session moves back.
+        figures |= serve_figures(db, work / "pages")
+        figures["load after"] = os.getloadavg()[0]
+        print(f"{n} sessions:")
+        for name, value in figures.items():
+            print(f"  {name:<26} {value:10.2f}")
+        sys.stdout.flush()
+        return figures
+
+
+COLUMNS = [
+    ("ingest", "ingest cpu s", "ingest s"),
+    ("build", "build cpu s", "build s"),
+    ("one-change rebuild", "rebuild cpu s", "rebuild s"),
+    ("serve start", "serve start cpu s", "serve start s"),
+    ("new ingest served", "new ingest served cpu s", "new ingest served s"),
+]
+MEMORY = ["ingest MiB", "build MiB", "rebuild MiB", "serve MiB"]
+
+
+def table(results: dict[int, dict[str, float]]) -> str:
+    """The growth table: CPU seconds (wall in brackets), peak MiB, load average."""
+    head = ["sessions", *(name for name, _, _ in COLUMNS), "peak MiB ingest / build / rebuild / serve", "load"]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for n, f in results.items():
+        cells = [f"{n:,}"]
+        for _, cpu, wall in COLUMNS:
+            cells.append(f"{f[cpu]:.1f} s ({f[wall]:.1f} s)" if cpu in f else "")
+        cells.append(" / ".join(f"{f[m]:.0f}" if m in f else "-" for m in MEMORY))
+        cells.append(f"{f['load before']:.0f}-{f['load after']:.0f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", default="1000,10000,50000", help="sizes, comma-separated")
+    parser.add_argument("--no-build", action="store_true", help="skip confcal build (the slow part at 50k)")
+    args = parser.parse_args()
+    results = {n: one_size(n, build=not args.no_build) for n in (int(s) for s in args.sessions.split(","))}
+    print()
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()
