@@ -3,7 +3,10 @@
 The store's `version()` is cheap, so a background task polls it every half second (`--poll`) and, when
 it moved, asks the store which conferences changed (each has its own latest version) and builds a
 new `Published` for those only, in a worker thread; the map of snapshots is swapped in with one
-assignment, and requests in flight keep the snapshot they started with. A conference's snapshot
+assignment, and requests in flight keep the snapshot they started with. Snapshots are built lazily
+(no feed rendered) and swapped in at once; `warm()` then renders their feeds in a worker thread,
+while requests are already answered (a feed asked for first is rendered by its request). So a
+10,000-session conference is served a second after start and after each ingest (issue 12). A conference's snapshot
 is never rebuilt for another conference's ingest, so nothing it serves changes (ETags included).
 A snapshot is also rebuilt now and then without a change, because dropping cancelled sessions
 after their grace period depends on the clock (unchanged feeds keep their bytes either way).
@@ -95,6 +98,7 @@ class Live:
         self._served = Served({}, default=default)
         self._version: int | None = None
         self._versions: dict[str, int] = {}
+        self._cold: list[Published] = []
 
     @property
     def served(self) -> Served:
@@ -158,12 +162,15 @@ class Live:
                 )
                 if schedule is None:
                     continue
-                snapshots[summary.slug] = Published(
+                published = Published(
                     schedule,
                     now=now,
                     base_url=calendar_base(self.base_url, summary.slug, default),
                     previous=previous,
+                    lazy=True,
                 )
+                snapshots[summary.slug] = published
+                self._cold.append(published)
                 self._versions[summary.slug] = summary.version
                 changed = True
                 log.info(
@@ -176,9 +183,20 @@ class Live:
             self._version = version
             return changed
 
+    def warm(self) -> None:
+        """Render the feeds of the snapshots `refresh` swapped in since the last call."""
+        with self._lock:
+            cold, self._cold = self._cold, []
+        for published in cold:
+            published.warm()
+
     async def watch(self, interval: float) -> None:
         """Poll forever (until cancelled); a failing poll is logged and retried, never fatal."""
         while True:
+            try:
+                await anyio.to_thread.run_sync(self.warm)
+            except Exception:  # a bug in rendering one feed must not stop the polling
+                log.exception("rendering the published feeds failed; they render on request")
             await anyio.sleep(interval)
             try:
                 await anyio.to_thread.run_sync(self.refresh)

@@ -1,10 +1,18 @@
 """An immutable snapshot of everything the server publishes for one revision of the schedule.
 
 A `Published` is built from a `Schedule` off the request path (at start-up and whenever the store
-changes) and then only read, so requests never render anything the catalogue already names. It
-shares one `EventCache` with the snapshot before it, so a VEVENT is rendered once per session
-revision, and it takes over the previous snapshot's representation of any feed whose content is
-unchanged: that feed keeps its exact bytes, ETag and gzip variant.
+changes) and then only read. It shares one `EventCache` with the snapshot before it, so a VEVENT is
+rendered once per session revision, and it takes over the previous snapshot's representation of any
+feed whose content is unchanged: that feed keeps its exact bytes, ETag and gzip variant.
+
+A `lazy` snapshot renders no feed up front: each catalogue feed is rendered on first use and kept,
+and `warm()` renders the ones not used yet, the whole conference's first. The server builds its
+snapshots lazily and warms them after swapping them in, so it answers as soon as the schedule is
+read (3,400 feeds of a 10,000-session conference took seconds to render; issue 12); a lazy
+snapshot takes over the previous one's feed objects whose sessions are the same, compared by
+identity first (server.store.Store.live_since keeps unchanged sessions as the same objects)
+rather than by hashing every session of every feed. The bytes, and so the ETags, do not depend on
+when a feed is rendered, in which process, or after how many restarts.
 """
 
 from __future__ import annotations
@@ -42,7 +50,7 @@ _ContentKey = tuple[Conference, str, tuple[Session, ...], int | None]
 
 @dataclass(frozen=True, eq=False)
 class Feed:
-    """A catalogue feed; its calendar is rendered on first use (at once unless the snapshot
+    """A catalogue feed; its calendar is made by `make` on first use (at once unless the snapshot
     is `lazy`) and kept."""
 
     spec: FeedSpec
@@ -52,11 +60,20 @@ class Feed:
 
     @cached_property
     def representation(self) -> Representation:
+        # (Python 3.11's cached_property renders one feed at a time per process; a second
+        # thread asking for the same feed waits and gets the same object.)
         return self.make()
+
+    @property
+    def rendered(self) -> bool:
+        return "representation" in self.__dict__
 
 
 class Published:
-    """Every catalogue feed rendered, plus memoized on-demand documents; safe to share across threads."""
+    """Every catalogue feed (rendered, or made on first use when `lazy`), plus memoized on-demand
+    documents; safe to share across threads."""
+
+    _feeds_by_name: dict[tuple[str, str], Feed]
 
     def __init__(
         self,
@@ -82,10 +99,14 @@ class Published:
             else {}
         )
         self._by_content: dict[_ContentKey, Representation] = {}
+        same_content = (
+            previous is not None and previous.base_url == base_url and previous.conference == schedule.conference
+        )
+        held = previous._feeds_by_name if lazy and previous is not None and same_content else {}
         # One pass over the sessions for every feed's members (not one select per feed).
         members = partition(schedule, now=now)
         feeds = [
-            self._feed(spec, tuple(members.get((spec.kind, spec.slug), ())), inherited, lazy)
+            self._feed(spec, tuple(members.get((spec.kind, spec.slug), ())), inherited, held, lazy)
             for spec in catalogue(schedule)
         ]
         self.feeds: tuple[Feed, ...] = tuple(feeds)
@@ -106,15 +127,29 @@ class Published:
         spec: FeedSpec,
         sessions: tuple[Session, ...],
         inherited: dict[_ContentKey, Representation],
+        held: dict[tuple[str, str], Feed],
         lazy: bool,
     ) -> Feed:
         title = feed_title(self.conference, spec)
-        path = urls.feed(spec)
         if lazy:
-            # `confcal build` renders only the feeds whose content its record does not know.
-            return Feed(spec, path, sessions, partial(self._calendar, title, sessions, {}))
+            # `confcal build` renders only the feeds whose content its record does not know; the
+            # server renders them after the snapshot is swapped in (`warm`). The same conference,
+            # base URL, spec and sessions as a feed held before: the same bytes, rendered or not.
+            same = held.get((spec.kind.value, spec.slug))
+            if same is not None and same.spec == spec and same.sessions == sessions:
+                return same
+            # The maker holds what the bytes depend on, never this snapshot: a feed taken over by
+            # later snapshots must not keep this one (and its memoized documents) alive.
+            make = partial(_render, self.conference, self.base_url, self.cache, title, sessions, None)
+            return Feed(spec, urls.feed(spec), sessions, make)
         rep = self._calendar(title, sessions, inherited)
-        return Feed(spec, path, sessions, partial(_same, rep))
+        return Feed(spec, urls.feed(spec), sessions, partial(_same, rep))
+
+    def warm(self) -> None:
+        """Render every catalogue feed not rendered yet, the whole conference's first (the
+        server calls this in a worker thread once the snapshot is being served)."""
+        for feed in self.feeds:
+            _ = feed.representation
 
     def _calendar(
         self,
@@ -130,15 +165,7 @@ class Published:
         key: _ContentKey = (self.conference, title, sessions, alarm)
         rep = self._by_content.get(key) or inherited.get(key)
         if rep is None:
-            body = render_calendar(
-                self.conference,
-                list(sessions),
-                title=title,
-                base_url=self.base_url,
-                cache=self.cache,
-                alarm=alarm,
-            )
-            rep = Representation(body, CALENDAR, last_modified(sessions))
+            rep = _render(self.conference, self.base_url, self.cache, title, sessions, alarm)
         if remember:
             self._by_content[key] = rep
         return rep
@@ -222,6 +249,18 @@ class Published:
             while len(self._personal) > _PERSONAL_KEEP:
                 self._personal.popitem(last=False)
         return rep
+
+
+def _render(
+    conference: Conference,
+    base_url: str | None,
+    cache: EventCache,
+    title: str,
+    sessions: tuple[Session, ...],
+    alarm: int | None,
+) -> Representation:
+    body = render_calendar(conference, list(sessions), title=title, base_url=base_url, cache=cache, alarm=alarm)
+    return Representation(body, CALENDAR, last_modified(sessions))
 
 
 def _same(rep: Representation) -> Representation:
