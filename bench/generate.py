@@ -2,6 +2,10 @@
 
     python bench/generate.py --sessions 10000 OUT_DIR      # writes OUT_DIR/schedule.txt
     python bench/generate.py --sessions 10000 --moved OUT_DIR   # the same with one session moved
+    python bench/generate.py --sessions 50000 OUT_DIR      # schedule-1.txt ... schedule-5.txt
+
+A page holds at most 10,000 sessions (6.7 MB; `confcal ingest` reads files of up to 20 MiB), so a
+larger conference is several list pages of one conference, as a filtered Sched view would give.
 
 Shaped like a large real event: rooms are never double-booked, speakers give several talks,
 titles and names use accents, CJK and emoji, sessions carry tracks, levels and kinds. The moved
@@ -78,10 +82,24 @@ Room {room + 1} — Hall {chr(65 + room % 26)}
 FREE = (SLOTS_PER_DAY - 1) * 1  # slot index; room 0
 
 
+PER_PAGE = 10_000
+
+
 def page(sessions: int, *, moved: bool = False) -> str:
+    """The whole conference as one page."""
+    return HEADER + "".join(blocks(sessions, moved=moved))
+
+
+def pages(sessions: int, *, moved: bool = False) -> list[str]:
+    """The conference as pages of at most PER_PAGE sessions, each with the header."""
+    every = blocks(sessions, moved=moved)
+    return [HEADER + "".join(every[i : i + PER_PAGE]) for i in range(0, len(every), PER_PAGE)]
+
+
+def blocks(sessions: int, *, moved: bool = False) -> list[str]:
     rooms, days = layout(sessions)
     pool = max(2, sessions // 3)
-    out = [HEADER]
+    out: list[str] = []
     position = 0
     for i in range(sessions):
         if position == FREE * rooms:
@@ -93,8 +111,8 @@ def page(sessions: int, *, moved: bool = False) -> str:
             day, in_day, room = 0, SLOTS_PER_DAY - 1, 0
         start = FIRST_DAY + timedelta(days=day, minutes=45 * in_day)
         out.append(session_block(i, start, room, pool))
-    assert len(out) == sessions + 1 and days >= 1
-    return "".join(out)
+    assert len(out) == sessions and days >= 1
+    return out
 
 
 def main() -> None:
@@ -104,7 +122,10 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "schedule.txt").write_text(page(args.sessions, moved=args.moved), encoding="utf-8")
+    written = pages(args.sessions, moved=args.moved)
+    for number, text in enumerate(written, start=1):
+        name = "schedule.txt" if len(written) == 1 else f"schedule-{number}.txt"
+        (args.out / name).write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
