@@ -139,16 +139,9 @@ def one_size(n: int, *, baseline: bool, servers: bool) -> dict[str, float]:
         figures["unchanged files rewritten"] = sum(
             1 for k, v in after.items() if k in before and before[k][0] == v[0] and before[k][1] != v[1]
         )
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        server = Server([*CONFCAL, "serve", "--db", db, "--port", str(port)], url + "/feeds/all.ics")
-        figures["serve start s"], figures["serve start cpu s"] = server.ready, server.ready_cpu
-        old = httpx.get(url + "/feeds/all.ics", timeout=60).headers["etag"]
-        measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")])
-        figures["new ingest served s"] = wait_until(
-            lambda: httpx.get(url + "/feeds/all.ics", timeout=60).headers["etag"] != old
-        )
-        figures["serve MiB"] = server.stop()
+        from scale import serve_figures  # serve start, commit to new ETag (scale.py imports this module)
+
+        figures |= serve_figures(Path(db), work / "pages")
         print(f"{n} sessions, {files} files:")
         for name, value in figures.items():
             print(f"  {name:<26} {value:10.2f}")
