@@ -10,7 +10,7 @@ from icalendar import Calendar
 
 from feeds.ical import render_session, uid
 from feeds.ical.event import render_event
-from feeds.model import Conference, Session, Status
+from feeds.model import Conference, Session, Speaker, Status, Track
 
 MakeSession = Callable[..., Session]  # the conftest fixture's type
 
@@ -74,9 +74,32 @@ def test_an_event_with_a_reminder_is_the_plain_event_plus_its_valarm(
 def test_a_base_url_ending_in_a_slash_gives_one_slash_before_the_anchor(
     conference: Conference, make_session: MakeSession
 ) -> None:
-    event = Calendar.from_ical(render_session(conference, make_session(), base_url="https://cal.example/conf/"))
+    # Ends in "X/": only the slash goes, whatever else `rstrip` might be given.
+    event = Calendar.from_ical(render_session(conference, make_session(), base_url="https://cal.example/TEDX/"))
 
-    assert str(event.walk("VEVENT")[0]["URL"]) == "https://cal.example/conf/#session-torchjd"
+    assert str(event.walk("VEVENT")[0]["URL"]) == "https://cal.example/TEDX/#session-torchjd"
+
+
+def test_categories_skip_what_is_missing_and_name_each_value_once(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    bare = make_session(track=None, level=None)
+    same = make_session(track=Track("Lightning Talk"))
+
+    lines = [_lines(render_event(conference, s)) for s in (bare, same)]
+
+    assert [[line for line in ls if line.startswith("CATEGORIES")] for ls in lines] == [
+        ["CATEGORIES:Lightning Talk"],
+        ["CATEGORIES:Lightning Talk,Intermediate"],
+    ]
+
+
+def test_a_speaker_without_affiliation_is_named_alone(conference: Conference, make_session: MakeSession) -> None:
+    session = make_session(speakers=(Speaker("Ada"), Speaker("Grace", affiliation="Navy")))
+
+    event = Calendar.from_ical(render_session(conference, session)).walk("VEVENT")[0]
+
+    assert str(event["DESCRIPTION"]).split("\n")[2] == "Speakers: Ada, Grace (Navy)"
 
 
 def test_url_falls_back_to_the_source_link(
