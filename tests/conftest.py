@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from dav_proxy import DavProxy
 from hypothesis import settings
 from postgres_cluster import running_postgres
 
@@ -37,6 +40,42 @@ def new_york_machine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     monkeypatch.undo()
     time.tzset()
+
+
+# Real CalDAV servers, started by the pusher tests' launcher (tests/server/caldav/push_helpers.py),
+# once per session for every directory that syncs to a calendar (the jobs and the scale-out test;
+# tests/server/caldav and tests/server/app keep their own scopes).
+sys.path.insert(0, str(Path(__file__).resolve().parent / "server" / "caldav"))
+
+
+@pytest.fixture(scope="session")
+def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from push_helpers import DavServer
+
+    server = DavServer("radicale", tmp_path_factory.mktemp("radicale") / "root").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from push_helpers import DavServer
+
+    server = DavServer("xandikos", tmp_path_factory.mktemp("xandikos") / "root").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["radicale", "xandikos"])
+def dav_server(request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue(request.param)
+
+
+@pytest.fixture
+def proxy(dav_server: Any) -> Iterator[DavProxy]:
+    """The counting proxy (tests/dav_proxy.py) in front of `dav_server`."""
+    with DavProxy(dav_server.port) as running:
+        yield running
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,5 @@
-"""`confcal serve` as a real process on a free loopback port, for tests that need the real thing."""
+"""`confcal serve` as a real process on a free loopback port, and `confcal worker` processes, for
+tests that need the real thing."""
 
 from __future__ import annotations
 
@@ -67,3 +68,19 @@ def running_confcal(work: Path, *extra: str, db: str | None = None, ready: str =
             process.kill()
             process.wait()
         log.close()
+
+
+@contextmanager
+def running_worker(db: str, log: Path, *extra: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A `confcal worker` on the store at `db` (output appended to `log`), stopped with SIGTERM
+    after (one killed by the test is left as it is)."""
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            [*confcal_command(), "worker", "--db", db, *extra], stdout=out, stderr=subprocess.STDOUT
+        )
+        try:
+            yield process
+        finally:
+            if process.poll() is None:
+                process.terminate()
+                process.wait(timeout=60)

@@ -4,6 +4,12 @@ Debian's nginx with deploy/nginx. Every feed has the same ETag from every server
 through nginx; a job worker killed (SIGKILL) in the middle of a source refresh leaves that refresh
 to the other worker, which finishes it once the lease has run out.
 
+CalDAV sync on the same cluster: calendars on a real Radicale (behind the counting proxy,
+tests/dav_proxy.py), attached through the attach API via nginx, get each change written once by
+two job workers, though every sync job is queued twice; a job worker killed (SIGKILL) mid-sync,
+after it stored an event and before it heard the answer, leaves the calendar to the other worker,
+which finishes it without writing anything twice.
+
 nginx also serves the source pages (a second server block), one of them slowly (`limit_rate`), so
 the refresh is certainly in progress when its worker is killed."""
 
@@ -20,20 +26,29 @@ from pathlib import Path
 
 import httpx
 import pytest
+from dav_proxy import DavProxy
+from demo_changes import MOVED_TITLE, OTHER_TITLES, moved_pages
 from nginx_process import DEPLOY, running_nginx
 from postgres_cluster import running_postgres
-from serve_process import Running, confcal_command, free_port, running_confcal
+from push_helpers import PASSWORD, USER, DavServer, connect, uid_counts
+from serve_process import Running, confcal_command, free_port, running_confcal, running_worker
 from sqlalchemy import select
+from sync_helpers import calendar, queue_syncs, start_of_title, synced
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from server.cli import main
+from server.crypto import new_key
 from server.store import Store
+from server.store.caldav_targets import CaldavTargets
 from server.store.sources import Outcome, Source, SourceStore
-from server.store.tables import sources
+from server.store.tables import caldav_targets, sources
 
 BASE_URL = "https://cal.example.test"
 # Longer than the slow refresh (~13 s at 1 KiB/s), so only a dead worker loses its claim.
 LEASE_S = "20"
+# A CalDAV sync renews its lease every third of it, so a short one is safe for a live worker and
+# lets the other take a dead worker's calendar soon.
+SYNC_LEASE_S = "6"
 
 
 @dataclass(frozen=True)
@@ -70,7 +85,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     work = tmp_path_factory.mktemp("scale-out")
     pages = work / "pages"
     shutil.copytree(DEMO_DIR, pages)
-    with running_postgres() as url, ExitStack() as stack:
+    with running_postgres() as url, ExitStack() as stack, pytest.MonkeyPatch.context() as env:
+        # Inherited by every serve and worker: the calendars are on loopback, and a PostgreSQL
+        # store keeps the key for stored calendar passwords in the environment.
+        env.setenv("CONFCAL_CALDAV_ALLOW_PRIVATE", "1")
+        env.setenv("CONFCAL_SECRET_KEY", new_key())
         assert main(["db", "upgrade", "--db", url]) == 0  # the explicit step on PostgreSQL
         assert main(["ingest", "--db", url, "--tz", DEMO_TZ, str(DEMO_DIR)]) == 0
         servers = []
@@ -151,3 +170,118 @@ def test_a_killed_workers_refresh_is_finished_by_the_other(cluster: Cluster) -> 
     assert source.result in (Outcome.OK, Outcome.UNCHANGED)
     assert f"source {source.id}: {source.result.value}" in logs[other].read_text()
     assert f"source {source.id}: " not in logs[holder].read_text()
+
+
+def _attach(cluster: Cluster, server: DavServer, proxy: DavProxy, sessions: list[str]) -> tuple[int, str]:
+    """A pick set of `sessions` made, and a new calendar attached to it, through nginx, as a
+    visitor's page does: the target's id and the calendar's own URL (to read it past the proxy)."""
+    created = httpx.post(cluster.proxy + "/api/picks", json={"sessions": sessions})
+    assert created.status_code == 201
+    token = created.json()["token"]
+    url = server.new_calendar()
+    proxied = url.replace(f"http://127.0.0.1:{server.port}", proxy.base)
+    attached = httpx.post(
+        cluster.proxy + f"/api/picks/{token}/caldav",
+        json={"url": proxied, "username": USER, "password": PASSWORD},
+        timeout=60,
+    )
+    assert attached.status_code == 201
+    with Store.open(cluster.db) as store:
+        found = CaldavTargets(store.engine).by_token(token)
+    assert found is not None
+    return found.id, url
+
+
+def _ids_by_title(cluster: Cluster) -> dict[str, str]:
+    sessions = httpx.get(cluster.proxy + "/api/sessions").json()["sessions"]
+    return {s["title"]: s["id"] for s in sessions}
+
+
+def _sync_runs(logs: list[Path], target: int) -> int:
+    """Sync runs of `target` the job workers logged (one line each, finished or failed)."""
+    return sum(log.read_text().count(f"caldav sync target={target} ") for log in logs)
+
+
+@pytest.fixture
+def dav_proxy(radicale: DavServer) -> Iterator[DavProxy]:
+    with DavProxy(radicale.port) as running:
+        yield running
+
+
+def test_calendars_attached_through_nginx_get_each_change_written_once(
+    cluster: Cluster, radicale: DavServer, dav_proxy: DavProxy
+) -> None:
+    ids = _ids_by_title(cluster)
+    attached = [_attach(cluster, radicale, dav_proxy, [ids[MOVED_TITLE], ids[OTHER_TITLES[0]]]) for _ in range(4)]
+    targets = [target for target, _ in attached]
+    logs = [cluster.work / f"sync{i}.log" for i in (1, 2)]
+    options = ("--threads", "2", "--sync-lease", SYNC_LEASE_S)
+
+    with ExitStack() as stack:
+        for log in logs:
+            stack.enter_context(running_worker(cluster.db, log, *options))
+        queue_syncs(cluster.db, targets)  # each target's job a second time, as a sweep racing it would
+        first = _wait_for(lambda: synced(cluster.db, targets))
+        ingest = ["ingest", "--tz", DEMO_TZ, str(moved_pages(cluster.work / "moved")), "--db", cluster.db]
+        assert main(ingest) == 0  # queues a sync of every attached calendar
+        queue_syncs(cluster.db, targets)
+        second = _wait_for(
+            lambda: synced(cluster.db, targets) and all(len(calendar(url)) == 2 for _, url in attached)
+        )
+        moved = [start_of_title(url, MOVED_TITLE).hour for _, url in attached]
+
+    assert first and second
+    assert moved == [11] * 4  # 13:00 CEST
+    writes = dav_proxy.writes()
+    assert len(writes) == 8  # two events in each of four calendars
+    assert sorted(writes.values()) == [1] * 4 + [2] * 4  # each created once, the moved one updated once
+    assert [_sync_runs(logs, target) for target in targets] == [2] * 4  # the attach, the change
+    text = "".join(log.read_text() for log in logs)
+    assert PASSWORD not in text
+
+
+def _lease_holder_pid(db: str) -> int:
+    """The pid of the job worker holding a CalDAV target's lease (owner is host:pid:random)."""
+    with Store.open(db) as store, store.engine.connect() as conn:
+        (owner,) = conn.execute(
+            select(caldav_targets.c.lease_owner).where(caldav_targets.c.lease_owner.is_not(None))
+        ).scalars()
+    return int(owner.split(":")[1])
+
+
+def test_a_killed_workers_caldav_sync_is_finished_by_the_other(
+    cluster: Cluster, radicale: DavServer, dav_proxy: DavProxy
+) -> None:
+    ids = _ids_by_title(cluster)
+    titles = [MOVED_TITLE, *OTHER_TITLES]
+    logs = [cluster.work / f"killed-sync{i}.log" for i in (1, 2)]
+    killed: list[int] = []
+
+    def holder() -> int:
+        killed.append(_lease_holder_pid(cluster.db))
+        return killed[0]
+
+    with ExitStack() as stack:
+        workers = [stack.enter_context(running_worker(cluster.db, log, "--sync-lease", SYNC_LEASE_S)) for log in logs]
+        # Whichever worker takes the sync dies once its second event is stored, before the answer.
+        dav_proxy.kill_after_put(holder, 2)
+        target, url = _attach(cluster, radicale, dav_proxy, [ids[title] for title in titles])
+        died = _wait_for(lambda: any(w.poll() is not None for w in workers))
+        stored_before = len(calendar(url))
+        finished = _wait_for(lambda: synced(cluster.db, [target]))
+        codes = [w.poll() for w in workers]
+
+    assert died and finished
+    (dead,) = [i for i, w in enumerate(workers) if w.pid == killed[0]]
+    assert codes[dead] == -9 and codes[1 - dead] is None
+    assert stored_before == 2
+    assert sorted(summary for summary, _ in calendar(url).values()) == sorted(titles)
+    assert sorted(dav_proxy.writes().values()) == [1, 1, 1]  # nothing written twice
+    storage = connect(url)
+    try:
+        raw = {name: storage.get(name).ics for name in storage.list()}
+    finally:
+        storage.close()
+    assert set(uid_counts(raw).values()) == {1}
+    assert f"caldav sync target={target} " not in logs[dead].read_text()
+    assert f"caldav sync target={target} created=" in logs[1 - dead].read_text()  # finished, not failed

@@ -1,16 +1,13 @@
 """Fixtures for the job tests: a real store, SQLite and PostgreSQL (its queue in the same database),
-a real loopback server of the demo pages, and real CalDAV servers (Radicale, Xandikos) behind a
-real counting proxy."""
+and a real loopback server of the demo pages. The real CalDAV servers (Radicale, Xandikos) and the
+counting proxy in front of them are tests/conftest.py's, shared with tests/deploy."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from dav_proxy import DavProxy
 from postgres_cluster import fresh_schema
 from source_server import PageServer, page_server
 
@@ -39,36 +36,3 @@ def pages() -> Iterator[PageServer]:
 @pytest.fixture
 def demo_urls(pages: PageServer) -> list[str]:
     return [pages.base + "/" + page.name for page in sorted(DEMO_DIR.iterdir())]
-
-
-# The CalDAV job tests run the pusher's real servers (tests/server/caldav/push_helpers.py).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "caldav"))
-
-
-@pytest.fixture(scope="session")
-def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from push_helpers import DavServer
-
-    server = DavServer("radicale", tmp_path_factory.mktemp("radicale") / "root").start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="session")
-def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from push_helpers import DavServer
-
-    server = DavServer("xandikos", tmp_path_factory.mktemp("xandikos") / "root").start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(params=["radicale", "xandikos"])
-def dav_server(request: pytest.FixtureRequest) -> Any:
-    return request.getfixturevalue(request.param)
-
-
-@pytest.fixture
-def proxy(dav_server: Any) -> Iterator[DavProxy]:
-    with DavProxy(dav_server.port) as running:
-        yield running

@@ -7,33 +7,24 @@ Xandikos behind the counting proxy (dav_proxy.py)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 import pytest
 from dav_proxy import DavProxy
+from demo_changes import MOVED_TITLE, OTHER_TITLES, SLUG, moved_pages
 from push_helpers import PASSWORD, USER, DavServer, connect, uid_counts
-from serve_process import confcal_command, running_confcal
-from sync_helpers import calendar, summaries, wait_for
+from serve_process import running_confcal, running_worker
+from sync_helpers import calendar, queue_syncs, start_of_title, summaries, synced, wait_for
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from server.cli import main
 from server.crypto import Secret
-from server.jobs import jobs_for
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
-from server.store.caldav_wanted import Wanted
 from server.store.picks import PickStore
-
-SLUG = "pytorch-conference-europe-2026"
-MOVED_TITLE = "Parameterized CUDA Graph Launch in PyTorch: CUDA Graphs Without the Pain"
-MOVED_PAGE = "002_f0fe97cd188ad8b4.txt"
-OTHER_TITLES = ("Helion 1.0: A High-Level DSL for Performance Portable Kernels", "TorchJD: Jacobian Descent in PyTorch")
 
 
 @pytest.fixture(autouse=True)
@@ -57,62 +48,11 @@ def attach(db: str, server: DavServer, proxy: DavProxy, token: str) -> tuple[int
     return found.id, url
 
 
-def queue(db: str, targets: list[int]) -> None:
-    """What the attach API does after storing a target: queue its sync."""
-    with Store.open(db) as store:
-        jobs = jobs_for(store)
-        try:
-            for target in targets:
-                found = CaldavTargets(store.engine).get(target)
-                assert found is not None
-                jobs.queue_sync(Wanted(target, found.wanted_generation))
-        finally:
-            jobs.queue.storage.close()
-
-
-def moved_pages(work: Path) -> Path:
-    """The demo pages with one session moved from 12:00 to 13:00."""
-    folder = work / "pages"
-    shutil.copytree(DEMO_DIR, folder)
-    page = folder / MOVED_PAGE
-    text = page.read_text(encoding="utf-8")
-    assert text.count("Tuesday April 7, 2026 12:00 - 12:25 CEST") == 2
-    page.write_text(
-        text.replace("Tuesday April 7, 2026 12:00 - 12:25 CEST", "Tuesday April 7, 2026 13:00 - 13:25 CEST")
-    )
-    return folder
-
-
-def start_of(url: str, title: str) -> datetime:
-    (start,) = [start for summary, start in calendar(url).values() if summary == title]
-    return start
-
-
-def synced(db: str, targets: list[int]) -> bool:
-    with Store.open(db) as store:
-        rows = [CaldavTargets(store.engine).get(t) for t in targets]
-    return all(r is not None and r.lease_owner is None and r.synced_generation == r.wanted_generation for r in rows)
-
-
 def lease_ran_out(db: str, target: int) -> bool:
     with Store.open(db) as store:
         found = CaldavTargets(store.engine).get(target)
     assert found is not None and found.lease_until is not None  # held by the dead worker
     return found.lease_until < datetime.now(UTC)
-
-
-@contextmanager
-def running_worker(db: str, log: Path, *extra: str) -> Iterator[subprocess.Popen[bytes]]:
-    with log.open("ab") as out:
-        process = subprocess.Popen(
-            [*confcal_command(), "worker", "--db", db, *extra], stdout=out, stderr=subprocess.STDOUT
-        )
-        try:
-            yield process
-        finally:
-            if process.poll() is None:
-                process.terminate()
-                process.wait(timeout=60)
 
 
 def test_serve_keeps_the_calendar_right_through_a_reingest_and_a_picks_change(
@@ -130,11 +70,11 @@ def test_serve_keeps_the_calendar_right_through_a_reingest_and_a_picks_change(
             json={"url": proxied, "username": USER, "password": PASSWORD},
         )
         appeared = wait_for(lambda: len(calendar(url)) == 2)
-        before = start_of(url, MOVED_TITLE)
+        before = start_of_title(url, MOVED_TITLE)
 
         code = main(["ingest", "--tz", DEMO_TZ, str(moved_pages(tmp_path)), "--db", server.db])
-        moved = wait_for(lambda: start_of(url, MOVED_TITLE) != before)
-        after = start_of(url, MOVED_TITLE)
+        moved = wait_for(lambda: start_of_title(url, MOVED_TITLE) != before)
+        after = start_of_title(url, MOVED_TITLE)
         replaced = httpx.put(server.url + f"/api/picks/{created['token']}", json={"sessions": [ids[OTHER_TITLES[1]]]})
         changed = wait_for(lambda: summaries(url) == [OTHER_TITLES[1]])
 
@@ -163,12 +103,12 @@ def test_two_workers_on_one_store_write_each_change_once(
     with ExitStack() as stack:
         for i in (1, 2):
             stack.enter_context(running_worker(db, tmp_path / f"worker{i}.log", "--threads", "4"))
-        queue(db, targets)
-        queue(db, targets)  # every job twice, as a sweep racing the first jobs would
+        queue_syncs(db, targets)
+        queue_syncs(db, targets)  # every job twice, as a sweep racing the first jobs would
         first = wait_for(lambda: synced(db, targets))
         assert main(["ingest", "--tz", DEMO_TZ, str(moved_pages(tmp_path)), "--db", db]) == 0
         second = wait_for(lambda: synced(db, targets) and all(len(calendar(url)) == 2 for _, url in attached))
-        moved = all(start_of(url, MOVED_TITLE).hour == 11 for _, url in attached)  # 13:00 CEST
+        moved = all(start_of_title(url, MOVED_TITLE).hour == 11 for _, url in attached)  # 13:00 CEST
 
     assert first and second and moved
     writes = proxy.writes()
@@ -192,7 +132,7 @@ def test_a_worker_killed_mid_sync_is_finished_by_another_without_duplicates(
 
     with running_worker(db, tmp_path / "killed.log", *lease) as killed:
         proxy.kill_after_put(killed.pid, 2)  # the second event is stored, its answer never read
-        queue(db, [target])
+        queue_syncs(db, [target])
         code = killed.wait(timeout=120)
     stored_before = len(calendar(url))
     assert wait_for(lambda: lease_ran_out(db, target))  # the next worker's start-up sweep finds it

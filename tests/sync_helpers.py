@@ -1,5 +1,6 @@
-"""Helpers for the CalDAV sync job tests: a store with a schedule and pick sets, calendars on a
-real server reached through the counting proxy, and what a calendar holds."""
+"""Helpers for the CalDAV sync tests (tests/server/jobs, tests/deploy): a store with a schedule and
+pick sets, calendars on a real server reached through the counting proxy, queueing syncs as the
+attach API does, and what a calendar holds."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from push_helpers import PASSWORD, USER, DavServer, connect, make_schedule, star
 
 from server.caldav.errors import ItemNotFound
 from server.crypto import Secret
+from server.jobs import jobs_for
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets, Target
+from server.store.caldav_wanted import Wanted
 from server.store.picks import PickStore
 
 SCHEDULE = make_schedule(4)
@@ -65,6 +68,11 @@ def calendar(url: str) -> dict[str, tuple[str, datetime]]:
     return {name: (summary_of(ics), start_of(ics)) for name, ics in items.items()}
 
 
+def start_of_title(url: str, title: str) -> datetime:
+    (start,) = [start for summary, start in calendar(url).values() if summary == title]
+    return start
+
+
 def summaries(url: str) -> list[str]:
     return sorted(summary for summary, _ in calendar(url).values())
 
@@ -73,6 +81,26 @@ def target(store: Store, target_id: int) -> Target:
     found = CaldavTargets(store.engine).get(target_id)
     assert found is not None
     return found
+
+
+def queue_syncs(db: str, targets: Sequence[int]) -> None:
+    """What the attach API does after storing a target: queue its sync (in the store at `db`)."""
+    with Store.open(db) as store:
+        jobs = jobs_for(store)
+        try:
+            for target_id in targets:
+                found = CaldavTargets(store.engine).get(target_id)
+                assert found is not None
+                jobs.queue_sync(Wanted(target_id, found.wanted_generation))
+        finally:
+            jobs.queue.storage.close()
+
+
+def synced(db: str, targets: Sequence[int]) -> bool:
+    """Every target is up to the generation it wants, and no sync holds it."""
+    with Store.open(db) as store:
+        rows = [CaldavTargets(store.engine).get(t) for t in targets]
+    return all(r is not None and r.lease_owner is None and r.synced_generation == r.wanted_generation for r in rows)
 
 
 def wait_for(condition: Callable[[], bool]) -> bool:

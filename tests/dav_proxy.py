@@ -1,12 +1,15 @@
 """A real HTTP proxy on 127.0.0.1 in front of a real CalDAV server (tests/server/caldav/dav_server.py),
-for the sync job tests: it counts what reaches the server and misbehaves on cue.
+for the sync job tests and the scale-out test (tests/deploy): it counts what reaches the server
+and misbehaves on cue.
 
 - `writes()`: PUTs and DELETEs forwarded to the server, per resource path (a double write shows
   as a count of 2);
 - `fail_puts(statuses, retry_after)`: the next PUTs are answered with these statuses (503, 429
   with Retry-After) without reaching the server, as an overloaded server would;
 - `kill_after_put(pid, n)`: once the n-th PUT from now has been stored by the server, the process
-  `pid` (a worker) is killed with SIGKILL before it hears the answer: the hardest moment to die;
+  `pid` (a worker) is killed with SIGKILL before it hears the answer: the hardest moment to die
+  (`pid` may be a function, asked at that moment, when the test cannot know beforehand which
+  worker will be writing);
 - `max_in_flight`: the most requests the server was handling at once.
 """
 
@@ -17,7 +20,7 @@ import os
 import signal
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -30,7 +33,8 @@ class DavProxy:
         self._lock = threading.Lock()
         self._writes: Counter[str] = Counter()
         self._failures: list[tuple[int, str | None]] = []
-        self._kill: list[int] = []  # [pid, PUTs to let through first]
+        self._kill: int | Callable[[], int] | None = None  # the pid, or who to ask for it
+        self._kill_left = 0  # PUTs to let through first
         self._in_flight = 0
         self.max_in_flight = 0
         proxy = self
@@ -66,9 +70,9 @@ class DavProxy:
         with self._lock:
             self._failures.extend((status, retry_after) for status in statuses)
 
-    def kill_after_put(self, pid: int, puts: int = 1) -> None:
+    def kill_after_put(self, pid: int | Callable[[], int], puts: int = 1) -> None:
         with self._lock:
-            self._kill = [pid, puts]
+            self._kill, self._kill_left = pid, puts
 
     def _forward(self, handler: BaseHTTPRequestHandler) -> None:
         method = handler.command
@@ -110,14 +114,13 @@ class DavProxy:
 
     def _killed(self) -> bool:
         with self._lock:
-            if not self._kill:
+            if self._kill is None:
                 return False
-            self._kill[1] -= 1
-            if self._kill[1] > 0:
+            self._kill_left -= 1
+            if self._kill_left > 0:
                 return False
-            pid = self._kill[0]
-            self._kill = []
-        os.kill(pid, signal.SIGKILL)
+            pid, self._kill = self._kill, None
+        os.kill(pid() if callable(pid) else pid, signal.SIGKILL)
         return True
 
     @contextmanager

@@ -1,0 +1,27 @@
+"""One change to the demo conference, as the pages would bring it: a session moved by an hour. For
+the tests that follow a change from ingest to an attached calendar (tests/server/jobs, tests/deploy)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from feeds.demo import DEMO_DIR
+
+SLUG = "pytorch-conference-europe-2026"
+MOVED_TITLE = "Parameterized CUDA Graph Launch in PyTorch: CUDA Graphs Without the Pain"
+MOVED_PAGE = "002_f0fe97cd188ad8b4.txt"
+OTHER_TITLES = ("Helion 1.0: A High-Level DSL for Performance Portable Kernels", "TorchJD: Jacobian Descent in PyTorch")
+_BEFORE = "Tuesday April 7, 2026 12:00 - 12:25 CEST"
+_AFTER = "Tuesday April 7, 2026 13:00 - 13:25 CEST"
+
+
+def moved_pages(work: Path) -> Path:
+    """A copy of the demo pages in `work` with MOVED_TITLE moved from 12:00 to 13:00 CEST."""
+    folder = work / "pages"
+    shutil.copytree(DEMO_DIR, folder)
+    page = folder / MOVED_PAGE
+    text = page.read_text(encoding="utf-8")
+    assert text.count(_BEFORE) == 2
+    page.write_text(text.replace(_BEFORE, _AFTER), encoding="utf-8")
+    return folder
