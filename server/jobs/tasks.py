@@ -11,6 +11,9 @@
   a change that came in while it ran.
 - `sweep_caldav()`: every minute, re-queues calendars that have wanted a sync for longer than
   OVERDUE_AFTER with no live lease: their job was lost with its worker, or never queued.
+- `drop_orphan_calendars()`: every ten minutes, forgets the calendars (URL, user name, sealed
+  password) of pick sets that expired: the servers purge expired sets (server.app.pick_upkeep),
+  and a calendar without its set can never be synced again.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from server.jobs.caldav_sync import Again, Push, SyncSettings, run_sync
 from server.jobs.refresh import LEASE, run_refresh
 from server.metrics import source_refreshed
 from server.store import Store
+from server.store.caldav_targets import CaldavTargets
 from server.store.caldav_wanted import Wanted, wanted
 from server.store.sources import Outcome, Source, SourceStore
 
@@ -75,6 +79,10 @@ class Jobs:
         def sweep_caldav() -> None:
             self.sweep_syncs()
 
+        @queue.periodic_task(crontab(minute="*/10"), name="drop_orphan_calendars")  # type: ignore[untyped-decorator]
+        def drop_orphan_calendars() -> None:
+            self.drop_orphans()
+
         self._refresh_task: Any = refresh_source
         self._sweep_task: Any = sweep_sources
         self._sync_task: Any = sync_target
@@ -122,6 +130,13 @@ class Jobs:
             log.info("source %d is overdue (due %s); queueing it", source.id, source.next_run.isoformat())
             self.queue_refresh(source)
         return len(overdue)
+
+    def drop_orphans(self) -> int:
+        """Forget the calendars of pick sets that no longer exist; returns how many."""
+        gone = CaldavTargets(self.store.engine).drop_orphans()
+        if gone:
+            log.info("forgot %d calendars of expired pick sets", gone)
+        return gone
 
     def _refresh(self, source_id: int, generation: int) -> None:
         done = run_refresh(self.store, source_id, generation, self._clock, self.lease)
