@@ -1,28 +1,42 @@
 """The static site `confcal build` writes: the same bytes the server answers for the same paths.
 
-Every conference is written under its base (`c/{slug}/`, urls.py) and the default one at the
-root as well, with `api/conferences` listing them, as `confcal serve` answers them.
+Every conference is written under its base (`c/{slug}/`, urls.py), with `api/conferences` at
+the root listing them, as `confcal serve` answers them; the default conference's files appear
+at the root as well, as hard links to the same files (the bytes are the same: every link in
+them is relative or built from the configured base URL).
 
 Files are taken from one `Published` snapshot through the same representation functions the
-routes use, so a static host or CDN serves exactly what `confcal serve` would. A file whose
-bytes did not change is not rewritten (its mtime stays, so sync tools skip it); feed and session
-files left over from an earlier build are removed, so a dropped feed disappears rather than
-going stale.
+routes use, so a static host or CDN serves exactly what `confcal serve` would. Every file the
+build writes goes through one `Output` (build_output.py) with a key naming what it is made
+from: a rebuild makes only the files whose inputs changed (a moved session: its own files, its
+feeds and the documents listing every session), rewrites only those whose bytes changed (the
+others keep their mtime, so sync tools skip them), and removes what the last build wrote and
+this one did not (a dropped feed disappears rather than going stale).
 """
 
 from __future__ import annotations
 
-import itertools
-import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
+from feeds.catalogue import FeedKind
 from feeds.exports import EXPORTERS
 from server.app import urls
 from server.app.api import (
     conferences_representation,
     feeds_representation,
     sessions_representation,
+)
+from server.app.assets import service_worker, static_files
+from server.app.build_output import Output, code_key, digest
+from server.app.cards import page_path
+from server.app.conditional import Representation
+from server.app.detail_pages import (
+    session_representation,
+    speaker_path,
+    speaker_representation,
+    speakers,
 )
 from server.app.exports import EXPORT_ROUTES, export_representation
 from server.app.links import (
@@ -31,38 +45,119 @@ from server.app.links import (
     conference_site,
     other_conferences,
 )
-from server.app.page import STATIC, page_files
+from server.app.page import day_page_slugs, page_representation
 from server.app.params import is_safe_id
-from server.app.published import Published
+from server.app.published import Feed, Published
+from server.app.qr import qr_svg, qr_title
+from server.app.view import View
 from server.store.report import ConferenceSummary
 
 # More files of a conference from outside its snapshot (the changelog reads the store's history).
 Extra = Callable[[Published, Site], Iterable[tuple[str, bytes]]]
 
-# Directories whose every file the build owns (anything else in OUTDIR is left alone).
-OWNED = ("feeds", "sessions")
+# Directories whose every .ics file the build owns, whether it wrote it or not (recursive?);
+# anything else in OUTDIR is left alone unless the last build wrote it.
+OWNED = (("feeds", True), ("sessions", False))
+
+# (site-relative path, key of its inputs or None to make it every time, how to make its bytes)
+Part = tuple[str, str | None, Callable[[], bytes]]
+
+
+def site_parts(
+    published: Published,
+    site: Site,
+    others: tuple[ConferenceLink, ...] = (),
+    extra: Extra | None = None,
+) -> Iterator[Part]:
+    """Every file of one conference's site, each with the key of what it is made from."""
+    conference = published.conference
+    base = digest(code_key(), conference, site.base_url, published.base_url)
+    sessions = {s.id: digest(s) for s in published.schedule.sessions}
+    for feed in published.feeds:
+        members = [sessions[s.id] for s in feed.sessions]
+        yield feed.path, digest(base, feed.spec, members), partial(_feed_body, feed)
+        url, title = site.url(feed.path), qr_title(feed)
+        yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
+    for session in published.schedule.sessions:
+        # Ids come from feeds.identity (hex); the check guards the file system all the same.
+        if is_safe_id(session.id):
+            yield (
+                urls.session_download(session.id),
+                digest(base, "ics", sessions[session.id]),
+                partial(_body, published.session_download, session),
+            )
+    everything = published.feed(FeedKind.ALL.value, "")
+    for session in everything.sessions if everything else ():
+        if is_safe_id(session.id):
+            yield (
+                page_path(session) + urls.PAGE_FILE,
+                digest(base, "page", sessions[session.id]),
+                partial(_body, session_representation, published, site, session),
+            )
+    for entry in speakers(published).values():
+        speaker_feed = published.feed(FeedKind.SPEAKER.value, entry.speaker.slug)
+        yield (
+            speaker_path(entry.speaker) + urls.PAGE_FILE,
+            digest(
+                base,
+                "speaker",
+                entry.speaker,
+                [sessions[s.id] for s in entry.sessions],
+                speaker_feed.spec if speaker_feed else None,
+            ),
+            partial(_body, speaker_representation, published, site, entry),
+        )
+    # The documents listing every session (schedule and day pages, API, exports): one key.
+    whole = digest(
+        base,
+        others,
+        sorted(sessions.values()),
+        [(f.spec, [sessions[s.id] for s in f.sessions]) for f in published.feeds],
+    )
+    yield urls.PAGE_FILE, whole, partial(_body, page_representation, published, site, None, others)
+    for slug in day_page_slugs(published):
+        yield (
+            urls.day_page(slug) + urls.PAGE_FILE,
+            whole,
+            partial(_body, page_representation, published, site, View(day=slug), others, True),
+        )
+    for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
+        yield path, whole, partial(_body, feeds_representation, published, site)
+    for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):
+        yield path, whole, partial(_body, sessions_representation, published, site)
+    for route, name in EXPORT_ROUTES.items():
+        # schedule.xml / schedule.json for conference apps, as the server answers them.
+        yield (
+            route.lstrip("/"),
+            whole,
+            partial(_body, export_representation, published, site, EXPORTERS[name]),
+        )
+    yield urls.SERVICE_WORKER, base, partial(_body, service_worker)
+    for path, body in static_files():
+        yield path, base, partial(_same, body)
+    # Made every time (from the store's history, not the snapshot), written when changed.
+    for path, body in extra(published, site) if extra is not None else ():
+        yield path, None, partial(_same, body)
+
+
+def _body(make: Callable[..., Representation], *args: object) -> bytes:
+    return make(*args).body
+
+
+def _feed_body(feed: Feed) -> bytes:
+    return feed.representation.body
+
+
+def _same(body: bytes) -> bytes:
+    return body
 
 
 def site_files(
     published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
 ) -> Iterator[tuple[str, bytes]]:
-    """(site-relative path, bytes) of every generated file except static assets."""
-    for feed in published.feeds:
-        yield feed.path, feed.representation.body
-    for session in published.schedule.sessions:
-        # Ids come from feeds.identity (hex); the check guards the file system all the same.
-        if is_safe_id(session.id):
-            yield urls.session_download(session.id), published.session_download(session).body
-    feeds_doc = feeds_representation(published, site).body
-    sessions_doc = sessions_representation(published, site).body
-    yield urls.API_FEEDS, feeds_doc
-    yield urls.json_twin(urls.API_FEEDS), feeds_doc
-    yield urls.API_SESSIONS, sessions_doc
-    yield urls.json_twin(urls.API_SESSIONS), sessions_doc
-    for route, name in EXPORT_ROUTES.items():
-        # schedule.xml / schedule.json for conference apps, as the server answers them.
-        yield route.lstrip("/"), export_representation(published, site, EXPORTERS[name]).body
-    yield from page_files(published, site, others)
+    """(site-relative path, bytes) of every file of one conference's site."""
+    for path, _, make in site_parts(published, site, others):
+        yield path, make()
 
 
 def write_conferences(
@@ -72,59 +167,28 @@ def write_conferences(
     root: Site,
     default: str | None,
     extra: Extra | None = None,
+    started: Callable[[str], None] | None = None,
 ) -> list[Path]:
-    """Write every conference's site and `api/conferences`; returns the changed files."""
+    """Write every conference's site and `api/conferences` through one record; returns the
+    files written (new or with changed bytes)."""
+    output = Output(outdir)
+    owned: list[tuple[str, bool]] = []
     document = conferences_representation(summaries, root).body
-    changed = [
-        outdir / path
-        for path in (urls.CONFERENCES_API, urls.json_twin(urls.CONFERENCES_API))
-        if _write_if_changed(outdir / path, document)
-    ]
+    for path in (urls.CONFERENCES_API, urls.json_twin(urls.CONFERENCES_API)):
+        output.put(path, None, partial(_same, document))
     for published in snapshots:
         slug = published.conference.slug
+        if started is not None:
+            started(slug)
         site = conference_site(root, slug, default)
         others = other_conferences(summaries, slug, root)
+        base = urls.conference_base(slug) + "/"
+        for path, key, make in site_parts(published, site, others, extra):
+            output.put(base + path, key, make)
+            if slug == default:
+                output.link(path, base + path)
+        owned += [(base + directory, recursive) for directory, recursive in OWNED]
         if slug == default:
-            changed += write_site(published, outdir, site, others, extra)
-        changed += write_site(published, outdir / urls.conference_base(slug), site, others, extra)
-    return changed
-
-
-def write_site(
-    published: Published,
-    outdir: Path,
-    site: Site,
-    others: tuple[ConferenceLink, ...] = (),
-    extra: Extra | None = None,
-) -> list[Path]:
-    """Write one conference's site under `outdir`; returns the files whose bytes changed (or
-    are new)."""
-    changed: list[Path] = []
-    wanted: set[Path] = set()
-    more = extra(published, site) if extra is not None else ()
-    for relative, body in itertools.chain(site_files(published, site, others), more):
-        target = outdir / relative
-        wanted.add(target)
-        if _write_if_changed(target, body):
-            changed.append(target)
-    for asset in sorted(STATIC.rglob("*")):
-        if asset.is_file():
-            target = outdir / urls.static(asset.relative_to(STATIC).as_posix())
-            if _write_if_changed(target, asset.read_bytes()):
-                changed.append(target)
-    for owned in OWNED:
-        for stale in sorted((outdir / owned).rglob("*.ics")):
-            if stale not in wanted:
-                stale.unlink()
-    return changed
-
-
-def _write_if_changed(target: Path, body: bytes) -> bool:
-    if target.is_file() and target.read_bytes() == body:
-        return False
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # Write beside and rename, so a host serving OUTDIR never sees a half-written feed.
-    temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_bytes(body)
-    os.replace(temporary, target)
-    return True
+            owned += OWNED
+    output.finish(owned)
+    return output.changed

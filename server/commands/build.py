@@ -61,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
         now = datetime.now(UTC)
         root = Site.of(args.base_url or DEFAULT_BASE_URL)
         snapshots: list[Published] = []
-        changed: list[Path] = []
-        # Two steps per conference: its snapshot (every feed rendered), then its files.
+        # Two steps per conference: its snapshot (the store read once), then its files.
         with progress("confcal build", 2 * len(summaries), quiet=args.quiet) as shown:
             for summary in summaries:
                 shown.step(f"rendering {summary.slug}")
@@ -70,15 +69,26 @@ def run(args: argparse.Namespace) -> int:
                 if schedule is None:
                     continue
                 # The calendar bytes use the configured base URL only, exactly as the server renders them.
-                published = Published(
-                    schedule, now=now, base_url=calendar_base(args.base_url, summary.slug, default)
+                snapshots.append(
+                    Published(
+                        schedule,
+                        now=now,
+                        base_url=calendar_base(args.base_url, summary.slug, default),
+                        # Feeds are rendered only when the build's record does not know their content.
+                        lazy=True,
+                    )
                 )
-                snapshots.append(published)
-                shown.step(f"writing {summary.slug}")
-                # The changelog of each conference (changes/, changes.atom, api/changes) from the store.
-                changed += write_conferences(
-                    [published], summaries, args.outdir, root, default, lambda p, s: changes_files(p, s, store)
-                )
+            # One record for every file of every conference (build_output.py); the changelog
+            # of each conference (changes/, changes.atom, api/changes) comes from the store.
+            changed = write_conferences(
+                snapshots,
+                summaries,
+                args.outdir,
+                root,
+                default,
+                lambda p, s: changes_files(p, s, store),
+                lambda slug: shown.step(f"writing {slug}"),
+            )
     feeds = sum(len(p.feeds) for p in snapshots)
     sessions = sum(len(p.schedule.sessions) for p in snapshots)
     print(

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from datetime import date
+import shutil
+from datetime import date, timedelta
 from pathlib import Path
 
 import anyio
 import httpx
 import pytest
 
-from feeds.model import Conference
+from feeds.model import Conference, Schedule, Speaker
 from server.app import create_app
 from server.app.demo import demo_schedule
 from server.cli import main
@@ -194,3 +195,125 @@ def test_a_malformed_default_is_a_usage_error(tmp_path: Path, command: str) -> N
         main([command, "--db", str(tmp_path / "s.sqlite"), *out, "--default", "Bad/Slug"])
 
     assert exit_info.value.code == 2
+
+
+def tree(outdir: Path) -> dict[str, tuple[bytes, int, int]]:
+    """Every file: bytes, mtime and inode (a rewrite renames a new file over the old one)."""
+    return {
+        f.relative_to(outdir).as_posix(): (f.read_bytes(), f.stat().st_mtime_ns, f.stat().st_ino)
+        for f in sorted(outdir.rglob("*"))
+        if f.is_file()
+    }
+
+
+CHANGED = "e3d1dd243c"  # the demo's talk by Rosheen Naeem, her only one
+
+
+def changed(schedule: Schedule, **fields: object) -> Schedule:
+    return dataclasses.replace(
+        schedule,
+        sessions=tuple(
+            dataclasses.replace(s, **fields) if s.id == CHANGED else s  # type: ignore[arg-type]
+            for s in schedule.sessions
+        ),
+    )
+
+
+def rebuilt(tmp_path: Path, schedule: Schedule) -> tuple[dict[str, tuple[bytes, int, int]], dict[str, tuple[bytes, int, int]], set[str]]:
+    """Build two conferences, ingest `schedule`, rebuild: the trees before and after, and the
+    paths the rebuild wrote (a new mtime or inode); checks the result equals a fresh build."""
+    db, out, fresh = str(tmp_path / "store.sqlite"), tmp_path / "site", tmp_path / "fresh"
+    two_conferences(db)
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+    before = tree(out)
+    with Store.open(db) as store:
+        store.ingest(schedule)
+
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+
+    after = tree(out)
+    main(["build", "--db", db, str(fresh), "--base-url", BASE])
+    assert {p: b for p, (b, _, _) in after.items()} == {p: b for p, (b, _, _) in tree(fresh).items()}
+    written = {p for p, (_, mtime, inode) in after.items() if before.get(p, (b"", 0, 0))[1:] != (mtime, inode)}
+    return before, after, written
+
+
+def both_copies(paths: set[str]) -> list[str]:
+    """The default conference's files at the root and under its base."""
+    return sorted(paths | {f"c/{DEMO}/{p}" for p in paths})
+
+
+def test_a_rebuild_after_one_session_moved_rewrites_exactly_the_files_whose_bytes_changed(
+    tmp_path: Path,
+) -> None:
+    first = next(s for s in demo_schedule().sessions if s.id == CHANGED)
+    later = changed(
+        demo_schedule(),
+        start=first.start + timedelta(hours=1),
+        end=first.end + timedelta(hours=1),
+        title=first.title + " (moved)",
+    )
+
+    before, after, written = rebuilt(tmp_path, later)
+
+    assert sorted(written) == both_copies({
+        "api/changes", "api/changes.json", "api/sessions", "api/sessions.json", "changes.atom",
+        "changes/index.html", "feeds/all.ics", "feeds/day/2026-04-07.ics",
+        "feeds/kind/lightning-talk.ics", "feeds/level/intermediate.ics",
+        "feeds/room/central-room.ics", "feeds/speaker/rosheen-naeem.ics",
+        "feeds/track/applications-case-studies.ics", "index.html", "schedule.json",
+        "schedule.xml", f"sessions/{CHANGED}.ics", f"sessions/{CHANGED}/index.html",
+        "speakers/rosheen-naeem/index.html",
+    })
+    assert sorted(p for p, (body, _, _) in after.items() if before.get(p, (b"",))[0] != body) == sorted(written)
+    assert set(after) == set(before)
+
+
+def test_a_rebuild_deletes_the_files_of_a_dropped_speaker(tmp_path: Path) -> None:
+    swapped = changed(demo_schedule(), speakers=(Speaker("Ada Example"),))
+
+    before, after, written = rebuilt(tmp_path, swapped)
+
+    assert sorted(set(before) - set(after)) == both_copies(
+        {"feeds/speaker/rosheen-naeem.ics", "qr/speaker/rosheen-naeem.svg", "speakers/rosheen-naeem/index.html"}
+    )
+    assert sorted(written) == both_copies({
+        "api/feeds", "api/feeds.json", "api/sessions", "api/sessions.json", "feeds/all.ics",
+        "feeds/day/2026-04-07.ics", "feeds/kind/lightning-talk.ics",
+        "feeds/level/intermediate.ics", "feeds/room/central-room.ics",
+        "feeds/speaker/ada-example.ics", "feeds/track/applications-case-studies.ics",
+        "index.html", "qr/speaker/ada-example.svg", "schedule.json", "schedule.xml",
+        f"sessions/{CHANGED}.ics", f"sessions/{CHANGED}/index.html",
+        "speakers/ada-example/index.html",
+    })
+
+
+def test_a_rebuild_without_a_change_writes_nothing(tmp_path: Path) -> None:
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
+    two_conferences(db)
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+    before = tree(out)
+
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+
+    assert tree(out) == before
+
+
+def test_the_default_conference_at_the_root_is_hard_links_to_its_base(tmp_path: Path) -> None:
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
+
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+
+    assert (out / "feeds" / "all.ics").samefile(out / "c" / DEMO / "feeds" / "all.ics")
+    assert (out / "index.html").samefile(out / "c" / DEMO / "index.html")
+
+
+def test_a_deleted_site_is_written_again_in_full(tmp_path: Path) -> None:
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+    first = {p: b for p, (b, _, _) in tree(out).items()}
+    shutil.rmtree(out)
+
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+
+    assert {p: b for p, (b, _, _) in tree(out).items()} == first

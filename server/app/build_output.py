@@ -1,0 +1,202 @@
+"""Where `confcal build` writes, and what it remembers of the last build (issue 12).
+
+Beside the output directory OUTDIR (so no host publishes it) the build keeps a record,
+`.OUTDIR.confcal-build.json`, of every file it wrote: its
+path, the key of the inputs it was made from, and a digest of its bytes. A rebuild then
+- skips a file whose key is unchanged without making it (no rendering, no reading, no stat);
+- makes a file whose key changed, and writes it only when its bytes changed (so its mtime, and
+  a static host's ETag, stay as they were);
+- removes the files of the last build it did not make this time (a dropped feed disappears).
+
+Keys are digests of everything a file is made from (the sessions' fields, the conference, the
+site's base URL) together with `code_key()`, a digest of confcal's own rendering code, templates
+and static files and of the versions of the libraries that write bytes, so a new release never
+reuses an old rendering. The record is trusted without a stat per file: a sample of its files is
+checked (a deleted or replaced directory is noticed, and every file is then read and compared);
+a single file deleted by hand comes back when its content changes, or at once after deleting
+the record.
+
+A file is written beside its target and renamed over it, so a host serving the directory never
+sees a half-written file. The default conference's copy at the root is made of hard links to
+the files under its base path: the bytes are the same, written once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
+from importlib.metadata import version
+from pathlib import Path
+
+RECORD = ".{}.confcal-build.json"
+_FORMAT = 1
+# Whose bytes a build's output depends on: confcal's rendering code and its data files.
+_CODE = ("feeds", "server/app")
+_LIBRARIES = ("icalendar", "jinja2", "segno")
+_SAMPLE = 64
+
+
+def digest(*parts: object) -> str:
+    """A short content key of `parts` (their reprs: frozen dataclasses, strings, numbers)."""
+    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+def body_digest(body: bytes) -> str:
+    return hashlib.blake2b(body, digest_size=16).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def code_key() -> str:
+    """A digest of every file under feeds/ and server/app/ and of the library versions."""
+    root = Path(__file__).resolve().parents[2]
+    sha = hashlib.blake2b(digest_size=16)
+    for package in _CODE:
+        for path in sorted((root / package).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                sha.update(path.relative_to(root).as_posix().encode() + b"\0")
+                sha.update(path.read_bytes())
+    for library in _LIBRARIES:
+        sha.update(f"{library}={version(library)}\0".encode())
+    return sha.hexdigest()
+
+
+class Output:
+    """One build's writes under `root`; `finish()` removes what the last build made and this
+    one did not, and saves the record."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.record = record_path(root)
+        self.changed: list[Path] = []
+        self._last = _load(self.record)
+        if not _present(root, self._last):
+            self._last = {}  # the directory was emptied or replaced: read and compare instead
+        self._made: dict[str, tuple[str | None, str]] = {}
+        self._dirs: set[str] = set()
+        for path in self._last:
+            self._dirs.add(os.path.dirname(path))
+
+    def put(self, relative: str, key: str | None, make: Callable[[], bytes]) -> str:
+        """Make and write `relative` unless the last build made it from the same key (key None:
+        always make it); returns the digest of its bytes."""
+        last = self._last.get(relative)
+        if key is not None and last is not None and last[0] == key:
+            self._made[relative] = last
+            return last[1]
+        body = make()
+        made = body_digest(body)
+        self._made[relative] = (key, made)
+        if last is not None and last[1] == made:
+            return made
+        target = self.root / relative
+        if last is None and _same_bytes(target, body):
+            return made  # made by a build that kept no record
+        self._parent(relative)
+        # Beside and renamed over, so a host never serves half a file.
+        temporary = target.with_name(f".{target.name}.tmp")
+        with open(temporary, "wb") as out:
+            out.write(body)
+        os.replace(temporary, target)
+        self.changed.append(target)
+        return made
+
+    def link(self, relative: str, source: str) -> None:
+        """`relative` as a hard link to `source` (already put in this build), unless it is one
+        already from the last build with the same bytes."""
+        made = self._made[source]
+        self._made[relative] = made
+        last = self._last.get(relative)
+        target = self.root / relative
+        if last is not None and last[1] == made[1] and last[1] == self._last.get(source, ("", ""))[1]:
+            return  # both unchanged: still the same file
+        self._parent(relative)
+        temporary = target.with_name(f".{target.name}.tmp")
+        try:
+            os.link(self.root / source, temporary)
+        except FileExistsError:
+            os.unlink(temporary)
+            os.link(self.root / source, temporary)
+        os.replace(temporary, target)
+        if last is None or last[1] != made[1]:
+            self.changed.append(target)
+
+    def finish(self, owned: Iterable[tuple[str, bool]]) -> None:
+        """Remove the last build's files this build did not make, and any other .ics file in
+        the `owned` directories ((path, recursive)), and save the record."""
+        stale = [self.root / path for path in self._last if path not in self._made]
+        for directory, recursive in owned:
+            stale.extend(
+                self.root / found
+                for found in _ics_files(self.root, directory, recursive)
+                if found not in self._made
+            )
+        for path in stale:
+            path.unlink(missing_ok=True)
+        record = {"format": _FORMAT, "files": self._made}
+        temporary = self.record.with_name(self.record.name + ".tmp")
+        self.root.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(json.dumps(record, separators=(",", ":")), encoding="utf-8")
+        os.replace(temporary, self.record)
+
+    def _parent(self, relative: str) -> None:
+        parent = os.path.dirname(relative)
+        if parent not in self._dirs:
+            (self.root / parent).mkdir(parents=True, exist_ok=True)
+            self._dirs.add(parent)
+
+
+def record_path(root: Path) -> Path:
+    """Where the record of the build into `root` is kept: beside it, named after it."""
+    absolute = root.resolve()
+    return absolute.parent / RECORD.format(absolute.name)
+
+
+def _ics_files(root: Path, directory: str, recursive: bool) -> Iterator[str]:
+    """Root-relative names of the .ics files in `directory` (and below, if `recursive`)."""
+    try:
+        entries = list(os.scandir(root / directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for entry in entries:
+        name = f"{directory}/{entry.name}"
+        if entry.is_file(follow_symlinks=False) and entry.name.endswith(".ics"):
+            yield name
+        elif recursive and entry.is_dir(follow_symlinks=False):
+            yield from _ics_files(root, name, recursive)
+
+
+def _present(root: Path, record: dict[str, tuple[str | None, str]]) -> bool:
+    """Whether a spread sample of the recorded files is still there: catches a deleted or
+    replaced output directory for the price of a few dozen stats rather than one per file."""
+    names = sorted(record)
+    step = max(1, len(names) // _SAMPLE)
+    return all((root / name).is_file() for name in names[::step])
+
+
+def _same_bytes(target: Path, body: bytes) -> bool:
+    try:
+        with open(target, "rb") as existing:
+            return existing.read() == body
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return False
+
+
+def _load(path: Path) -> dict[str, tuple[str | None, str]]:
+    """The last build's record, or nothing when there is none or it cannot be read."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(record, dict) or record.get("format") != _FORMAT:
+        return {}
+    files = record.get("files")
+    if not isinstance(files, dict):
+        return {}
+    return {
+        str(name): (entry[0], entry[1])
+        for name, entry in files.items()
+        if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str)
+    }
