@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from feeds.catalogue import FeedKind, day_name
+from feeds.catalogue import FeedKind, day_name, day_slug
 from feeds.model import Session
 from feeds.query import NONE
 from server.app import params, urls
@@ -249,8 +249,12 @@ def page_files(
 
 
 def day_page_slugs(published: Published) -> list[str]:
-    """The days with a page of their own (and "all"): none for a one-day event."""
-    slugs = [d.slug for d in all_days(published)]
+    """The days with a page of their own (and "all"): none for a one-day event. The days'
+    slugs as `all_days` names them, without laying out every card (a static build asks this
+    before it knows whether any page needs rendering)."""
+    everything = published.feed(FeedKind.ALL.value, "")
+    conference = published.conference
+    slugs = sorted({day_slug(s, conference) for s in (everything.sessions if everything else ())})
     return [*slugs, ALL_DAYS] if len(slugs) > 1 else []
 
 

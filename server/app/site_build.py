@@ -52,8 +52,15 @@ from server.app.qr import qr_svg, qr_title
 from server.app.view import View
 from server.store.report import ConferenceSummary
 
-# More files of a conference from outside its snapshot (the changelog reads the store's history).
+# More files of a conference from outside its snapshot (the changelog reads the store's history),
+# at these paths; they change only with a new version of the conference.
 Extra = Callable[[Published, Site], Iterable[tuple[str, bytes]]]
+EXTRA_PATHS = (
+    urls.CHANGES + urls.PAGE_FILE,
+    urls.CHANGES_ATOM,
+    urls.API_CHANGES,
+    urls.json_twin(urls.API_CHANGES),
+)
 
 # Directories whose every .ics file the build owns, whether it wrote it or not (recursive?);
 # anything else in OUTDIR is left alone unless the last build wrote it.
@@ -68,6 +75,7 @@ def site_parts(
     site: Site,
     others: tuple[ConferenceLink, ...] = (),
     extra: Extra | None = None,
+    version: int = 0,
 ) -> Iterator[Part]:
     """Every file of one conference's site, each with the key of what it is made from."""
     conference = published.conference
@@ -135,9 +143,24 @@ def site_parts(
     yield urls.SERVICE_WORKER, base, partial(_body, service_worker)
     for path, body in static_files():
         yield path, base, partial(_same, body)
-    # Made every time (from the store's history, not the snapshot), written when changed.
-    for path, body in extra(published, site) if extra is not None else ():
-        yield path, None, partial(_same, body)
+    if extra is not None:
+        # From the store's history, not the snapshot: keyed by the conference's latest version.
+        files = _Once(partial(extra, published, site))
+        for path in EXTRA_PATHS:
+            yield path, digest(base, "history", version), partial(files.body, path)
+
+
+class _Once:
+    """The extra files of a conference, made when the first of them is needed."""
+
+    def __init__(self, make: Callable[[], Iterable[tuple[str, bytes]]]) -> None:
+        self._make = make
+        self._files: dict[str, bytes] | None = None
+
+    def body(self, path: str) -> bytes:
+        if self._files is None:
+            self._files = dict(self._make())
+        return self._files[path]
 
 
 def _body(make: Callable[..., Representation], *args: object) -> bytes:
@@ -183,7 +206,8 @@ def write_conferences(
         site = conference_site(root, slug, default)
         others = other_conferences(summaries, slug, root)
         base = urls.conference_base(slug) + "/"
-        for path, key, make in site_parts(published, site, others, extra):
+        version = next(s.version for s in summaries if s.slug == slug)
+        for path, key, make in site_parts(published, site, others, extra, version):
             output.put(base + path, key, make)
             if slug == default:
                 output.link(path, base + path)

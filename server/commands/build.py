@@ -18,9 +18,8 @@ from server.app.demo import seed_demo
 from server.app.links import Site, calendar_base
 from server.app.published import Published
 from server.app.site_build import write_conferences
-from server.commands import add_db_option
+from server.commands import add_base_url_option, add_db_option, add_default_option
 from server.commands.progress import add_quiet_option, progress
-from server.commands.serve import add_base_url_option, add_default_option
 from server.errors import StoreError
 from server.store import Store
 

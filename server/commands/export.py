@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from feeds.exports import EXPORTERS
-from server.commands import add_db_option
+from server.commands import add_base_url_option, add_db_option
 from server.commands.progress import add_quiet_option, progress
-from server.commands.serve import add_base_url_option
 from server.errors import StoreError
 from server.store import Store
 

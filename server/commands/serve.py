@@ -56,28 +56,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def add_base_url_option(parser: argparse.ArgumentParser) -> None:
-    """--base-url, shared with `confcal build` so both produce the same bytes."""
-    parser.add_argument(
-        "--base-url",
-        type=settings.base_url,
-        default=None,
-        metavar="URL",
-        help="public URL of the site, e.g. https://cal.example.org, for absolute and webcal:// links",
-    )
-
-
-def add_default_option(parser: argparse.ArgumentParser) -> None:
-    """--default, shared with `confcal build`: the conference the root paths serve."""
-    parser.add_argument(
-        "--default",
-        type=settings.conference_slug,
-        default=None,
-        metavar="SLUG",
-        help="conference served at the root paths (default: the one ingested first)",
-    )
-
-
 def wants_demo(store: Store, demo: bool | None) -> bool:
     """--demo / --no-demo as given; by default only an empty SQLite store without sources."""
     if demo is not None:
