@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio.to_thread
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -34,7 +35,7 @@ from server.app.detail_pages import detail_files, detail_routes
 from server.app.links import ConferenceLink, Site
 from server.app.published import Feed, Published, last_modified
 from server.app.qr import qr_svg, qr_title
-from server.app.render import CSP, render
+from server.app.render import CSP, fragment, render
 from server.app.search import matching
 from server.app.view import ALL_DAYS, View
 
@@ -117,6 +118,29 @@ def all_days(published: Published) -> list[Day]:
     return published.memo(("days",), lambda: days(published.conference, sessions))
 
 
+def subscribe_section(published: Published, site: Site, depth: int) -> Markup:
+    """Every catalogue feed with its ways in (_subscribe.html): the same on every page of a
+    snapshot at one depth, so rendered once per snapshot, site and depth rather than once per
+    page (a static build of a long conference writes a page per day)."""
+
+    def build() -> Markup:
+        main: list[dict[str, Any]] = []
+        folded: list[dict[str, Any]] = []
+        for feed in published.feeds:
+            kind = feed.spec.kind.value
+            target = main if kind in MAIN_KINDS else folded
+            if not target or target[-1]["kind"] != kind:
+                target.append({"kind": kind, "label": KIND_LABELS.get(kind, kind), "feeds": []})
+            target[-1]["feeds"].append(subscription(feed, site))
+        for group in folded:
+            if group["kind"] == "level":
+                group["feeds"].sort(key=lambda f: level_key((f.slug, f.name)))
+        context = {"main_groups": main, "folded_groups": folded}
+        return fragment("_subscribe.html", depth, context)
+
+    return published.memo(("subscribe", site.base_url, depth), build)
+
+
 def page_context(
     published: Published,
     site: Site,
@@ -146,17 +170,6 @@ def page_context(
     feed_query = view.feed_query(feed_day)
     all_feed = everything.path if everything else "feeds/all.ics"
     filtered_feed = site.url(all_feed) + (f"?{feed_query}" if feed_query else "")
-    main: list[dict[str, Any]] = []
-    folded: list[dict[str, Any]] = []
-    for feed in published.feeds:
-        kind = feed.spec.kind.value
-        target = main if kind in MAIN_KINDS else folded
-        if not target or target[-1]["kind"] != kind:
-            target.append({"kind": kind, "label": KIND_LABELS.get(kind, kind), "feeds": []})
-        target[-1]["feeds"].append(subscription(feed, site))
-    for group in folded:
-        if group["kind"] == "level":
-            group["feeds"].sort(key=lambda f: level_key((f.slug, f.name)))
     filters = [
         {
             "kind": kind,
@@ -189,8 +202,7 @@ def page_context(
         "shown": shown,
         "filters": filters,
         "view": view,
-        "main_groups": main,
-        "folded_groups": folded,
+        "subscribe": subscribe_section(published, site, 2 if day_page else 0),
         "filtered_feed": filtered_feed,
         "filtered_webcal": site.webcal(all_feed)
         + (f"?{feed_query}" if feed_query else ""),

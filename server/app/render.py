@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from server.app import urls
 from server.app.assets import asset_path
@@ -48,10 +49,14 @@ def relative(depth: int) -> Callable[[str], str]:
 
 
 def render(template: str, depth: int, context: dict[str, Any]) -> bytes:
+    return fragment(template, depth, context).encode("utf-8")
+
+
+def fragment(template: str, depth: int, context: dict[str, Any]) -> Markup:
+    """`template` rendered as HTML to place in another page rendered at the same `depth`."""
     rel = relative(depth)
-    return (
-        _env.get_template(template)
-        .render(
+    return Markup(
+        _env.get_template(template).render(
             {
                 **context,
                 "rel": rel,
@@ -59,5 +64,4 @@ def render(template: str, depth: int, context: dict[str, Any]) -> bytes:
                 "asset": lambda name: rel(asset_path(name)),
             }
         )
-        .encode("utf-8")
     )
