@@ -113,13 +113,16 @@ class Output:
         if last is not None and last[1] == made[1] and last[1] == self._last.get(source, ("", ""))[1]:
             return  # both unchanged: still the same file
         self._parent(relative)
-        temporary = target.with_name(f".{target.name}.tmp")
         try:
-            os.link(self.root / source, temporary)
+            os.link(self.root / source, target)  # a new file: nothing to replace
         except FileExistsError:
-            os.unlink(temporary)
-            os.link(self.root / source, temporary)
-        os.replace(temporary, target)
+            temporary = target.with_name(f".{target.name}.tmp")
+            try:
+                os.link(self.root / source, temporary)
+            except FileExistsError:
+                os.unlink(temporary)
+                os.link(self.root / source, temporary)
+            os.replace(temporary, target)
         if last is None or last[1] != made[1]:
             self.changed.append(target)
 

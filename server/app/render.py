@@ -49,19 +49,19 @@ def relative(depth: int) -> Callable[[str], str]:
 
 
 def render(template: str, depth: int, context: dict[str, Any]) -> bytes:
-    return fragment(template, depth, context).encode("utf-8")
+    return _env.get_template(template).render(_globals(depth, context)).encode("utf-8")
 
 
 def fragment(template: str, depth: int, context: dict[str, Any]) -> Markup:
     """`template` rendered as HTML to place in another page rendered at the same `depth`."""
+    return Markup(_env.get_template(template).render(_globals(depth, context)))
+
+
+def _globals(depth: int, context: dict[str, Any]) -> dict[str, Any]:
     rel = relative(depth)
-    return Markup(
-        _env.get_template(template).render(
-            {
-                **context,
-                "rel": rel,
-                "urls": urls,
-                "asset": lambda name: rel(asset_path(name)),
-            }
-        )
-    )
+    return {
+        **context,
+        "rel": rel,
+        "urls": urls,
+        "asset": lambda name: rel(asset_path(name)),
+    }
