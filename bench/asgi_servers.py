@@ -82,11 +82,42 @@ def commands(server: str, module: str, port: int, log_config: Path) -> list[str]
     `confcal serve` has uvicorn do: a configuration applied by the app at import would be
     replaced by the server's own."""
     if server == "granian":
-        return ["granian", "--interface", "asgi", "--host", "127.0.0.1", "--port", str(port),
-                "--workers", "1", "--no-ws", "--loop", "uvloop", "--log-config", str(log_config), module]
-    return [sys.executable, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port),
-            "--workers", "1", "--no-access-log", "--log-config", str(log_config), "--loop", "uvloop",
-            "--http", "httptools", module]
+        return [
+            "granian",
+            "--interface",
+            "asgi",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            "1",
+            "--no-ws",
+            "--loop",
+            "uvloop",
+            "--log-config",
+            str(log_config),
+            module,
+        ]
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        "1",
+        "--no-access-log",
+        "--log-config",
+        str(log_config),
+        "--loop",
+        "uvloop",
+        "--http",
+        "httptools",
+        module,
+    ]
 
 
 def main() -> None:
@@ -118,22 +149,24 @@ def main() -> None:
                         (work / "bodies" / "feeds").mkdir(parents=True, exist_ok=True)
                         (work / "bodies" / "feeds" / "all.ics").write_bytes(reply.content)
                     for case, headers in (("full", {}), ("304", {"If-None-Match": reply.headers["etag"]})):
-                        results.setdefault((server, app, case), []).append(
-                            wrk(url, process.pid, args.seconds, headers)
-                        )
+                        results.setdefault((server, app, case), []).append(wrk(url, process.pid, args.seconds, headers))
                 finally:
                     process.terminate()
                     process.wait(timeout=30)
-    print(f"all.ics {len((work / 'bodies' / 'feeds' / 'all.ics').read_bytes())} bytes, "
-          f"{args.rounds} rounds of {args.seconds} s; best round of each:")
+    print(
+        f"all.ics {len((work / 'bodies' / 'feeds' / 'all.ics').read_bytes())} bytes, "
+        f"{args.rounds} rounds of {args.seconds} s; best round of each:"
+    )
     for (server, app, case), runs in sorted(results.items()):
         rate, per_cpu = max(r for r, _ in runs), max(c for _, c in runs)
         print(f"  {server:<8} {app:<8} {case:<5} {rate:9.0f} req/s  {per_cpu:9.0f} req/CPU-s")
     for server in ("granian", "uvicorn"):
         for case in ("full", "304"):
             ours, ceiling = results[(server, "confcal", case)], results[(server, "ceiling", case)]
-            print(f"  ratio on {server} {case}: {max(r for r, _ in ours) / max(r for r, _ in ceiling):.2f} "
-                  f"(per CPU second {max(c for _, c in ours) / max(c for _, c in ceiling):.2f})")
+            print(
+                f"  ratio on {server} {case}: {max(r for r, _ in ours) / max(r for r, _ in ceiling):.2f} "
+                f"(per CPU second {max(c for _, c in ours) / max(c for _, c in ceiling):.2f})"
+            )
 
 
 if __name__ == "__main__":

@@ -177,7 +177,9 @@ def main() -> None:
                 bodies = [storage.get(name).ics for name in storage.list()]
             finally:
                 storage.close()
-            starts = {str(e["SUMMARY"]): e.start for b in bodies for e in icalendar.Calendar.from_ical(b).walk("VEVENT")}
+            starts = {
+                str(e["SUMMARY"]): e.start for b in bodies for e in icalendar.Calendar.from_ical(b).walk("VEVENT")
+            }
             assert len(starts) == 3 and starts[MOVED] == MOVED_TO, (target.url, starts)
         print("checked: the moved event moved in a sample of 20 calendars")
         store.close()

@@ -53,12 +53,44 @@ def main() -> None:
     os.environ["CEILING_BODIES"] = str(args.bodies)
     os.chdir(Path(__file__).parent)
     if args.server == "granian":
-        os.execvp("granian", ["granian", "--interface", "asgi", "--host", "127.0.0.1", "--port",
-                              str(args.port), "--workers", "1", "--no-ws", "--log-level", "warning",
-                              "ceiling_app:app"])
-    os.execvp("uvicorn", ["uvicorn", "--host", "127.0.0.1", "--port", str(args.port), "--workers", "1",
-                          "--no-access-log", "--log-level", "warning", "--loop", "uvloop", "--http",
-                          "httptools", "ceiling_app:app"])
+        os.execvp(
+            "granian",
+            [
+                "granian",
+                "--interface",
+                "asgi",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(args.port),
+                "--workers",
+                "1",
+                "--no-ws",
+                "--log-level",
+                "warning",
+                "ceiling_app:app",
+            ],
+        )
+    os.execvp(
+        "uvicorn",
+        [
+            "uvicorn",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(args.port),
+            "--workers",
+            "1",
+            "--no-access-log",
+            "--log-level",
+            "warning",
+            "--loop",
+            "uvloop",
+            "--http",
+            "httptools",
+            "ceiling_app:app",
+        ],
+    )
 
 
 if __name__ == "__main__":

@@ -29,14 +29,22 @@ def synthetic(n: int) -> Schedule:
     sessions = []
     for i in range(n):
         start = base + timedelta(minutes=30 * (i // len(rooms)) % (4 * 24 * 60))
-        sessions.append(Session(
-            id=f"s{i:06d}", title=f"Session {i}: a talk about things é ü ✓", start=start,
-            end=start + timedelta(minutes=25), kind="lightning talk" if i % 5 == 0 else "talk",
-            room=rooms[i % len(rooms)], track=tracks[i % len(tracks)], level=levels[i % 3],
-            description="An abstract, with commas; semicolons and a long line. " * 8,
-            speakers=(speakers[i // 2], speakers[(i * 7) % len(speakers)]), revision=1,
-            modified=datetime(2026, 9, 1, tzinfo=timezone.utc),
-        ))
+        sessions.append(
+            Session(
+                id=f"s{i:06d}",
+                title=f"Session {i}: a talk about things é ü ✓",
+                start=start,
+                end=start + timedelta(minutes=25),
+                kind="lightning talk" if i % 5 == 0 else "talk",
+                room=rooms[i % len(rooms)],
+                track=tracks[i % len(tracks)],
+                level=levels[i % 3],
+                description="An abstract, with commas; semicolons and a long line. " * 8,
+                speakers=(speakers[i // 2], speakers[(i * 7) % len(speakers)]),
+                revision=1,
+                modified=datetime(2026, 9, 1, tzinfo=timezone.utc),
+            )
+        )
     return Schedule(conference, tuple(sessions))
 
 
@@ -58,8 +66,13 @@ def main() -> None:
     print(f"  {len(cold.feeds)} feeds, all.ics {len(cold.feed('all').representation.body) / 2**20:.1f} MiB")
     timed("republish, same content", lambda: Published(schedule, now=now, previous=cold))
     moved = list(schedule.sessions)
-    moved[0] = replace(moved[0], start=moved[0].start + timedelta(hours=1), end=moved[0].end + timedelta(hours=1), revision=2)
-    timed("republish, one session moved", lambda: Published(replace(schedule, sessions=tuple(moved)), now=now, previous=cold))
+    moved[0] = replace(
+        moved[0], start=moved[0].start + timedelta(hours=1), end=moved[0].end + timedelta(hours=1), revision=2
+    )
+    timed(
+        "republish, one session moved",
+        lambda: Published(replace(schedule, sessions=tuple(moved)), now=now, previous=cold),
+    )
 
 
 if __name__ == "__main__":

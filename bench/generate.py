@@ -23,13 +23,61 @@ from pathlib import Path
 
 SLOTS_PER_DAY = 16  # 08:00 to 20:00 in 45-minute slots, 40-minute talks
 FIRST_DAY = datetime(2026, 4, 6, 8, 0)  # CEST all along: the DST edges have their own tests
-TRACKS = ["Training Systems", "Compilers", "Inference", "Données & Société", "エッジ AI", "Robotics",
-          "Audio 🎧", "Vision", "Safety", "Tooling", "Community", "Research"]
+TRACKS = [
+    "Training Systems",
+    "Compilers",
+    "Inference",
+    "Données & Société",
+    "エッジ AI",
+    "Robotics",
+    "Audio 🎧",
+    "Vision",
+    "Safety",
+    "Tooling",
+    "Community",
+    "Research",
+]
 LEVELS = ["Beginner", "Intermediate", "Advanced"]
-FIRST = ["Ana", "Björn", "Chloé", "Dmitri", "Élodie", "Farah", "Giulia", "Hiroshi", "Ines", "José",
-         "Kateřina", "Liang", "Małgorzata", "Nnamdi", "Oğuz", "Priya", "Quentin", "Rūta", "Søren", "美咲"]
-LAST = ["Abreu", "Bauer", "Castellanos", "Dąbrowski", "Eriksson", "Fournier", "García", "Hämäläinen",
-        "Ishikawa", "Jovanović", "Kowalczyk", "Lefèvre", "Müller", "Nakamura", "Ó Briain", "Petrović"]
+FIRST = [
+    "Ana",
+    "Björn",
+    "Chloé",
+    "Dmitri",
+    "Élodie",
+    "Farah",
+    "Giulia",
+    "Hiroshi",
+    "Ines",
+    "José",
+    "Kateřina",
+    "Liang",
+    "Małgorzata",
+    "Nnamdi",
+    "Oğuz",
+    "Priya",
+    "Quentin",
+    "Rūta",
+    "Søren",
+    "美咲",
+]
+LAST = [
+    "Abreu",
+    "Bauer",
+    "Castellanos",
+    "Dąbrowski",
+    "Eriksson",
+    "Fournier",
+    "García",
+    "Hämäläinen",
+    "Ishikawa",
+    "Jovanović",
+    "Kowalczyk",
+    "Lefèvre",
+    "Müller",
+    "Nakamura",
+    "Ó Briain",
+    "Petrović",
+]
 
 HEADER = """Bench Conference 2026
 Paris, France

@@ -49,10 +49,7 @@ TARGETS = {
     # The sync core without the wire: its mutants against the in-memory twin only, which takes
     # minutes where "caldav" (every mutant restarts Radicale, Xandikos and DAViCal) takes hours.
     "caldav-core": Target(
-        tuple(
-            f"server/caldav/{m}.py"
-            for m in ("plan", "rows", "content", "storage", "retry", "execute", "sync")
-        ),
+        tuple(f"server/caldav/{m}.py" for m in ("plan", "rows", "content", "storage", "retry", "execute", "sync")),
         (
             "tests/server/caldav/test_caldav_plan.py",
             "tests/server/caldav/test_caldav_sync.py",
@@ -65,9 +62,7 @@ TARGETS = {
     # One module at a time against every CalDAV test but DAViCal's (each DAViCal test starts a
     # PostgreSQL and an Apache): the real-server tests reach the wire code the twin cannot.
     **{
-        f"caldav-{m}": Target(
-            (f"server/caldav/{m}.py",), ("tests/server/caldav",), ("-k", "not davical")
-        )
+        f"caldav-{m}": Target((f"server/caldav/{m}.py",), ("tests/server/caldav",), ("-k", "not davical"))
         for m in ("execute", "plan", "dav", "storage", "service", "events", "lock", "state")
     },
     "diff": Target(
@@ -150,9 +145,7 @@ def setup_cfg(target: Target) -> str:
     )
 
 
-def run(
-    name: str, target: Target, workdir: Path, jobs: int, minutes: float | None
-) -> dict[str, int]:
+def run(name: str, target: Target, workdir: Path, jobs: int, minutes: float | None) -> dict[str, int]:
     here = workdir / name
     here.mkdir(parents=True, exist_ok=True)
     scratch_copy(here)
@@ -184,12 +177,8 @@ def run(
         process.wait()
         print(f"--- {name}: stopped after {minutes} minutes; the figures are partial")
     subprocess.run(["mutmut", "export-cicd-stats"], cwd=here, env=env, check=True)
-    stats: dict[str, int] = json.loads(
-        (here / "mutants" / "mutmut-cicd-stats.json").read_text()
-    )
-    survivors = subprocess.run(
-        ["mutmut", "results"], cwd=here, env=env, capture_output=True, text=True
-    ).stdout
+    stats: dict[str, int] = json.loads((here / "mutants" / "mutmut-cicd-stats.json").read_text())
+    survivors = subprocess.run(["mutmut", "results"], cwd=here, env=env, capture_output=True, text=True).stdout
     print(f"--- {name}: survivors\n{survivors}", flush=True)
     return stats
 
@@ -199,18 +188,14 @@ def main() -> None:
     parser.add_argument("modules", nargs="*", choices=[[], *TARGETS], default=[])
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/confcal-mutation"))
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument(
-        "--minutes", type=float, help="stop each module after this long (partial figures)"
-    )
+    parser.add_argument("--minutes", type=float, help="stop each module after this long (partial figures)")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
     if args.list:
         for name, target in TARGETS.items():
             print(f"{name}: {' '.join(target.mutate)} <- {' '.join(target.tests)}")
         return
-    chosen = args.modules or [
-        name for name, t in TARGETS.items() if list(ROOT.glob(t.mutate[0]))
-    ]
+    chosen = args.modules or [name for name, t in TARGETS.items() if list(ROOT.glob(t.mutate[0]))]
     totals = {}
     for name in chosen:
         totals[name] = run(name, TARGETS[name], args.workdir, args.jobs, args.minutes)

@@ -116,8 +116,23 @@ def main() -> None:
         work = Path(tmp)
         db = str(work / "store.sqlite")
         if args.sessions:
-            subprocess.run([sys.executable, str(ROOT / "bench" / "generate.py"), "--sessions", str(args.sessions), str(work / "pages")], check=True, env=ENV)
-            subprocess.run([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")], check=True, env=ENV, capture_output=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(ROOT / "bench" / "generate.py"),
+                    "--sessions",
+                    str(args.sessions),
+                    str(work / "pages"),
+                ],
+                check=True,
+                env=ENV,
+            )
+            subprocess.run(
+                [*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")],
+                check=True,
+                env=ENV,
+                capture_output=True,
+            )
         app_port, proxy_port, static_port = free_port(), free_port(), free_port()
         serve = [*CONFCAL, "serve", "--db", db, "--port", str(app_port), "--no-jobs", "--base-url", BASE_URL]
         serve += ["--workers", str(args.workers), "--log-level", "warning"]
@@ -132,8 +147,13 @@ def main() -> None:
             (work / "static" / "feeds").mkdir(parents=True)
             (work / "static" / "feeds" / "all.ics").write_bytes(feed.content)
             conf = nginx_conf(work, proxy_port, static_port, app_port, work / "static")
-            proxy = subprocess.Popen([nginx, "-p", str(work), "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            proxied, static = f"http://127.0.0.1:{proxy_port}/feeds/all.ics", f"http://127.0.0.1:{static_port}/feeds/all.ics"
+            proxy = subprocess.Popen(
+                [nginx, "-p", str(work), "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            proxied, static = (
+                f"http://127.0.0.1:{proxy_port}/feeds/all.ics",
+                f"http://127.0.0.1:{static_port}/feeds/all.ics",
+            )
             wait_for(proxied)
             wait_for(static)
             app_etag = {"If-None-Match": feed.headers["etag"]}

@@ -109,8 +109,10 @@ def main() -> None:
         finally:
             process.terminate()
             process.wait()
-    print(f"{args.sessions} sessions, first day's page: {len(html):,} bytes, "
-          f"{len(gzip.compress(html)):,} gzipped; all days: {len(gzip.compress(days.content)):,} gzipped")
+    print(
+        f"{args.sessions} sessions, first day's page: {len(html):,} bytes, "
+        f"{len(gzip.compress(html)):,} gzipped; all days: {len(gzip.compress(days.content)):,} gzipped"
+    )
     for name, runs in results.items():
         fcp = [r["fcp"] for r in runs]
         lcp = [r["lcp"] for r in runs]

@@ -111,7 +111,10 @@ def one_size(n: int, *, baseline: bool, servers: bool) -> dict[str, float]:
         work = Path(tmp)
         db = str(work / "store.sqlite")
         for variant, extra in (("pages", []), ("moved", ["--moved"])):
-            subprocess.run([sys.executable, str(BENCH / "generate.py"), "--sessions", str(n), *extra, str(work / variant)], check=True)
+            subprocess.run(
+                [sys.executable, str(BENCH / "generate.py"), "--sessions", str(n), *extra, str(work / variant)],
+                check=True,
+            )
         figures: dict[str, float] = {}
         ingest = measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")])
         figures["ingest s"], figures["ingest cpu s"] = ingest.seconds, ingest.cpu
@@ -159,8 +162,18 @@ def main() -> None:
     sizes = [int(s) for s in args.sessions.split(",")]
     table = {n: one_size(n, baseline=not args.no_baseline, servers=not args.no_wrk) for n in sizes}
     if len(sizes) > 1:
-        keys = ["ingest s", "ingest cpu s", "build s", "build cpu s", "rebuild s", "rebuild cpu s",
-                "serve start s", "ingest MiB", "build MiB", "serve MiB"]
+        keys = [
+            "ingest s",
+            "ingest cpu s",
+            "build s",
+            "build cpu s",
+            "rebuild s",
+            "rebuild cpu s",
+            "serve start s",
+            "ingest MiB",
+            "build MiB",
+            "serve MiB",
+        ]
         print("\n| sessions | " + " | ".join(keys) + " |")
         print("|---" * (len(keys) + 1) + "|")
         for n, figures in table.items():

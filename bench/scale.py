@@ -75,7 +75,9 @@ def serve_figures(db: Path, pages: Path) -> dict[str, float]:
     started = time.perf_counter()
     server = subprocess.Popen(
         [*CONFCAL, "serve", "--db", str(db), "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=ENV,
     )
     try:
         while (old := _etag(url)) is None:

@@ -62,7 +62,9 @@ def start(command: list[str], ready: str, log: Path | None = None) -> subprocess
     raise SystemExit(f"{' '.join(command)} never answered {ready}")
 
 
-def wrk(url: str, pid: int, seconds: int, *, headers: dict[str, str] | None = None, script: Path | None = None) -> tuple[float, float]:
+def wrk(
+    url: str, pid: int, seconds: int, *, headers: dict[str, str] | None = None, script: Path | None = None
+) -> tuple[float, float]:
     """(requests per second, requests per CPU second of `pid` and its children)."""
     command = ["wrk", "-t1", "-c32", f"-d{seconds}s"]
     for name, value in (headers or {}).items():
@@ -137,7 +139,15 @@ def compare(db: str, work: Path, *, seconds: int = 8, rounds: int = 1, personal:
         for server in CEILINGS:
             cport = free_port()
             curl = f"http://127.0.0.1:{cport}"
-            command = [sys.executable, str(BENCH / "ceiling_app.py"), "--server", server, "--port", str(cport), str(bodies)]
+            command = [
+                sys.executable,
+                str(BENCH / "ceiling_app.py"),
+                "--server",
+                server,
+                "--port",
+                str(cport),
+                str(bodies),
+            ]
             ceilings[server] = (start(command, curl + "/feeds/all.ics"), curl)
         cases: dict[str, dict[str, object]] = {
             "all.ics": {"path": "/feeds/all.ics"},
@@ -164,7 +174,9 @@ def compare(db: str, work: Path, *, seconds: int = 8, rounds: int = 1, personal:
             process.wait(timeout=30)
     figures: dict[str, float] = {}
     median = {key: (statistics.median(r for r, _ in v), statistics.median(c for _, c in v)) for key, v in runs.items()}
-    print(f"serve: all.ics {len(feed.content)} bytes, {personal} personal feeds, {rounds} round(s) of {seconds} s, median")
+    print(
+        f"serve: all.ics {len(feed.content)} bytes, {personal} personal feeds, {rounds} round(s) of {seconds} s, median"
+    )
     for case in cases:
         rate, per_cpu = median[("confcal", case)]
         figures[f"serve {case} req/s"] = rate
@@ -191,8 +203,16 @@ def main() -> None:
         db = args.db
         if db is None:
             db = str(work / "store.sqlite")
-            subprocess.run([sys.executable, str(BENCH / "generate.py"), "--sessions", str(args.sessions), str(work / "pages")], check=True)
-            subprocess.run([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")], check=True, env=ENV, capture_output=True)
+            subprocess.run(
+                [sys.executable, str(BENCH / "generate.py"), "--sessions", str(args.sessions), str(work / "pages")],
+                check=True,
+            )
+            subprocess.run(
+                [*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")],
+                check=True,
+                env=ENV,
+                capture_output=True,
+            )
         compare(db, work, seconds=args.seconds, rounds=args.rounds, personal=args.personal)
     print(f"load average {os.getloadavg()[0]:.1f} at end")
 

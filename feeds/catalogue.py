@@ -76,9 +76,7 @@ def _named(value: Named | None) -> list[tuple[str, str]]:
     return [(value.slug, value.name)] if value else []
 
 
-def facets(
-    session: Session, conference: Conference
-) -> dict[FeedKind, list[tuple[str, str]]]:
+def facets(session: Session, conference: Conference) -> dict[FeedKind, list[tuple[str, str]]]:
     """(slug, display name) of every feed the session belongs to, by kind."""
     day = day_slug(session, conference)
     return {
@@ -124,11 +122,7 @@ def catalogue(schedule: Schedule) -> list[FeedSpec]:
     for kind, by_slug in names.items():
         for slug in sorted(by_slug):
             name = by_slug[slug]
-            specs.append(
-                FeedSpec(
-                    kind, slug, name, f"{conference.name} - {LABELS[kind]}: {name}"
-                )
-            )
+            specs.append(FeedSpec(kind, slug, name, f"{conference.name} - {LABELS[kind]}: {name}"))
     return specs
 
 
@@ -162,9 +156,7 @@ def partition(
         (s for s in schedule.sessions if visible(s, now, grace)),
         key=lambda s: (s.start, s.id),
     )
-    groups: dict[tuple[FeedKind, str], list[Session]] = {
-        (FeedKind.ALL, ""): list(ordered)
-    }
+    groups: dict[tuple[FeedKind, str], list[Session]] = {(FeedKind.ALL, ""): list(ordered)}
     for session in ordered:
         for kind in LABELS:
             for slug in dict.fromkeys(slugs_of(kind, session, conference)):

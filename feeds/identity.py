@@ -53,6 +53,7 @@ from feeds.slug import fold
 SIMILAR_TITLE = 0.8
 ID_HEX_DIGITS = 10
 
+
 def speaker_set(session: Session) -> frozenset[str]:
     return frozenset(speaker.slug for speaker in session.speakers)
 

@@ -45,7 +45,9 @@ def conference_zone(batches: Sequence[SourceBatch], tz: str | None) -> ZoneInfo:
         zone = load_zone(tz)
         for name, where in stated:
             if name != zone.key:
-                raise TimeZoneError(f"{where} states time zone {name}, but --tz says {zone.key}; drop --tz or fix the source")
+                raise TimeZoneError(
+                    f"{where} states time zone {name}, but --tz says {zone.key}; drop --tz or fix the source"
+                )
         return zone
     names = list(dict.fromkeys(name for name, _ in stated))
     if len(names) > 1:
@@ -82,14 +84,29 @@ def merge(
     for record in records:
         start, end = instant(record.start, record, zone), instant(record.end, record, zone)
         if end < start:
-            raise SourceError(f"{record.title}: ends ({end:%Y-%m-%d %H:%M} UTC) before it starts", source=record.source, line=record.line)
-        sessions.append(Session(
-            id="", title=record.title, start=start, end=end, kind=record.kind or "talk",
-            room=Room(record.room) if record.room else None, track=Track(record.track) if record.track else None,
-            level=Level(record.level) if record.level else None, description=record.description,
-            speakers=_speakers(record, people), slides=record.slides, url=record.url,
-            status=Status.CANCELLED if record.cancelled else Status.CONFIRMED, source_id=record.source_id,
-        ))
+            raise SourceError(
+                f"{record.title}: ends ({end:%Y-%m-%d %H:%M} UTC) before it starts",
+                source=record.source,
+                line=record.line,
+            )
+        sessions.append(
+            Session(
+                id="",
+                title=record.title,
+                start=start,
+                end=end,
+                kind=record.kind or "talk",
+                room=Room(record.room) if record.room else None,
+                track=Track(record.track) if record.track else None,
+                level=Level(record.level) if record.level else None,
+                description=record.description,
+                speakers=_speakers(record, people),
+                slides=record.slides,
+                url=record.url,
+                status=Status.CANCELLED if record.cancelled else Status.CONFIRMED,
+                source_id=record.source_id,
+            )
+        )
     sessions.sort(key=lambda s: (s.start, s.end, fold(s.title), s.source_id or ""))
     identified = assign_ids(sessions, ())
     names = Counter(b.conference for b in batches if b.conference)
@@ -125,12 +142,19 @@ def _people(records: Sequence[SessionRecord]) -> dict[str, Speaker]:
     merged: dict[int, Person] = {}
     for person, first in zip(everyone, firsts):
         old = merged.get(first)
-        merged[first] = person if old is None else Person(
-            name=old.name,
-            role=old.role or person.role,
-            affiliation=old.affiliation or person.affiliation,
-            bio=max((old.bio or "", person.bio or ""), key=len) or None,
+        merged[first] = (
+            person
+            if old is None
+            else Person(
+                name=old.name,
+                role=old.role or person.role,
+                affiliation=old.affiliation or person.affiliation,
+                bio=max((old.bio or "", person.bio or ""), key=len) or None,
+            )
         )
     slugs = unique_slugs([p.name for p in merged.values()])
-    speakers = {i: Speaker(p.name, slug=slugs[p.name], role=p.role, affiliation=p.affiliation, bio=p.bio) for i, p in merged.items()}
+    speakers = {
+        i: Speaker(p.name, slug=slugs[p.name], role=p.role, affiliation=p.affiliation, bio=p.bio)
+        for i, p in merged.items()
+    }
     return {fold(person.name): speakers[first] for person, first in zip(everyone, firsts)}

@@ -42,9 +42,7 @@ def forced(name: str) -> Reader:
     return reader
 
 
-def read_batches(
-    docs: Sequence[documents.Document], tz: str | None, *, format: str | None = None
-) -> list[SourceBatch]:
+def read_batches(docs: Sequence[documents.Document], tz: str | None, *, format: str | None = None) -> list[SourceBatch]:
     """One batch per reader, for the documents detected (or forced) as its format."""
     groups: dict[str, tuple[Reader, list[documents.Document]]] = {}
     for doc in docs:
@@ -71,7 +69,11 @@ def load_schedule(
 
 
 def load_documents(
-    docs: Sequence[documents.Document], tz: str | None = None, *, format: str | None = None, conference: str | None = None
+    docs: Sequence[documents.Document],
+    tz: str | None = None,
+    *,
+    format: str | None = None,
+    conference: str | None = None,
 ) -> Loaded:
     """The schedule in documents already read (a source refresh fetches its own, conditionally);
     the same rules as `load_schedule`."""

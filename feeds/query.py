@@ -61,10 +61,7 @@ class FeedQuery:
                 alarm = minutes
                 continue
             if name not in values:
-                raise FilterError(
-                    f"unknown filter {name!r}; use one of: {', '.join(FILTER_NAMES)}"
-                    " (or alarm)"
-                )
+                raise FilterError(f"unknown filter {name!r}; use one of: {', '.join(FILTER_NAMES)} (or alarm)")
             value = value.strip()
             if value and value not in values[name]:
                 values[name].append(value)
@@ -86,9 +83,7 @@ class FeedQuery:
         return replace(self, required=(*self.required, (spec.kind.value, spec.slug)))
 
     def is_empty(self) -> bool:
-        return not self.required and not any(
-            getattr(self, name) for name in FILTER_NAMES
-        )
+        return not self.required and not any(getattr(self, name) for name in FILTER_NAMES)
 
     def matches(self, session: Session, conference: Conference) -> bool:
         """OR within one parameter, AND across parameters and required pairs."""
@@ -99,10 +94,7 @@ class FeedQuery:
             have = slugs_of(FeedKind(name), session, conference)
             if not (any(v in wanted for v in have) or (not have and NONE in wanted)):
                 return False
-        return all(
-            slug in slugs_of(FeedKind(name), session, conference)
-            for name, slug in self.required
-        )
+        return all(slug in slugs_of(FeedKind(name), session, conference) for name, slug in self.required)
 
 
 def select(
@@ -115,11 +107,7 @@ def select(
     """The sessions of a feed, sorted by start then id. `now` is passed in, not read, so the
     result (and the feed's bytes) depend only on the arguments."""
     conference = schedule.conference
-    chosen = [
-        s
-        for s in schedule.sessions
-        if visible(s, now, grace) and query.matches(s, conference)
-    ]
+    chosen = [s for s in schedule.sessions if visible(s, now, grace) and query.matches(s, conference)]
     return sorted(chosen, key=lambda s: (s.start, s.id))
 
 
@@ -135,22 +123,14 @@ def feed_title(
     if isinstance(spec_or_query, FeedSpec):
         return spec_or_query.title
     query = spec_or_query
-    known = (
-        {(spec.kind.value, spec.slug): spec.name for spec in catalogue(schedule)}
-        if schedule
-        else {}
-    )
-    groups: dict[str, list[str]] = {
-        name: list(getattr(query, name)) for name in FILTER_NAMES
-    }
+    known = {(spec.kind.value, spec.slug): spec.name for spec in catalogue(schedule)} if schedule else {}
+    groups: dict[str, list[str]] = {name: list(getattr(query, name)) for name in FILTER_NAMES}
     for name, slug in query.required:
         if slug not in groups[name]:
             groups[name].insert(0, slug)
     parts = [
         f"{LABELS[FeedKind(name)]}: "
-        + " or ".join(
-            "(none)" if slug == NONE else known.get((name, slug), slug) for slug in slugs
-        )
+        + " or ".join("(none)" if slug == NONE else known.get((name, slug), slug) for slug in slugs)
         for name, slugs in groups.items()
         if slugs
     ]

@@ -76,19 +76,14 @@ def resolve(day: date, wall: time, abbreviation: str | None, zone: ZoneInfo) -> 
         return datetime.combine(day, wall, tzinfo=fixed).astimezone(UTC)
     options = candidates(day, wall, zone)
     if not options:
-        raise TimeZoneError(
-            f"{where} does not exist in {zone.key} (clocks go forward then); fix the time or the zone"
-        )
+        raise TimeZoneError(f"{where} does not exist in {zone.key} (clocks go forward then); fix the time or the zone")
     if not abbreviation:
         return options[0].astimezone(UTC)
     matching = [dt for dt in options if dt.tzname() == abbreviation]
     if matching:
         return matching[0].astimezone(UTC)
     used = " or ".join(sorted({str(dt.tzname()) for dt in options}))
-    raise TimeZoneError(
-        f"{where} {abbreviation} contradicts time zone {zone.key}, which shows {used} then; "
-        "check --tz"
-    )
+    raise TimeZoneError(f"{where} {abbreviation} contradicts time zone {zone.key}, which shows {used} then; check --tz")
 
 
 def resolve_wall(wall: datetime, zone: ZoneInfo) -> datetime:

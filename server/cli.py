@@ -16,7 +16,20 @@ from feeds.outbound import redact
 from server.commands.terminal import safe_lines
 from server.errors import ServerError
 
-COMMANDS = ("ingest", "serve", "build", "push", "export", "source", "worker", "history", "db", "diff", "rollback", "caldav")
+COMMANDS = (
+    "ingest",
+    "serve",
+    "build",
+    "push",
+    "export",
+    "source",
+    "worker",
+    "history",
+    "db",
+    "diff",
+    "rollback",
+    "caldav",
+)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -88,9 +88,7 @@ class Cipher:
         try:
             return self._fernet.rotate(token.encode("ascii")).decode("ascii")
         except InvalidToken:
-            raise SecretUndecryptable(
-                "a stored password cannot be decrypted with the configured keys"
-            ) from None
+            raise SecretUndecryptable("a stored password cannot be decrypted with the configured keys") from None
 
 
 def new_key() -> str:
@@ -147,8 +145,7 @@ def read_or_create(path: Path) -> list[bytes]:
         info = path.stat()
         if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise SecretKeyInvalid(
-                f"key file {path} is accessible to others (mode {stat.S_IMODE(info.st_mode):o}); "
-                f"chmod 600 {path}"
+                f"key file {path} is accessible to others (mode {stat.S_IMODE(info.st_mode):o}); chmod 600 {path}"
             )
         text = path.read_text(encoding="ascii")
     except (OSError, UnicodeError) as exc:

@@ -28,7 +28,11 @@ FORMATS = ("text", "json")
 LEVELS = ("debug", "info", "warning", "error")
 
 # Attributes every LogRecord has; anything else on a record came from `extra=`.
-_STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message", "asctime", "color_message"}
+_STANDARD = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
+    "message",
+    "asctime",
+    "color_message",
+}
 
 
 class JsonFormatter(logging.Formatter):

@@ -27,9 +27,7 @@ SLOTS_PER_DAY = 20  # half-hour slots from 08:00
 def session_block(i: int, edition: int) -> str:
     # ROOMS sessions share a slot; four days in October, all in CEST.
     slot = i // ROOMS
-    start = datetime(2026, 10, 20, 8) + timedelta(
-        days=(slot // SLOTS_PER_DAY) % 4, minutes=30 * (slot % SLOTS_PER_DAY)
-    )
+    start = datetime(2026, 10, 20, 8) + timedelta(days=(slot // SLOTS_PER_DAY) % 4, minutes=30 * (slot % SLOTS_PER_DAY))
     end = start + timedelta(minutes=25)
     when = f"{start:%A %B} {start.day}, {start:%Y %H:%M} - {end:%H:%M} CEST"
     speaker = f"Speaker{i} Person"

@@ -130,7 +130,12 @@ def layout(schedule: Schedule) -> FrabSchedule:
             duration=session.end - session.start,
         )
         by_day.setdefault(programme_day(local), {}).setdefault(room, []).append(event)
-    rooms = tuple(sorted({e.room for day in by_day.values() for e in (x for r in day.values() for x in r)}, key=lambda n: (fold(n), n)))
+    rooms = tuple(
+        sorted(
+            {e.room for day in by_day.values() for e in (x for r in day.values() for x in r)},
+            key=lambda n: (fold(n), n),
+        )
+    )
     days = tuple(
         FrabDay(
             index=index,

@@ -66,8 +66,12 @@ class FrabXmlExporter:
             _add(conf, "track", name=track)
         for day in view.days:
             day_el = _add(
-                root, "day", index=str(day.index), date=day.date.isoformat(),
-                start=day.start.isoformat(), end=day.end.isoformat(),
+                root,
+                "day",
+                index=str(day.index),
+                date=day.date.isoformat(),
+                start=day.start.isoformat(),
+                end=day.end.isoformat(),
             )
             for room in day.rooms:
                 room_el = _add(day_el, "room", name=room.name, guid=room.guid)

@@ -23,9 +23,7 @@ def parse_alarm(value: str) -> int:
     """Minutes before the start from the URL's `alarm=` value; AlarmError names what is wrong."""
     text = value.strip()
     if not (text.isascii() and text.isdigit()) or int(text) > MAX_ALARM_MINUTES:
-        raise AlarmError(
-            f"alarm must be whole minutes from 0 to {MAX_ALARM_MINUTES}, got {value[:40]!r}"
-        )
+        raise AlarmError(f"alarm must be whole minutes from 0 to {MAX_ALARM_MINUTES}, got {value[:40]!r}")
     return int(text)
 
 

@@ -24,12 +24,8 @@ class EventCache:
     # The default bound is a size, not a promise: 100_001 would do as well (an equivalent mutant).
     def __init__(self, max_entries: int = 100_000) -> None:
         self.max_entries = max_entries
-        self.renders = (
-            0  # how many VEVENTs were actually rendered; for tests and metrics
-        )
-        self._entries: OrderedDict[Key, tuple[Conference, Session, bytes]] = (
-            OrderedDict()
-        )
+        self.renders = 0  # how many VEVENTs were actually rendered; for tests and metrics
+        self._entries: OrderedDict[Key, tuple[Conference, Session, bytes]] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:

@@ -39,9 +39,7 @@ def _header_template(tzid: str, refresh: timedelta, method: str | None) -> bytes
     if method:
         cal.add("method", method)
     cal.add("name", Text(_TITLE))  # RFC 7986 5.1
-    cal.add(
-        "x-wr-calname", Text(_TITLE)
-    )  # the de-facto name for Apple, Google and Outlook
+    cal.add("x-wr-calname", Text(_TITLE))  # the de-facto name for Apple, Google and Outlook
     cal.add("x-wr-timezone", tzid)
     # RFC 7986 5.7 wants VALUE=DURATION spelt out; X-PUBLISHED-TTL is Outlook's equivalent.
     cal.add("refresh-interval", vDuration(refresh), parameters={"VALUE": "DURATION"})
@@ -65,9 +63,7 @@ def _header(title: str, tzid: str, refresh: timedelta, method: str | None) -> by
     return template
 
 
-def _date_span(
-    conference: Conference, sessions: Sequence[Session]
-) -> tuple[date, date]:
+def _date_span(conference: Conference, sessions: Sequence[Session]) -> tuple[date, date]:
     """Local dates from the first start to the last end, widened to the conference's dates so
     that the VTIMEZONE does not change when one session moves within them."""
     zone = conference.zone
@@ -76,12 +72,8 @@ def _date_span(
     return min(first, conference.start_date), max(last, conference.end_date)
 
 
-def _event_bytes(
-    conference: Conference, session: Session, base_url: str | None, alarm: int | None
-) -> bytes:
-    return ensure_folded(
-        render_event(conference, session, base_url=base_url, alarm=alarm)
-    )
+def _event_bytes(conference: Conference, session: Session, base_url: str | None, alarm: int | None) -> bytes:
+    return ensure_folded(render_event(conference, session, base_url=base_url, alarm=alarm))
 
 
 def render_calendar(

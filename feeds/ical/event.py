@@ -58,10 +58,7 @@ def description(session: Session, url: str | None) -> str:
     """Plain text: the abstract, then speakers with affiliations, track, level and the link."""
     facts: list[str] = []
     if session.speakers:
-        names = [
-            f"{s.name} ({s.affiliation})" if s.affiliation else s.name
-            for s in session.speakers
-        ]
+        names = [f"{s.name} ({s.affiliation})" if s.affiliation else s.name for s in session.speakers]
         facts.append("Speakers: " + ", ".join(names))
     if session.track:
         facts.append(f"Track: {session.track.name}")
@@ -153,12 +150,7 @@ def render_event(
     way are serialized by icalendar itself."""
     zone = conference.zone
     start, end = session.start.astimezone(zone), session.end.astimezone(zone)
-    if (
-        alarm is not None
-        or _ambiguous(start)
-        or _ambiguous(end)
-        or not writes_tzid(conference.timezone)
-    ):
+    if alarm is not None or _ambiguous(start) or _ambiguous(end) or not writes_tzid(conference.timezone):
         event = build_event(conference, session, base_url=base_url, alarm=alarm)
         data: bytes = event.to_ical()
         return data
@@ -167,9 +159,7 @@ def render_event(
     return vevent(
         uid=uid(conference, session),
         dtstamp=(session.modified or UNKNOWN_MODIFIED).astimezone(UTC),
-        last_modified=(
-            session.modified.astimezone(UTC) if session.modified is not None else None
-        ),
+        last_modified=(session.modified.astimezone(UTC) if session.modified is not None else None),
         sequence=session.revision,
         tzid=conference.timezone,
         start=start,

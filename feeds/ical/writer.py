@@ -53,18 +53,12 @@ def fold(line: str) -> bytes:
 
 def stamp(moment: datetime) -> str:
     """A UTC DATE-TIME value (RFC 5545 3.3.5, form 2); seconds, as icalendar writes them."""
-    return (
-        f"{moment.year:04}{moment.month:02}{moment.day:02}"
-        f"T{moment.hour:02}{moment.minute:02}{moment.second:02}Z"
-    )
+    return f"{moment.year:04}{moment.month:02}{moment.day:02}T{moment.hour:02}{moment.minute:02}{moment.second:02}Z"
 
 
 def local(moment: datetime) -> str:
     """A DATE-TIME in its zone, without the zone (RFC 5545 3.3.5, form 3)."""
-    return (
-        f"{moment.year:04}{moment.month:02}{moment.day:02}"
-        f"T{moment.hour:02}{moment.minute:02}{moment.second:02}"
-    )
+    return f"{moment.year:04}{moment.month:02}{moment.day:02}T{moment.hour:02}{moment.minute:02}{moment.second:02}"
 
 
 @lru_cache(maxsize=64)

@@ -117,14 +117,15 @@ def stated_zone(
     offset = clash.isoformat()[19:]
     return fixed, (
         f"time_zone_name says {zone_name} but event dates are {offset} "
-        f"(e.g. {clash.isoformat()}); the dates' offsets are used"
-        + (f", conference zone {fixed}" if fixed else "")
+        f"(e.g. {clash.isoformat()}); the dates' offsets are used" + (f", conference zone {fixed}" if fixed else "")
     )
 
 
 class _Text(HTMLParser):
     # Block elements end a line; everything else is inline text.
-    _BLOCKS = frozenset({"p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "tr"})
+    _BLOCKS = frozenset(
+        {"p", "div", "br", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "tr"}
+    )
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

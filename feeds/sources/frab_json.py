@@ -54,7 +54,9 @@ def load_json(text: str, source: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SourceError(f"is not valid JSON: {exc.msg} (column {exc.colno})", source=source, line=exc.lineno) from None
+        raise SourceError(
+            f"is not valid JSON: {exc.msg} (column {exc.colno})", source=source, line=exc.lineno
+        ) from None
     except RecursionError:
         raise SourceError("is not a schedule: JSON nested too deeply", source=source) from None
 
@@ -111,8 +113,12 @@ class FrabJsonReader:
                         if not isinstance(event, dict):
                             raise SourceError("is not an event object")
                         start = event_start(
-                            _str(event.get("date")), _day(day, doc.name), _str(event.get("start")),
-                            _day_change(day), source=doc.name, line=None,
+                            _str(event.get("date")),
+                            _day(day, doc.name),
+                            _str(event.get("start")),
+                            _day_change(day),
+                            source=doc.name,
+                            line=None,
                         )
                     except SourceError as exc:
                         defects.append(SourceWarning(doc.name, None, f"{where}: {_reason(exc)}"))

@@ -150,8 +150,12 @@ class FrabXmlReader:
                     try:
                         day_date = parse_day(day_text, source=doc.name, line=_line(day)) if day_text else None
                         start = event_start(
-                            _text(event, "date"), day_date, _text(event, "start"), day_change,
-                            source=doc.name, line=_line(event),
+                            _text(event, "date"),
+                            day_date,
+                            _text(event, "start"),
+                            day_change,
+                            source=doc.name,
+                            line=_line(event),
                         )
                     except SourceError as exc:
                         defects.append(SourceWarning(doc.name, _line(event), _reason(exc)))

@@ -103,7 +103,10 @@ class _Calendar:
         return found
 
     def _stated_zone(self, calendar: Any) -> str | None:
-        for key, note in (("X-WR-TIMEZONE", None), ("VTIMEZONE", "non-standard line 'VTIMEZONE: {0}' read as the calendar's time zone")):
+        for key, note in (
+            ("X-WR-TIMEZONE", None),
+            ("VTIMEZONE", "non-standard line 'VTIMEZONE: {0}' read as the calendar's time zone"),
+        ):
             value = _text(calendar.get(key))
             if not value:
                 continue
@@ -134,12 +137,22 @@ class _Calendar:
         categories = event.get("CATEGORIES")
         start_at, zone = self._time(start, title, line)
         end_at, _ = self._time(end, title, line)
-        self.records.append(SessionRecord(
-            source=self.source, line=line, title=title, start=start_at, end=end_at, zone=zone,
-            source_id=_text(event.get("UID")) or None, description=_text(event.get("DESCRIPTION")),
-            room=_text(event.get("LOCATION")).strip(" ,") or None, track=_first_category(categories),
-            url=_text(event.get("URL")) or None, cancelled=status == "CANCELLED",
-        ))
+        self.records.append(
+            SessionRecord(
+                source=self.source,
+                line=line,
+                title=title,
+                start=start_at,
+                end=end_at,
+                zone=zone,
+                source_id=_text(event.get("UID")) or None,
+                description=_text(event.get("DESCRIPTION")),
+                room=_text(event.get("LOCATION")).strip(" ,") or None,
+                track=_first_category(categories),
+                url=_text(event.get("URL")) or None,
+                cancelled=status == "CANCELLED",
+            )
+        )
 
     def _end(self, event: Any, start: date, title: str, line: int | None) -> date:
         try:

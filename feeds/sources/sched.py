@@ -28,9 +28,20 @@ from feeds.sources.records import SourceWarning
 from feeds.sources.sched_parsed import Facet, ParsedPage, RawSession, RawSpeaker, WallSpan
 
 _CHROME_PREFIXES = (
-    "Loading", "View More Details", "Note: The schedule", "The Sched app", "This schedule is",
-    "Sign up or log in", "arrow_back", "Share Modal", "Share this link", "Or copy link",
-    "Filter sessions", "Apply filters", "Filtered by", "Speakers",
+    "Loading",
+    "View More Details",
+    "Note: The schedule",
+    "The Sched app",
+    "This schedule is",
+    "Sign up or log in",
+    "arrow_back",
+    "Share Modal",
+    "Share this link",
+    "Or copy link",
+    "Filter sessions",
+    "Apply filters",
+    "Filtered by",
+    "Speakers",
 )
 
 
@@ -175,9 +186,18 @@ def _session(
         end = i - 1
     span = times[opening]
     session = RawSession(
-        line=(title_line if title_line is not None else opening) + 1, span=None if isinstance(span, str) else span, title=title, kind=kind,
-        title_speakers=title_speakers, speakers=speakers, description=description, room=room, track=track,
-        level=level, slides=slides, extra=tuple(extra),
+        line=(title_line if title_line is not None else opening) + 1,
+        span=None if isinstance(span, str) else span,
+        title=title,
+        kind=kind,
+        title_speakers=title_speakers,
+        speakers=speakers,
+        description=description,
+        room=room,
+        track=track,
+        level=level,
+        slides=slides,
+        extra=tuple(extra),
     )
     return session, end
 

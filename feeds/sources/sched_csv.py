@@ -36,7 +36,9 @@ class SchedCsvReader:
 def _rows(doc: Document, tz: str | None) -> Rows:
     reader = csv.DictReader(io.StringIO(doc.text.lstrip("\ufeff"), newline=""))
     if not _REQUIRED <= set(reader.fieldnames or ()):
-        raise NotASchedule(f"is not a Sched session list: the header lacks {', '.join(sorted(_REQUIRED))}", source=doc.name)
+        raise NotASchedule(
+            f"is not a Sched session list: the header lacks {', '.join(sorted(_REQUIRED))}", source=doc.name
+        )
     rows = Rows(doc.name, tz)
     try:
         line = reader.line_num + 1

@@ -69,16 +69,27 @@ class Rows:
             self.warnings.append(SourceWarning(self.source, line, f"{title or 'session'}: {what}; skipped"))
             return
         if end is None or end < start:
-            self.warnings.append(SourceWarning(self.source, line, f"{title}: no readable event_end; shown as ending when it starts"))
+            self.warnings.append(
+                SourceWarning(self.source, line, f"{title}: no readable event_end; shown as ending when it starts")
+            )
             end = start
         self._check_anchor(title, start, row.get("start_time_ts"), line)
-        self.records.append(SessionRecord(
-            source=self.source, line=line, title=title, start=start, end=end,
-            source_id=_text_or_none(row.get("id")) or _text_or_none(row.get("event_key")),
-            description=text_of(row.get("description")), room=_text_or_none(row.get("venue")),
-            track=_text_or_none(row.get("event_type")), level=_text_or_none(row.get("audience")),
-            speakers=speakers, url=_text_or_none(row.get("url")),
-        ))
+        self.records.append(
+            SessionRecord(
+                source=self.source,
+                line=line,
+                title=title,
+                start=start,
+                end=end,
+                source_id=_text_or_none(row.get("id")) or _text_or_none(row.get("event_key")),
+                description=text_of(row.get("description")),
+                room=_text_or_none(row.get("venue")),
+                track=_text_or_none(row.get("event_type")),
+                level=_text_or_none(row.get("audience")),
+                speakers=speakers,
+                url=_text_or_none(row.get("url")),
+            )
+        )
 
     def _check_anchor(self, title: str, start: datetime, stamp: object, line: int | None) -> None:
         """The wall time read in the `--tz` zone must be the instant start_time_ts gives."""
@@ -93,12 +104,15 @@ class Rows:
             raise TimeZoneError(
                 f"{title}: event_start {start:%Y-%m-%d %H:%M} in {self.tz} is {local:%Y-%m-%d %H:%M} UTC, but "
                 f"start_time_ts says {anchored:%Y-%m-%d %H:%M} UTC: the conference is not in {self.tz}; check --tz",
-                source=self.source, line=line,
+                source=self.source,
+                line=line,
             )
 
     def done(self) -> list[SourceWarning]:
         if self.inactive:
-            self.warnings.append(SourceWarning(self.source, None, f"{self.inactive} inactive sessions (active = N) left out"))
+            self.warnings.append(
+                SourceWarning(self.source, None, f"{self.inactive} inactive sessions (active = N) left out")
+            )
         return self.warnings
 
 
@@ -112,7 +126,9 @@ def people(names: str) -> tuple[Person, ...]:
     return tuple(Person(name) for part in html.unescape(names).split(",") if (name := part.strip()))
 
 
-def read_all(format: str, documents: Sequence[Document], tz: str | None, rows: Callable[[Document, str | None], Rows]) -> SourceBatch:
+def read_all(
+    format: str, documents: Sequence[Document], tz: str | None, rows: Callable[[Document, str | None], Rows]
+) -> SourceBatch:
     """One batch of every document's rows, read by the format's `rows` function."""
     rows_of = [rows(doc, tz) for doc in documents]
     return SourceBatch(

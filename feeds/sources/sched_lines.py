@@ -171,7 +171,9 @@ def title_speakers(tail: str) -> tuple[RawSpeaker, ...]:
         # rest of the last affiliation, not a person.
         last = people[-1].affiliation
         joined = " & ".join([last or "", *pending]).strip(" &")
-        people = [p if p.affiliation != last else RawSpeaker(p.name, affiliation=joined, from_block=False) for p in people]
+        people = [
+            p if p.affiliation != last else RawSpeaker(p.name, affiliation=joined, from_block=False) for p in people
+        ]
         pending = []
     people.extend(RawSpeaker(n, from_block=False) for n in pending)
     return tuple(people)

@@ -36,9 +36,18 @@ from feeds.zones import load_zone, resolve_span, zone_for_place
 NAME = "sched-page"
 LEVEL_WORDS = {"any", "all", "all levels", "beginner", "introductory", "novice", "intermediate", "advanced", "expert"}
 FACET_FIELDS = {
-    "type": "track", "track": "track", "tracks": "track", "category": "track", "topic": "track",
-    "venue": "room", "room": "room", "location": "room",
-    "audience level": "level", "level": "level", "experience level": "level", "audience": "level",
+    "type": "track",
+    "track": "track",
+    "tracks": "track",
+    "category": "track",
+    "topic": "track",
+    "venue": "room",
+    "room": "room",
+    "location": "room",
+    "audience level": "level",
+    "level": "level",
+    "experience level": "level",
+    "audience": "level",
 }
 # A time line, a filter header or the display-zone note: what only a Sched page has.
 _SIGNS = re.compile(
@@ -99,7 +108,9 @@ class _Entry:
         for attr in ("room", "track", "level"):
             new, old = getattr(raw, attr), getattr(self, attr)
             if new and old and fold(new) != fold(old):
-                warn.append(SourceWarning(source, raw.line, f"{attr} {new!r} differs from {old!r} elsewhere; kept {old!r}"))
+                warn.append(
+                    SourceWarning(source, raw.line, f"{attr} {new!r} differs from {old!r} elsewhere; kept {old!r}")
+                )
             elif new and not old:
                 setattr(self, attr, new)
         self.slides = self.slides or bool(raw.slides)
@@ -155,11 +166,17 @@ def join(pages: Sequence[ParsedPage], tz: str | None, *, url: str | None = None)
             entry = entries.setdefault(key, _Entry(start, end, raw.title, raw.kind, page.source, raw.line))
             entry.absorb(raw, warnings, page.source)
         if page.loose_text:
-            warnings.append(SourceWarning(page.source, None, "page has no title, time or room: cannot be placed in a calendar; skipped"))
+            warnings.append(
+                SourceWarning(
+                    page.source, None, "page has no title, time or room: cannot be placed in a calendar; skipped"
+                )
+            )
     for page, raw, start, end in partials:
         match = _place_partial(list(entries.values()), raw, start, end)
         if match is None:
-            warnings.append(SourceWarning(page.source, raw.line, "session without a title matches no listed session; skipped"))
+            warnings.append(
+                SourceWarning(page.source, raw.line, "session without a title matches no listed session; skipped")
+            )
         else:
             match.absorb(raw, warnings, page.source)
     defects = tuple(d for p in pages for d in p.defects)
@@ -187,7 +204,13 @@ def _facet_fields(page: ParsedPage, seen_levels: set[str], warnings: list[Source
         target = "level" if fold(value) in LEVEL_WORDS | seen_levels else FACET_FIELDS.get(label)
         if target is None or label == "date":
             if label != "date":
-                warnings.append(SourceWarning(page.source, facet.line, f"filter {facet.label}: {value} is not a track, room or level; not applied"))
+                warnings.append(
+                    SourceWarning(
+                        page.source,
+                        facet.line,
+                        f"filter {facet.label}: {value} is not a track, room or level; not applied",
+                    )
+                )
             continue
         fields[target] = value
     return fields
@@ -215,12 +238,18 @@ def _people(entries: list[_Entry]) -> dict[str, Person]:
     merged: dict[int, RawSpeaker] = {}
     for person, first in zip(everyone, firsts):
         old = merged.get(first)
-        merged[first] = person if old is None else RawSpeaker(
-            name=old.name if old.from_block or not person.from_block else person.name,
-            role=old.role or person.role,
-            affiliation=old.affiliation if old.from_block and old.affiliation else person.affiliation or old.affiliation,
-            bio=max((old.bio or "", person.bio or ""), key=len) or None,
-            from_block=old.from_block or person.from_block,
+        merged[first] = (
+            person
+            if old is None
+            else RawSpeaker(
+                name=old.name if old.from_block or not person.from_block else person.name,
+                role=old.role or person.role,
+                affiliation=old.affiliation
+                if old.from_block and old.affiliation
+                else person.affiliation or old.affiliation,
+                bio=max((old.bio or "", person.bio or ""), key=len) or None,
+                from_block=old.from_block or person.from_block,
+            )
         )
     people = {i: Person(c.name, affiliation=c.affiliation, role=c.role, bio=c.bio) for i, c in merged.items()}
     return {fold(person.name): people[first] for person, first in zip(everyone, firsts)}
@@ -235,11 +264,22 @@ def _records(entries: list[_Entry]) -> tuple[SessionRecord, ...]:
             person = people[fold(raw.name)]
             if person not in ordered:
                 ordered.append(person)
-        records.append(SessionRecord(
-            source=e.source, line=e.line, title=e.title, start=e.start, end=e.end, kind=e.kind,
-            description=e.description, room=e.room, track=e.track, level=e.level,
-            speakers=tuple(ordered), slides=e.slides,
-        ))
+        records.append(
+            SessionRecord(
+                source=e.source,
+                line=e.line,
+                title=e.title,
+                start=e.start,
+                end=e.end,
+                kind=e.kind,
+                description=e.description,
+                room=e.room,
+                track=e.track,
+                level=e.level,
+                speakers=tuple(ordered),
+                slides=e.slides,
+            )
+        )
     return tuple(records)
 
 

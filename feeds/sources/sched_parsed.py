@@ -70,5 +70,3 @@ class ParsedPage:
     loose_text: bool = False  # content that belongs to a session but cannot be placed
     warnings: tuple[SourceWarning, ...] = field(default=())
     defects: tuple[SourceWarning, ...] = field(default=())  # data lost: see SourceBatch.defects
-
-

@@ -60,24 +60,17 @@ def sessions_document(published: Published, site: Site) -> dict[str, Any]:
             "track": session.track.name if session.track else None,
             "level": session.level.name if session.level else None,
             "description": session.description,
-            "speakers": [
-                {"name": s.name, "slug": s.slug, "affiliation": s.affiliation}
-                for s in session.speakers
-            ],
+            "speakers": [{"name": s.name, "slug": s.slug, "affiliation": s.affiliation} for s in session.speakers],
             "status": session.status.value,
             "ics": site.path(urls.session_download(session.id)),
         }
 
-    ordered = sorted(
-        published.schedule.sessions, key=lambda s: (s.start, s.end, s.title, s.id)
-    )
+    ordered = sorted(published.schedule.sessions, key=lambda s: (s.start, s.end, s.title, s.id))
     return {"sessions": [entry(s) for s in ordered]}
 
 
 def to_json(document: dict[str, Any]) -> bytes:
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode(
-        "utf-8"
-    )
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _document(
@@ -98,9 +91,7 @@ def sessions_representation(published: Published, site: Site) -> Representation:
     return _document(published, site, urls.API_SESSIONS, sessions_document)
 
 
-def conferences_document(
-    summaries: tuple[ConferenceSummary, ...], site: Site
-) -> dict[str, Any]:
+def conferences_document(summaries: tuple[ConferenceSummary, ...], site: Site) -> dict[str, Any]:
     """Every conference in the order it was first ingested; `url` is the base path of its page
     (the default conference is also served at the root, which this list does not repeat)."""
     return {
@@ -120,8 +111,6 @@ def conferences_document(
 
 
 @lru_cache(maxsize=64)
-def conferences_representation(
-    summaries: tuple[ConferenceSummary, ...], site: Site
-) -> Representation:
+def conferences_representation(summaries: tuple[ConferenceSummary, ...], site: Site) -> Representation:
     # Memoized by its inputs (both frozen): it changes only when some conference is ingested.
     return Representation(to_json(conferences_document(summaries, site)), JSON)

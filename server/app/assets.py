@@ -92,6 +92,4 @@ def service_worker() -> Representation:
         .replace("__ASSETS__", json.dumps(precache))
         .replace("__VERSION__", version)
     )
-    return Representation(
-        body.encode("utf-8"), TYPES[".js"], None, (("cache-control", "no-cache"),)
-    )
+    return Representation(body.encode("utf-8"), TYPES[".js"], None, (("cache-control", "no-cache"),))

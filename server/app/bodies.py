@@ -39,9 +39,7 @@ def check_json_media_type(content_type: str | None) -> None:
         raise BodyError(f"send the body as Content-Type: {JSON_MEDIA_TYPE}", 415)
 
 
-async def read_limited(
-    content_length: str | None, chunks: AsyncIterator[bytes], limit: int
-) -> bytes:
+async def read_limited(content_length: str | None, chunks: AsyncIterator[bytes], limit: int) -> bytes:
     """The body, refused with 413 as soon as it is known to pass `limit`: from Content-Length
     before reading anything, else while streaming, so a client cannot make us buffer more."""
     too_big = BodyError(f"request body over {limit} bytes", 413)
@@ -79,9 +77,7 @@ def parse_json(body: bytes) -> object:
     as int is quadratic (CPython caps it with a ValueError instead).
     """
     try:
-        return json.loads(
-            body, parse_int=_number, parse_float=_number, parse_constant=_no_constant
-        )
+        return json.loads(body, parse_int=_number, parse_float=_number, parse_constant=_no_constant)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BodyError(f"request body is not JSON: {exc}") from None
     except RecursionError:

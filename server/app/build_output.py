@@ -132,9 +132,7 @@ class Output:
         stale = [self.root / path for path in self._last if path not in self._made]
         for directory, recursive in owned:
             stale.extend(
-                self.root / found
-                for found in _ics_files(self.root, directory, recursive)
-                if found not in self._made
+                self.root / found for found in _ics_files(self.root, directory, recursive) if found not in self._made
             )
         for path in stale:
             path.unlink(missing_ok=True)

@@ -65,8 +65,7 @@ def target_document(target: Target) -> dict[str, object]:
         "url": target.url,
         "username": target.username,
         "state": target.state.value,
-        "sync_pending": target.state is TargetState.ACTIVE
-        and target.wanted_generation > target.synced_generation,
+        "sync_pending": target.state is TargetState.ACTIVE and target.wanted_generation > target.synced_generation,
         "last_sync": None if target.last_sync is None else target.last_sync.isoformat(),
         "last_result": target.last_result,
         "counts": None
@@ -106,9 +105,7 @@ def caldav_routes(
             return error_reply("no such pick set", 404)
         try:
             check_json_media_type(request.headers.get("content-type"))
-            body = await read_limited(
-                request.headers.get("content-length"), request.stream(), MAX_CALDAV_BODY
-            )
+            body = await read_limited(request.headers.get("content-length"), request.stream(), MAX_CALDAV_BODY)
             wanted = caldav_body(body)
         except BodyError as exc:
             return body_error(exc)
@@ -190,9 +187,7 @@ def caldav_routes(
         try:
             await anyio.to_thread.run_sync(calendars.remove, targets, target)
         except (CalendarUnusable, SecretError) as exc:
-            await anyio.to_thread.run_sync(
-                targets.abort_detach, target.id, owner, before.state
-            )
+            await anyio.to_thread.run_sync(targets.abort_detach, target.id, owner, before.state)
             status = exc.status if isinstance(exc, CalendarUnusable) else 503
             return error_reply(f"the events could not be removed: {exc}", status)
         return None

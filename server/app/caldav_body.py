@@ -69,8 +69,6 @@ def _calendar_url(url: str) -> str:
     if not parts.hostname:
         raise BodyError("the calendar URL names no host", 422)
     if "@" in parts.netloc:
-        raise BodyError(
-            "put the user name and password in their own fields, not in the calendar URL", 422
-        )
+        raise BodyError("put the user name and password in their own fields, not in the calendar URL", 422)
     normal = public_url(url)
     return normal if normal.endswith("/") else normal + "/"

@@ -1,4 +1,4 @@
-""""Add to my calendar" links for web calendars that take an event or a feed in a GET link.
+""" "Add to my calendar" links for web calendars that take an event or a feed in a GET link.
 
 Google Calendar's event template and Outlook on the web's compose deeplink pre-fill a new event
 (no API key, nothing sent until the person saves it); Outlook's "add from web" subscribes to a
@@ -30,9 +30,7 @@ def _where(conference: Conference, session: Session) -> str:
     return ", ".join(p for p in (room, conference.city) if p)
 
 
-def google_event_link(
-    conference: Conference, session: Session, *, details: bool = True
-) -> str:
+def google_event_link(conference: Conference, session: Session, *, details: bool = True) -> str:
     """Google Calendar's "add this event" template link."""
     stamp = "%Y%m%dT%H%M%SZ"
     query = {
@@ -46,9 +44,7 @@ def google_event_link(
     return f"{GOOGLE_EVENT}?{urlencode(_present(query), quote_via=quote)}"
 
 
-def outlook_event_link(
-    conference: Conference, session: Session, *, details: bool = True
-) -> str:
+def outlook_event_link(conference: Conference, session: Session, *, details: bool = True) -> str:
     """Outlook on the web's new-event form, pre-filled."""
     stamp = "%Y-%m-%dT%H:%M:%SZ"
     query = {

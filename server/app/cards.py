@@ -162,9 +162,7 @@ def place(cards: list[Card]) -> tuple[tuple[str, ...], tuple[Slot, ...], int]:
     placed.sort(key=lambda c: (c.session.start, c.column, c.session.end, c.id))
     slots = tuple(
         Slot(group[0].start_label, group[0].start_local, group[0].row_start, tuple(group))
-        for group in (
-            list(g) for _, g in groupby(placed, key=lambda c: c.session.start)
-        )
+        for group in (list(g) for _, g in groupby(placed, key=lambda c: c.session.start))
     )
     rows = max(c.row_end for c in placed) - 1
     return tuple(rooms), slots, rows
@@ -176,7 +174,5 @@ def days(conference: Conference, sessions: list[Session]) -> list[Day]:
     result = []
     for slug, group in groupby(sorted(cards, key=lambda c: c.day), key=lambda c: c.day):
         rooms, slots, rows = place(list(group))
-        result.append(
-            Day(slug, day_name(datetime.fromisoformat(slug).date()), rooms, slots, rows)
-        )
+        result.append(Day(slug, day_name(datetime.fromisoformat(slug).date()), rooms, slots, rows))
     return result

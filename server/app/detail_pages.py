@@ -69,14 +69,10 @@ def _base(published: Published) -> dict[str, Any]:
 
 
 def _html(body: bytes, sessions: tuple[Session, ...]) -> Representation:
-    return Representation(
-        body, HTML, last_modified(sessions), (("content-security-policy", CSP),)
-    )
+    return Representation(body, HTML, last_modified(sessions), (("content-security-policy", CSP),))
 
 
-def session_representation(
-    published: Published, site: Site, session: Session
-) -> Representation:
+def session_representation(published: Published, site: Site, session: Session) -> Representation:
     def build() -> Representation:
         conference = published.conference
         card = make_card(conference, session)
@@ -103,9 +99,7 @@ def session_representation(
     return published.memo(("session-page", site.base_url, session.id), build)
 
 
-def speaker_representation(
-    published: Published, site: Site, entry: SpeakerEntry
-) -> Representation:
+def speaker_representation(published: Published, site: Site, entry: SpeakerEntry) -> Representation:
     def build() -> Representation:
         conference = published.conference
         person = entry.speaker
@@ -125,9 +119,7 @@ def speaker_representation(
             "feed_url": site.url(feed_path) if feed else "",
             "webcal": site.webcal(feed_path) if feed else "",
             "google": site.google(feed_path) if feed else "",
-            "outlook": outlook_subscribe_link(site.url(feed_path), feed.spec.title)
-            if feed
-            else "",
+            "outlook": outlook_subscribe_link(site.url(feed_path), feed.spec.title) if feed else "",
         }
         return _html(render("speaker.html", 2, context), entry.sessions)
 
@@ -153,9 +145,7 @@ def detail_routes(context: RouteContext) -> list[Route]:
         found = published.session(session_id)
         if found is None:
             return params.not_found("no such session")
-        rep = await anyio.to_thread.run_sync(
-            session_representation, published, context.site(request), found
-        )
+        rep = await anyio.to_thread.run_sync(session_representation, published, context.site(request), found)
         return context.send(request, rep)
 
     async def speaker_page(request: Request) -> Response:
@@ -164,9 +154,7 @@ def detail_routes(context: RouteContext) -> list[Route]:
         entry = speakers(published).get(slug)
         if entry is None:
             return params.not_found("no such speaker")
-        rep = await anyio.to_thread.run_sync(
-            speaker_representation, published, context.site(request), entry
-        )
+        rep = await anyio.to_thread.run_sync(speaker_representation, published, context.site(request), entry)
         return context.send(request, rep)
 
     return [

@@ -43,9 +43,7 @@ def export_routes(context: RouteContext) -> list[Route]:
 
         async def handler(request: Request) -> Response:
             published = await context.current(request)
-            rep = await anyio.to_thread.run_sync(
-                export_representation, published, context.site(request), exporter
-            )
+            rep = await anyio.to_thread.run_sync(export_representation, published, context.site(request), exporter)
             return context.send(request, rep)
 
         return Route(path, handler, methods=["GET", "HEAD"])

@@ -91,7 +91,9 @@ class HealthCollector:
 
         now = self.clock()
         health = check(self.store, now)
-        yield GaugeMetricFamily("confcal_store_up", "1 if this process can read its store", value=health.store_error is None)
+        yield GaugeMetricFamily(
+            "confcal_store_up", "1 if this process can read its store", value=health.store_error is None
+        )
         yield GaugeMetricFamily("confcal_sources", "sources the server keeps fresh", value=health.sources)
         yield GaugeMetricFamily("confcal_sources_overdue", "sources whose refresh is late", value=health.overdue)
         if health.last_refresh is not None:

@@ -83,9 +83,7 @@ def other_conferences(
     if len(summaries) < 2:
         return ()
     return tuple(
-        ConferenceLink(c.conference.name, root.path(urls.conference_page(c.slug)))
-        for c in summaries
-        if c.slug != this
+        ConferenceLink(c.conference.name, root.path(urls.conference_page(c.slug))) for c in summaries if c.slug != this
     )
 
 
@@ -96,9 +94,7 @@ def checked_base_url(value: str) -> str:
     """
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(
-            f"base URL must start with http:// or https:// and name a host: {value!r}"
-        )
+        raise ValueError(f"base URL must start with http:// or https:// and name a host: {value!r}")
     if parts.query or parts.fragment:
         raise ValueError(f"base URL cannot have a query or fragment: {value!r}")
     return value.rstrip("/")

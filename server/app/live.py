@@ -200,9 +200,5 @@ class Live:
             await anyio.sleep(interval)
             try:
                 await anyio.to_thread.run_sync(self.refresh)
-            except (
-                Exception
-            ):  # a store hiccup must not stop the server from serving what it has
-                log.exception(
-                    "refreshing the published schedule failed; keeping the current one"
-                )
+            except Exception:  # a store hiccup must not stop the server from serving what it has
+                log.exception("refreshing the published schedule failed; keeping the current one")

@@ -100,14 +100,10 @@ def level_key(slug_and_name: tuple[str, str]) -> tuple[int, int, str]:
 def options(published: Published, kind: str, sessions: list[Session]) -> list[tuple[str, str]]:
     """(value, label) of one filter: the catalogue's values (levels in their natural order),
     then "(no track)" when some sessions have none."""
-    found = [
-        (f.spec.slug, f.spec.name) for f in published.feeds if f.spec.kind.value == kind
-    ]
+    found = [(f.spec.slug, f.spec.name) for f in published.feeds if f.spec.kind.value == kind]
     if kind == "level":
         found.sort(key=level_key)
-    if kind in ("track", "room", "level") and any(
-        getattr(s, kind) is None for s in sessions
-    ):
+    if kind in ("track", "room", "level") and any(getattr(s, kind) is None for s in sessions):
         found.append((NONE, f"(no {kind})"))
     return found
 
@@ -158,14 +154,8 @@ def page_context(
     shown_days = [d for d in timetable if day in (ALL_DAYS, d.slug)]
     query = view.query()
     found = matching(sessions, view.q) if view.q.strip() else None
-    hidden = {
-        s.id
-        for s in sessions
-        if not query.matches(s, conference) or (found is not None and s.id not in found)
-    }
-    shown = sum(len(d.cards) for d in shown_days) - sum(
-        1 for d in shown_days for c in d.cards if c.id in hidden
-    )
+    hidden = {s.id for s in sessions if not query.matches(s, conference) or (found is not None and s.id not in found)}
+    shown = sum(len(d.cards) for d in shown_days) - sum(1 for d in shown_days for c in d.cards if c.id in hidden)
     feed_day = day if multi_day and day != ALL_DAYS else None
     feed_query = view.feed_query(feed_day)
     all_feed = everything.path if everything else "feeds/all.ics"
@@ -204,8 +194,7 @@ def page_context(
         "view": view,
         "subscribe": subscribe_section(published, site, 2 if day_page else 0),
         "filtered_feed": filtered_feed,
-        "filtered_webcal": site.webcal(all_feed)
-        + (f"?{feed_query}" if feed_query else ""),
+        "filtered_webcal": site.webcal(all_feed) + (f"?{feed_query}" if feed_query else ""),
         "feed_base": site.url(all_feed),
         "feed_day": feed_day or "",
         "first_start": min(starts).strftime("%Y-%m-%dT%H:%M:%SZ") if starts else "",
@@ -291,8 +280,12 @@ def page_routes(context: RouteContext) -> list[Route]:
         # The path names the day; a `day` in the query string is ignored.
         view = replace(View.from_params(items), day=slug)
         rep = await anyio.to_thread.run_sync(
-            page_representation, published, context.site(request), view,
-            context.others(request), True,
+            page_representation,
+            published,
+            context.site(request),
+            view,
+            context.others(request),
+            True,
         )
         return context.send(request, rep)
 

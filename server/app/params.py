@@ -74,11 +74,7 @@ def query_items(items: list[tuple[str, str]]) -> list[tuple[str, str]]:
     if len(items) > MAX_QUERY_PARAMS:
         raise BadPath("too many query parameters")
     for name, value in items:
-        if (
-            len(name) > MAX_QUERY_VALUE
-            or len(value) > MAX_QUERY_VALUE
-            or "\x00" in name + value
-        ):
+        if len(name) > MAX_QUERY_VALUE or len(value) > MAX_QUERY_VALUE or "\x00" in name + value:
             raise BadPath("malformed query parameter")
     return items
 

@@ -88,16 +88,8 @@ class Published:
         self.schedule = schedule
         self.now = now
         self.base_url = base_url
-        self.cache: EventCache = (
-            cache
-            if cache is not None
-            else (previous.cache if previous else EventCache())
-        )
-        inherited = (
-            previous._by_content
-            if previous is not None and previous.base_url == base_url
-            else {}
-        )
+        self.cache: EventCache = cache if cache is not None else (previous.cache if previous else EventCache())
+        inherited = previous._by_content if previous is not None and previous.base_url == base_url else {}
         self._by_content: dict[_ContentKey, Representation] = {}
         same_content = (
             previous is not None and previous.base_url == base_url and previous.conference == schedule.conference
@@ -208,9 +200,7 @@ class Published:
             return found
         filename = f"{slugify(session.title)}.ics"
         rep = Representation(
-            render_session(
-                self.conference, session, base_url=self.base_url, cache=self.cache
-            ),
+            render_session(self.conference, session, base_url=self.base_url, cache=self.cache),
             CALENDAR,
             last_modified([session]),
             (("content-disposition", f'attachment; filename="{filename}"'),),
@@ -232,7 +222,6 @@ class Published:
             while len(self._memo) > _MEMO_KEEP:
                 self._memo.popitem(last=False)
         return value
-
 
     def personal(self, key: Hashable) -> Representation | None:
         """The personal feed remembered under `key` (its content: the picked ids, the set's

@@ -70,15 +70,13 @@ def svg(matrix: Sequence[Sequence[int]], title: str) -> bytes:
             elif not dark and start >= 0:
                 x1, x2 = x + start, x + column
                 dy = y - last_y
-                runs.append(
-                    f"{'m' if runs else 'M'}{x1 - last_x} {int(dy) if dy == int(dy) else dy}h{x2 - x1}"
-                )
+                runs.append(f"{'m' if runs else 'M'}{x1 - last_x} {int(dy) if dy == int(dy) else dy}h{x2 - x1}")
                 last_x, last_y = x2, y
                 start = -1
     pixels = size * SCALE
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{pixels}" height="{pixels}" class="segno">'
-        f"<title>{escape(title)}</title><g transform=\"scale({SCALE})\">"
+        f'<title>{escape(title)}</title><g transform="scale({SCALE})">'
         f'<path fill="#fff" d="M0 0h{size}v{size}h-{size}z"/>'
         f'<path class="qrline" stroke="#000" d="{"".join(runs)}"/></g></svg>\n'
     ).encode("utf-8")

@@ -31,9 +31,7 @@ def words(query: str) -> tuple[str, ...]:
 def card_text(session: Session) -> str:
     """The card's title, speakers and facts lines as the page shows them, folded."""
     title = session.title + (" Cancelled" if session.cancelled else "")
-    speakers = ", ".join(
-        p.name + (f" ({p.affiliation})" if p.affiliation else "") for p in session.speakers
-    )
+    speakers = ", ".join(p.name + (f" ({p.affiliation})" if p.affiliation else "") for p in session.speakers)
     facts = [session.room.name if session.room else "", kind_name(session.kind)]
     if session.track:
         facts.append(session.track.name)
@@ -45,6 +43,4 @@ def card_text(session: Session) -> str:
 def matching(sessions: Iterable[Session], query: str) -> set[str]:
     """Ids of the sessions every word of `query` is found in (all of them for no words)."""
     wanted = words(query)
-    return {
-        s.id for s in sessions if all(w in card_text(s) for w in wanted)
-    }
+    return {s.id for s in sessions if all(w in card_text(s) for w in wanted)}

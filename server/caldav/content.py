@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import icalendar
 
-_VOLATILE = frozenset(
-    {"DTSTAMP"}
-)  # RFC 5545 section 3.8.7.2: may be rewritten by any agent
+_VOLATILE = frozenset({"DTSTAMP"})  # RFC 5545 section 3.8.7.2: may be rewritten by any agent
 
 
 def uids(ics: bytes) -> frozenset[str]:
@@ -36,9 +34,7 @@ def _canonical(ics: bytes) -> list[tuple[str, ...]] | None:
                 continue
             values = value if isinstance(value, list) else [value]
             for v in values:
-                params = tuple(
-                    sorted(f"{k}={p}" for k, p in getattr(v, "params", {}).items())
-                )
+                params = tuple(sorted(f"{k}={p}" for k, p in getattr(v, "params", {}).items()))
                 props.append(
                     (
                         name,

@@ -17,9 +17,7 @@ def select_sessions(schedule: Schedule, ids: Sequence[str]) -> list[Session]:
     known = {s.id for s in schedule.sessions}
     unknown = [i for i in ids if i not in known]
     if unknown:
-        raise UnknownSession(
-            f"no session {', '.join(map(repr, unknown))} in {schedule.conference.name}"
-        )
+        raise UnknownSession(f"no session {', '.join(map(repr, unknown))} in {schedule.conference.name}")
     wanted = set(ids)
     return [s for s in schedule.sessions if s.id in wanted]
 
@@ -38,9 +36,7 @@ def desired_events(
         DesiredEvent(
             uid=uid(schedule.conference, s),
             revision=s.revision,
-            ics=render_session(
-                schedule.conference, s, method=None, cache=cache, base_url=base_url
-            ),
+            ics=render_session(schedule.conference, s, method=None, cache=cache, base_url=base_url),
         )
         for s in sessions
         if not s.cancelled

@@ -56,9 +56,7 @@ class Summary:
     updated: int = 0
     deleted: int = 0
     unchanged: int = 0
-    conflicts: list[str] = field(
-        default_factory=list
-    )  # one line per conflict: "UID: reason"
+    conflicts: list[str] = field(default_factory=list)  # one line per conflict: "UID: reason"
 
     # Only a conflict's message is kept: the "" every other outcome returns with is never read, so
     # mutants changing it (here or at any `return CREATED, ""`) are equivalent.
@@ -102,9 +100,7 @@ class Executor:
             except (ServerUnreachable, ServerFailed) as exc:
                 # Still one line, but saying how far it got; the state is consistent, so a
                 # later run picks up from here.
-                raise type(exc)(
-                    f"{exc}; stopped at change {done} of {len(todo)}, run again to finish"
-                ) from exc
+                raise type(exc)(f"{exc}; stopped at change {done} of {len(todo)}, run again to finish") from exc
             summary.count(outcome, message)
             if self.progress is not None:
                 self.progress(done, len(todo), action, outcome)
@@ -124,11 +120,7 @@ class Executor:
             return self._claim(action.event, action.name)
         if isinstance(action, Update):
             try:
-                etag = self._call(
-                    lambda: self.storage.update(
-                        action.name, action.event.ics, action.etag
-                    )
-                )
+                etag = self._call(lambda: self.storage.update(action.name, action.event.ics, action.etag))
             except (PreconditionFailed, ItemNotFound):
                 return self._resolve(action.event.uid, action.name, action.event)
             self._save(action.event, action.name, etag)
@@ -141,9 +133,7 @@ class Executor:
         # equivalent mutant.
         raise AssertionError(f"unknown action {action!r}")
 
-    def _create(
-        self, event: DesiredEvent, name: str, *, claim: bool = True
-    ) -> tuple[str, str]:
+    def _create(self, event: DesiredEvent, name: str, *, claim: bool = True) -> tuple[str, str]:
         try:
             etag = self._call(lambda: self.storage.create(name, event.ics))
         except PreconditionFailed:
@@ -162,9 +152,7 @@ class Executor:
         self._save(event, name, etag)
         return CREATED, ""
 
-    def _claim(
-        self, event: DesiredEvent, name: str, *, create: bool = True
-    ) -> tuple[str, str]:
+    def _claim(self, event: DesiredEvent, name: str, *, create: bool = True) -> tuple[str, str]:
         """Adopt what is at our name only if it is exactly what we would write. The keyword
         arguments make create -> claim -> create end after one round: never a loop (passing
         None for False is an equivalent mutant: both are false)."""
@@ -194,9 +182,7 @@ class Executor:
         self.state.forget(uid)
         return DELETED, ""
 
-    def _resolve(
-        self, uid: str, name: str, event: DesiredEvent | None
-    ) -> tuple[str, str]:
+    def _resolve(self, uid: str, name: str, event: DesiredEvent | None) -> tuple[str, str]:
         """The owner changed (or deleted) our event since we wrote it; the schedule changed it too."""
         item = self._get(name)
         if event is None:
@@ -209,11 +195,7 @@ class Executor:
                     f"{uid}: changed in the calendar since the last push; not deleted",
                 )
             return self._delete_exactly(uid, name, item)
-        if (
-            item is not None
-            and uids(item.ics) == {uid}
-            and same_event(item.ics, event.ics)
-        ):
+        if item is not None and uids(item.ics) == {uid} and same_event(item.ics, event.ics):
             # Already what we want: an earlier attempt's answer was lost.
             self._save(event, name, item.etag)
             return UPDATED, ""
@@ -227,9 +209,7 @@ class Executor:
             if item is None:
                 etag = self._call(lambda: self.storage.create(name, event.ics))
             else:
-                etag = self._call(
-                    lambda: self.storage.update(name, event.ics, item.etag)
-                )
+                etag = self._call(lambda: self.storage.update(name, event.ics, item.etag))
         except (PreconditionFailed, ItemNotFound, UidConflict):
             # Changed again under our feet: never loop, never write without a precondition.
             return (

@@ -27,9 +27,7 @@ class MemoryStorage:
     def __init__(self, url: str = "memory://calendar/") -> None:
         self.url = url
         self.items: dict[str, Item] = {}
-        self.requests: Counter[str] = (
-            Counter()
-        )  # method -> count, like the servers' counters
+        self.requests: Counter[str] = Counter()  # method -> count, like the servers' counters
         self._next_etag = 0
         self._lose_responses = 0
         # Called before every request with the method; may raise to simulate an outage.
@@ -83,9 +81,7 @@ class MemoryStorage:
         def fault(method: str) -> None:
             if remaining[0] > 0:
                 remaining[0] -= 1
-                raise TransientError(
-                    f"{method}: simulated failure", unreachable=unreachable
-                )
+                raise TransientError(f"{method}: simulated failure", unreachable=unreachable)
 
         self.fault = fault
 

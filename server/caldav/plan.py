@@ -103,9 +103,7 @@ Action = Create | Claim | Update | Delete | Forget | Keep | Conflict
 
 
 def uid_of(action: Action) -> str:
-    return (
-        action.event.uid if isinstance(action, (Create, Claim, Update)) else action.uid
-    )
+    return action.event.uid if isinstance(action, (Create, Claim, Update)) else action.uid
 
 
 def plan(

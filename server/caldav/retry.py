@@ -52,8 +52,6 @@ def with_retry(request: Callable[[], T], policy: RetryPolicy) -> T:
         except TransientError as exc:
             if attempt + 1 >= policy.attempts:
                 final = ServerUnreachable if exc.unreachable else ServerFailed
-                raise final(
-                    f"{exc} (gave up after {policy.attempts} attempts)"
-                ) from exc
+                raise final(f"{exc} (gave up after {policy.attempts} attempts)") from exc
             policy.sleep(policy.delay(attempt, exc.retry_after))
     raise AssertionError("unreachable: attempts must be >= 1")

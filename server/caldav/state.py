@@ -70,9 +70,7 @@ class SyncState:
             conn.execute(self._where(delete(sync_state), uid))
 
     def _where(self, stmt: Delete, uid: str) -> Delete:
-        return stmt.where(
-            sync_state.c.calendar_url == self.calendar_url, sync_state.c.uid == uid
-        )
+        return stmt.where(sync_state.c.calendar_url == self.calendar_url, sync_state.c.uid == uid)
 
 
 def insert_or(conn: Connection, table: Table, values: dict[str, Any], *, update: bool) -> None:

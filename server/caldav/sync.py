@@ -32,6 +32,4 @@ def push(
     progress: Progress | None = None,
 ) -> Summary:
     actions = make_plan(storage, state, desired, retry)
-    return Executor(
-        storage, state, overwrite=overwrite, retry=retry, progress=progress
-    ).run(actions)
+    return Executor(storage, state, overwrite=overwrite, retry=retry, progress=progress).run(actions)

@@ -17,6 +17,7 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
 def add_base_url_option(parser: argparse.ArgumentParser) -> None:
     """--base-url, shared by `serve`, `build` and `export` so they produce the same bytes."""
     from server.commands import settings  # its checks load the app's address rules
+
     parser.add_argument(
         "--base-url",
         type=settings.base_url,
@@ -29,6 +30,7 @@ def add_base_url_option(parser: argparse.ArgumentParser) -> None:
 def add_default_option(parser: argparse.ArgumentParser) -> None:
     """--default, shared by `serve` and `build`: the conference the root paths serve."""
     from server.commands import settings
+
     parser.add_argument(
         "--default",
         type=settings.conference_slug,

@@ -34,9 +34,7 @@ def register(subparsers: Any) -> None:
         description=__doc__,
     )
     add_db_option(parser)
-    parser.add_argument(
-        "outdir", metavar="OUTDIR", type=Path, help="directory to write the site into"
-    )
+    parser.add_argument("outdir", metavar="OUTDIR", type=Path, help="directory to write the site into")
     add_base_url_option(parser)
     add_default_option(parser)
     add_quiet_option(parser)

@@ -26,9 +26,7 @@ def register(subparsers: Any) -> None:
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     make = actions.add_parser("new-key", help="print a new secret key")
     make.set_defaults(run=run_new_key)
-    rotate = actions.add_parser(
-        "rotate-key", help="re-encrypt every stored password with the first configured key"
-    )
+    rotate = actions.add_parser("rotate-key", help="re-encrypt every stored password with the first configured key")
     add_db_option(rotate)
     rotate.set_defaults(run=run_rotate)
 

@@ -31,7 +31,9 @@ def register(subparsers: Any) -> None:
     )
     add_db_option(parser)
     parser.add_argument("--format", required=True, choices=sorted(EXPORTERS), help="the format to write")
-    parser.add_argument("--conference", metavar="SLUG", help="which conference (default: the store's default, the first ingested)")
+    parser.add_argument(
+        "--conference", metavar="SLUG", help="which conference (default: the store's default, the first ingested)"
+    )
     add_base_url_option(parser)
     add_quiet_option(parser)
     parser.add_argument("out", metavar="OUT", help="file to write, or - for stdout")

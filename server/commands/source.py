@@ -136,7 +136,11 @@ def describe(source: Source) -> list[str]:
     """The lines `source list` prints for one source."""
     spec = source.spec
     facts = [f"every {format_interval(spec.interval)}"]
-    facts += [f"{label} {value}" for label, value in (("conference", spec.conference), ("tz", spec.tz), ("format", spec.format)) if value]
+    facts += [
+        f"{label} {value}"
+        for label, value in (("conference", spec.conference), ("tz", spec.tz), ("format", spec.format))
+        if value
+    ]
     if spec.allow_private:
         facts.append("private addresses allowed")
     lines = [f"{source.id}: {', '.join(facts)}"]

@@ -140,9 +140,7 @@ class CaldavTargets:
                     )
                 ).first()
                 if taken is not None:
-                    raise CalendarTaken(
-                        "another pick set of this conference already syncs into this calendar"
-                    )
+                    raise CalendarTaken("another pick set of this conference already syncs into this calendar")
                 changed = conn.execute(
                     update(targets)
                     .where(targets.c.pick_token == token)
@@ -174,11 +172,7 @@ class CaldavTargets:
 
     def credentials(self, target_id: int) -> Credentials | None:
         """URL, user name and the decrypted password (SecretUndecryptable without the key)."""
-        row = self._read(
-            select(targets.c.url, targets.c.username, targets.c.password).where(
-                targets.c.id == target_id
-            )
-        )
+        row = self._read(select(targets.c.url, targets.c.username, targets.c.password).where(targets.c.id == target_id))
         if not row:
             return None
         url, username, sealed = row[0]
@@ -195,9 +189,7 @@ class CaldavTargets:
 
     # --- detaching ------------------------------------------------------------------------------
 
-    def begin_detach(
-        self, token: str, owner: str, now: datetime, ttl: timedelta
-    ) -> Target | None:
+    def begin_detach(self, token: str, owner: str, now: datetime, ttl: timedelta) -> Target | None:
         """Mark the set's target detaching under `owner`'s lease, so no sync starts or finishes
         while its events are removed. None if there is no target or another lease is held."""
         stamp = to_db_time(now)
@@ -243,11 +235,7 @@ class CaldavTargets:
         with self._writing() as conn:
             rows = conn.execute(select(targets.c.id, targets.c.password)).all()
             for target_id, sealed in rows:
-                conn.execute(
-                    update(targets)
-                    .where(targets.c.id == target_id)
-                    .values(password=cipher.rotate(sealed))
-                )
+                conn.execute(update(targets).where(targets.c.id == target_id).values(password=cipher.rotate(sealed)))
         return len(rows)
 
     # --- internals ------------------------------------------------------------------------------
@@ -256,9 +244,7 @@ class CaldavTargets:
         with self._writing() as conn:
             ids = [
                 r.id
-                for r in conn.execute(
-                    select(targets.c.id).where(where, targets.c.state == TargetState.ACTIVE.value)
-                )
+                for r in conn.execute(select(targets.c.id).where(where, targets.c.state == TargetState.ACTIVE.value))
             ]
             if ids:
                 conn.execute(

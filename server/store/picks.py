@@ -73,9 +73,7 @@ def is_token(value: str) -> bool:
 class PickStore:
     """Pick sets in `engine`'s database; every method is one short transaction."""
 
-    def __init__(
-        self, engine: Engine, clock: Callable[[], datetime] | None = None
-    ) -> None:
+    def __init__(self, engine: Engine, clock: Callable[[], datetime] | None = None) -> None:
         self.engine = engine
         self._clock = clock or (lambda: datetime.now(UTC))
         schema.ensure(engine)
@@ -104,9 +102,7 @@ class PickStore:
             raise StoreBusy(f"cannot read pick sets now: {_first_line(exc)}") from exc
         if row is None:
             return None
-        return PickSet(
-            row.token, row.conference, tuple(row.sessions), from_db_time(row.updated)
-        )
+        return PickSet(row.token, row.conference, tuple(row.sessions), from_db_time(row.updated))
 
     def get_many(self, tokens: Iterable[str]) -> dict[str, PickSet]:
         """The sets of those `tokens` that exist, by token: one query per batch of 500 (the
@@ -160,9 +156,7 @@ class PickStore:
         """Delete the sets that expired by `now` (server.store.expiry); how many went. Sets of a
         conference the store does not hold are kept: nothing says when it ended."""
         with self._writing() as conn:
-            ended = conn.execute(
-                select(conferences.c.slug, conferences.c.end_date, conferences.c.timezone)
-            ).all()
+            ended = conn.execute(select(conferences.c.slug, conferences.c.end_date, conferences.c.timezone)).all()
             gone = 0
             for slug, end_date, zone in ended:
                 cutoff = purge_cutoff(conference_over(end_date, zone), now, keep)
@@ -202,7 +196,5 @@ def pick_store_for(store: object) -> PickStore:
     engine = getattr(store, "engine", None)
     if not isinstance(engine, Engine):
         # One shared connection, or every connection would see its own empty database.
-        engine = create_engine(
-            "sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False}
-        )
+        engine = create_engine("sqlite://", poolclass=StaticPool, connect_args={"check_same_thread": False})
     return PickStore(engine)

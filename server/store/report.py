@@ -88,7 +88,13 @@ class IngestReport:
 
     def counts_json(self) -> dict[str, int]:
         c = self.counts
-        return {"sessions": c.sessions, "speakers": c.speakers, "rooms": c.rooms, "tracks": c.tracks, "levels": c.levels}
+        return {
+            "sessions": c.sessions,
+            "speakers": c.speakers,
+            "rooms": c.rooms,
+            "tracks": c.tracks,
+            "levels": c.levels,
+        }
 
     @classmethod
     def from_json(

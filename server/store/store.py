@@ -221,9 +221,7 @@ class Store:
         root keep naming the same conference when others are added."""
         try:
             with self.engine.connect() as conn:
-                return conn.execute(
-                    select(versions.c.conference).order_by(versions.c.id).limit(1)
-                ).scalar_one_or_none()
+                return conn.execute(select(versions.c.conference).order_by(versions.c.id).limit(1)).scalar_one_or_none()
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
 
@@ -284,9 +282,7 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
         return tuple(
-            IngestReport.from_json(
-                r["id"], r["conference"], rows.from_db_time(r["created"]), r["diff"], r["counts"]
-            )
+            IngestReport.from_json(r["id"], r["conference"], rows.from_db_time(r["created"]), r["diff"], r["counts"])
             for r in found
         )
 

@@ -52,9 +52,7 @@ class Visit:
 
     def forget_offline_errors(self) -> None:
         """Chromium logs each request refused while offline; a test that goes offline expects them."""
-        self.console_errors[:] = [
-            e for e in self.console_errors if "ERR_INTERNET_DISCONNECTED" not in e
-        ]
+        self.console_errors[:] = [e for e in self.console_errors if "ERR_INTERNET_DISCONNECTED" not in e]
 
     def foreign_requests(self) -> list[str]:
         origin = self.server.url + "/"
@@ -74,11 +72,7 @@ def new_visit(browser: Any, server: Running, **context_options: Any) -> Visit:
     page.on("request", lambda request: visit.requests.append(request.url))
     page.on(
         "console",
-        lambda message: (
-            visit.console_errors.append(message.text)
-            if message.type == "error"
-            else None
-        ),
+        lambda message: visit.console_errors.append(message.text) if message.type == "error" else None,
     )
     page.on("pageerror", lambda error: visit.console_errors.append(str(error)))
     return visit

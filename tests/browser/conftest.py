@@ -42,9 +42,7 @@ def browser() -> Iterator[Any]:
     except ImportError:
         unavailable("playwright (python) is not installed")
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-        )
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield launched
         launched.close()
 

@@ -46,9 +46,7 @@ def paths(server: Running) -> dict[str, str]:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_no_axe_violations(
-    browser: Any, server: Running, axe_source: str, size: str, scheme: str
-) -> None:
+def test_no_axe_violations(browser: Any, server: Running, axe_source: str, size: str, scheme: str) -> None:
     found: dict[str, Any] = {}
     for name, path in paths(server).items():
         visit = new_visit(browser, server, color_scheme=scheme)

@@ -20,9 +20,7 @@ LATER = "2026-04-07T11:20:00+02:00"
 
 
 def sessions(server: Running) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()[
-        "sessions"
-    ]
+    found: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()["sessions"]
     return found
 
 
@@ -59,9 +57,7 @@ def at(visit: Visit, moment: str) -> None:
 
 
 def pick(visit: Visit, session_id: str) -> None:
-    with visit.page.expect_response(
-        lambda r: "/api/picks" in r.url and r.request.method in ("POST", "PUT")
-    ):
+    with visit.page.expect_response(lambda r: "/api/picks" in r.url and r.request.method in ("POST", "PUT")):
         visit.page.click(f"#session-{session_id} {PICK}")
 
 
@@ -77,9 +73,7 @@ def test_now_and_next_during_the_conference(visit: Visit, server: Running) -> No
     jump = visit.page.get_attribute("#jump-now", "href")
     visit.screenshot("now-next-1440")
 
-    assert now == ids_where(
-        server, lambda s: s["start"] <= "2026-04-07T11:05" < s["end"]
-    )
+    assert now == ids_where(server, lambda s: s["start"] <= "2026-04-07T11:05" < s["end"])
     assert len(now) == 3
     assert next_ == ids_where(server, lambda s: s["start"].startswith("2026-04-07T11:15"))
     assert visit.page.text_content("#now-next .next-at") == "at 11:15"
@@ -93,9 +87,7 @@ def test_now_and_next_follow_the_clock_every_minute(visit: Visit, server: Runnin
 
     visit.page.clock.run_for("15:00")
 
-    assert strip_ids(visit, "[data-now]") == ids_where(
-        server, lambda s: s["start"] <= "2026-04-07T11:20" < s["end"]
-    )
+    assert strip_ids(visit, "[data-now]") == ids_where(server, lambda s: s["start"] <= "2026-04-07T11:20" < s["end"])
     assert visit.page.text_content("#now-next .next-at") == "at 11:30"
 
 
@@ -174,9 +166,7 @@ def test_tab_goes_left_to_right_through_a_slot(visit: Visit, server: Running) ->
 # ---- Session and speaker pages ----
 
 
-def test_card_links_to_its_session_page_and_on_to_the_speaker(
-    browser: Any, server: Running
-) -> None:
+def test_card_links_to_its_session_page_and_on_to_the_speaker(browser: Any, server: Running) -> None:
     visit = new_visit(browser, server, timezone_id="America/New_York")
     torchjd = next(s for s in sessions(server) if s["title"].startswith("TorchJD"))
     visit.open()
@@ -216,9 +206,7 @@ def test_pick_on_a_session_page_joins_the_picks(visit: Visit, server: Running) -
 # ---- Subscribe picker and filters in the URL ----
 
 
-def test_filtered_feed_holds_exactly_the_sessions_shown_and_the_url_keeps_them(
-    visit: Visit, server: Running
-) -> None:
+def test_filtered_feed_holds_exactly_the_sessions_shown_and_the_url_keeps_them(visit: Visit, server: Running) -> None:
     visit.open()
 
     visit.page.select_option("#filter-track", label="(no track)")
@@ -264,9 +252,7 @@ def test_picker_folds_speakers_levels_and_kinds_and_finds_them(visit: Visit) -> 
 # ---- Picks where you are ----
 
 
-def test_picks_bar_stays_in_view_with_titles_and_overlap_warning(
-    browser: Any, server: Running
-) -> None:
+def test_picks_bar_stays_in_view_with_titles_and_overlap_warning(browser: Any, server: Running) -> None:
     visit = new_visit(browser, server)
     visit.page.set_viewport_size(PHONE)
     helion, flexible = (
@@ -302,9 +288,7 @@ def pick_offline_then_reconnect(visit: Visit, session_id: str) -> str | None:
     return visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
 
 
-def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(
-    visit: Visit, server: Running
-) -> None:
+def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(visit: Visit, server: Running) -> None:
     chosen = sessions(server)[5]
     visit.open()
 
@@ -318,9 +302,7 @@ def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(
     assert visit.page.is_hidden("#picks-error")
 
 
-def test_share_link_opens_the_same_picks_in_another_browser(
-    browser: Any, server: Running
-) -> None:
+def test_share_link_opens_the_same_picks_in_another_browser(browser: Any, server: Running) -> None:
     chosen = sessions(server)[8]
     first = new_visit(browser, server)
     first.open()
@@ -356,9 +338,7 @@ def test_a_new_tab_with_nothing_picked_shows_no_error(visit: Visit) -> None:
 # ---- Offline ----
 
 
-def test_after_one_visit_the_page_opens_offline_and_saves_picks_later(
-    visit: Visit, server: Running
-) -> None:
+def test_after_one_visit_the_page_opens_offline_and_saves_picks_later(visit: Visit, server: Running) -> None:
     chosen = sessions(server)[11]
     visit.open()
     visit.page.evaluate("navigator.serviceWorker.ready.then(() => true)")

@@ -40,9 +40,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
 def pick_first(visit: Visit) -> str:
     button = visit.page.locator(PICK).first
     button.evaluate("b => b.scrollIntoView({block: 'center'})")
-    with visit.page.expect_response(
-        lambda r: r.url.endswith("/api/picks") and r.request.method == "POST"
-    ) as created:
+    with visit.page.expect_response(lambda r: r.url.endswith("/api/picks") and r.request.method == "POST") as created:
         button.click()
     token: str = created.value.json()["token"]
     return token
@@ -81,8 +79,7 @@ def test_attach_see_the_status_and_detach(browser: Any, server: Running, radical
     after = visit.page.text_content("#caldav-summary")
 
     assert refused == (
-        f"Your calendar could not be attached: cannot log in to {calendar} (401): "
-        "wrong user name or password?"
+        f"Your calendar could not be attached: cannot log in to {calendar} (401): wrong user name or password?"
     )
     assert status == f"Syncing: {calendar} ({USER})"
     assert form_hidden is True

@@ -19,9 +19,7 @@ CARD = "#sessions [data-session-id]"
 
 
 def api_sessions(server: Running) -> list[dict[str, Any]]:
-    sessions: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()[
-        "sessions"
-    ]
+    sessions: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()["sessions"]
     return sessions
 
 
@@ -39,18 +37,14 @@ def visible_ids(visit: Visit) -> list[str]:
 
 def pick(visit: Visit, session_id: str) -> None:
     """Toggle the pick and wait until the page has saved it (its POST or PUT answered)."""
-    with visit.page.expect_response(
-        lambda r: "/api/picks" in r.url and r.request.method in ("POST", "PUT")
-    ):
+    with visit.page.expect_response(lambda r: "/api/picks" in r.url and r.request.method in ("POST", "PUT")):
         visit.page.click(f"#session-{session_id} {PICK}")
 
 
 def test_page_shows_the_28_seed_sessions(visit: Visit, server: Running) -> None:
     visit.open()
 
-    ids = visit.page.eval_on_selector_all(
-        CARD, "cards => cards.map(c => c.dataset.sessionId)"
-    )
+    ids = visit.page.eval_on_selector_all(CARD, "cards => cards.map(c => c.dataset.sessionId)")
 
     assert sorted(ids) == sorted(s["id"] for s in api_sessions(server))
     assert len(visible_ids(visit)) == 28
@@ -60,21 +54,17 @@ def test_page_shows_the_28_seed_sessions(visit: Visit, server: Running) -> None:
     assert visit.foreign_requests() == []
 
 
-def test_picking_two_puts_exactly_those_two_in_the_personal_feed(
-    visit: Visit, server: Running
-) -> None:
+def test_picking_two_puts_exactly_those_two_in_the_personal_feed(visit: Visit, server: Running) -> None:
     sessions = api_sessions(server)
     chosen = [sessions[2], sessions[9]]
     visit.open()
 
     # Two quick clicks, no waiting in between: the mark on the link waits for both saves.
     for session in chosen:
-        visit.page.click(f'#session-{session["id"]} {PICK}')
+        visit.page.click(f"#session-{session['id']} {PICK}")
     href = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
 
-    assert href is not None and re.fullmatch(
-        re.escape(server.url) + r"/p/[A-Za-z0-9_-]{22,}\.ics", href
-    )
+    assert href is not None and re.fullmatch(re.escape(server.url) + r"/p/[A-Za-z0-9_-]{22,}\.ics", href)
     assert sorted(feed_uids(href)) == sorted(s["uid"] for s in chosen)
     pressed = visit.page.eval_on_selector_all(
         f'#sessions {PICK}[aria-pressed="true"]',
@@ -112,12 +102,7 @@ def test_a_reload_keeps_the_picks_and_the_link(visit: Visit, server: Running) ->
 
     assert after == before
     for session in chosen:
-        assert (
-            visit.page.get_attribute(
-                f'#session-{session["id"]} {PICK}', "aria-pressed"
-            )
-            == "true"
-        )
+        assert visit.page.get_attribute(f"#session-{session['id']} {PICK}", "aria-pressed") == "true"
     assert visit.page.locator(f'#sessions {PICK}[aria-pressed="true"]').count() == 2
 
 
@@ -138,13 +123,9 @@ def test_filters_and_search_narrow_the_list(visit: Visit, server: Running) -> No
     visit.page.fill("#filter-search", "valerian")  # without the accent, as people type
     searched = visible_ids(visit)
 
-    assert sorted(in_track) == sorted(
-        s["id"] for s in sessions if s["track"] == "Training Systems"
-    )
+    assert sorted(in_track) == sorted(s["id"] for s in sessions if s["track"] == "Training Systems")
     assert sorted(in_track_and_level) == sorted(
-        s["id"]
-        for s in sessions
-        if s["track"] == "Training Systems" and s["level"] == "Any"
+        s["id"] for s in sessions if s["track"] == "Training Systems" and s["level"] == "Any"
     )
     assert 0 < len(in_track_and_level) < len(in_track) < 28
     assert [next(s["title"] for s in sessions if s["id"] == i) for i in searched] == [
@@ -162,17 +143,13 @@ def test_only_my_picks(visit: Visit, server: Running) -> None:
     assert visible_ids(visit) == [chosen["id"]]
 
 
-def test_phone_width_is_a_list_without_horizontal_scroll(
-    browser: Any, server: Running
-) -> None:
+def test_phone_width_is_a_list_without_horizontal_scroll(browser: Any, server: Running) -> None:
     for width in (360, PHONE["width"]):
         visit = new_visit(browser, server)
         visit.page.set_viewport_size({"width": width, "height": PHONE["height"]})
         visit.open()
 
-        lefts = visit.page.eval_on_selector_all(
-            CARD, "cards => cards.map(c => c.getBoundingClientRect().left)"
-        )
+        lefts = visit.page.eval_on_selector_all(CARD, "cards => cards.map(c => c.getBoundingClientRect().left)")
         scroll_width = visit.page.evaluate("document.documentElement.scrollWidth")
         if width == PHONE["width"]:
             visit.screenshot(f"phone-{PHONE['width']}x{PHONE['height']}")
@@ -186,16 +163,9 @@ def test_phone_width_is_a_list_without_horizontal_scroll(
 
 def test_wide_screen_puts_rooms_side_by_side(visit: Visit, server: Running) -> None:
     visit.open()
-    same_start = [
-        s["id"]
-        for s in api_sessions(server)
-        if s["start"] == "2026-04-07T11:00:00+02:00"
-    ]
+    same_start = [s["id"] for s in api_sessions(server) if s["start"] == "2026-04-07T11:00:00+02:00"]
 
-    boxes = [
-        visit.page.locator(f'[data-session-id="{i}"]').bounding_box()
-        for i in same_start
-    ]
+    boxes = [visit.page.locator(f'[data-session-id="{i}"]').bounding_box() for i in same_start]
 
     assert visit.page.viewport_size == DESKTOP
     assert len(same_start) >= 2
@@ -206,9 +176,7 @@ def test_wide_screen_puts_rooms_side_by_side(visit: Visit, server: Running) -> N
 def test_keyboard_alone_can_pick_and_focus_is_visible(visit: Visit) -> None:
     visit.open()
     visit.page.keyboard.press("Tab")
-    outline = visit.page.evaluate(
-        "getComputedStyle(document.activeElement).outlineStyle"
-    )
+    outline = visit.page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
 
     for _ in range(100):  # past the skip links and the filters to the first card
         if visit.page.evaluate("document.activeElement.dataset.action") == "pick":
@@ -218,15 +186,10 @@ def test_keyboard_alone_can_pick_and_focus_is_visible(visit: Visit) -> None:
     visit.page.wait_for_selector("a[data-personal-feed]")
 
     assert outline == "solid"
-    assert (
-        visit.page.evaluate("document.activeElement.getAttribute('aria-pressed')")
-        == "true"
-    )
+    assert visit.page.evaluate("document.activeElement.getAttribute('aria-pressed')") == "true"
 
 
-def test_times_in_the_viewers_zone_only_when_it_differs(
-    browser: Any, server: Running
-) -> None:
+def test_times_in_the_viewers_zone_only_when_it_differs(browser: Any, server: Running) -> None:
     shown = {}
     for zone in ("America/New_York", "Europe/Berlin", "Europe/Paris"):
         visit = new_visit(browser, server, timezone_id=zone)
@@ -273,9 +236,7 @@ UNLABELLED = """
 """
 
 
-def test_text_contrast_is_at_least_4_5_and_every_control_is_labelled(
-    visit: Visit, server: Running
-) -> None:
+def test_text_contrast_is_at_least_4_5_and_every_control_is_labelled(visit: Visit, server: Running) -> None:
     visit.open()
     pick(visit, api_sessions(server)[0]["id"])  # a picked card and the picks panel too
     unfold(visit.page, "#feeds-room details.more summary")

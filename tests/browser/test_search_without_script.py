@@ -42,9 +42,7 @@ def shown_by_script(visit: Visit, query: str) -> list[str]:
     return visible_ids(visit)
 
 
-def test_valerian_finds_the_accented_speaker_without_javascript(
-    no_script: Visit, server: Running
-) -> None:
+def test_valerian_finds_the_accented_speaker_without_javascript(no_script: Visit, server: Running) -> None:
     sessions = httpx.get(server.url + "/api/sessions").json()["sessions"]
 
     shown = shown_without_script(no_script, "valerian")
@@ -56,9 +54,7 @@ def test_valerian_finds_the_accented_speaker_without_javascript(
     assert no_script.page.inner_text("#result-count") == "Showing 1 of 28 sessions"
 
 
-def test_server_and_script_show_the_same_cards_for_each_query(
-    no_script: Visit, visit: Visit
-) -> None:
+def test_server_and_script_show_the_same_cards_for_each_query(no_script: Visit, visit: Visit) -> None:
     visit.open()
 
     without = {q: shown_without_script(no_script, q) for q in QUERIES}

@@ -43,7 +43,8 @@ def viewer_time(visit: Visit, session_id: str) -> str:
 
 def test_eleven_cest_is_five_in_new_york(new_york: Visit, server: Running) -> None:
     eleven = next(
-        s for s in sessions(server)
+        s
+        for s in sessions(server)
         if (s["start"], s["end"]) == ("2026-04-07T11:00:00+02:00", "2026-04-07T11:10:00+02:00")
     )
 

@@ -109,9 +109,7 @@ def test_every_feed_has_the_same_etag_from_every_server_and_through_nginx(cluste
     # Server a twice (two workers behind one port; new connections), b once, nginx once.
     bases = [cluster.servers[0].url, cluster.servers[0].url, cluster.servers[1].url, cluster.proxy]
 
-    etags = {
-        url: {httpx.get(base + url.removeprefix(BASE_URL)).headers["etag"] for base in bases} for url in feeds
-    }
+    etags = {url: {httpx.get(base + url.removeprefix(BASE_URL)).headers["etag"] for base in bases} for url in feeds}
 
     assert {url: len(tags) for url, tags in etags.items()} == {url: 1 for url in feeds}
     assert len({next(iter(tags)) for tags in etags.values()}) == len(feeds)
@@ -225,9 +223,7 @@ def test_calendars_attached_through_nginx_get_each_change_written_once(
         ingest = ["ingest", "--tz", DEMO_TZ, str(moved_pages(cluster.work / "moved")), "--db", cluster.db]
         assert main(ingest) == 0  # queues a sync of every attached calendar
         queue_syncs(cluster.db, targets)
-        second = _wait_for(
-            lambda: synced(cluster.db, targets) and all(len(calendar(url)) == 2 for _, url in attached)
-        )
+        second = _wait_for(lambda: synced(cluster.db, targets) and all(len(calendar(url)) == 2 for _, url in attached))
         moved = [start_of_title(url, MOVED_TITLE).hour for _, url in attached]
 
     assert first and second

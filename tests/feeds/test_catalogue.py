@@ -20,9 +20,7 @@ from feeds.model import (
 from feeds.query import FeedQuery, feed_title, select
 
 CEST = timezone(timedelta(hours=2))
-CONF = Conference(
-    "PyTorch Conference Europe 2026", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 8)
-)
+CONF = Conference("PyTorch Conference Europe 2026", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 8))
 NOW = datetime(2026, 4, 1, tzinfo=UTC)
 
 
@@ -76,10 +74,7 @@ def test_catalogue_lists_every_feed_with_readable_slugs() -> None:
 def test_feed_titles_say_what_the_feed_is() -> None:
     specs = {(s.kind, s.slug): s for s in catalogue(SCHEDULE)}
 
-    assert (
-        specs[FeedKind.ROOM, "master-stage"].title
-        == "PyTorch Conference Europe 2026 - Room: Master Stage"
-    )
+    assert specs[FeedKind.ROOM, "master-stage"].title == "PyTorch Conference Europe 2026 - Room: Master Stage"
     assert specs[FeedKind.DAY, "2026-04-07"].name == "Tuesday 7 April 2026"
     assert feed_title(CONF, specs[FeedKind.ALL, ""]) == "PyTorch Conference Europe 2026"
 
@@ -89,16 +84,11 @@ def test_query_title_names_values_from_the_schedule() -> None:
 
     title = feed_title(CONF, query, schedule=SCHEDULE)
 
-    assert (
-        title
-        == "PyTorch Conference Europe 2026 - Room: Master Stage or Junior Stage, Level: Advanced"
-    )
+    assert title == "PyTorch Conference Europe 2026 - Room: Master Stage or Junior Stage, Level: Advanced"
 
 
 def test_track_and_level_narrow() -> None:
-    query = FeedQuery.from_params(
-        [("track", "training-systems"), ("level", "advanced")]
-    )
+    query = FeedQuery.from_params([("track", "training-systems"), ("level", "advanced")])
 
     assert _ids(select(SCHEDULE, query, now=NOW)) == ["b"]
 
@@ -111,9 +101,7 @@ def test_two_rooms_widen() -> None:
 
 def test_none_selects_the_sessions_without_a_value() -> None:
     no_track = FeedQuery.from_params([("track", "-none")])
-    no_track_or_inference = FeedQuery.from_params(
-        [("track", "-none"), ("track", "inference")]
-    )
+    no_track_or_inference = FeedQuery.from_params([("track", "-none"), ("track", "inference")])
 
     assert _ids(select(SCHEDULE, no_track, now=NOW)) == ["e"]
     assert _ids(select(SCHEDULE, no_track_or_inference, now=NOW)) == ["c", "d", "e"]
@@ -145,9 +133,7 @@ def test_unknown_parameter_is_refused() -> None:
 
 
 def test_repeated_values_are_kept_once_in_order() -> None:
-    query = FeedQuery.from_params(
-        [("room", "b"), ("room", "a"), ("room", "b"), ("room", "")]
-    )
+    query = FeedQuery.from_params([("room", "b"), ("room", "a"), ("room", "b"), ("room", "")])
 
     assert query.room == ("b", "a")
 
@@ -156,12 +142,8 @@ def test_repeated_values_are_kept_once_in_order() -> None:
     ("age", "kept"),
     [(timedelta(days=30), True), (timedelta(days=30, seconds=1), False)],
 )
-def test_cancelled_sessions_stay_for_the_grace_period(
-    age: timedelta, kept: bool
-) -> None:
-    cancelled = _session(
-        "x", 9, room=MASTER, status=Status.CANCELLED, modified=NOW - age
-    )
+def test_cancelled_sessions_stay_for_the_grace_period(age: timedelta, kept: bool) -> None:
+    cancelled = _session("x", 9, room=MASTER, status=Status.CANCELLED, modified=NOW - age)
     schedule = Schedule(CONF, (cancelled, *SCHEDULE.sessions))
 
     chosen = select(schedule, FeedQuery(room=("master-stage",)), now=NOW)
@@ -170,15 +152,11 @@ def test_cancelled_sessions_stay_for_the_grace_period(
 
 
 def test_grace_period_is_configurable() -> None:
-    cancelled = _session(
-        "x", 9, status=Status.CANCELLED, modified=NOW - timedelta(days=3)
-    )
+    cancelled = _session("x", 9, status=Status.CANCELLED, modified=NOW - timedelta(days=3))
     schedule = Schedule(CONF, (cancelled,))
 
     assert _ids(select(schedule, FeedQuery(), now=NOW, grace=timedelta(days=2))) == []
-    assert _ids(select(schedule, FeedQuery(), now=NOW, grace=timedelta(days=7))) == [
-        "x"
-    ]
+    assert _ids(select(schedule, FeedQuery(), now=NOW, grace=timedelta(days=7))) == ["x"]
 
 
 def test_slugs_come_from_the_model() -> None:
@@ -195,19 +173,13 @@ def test_slugs_come_from_the_model() -> None:
 
 
 def test_partition_gives_every_feed_what_select_gives() -> None:
-    cancelled = _session(
-        "x", 9, room=MASTER, status=Status.CANCELLED, modified=NOW - timedelta(days=40)
-    )
+    cancelled = _session("x", 9, room=MASTER, status=Status.CANCELLED, modified=NOW - timedelta(days=40))
     schedule = Schedule(CONF, (cancelled, *SCHEDULE.sessions))
 
     groups = partition(schedule, now=NOW)
 
-    assert {
-        (spec.kind, spec.slug): groups[spec.kind, spec.slug]
-        for spec in catalogue(schedule)
-    } == {
-        (spec.kind, spec.slug): select(schedule, FeedQuery().for_spec(spec), now=NOW)
-        for spec in catalogue(schedule)
+    assert {(spec.kind, spec.slug): groups[spec.kind, spec.slug] for spec in catalogue(schedule)} == {
+        (spec.kind, spec.slug): select(schedule, FeedQuery().for_spec(spec), now=NOW) for spec in catalogue(schedule)
     }
 
 

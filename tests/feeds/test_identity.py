@@ -153,7 +153,9 @@ def test_unrelated_session_gets_a_new_id() -> None:
 
 
 def test_cancelled_session_coming_back_gets_its_old_id() -> None:
-    previous = (talk("Compilers for Everyone", 11, speakers=("Grace Hopper",), sid="bbbbbbbbbb", status=Status.CANCELLED),)
+    previous = (
+        talk("Compilers for Everyone", 11, speakers=("Grace Hopper",), sid="bbbbbbbbbb", status=Status.CANCELLED),
+    )
     incoming = (talk("Compilers for Everyone", 11, speakers=("Grace Hopper",)),)
 
     result = assign_ids(incoming, previous)
@@ -221,7 +223,6 @@ def test_other_fields_are_left_alone() -> None:
 )
 def test_fold(raw: str, normalized: str) -> None:
     assert fold(raw) == normalized
-
 
 
 def test_listed_twice_with_different_descriptions_each_keeps_its_id() -> None:

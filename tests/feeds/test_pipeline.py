@@ -60,7 +60,10 @@ def test_tz_contradicting_a_stated_zone_stops() -> None:
     with pytest.raises(TimeZoneError) as caught:
         merge([batch], "America/Chicago")
 
-    assert str(caught.value) == "s.txt states time zone Europe/Paris, but --tz says America/Chicago; drop --tz or fix the source"
+    assert (
+        str(caught.value)
+        == "s.txt states time zone Europe/Paris, but --tz says America/Chicago; drop --tz or fix the source"
+    )
 
 
 def test_no_zone_anywhere_asks_for_tz() -> None:
@@ -88,10 +91,15 @@ def test_wall_time_in_the_gap_or_the_fold_is_an_error_naming_file_and_line(wall:
 
 
 def test_records_with_their_own_zone_and_exact_instants_mix() -> None:
-    batch = SourceBatch("x", (
-        record(datetime(2026, 4, 7, 11), datetime(2026, 4, 7, 12), zone="America/Chicago"),
-        record(datetime.fromisoformat("2026-04-07T09:00:00+00:00"), datetime.fromisoformat("2026-04-07T10:00:00+00:00")),
-    ))
+    batch = SourceBatch(
+        "x",
+        (
+            record(datetime(2026, 4, 7, 11), datetime(2026, 4, 7, 12), zone="America/Chicago"),
+            record(
+                datetime.fromisoformat("2026-04-07T09:00:00+00:00"), datetime.fromisoformat("2026-04-07T10:00:00+00:00")
+            ),
+        ),
+    )
 
     sessions = merge([batch], "Europe/Paris").schedule.sessions
 

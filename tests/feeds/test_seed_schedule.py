@@ -70,7 +70,9 @@ def test_every_time_equals_the_pages_cest_wall_time_in_utc(seed_loaded: Loaded) 
     for page in sorted(Path(DEMO_DIR).glob("*.txt")):
         for day, h1, m1, h2, m2 in TIME_LINE.findall(page.read_text(encoding="utf-8")):
             base = datetime(2026, 4, int(day), tzinfo=timezone.utc) - timedelta(hours=2)
-            expected.add((base + timedelta(hours=int(h1), minutes=int(m1)), base + timedelta(hours=int(h2), minutes=int(m2))))
+            expected.add(
+                (base + timedelta(hours=int(h1), minutes=int(m1)), base + timedelta(hours=int(h2), minutes=int(m2)))
+            )
     actual = {(s.start.astimezone(timezone.utc), s.end.astimezone(timezone.utc)) for s in seed_loaded.schedule.sessions}
     assert actual == expected
     paris = ZoneInfo("Europe/Paris")

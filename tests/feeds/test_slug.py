@@ -9,9 +9,16 @@ def test_fold_keeps_letters_of_every_script() -> None:
 
 def test_slugs_are_ascii_and_readable() -> None:
     assert (slugify("Valérian Rey"), slugify("Straße"), slugify("王伟"), slugify("Q&A: Panel")) == (
-        "valerian-rey", "strasse", "x", "q-a-panel")
+        "valerian-rey",
+        "strasse",
+        "x",
+        "q-a-panel",
+    )
 
 
 def test_colliding_slugs_are_numbered_independently_of_order() -> None:
-    assert unique_slugs(["José Li", "Jose Li"]) == unique_slugs(["Jose Li", "José Li"]) == {
-        "Jose Li": "jose-li", "José Li": "jose-li-2"}
+    assert (
+        unique_slugs(["José Li", "Jose Li"])
+        == unique_slugs(["Jose Li", "José Li"])
+        == {"Jose Li": "jose-li", "José Li": "jose-li-2"}
+    )

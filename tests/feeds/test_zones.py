@@ -52,7 +52,10 @@ def test_span_ending_after_the_autumn_change() -> None:
 
 def test_zone_from_header_place() -> None:
     assert (zone_for_place("Paris, France"), zone_for_place("Chicago, IL"), zone_for_place("Nowhere")) == (
-        "Europe/Paris", "America/Chicago", None)
+        "Europe/Paris",
+        "America/Chicago",
+        None,
+    )
 
 
 def test_unknown_zone_name() -> None:
@@ -73,19 +76,24 @@ def test_page_spring_forward_gap_is_reported(fixtures: Path) -> None:
         load_schedule([str(fixtures / "sched/spring_forward_gap.txt")], "Europe/Paris")
     assert str(caught.value).endswith(
         "spring_forward_gap.txt:15: 2026-03-29 02:30 does not exist in Europe/Paris (clocks go forward then); "
-        "fix the time or the zone")
+        "fix the time or the zone"
+    )
 
 
 def test_page_across_midnight(fixtures: Path) -> None:
     (session,) = load_schedule([str(fixtures / "sched/across_midnight.txt")], "Europe/Paris").schedule.sessions
     assert (session.start.astimezone(timezone.utc), session.end.astimezone(timezone.utc)) == (
-        utc(2026, 10, 10, 21, 30), utc(2026, 10, 10, 23, 15))
+        utc(2026, 10, 10, 21, 30),
+        utc(2026, 10, 10, 23, 15),
+    )
 
 
 def test_page_in_another_zone(fixtures: Path) -> None:
     loaded = load_schedule([str(fixtures / "sched/chicago_cdt.txt")], "America/Chicago")
     assert [(s.kind, s.start.astimezone(timezone.utc)) for s in loaded.schedule.sessions] == [
-        ("talk", utc(2026, 6, 10, 14, 0)), ("keynote", utc(2026, 6, 10, 18, 30))]
+        ("talk", utc(2026, 6, 10, 14, 0)),
+        ("keynote", utc(2026, 6, 10, 18, 30)),
+    ]
     assert loaded.schedule.conference.timezone == "America/Chicago"
 
 
@@ -93,10 +101,13 @@ def test_page_zone_taken_from_header_place_when_no_tz(fixtures: Path) -> None:
     loaded = load_schedule([str(fixtures / "sched/chicago_cdt.txt")])
     assert loaded.schedule.conference.timezone == "America/Chicago"
     assert [w.message for w in loaded.warnings] == [
-        "time zone America/Chicago taken from the page header 'Chicago, IL'; pass --tz to choose another"]
+        "time zone America/Chicago taken from the page header 'Chicago, IL'; pass --tz to choose another"
+    ]
 
 
-@pytest.mark.parametrize(("page", "tz"), [("chicago_cdt.txt", "Europe/Paris"), ("contradicts_zone.txt", "America/New_York")])
+@pytest.mark.parametrize(
+    ("page", "tz"), [("chicago_cdt.txt", "Europe/Paris"), ("contradicts_zone.txt", "America/New_York")]
+)
 def test_page_contradicting_tz_is_reported(fixtures: Path, page: str, tz: str) -> None:
     with pytest.raises(TimeZoneError, match=f"{page}:\\d+: .* contradicts time zone {tz}"):
         load_schedule([str(fixtures / "sched" / page)], tz)
@@ -131,8 +142,14 @@ def local(day: date, hour: int, minute: int, offset_hours: int) -> datetime:
 @pytest.mark.parametrize("year", [2026, 2027])
 @pytest.mark.parametrize(("name", "std", "dst", "offset", "spring", "autumn", "hours"), RULES)
 def test_both_dst_edges_spring_and_autumn(
-    name: str, std: str, dst: str, offset: int, spring: tuple[int, int], autumn: tuple[int, int],
-    hours: tuple[int, int], year: int,
+    name: str,
+    std: str,
+    dst: str,
+    offset: int,
+    spring: tuple[int, int],
+    autumn: tuple[int, int],
+    hours: tuple[int, int],
+    year: int,
 ) -> None:
     zone = load_zone(name)
     forward, back = nth_sunday(year, *spring), nth_sunday(year, *autumn)
@@ -206,9 +223,13 @@ def test_span_that_ends_before_it_starts_ends_on_the_next_day() -> None:
     day = date(2026, 4, 7)
 
     assert resolve_span(day, time(23, 0), time(0, 30), "CEST", PARIS) == (
-        local(day, 23, 0, 2), local(day + timedelta(days=1), 0, 30, 2))
+        local(day, 23, 0, 2),
+        local(day + timedelta(days=1), 0, 30, 2),
+    )
     assert resolve_span(day, time(10, 0), time(9, 59), "CEST", PARIS) == (
-        local(day, 10, 0, 2), local(day + timedelta(days=1), 9, 59, 2))
+        local(day, 10, 0, 2),
+        local(day + timedelta(days=1), 9, 59, 2),
+    )
     assert resolve_span(day, time(10, 0), time(10, 0), "CEST", PARIS) == (local(day, 10, 0, 2), local(day, 10, 0, 2))
 
 
@@ -217,7 +238,9 @@ def test_span_with_a_fixed_offset_keeps_it_for_both_ends() -> None:
 
     assert resolve_span(day, time(1, 30), time(3, 15), "UTC", PARIS) == (local(day, 1, 30, 0), local(day, 3, 15, 0))
     assert resolve_span(day, time(23, 0), time(1, 0), "+05:30", PARIS) == (
-        datetime(2026, 10, 25, 17, 30, tzinfo=UTC), datetime(2026, 10, 25, 19, 30, tzinfo=UTC))
+        datetime(2026, 10, 25, 17, 30, tzinfo=UTC),
+        datetime(2026, 10, 25, 19, 30, tzinfo=UTC),
+    )
 
 
 # -- the small rules the mutation run (bench/mutation.py) showed nobody was watching -----------------
@@ -226,11 +249,21 @@ def test_span_with_a_fixed_offset_keeps_it_for_both_ends() -> None:
 @pytest.mark.parametrize(
     ("label", "offset"),
     [
-        ("UTC", timedelta(0)), ("gmt", timedelta(0)), ("Z", timedelta(0)), ("z", timedelta(0)),
-        ("+02:00", timedelta(hours=2)), ("-05:00", timedelta(hours=-5)), ("UTC-5", timedelta(hours=-5)),
-        ("GMT+0530", timedelta(hours=5, minutes=30)), ("+05", timedelta(hours=5)),
-        ("+14:00", timedelta(hours=14)), ("-03:59", -timedelta(hours=3, minutes=59)),
-        ("+15:00", None), ("+05:60", None), ("CEST", None), ("+5:3", None),
+        ("UTC", timedelta(0)),
+        ("gmt", timedelta(0)),
+        ("Z", timedelta(0)),
+        ("z", timedelta(0)),
+        ("+02:00", timedelta(hours=2)),
+        ("-05:00", timedelta(hours=-5)),
+        ("UTC-5", timedelta(hours=-5)),
+        ("GMT+0530", timedelta(hours=5, minutes=30)),
+        ("+05", timedelta(hours=5)),
+        ("+14:00", timedelta(hours=14)),
+        ("-03:59", -timedelta(hours=3, minutes=59)),
+        ("+15:00", None),
+        ("+05:60", None),
+        ("CEST", None),
+        ("+5:3", None),
     ],
 )
 def test_fixed_offset_labels(label: str, offset: timedelta | None) -> None:
@@ -279,4 +312,5 @@ def test_a_bare_wall_time_names_one_instant_or_is_refused() -> None:
 
     assert str(gap.value) == "2026-03-29 02:30 does not exist in Europe/Paris (clocks go forward then)"
     assert str(fold.value) == (
-        "2026-10-25 02:30 happens twice in Europe/Paris (clocks go back then); the source does not say which")
+        "2026-10-25 02:30 happens twice in Europe/Paris (clocks go back then); the source does not say which"
+    )

@@ -33,18 +33,13 @@ ReadAll = Callable[[dict[str, bytes]], dict[str, dict[str, Readings]]]
 
 def _utc(value: object) -> datetime:
     assert isinstance(value, datetime), f"expected a date-time, got {value!r}"
-    assert value.utcoffset() is not None, (
-        f"floating time {value!r}: the zone was not resolved"
-    )
+    assert value.utcoffset() is not None, f"floating time {value!r}: the zone was not resolved"
     return value.astimezone(UTC)
 
 
 def read_icalendar(data: bytes) -> Readings:
     cal = Calendar.from_ical(data)
-    return {
-        str(e["UID"]): (_utc(e.decoded("DTSTART")), _utc(e.decoded("DTEND")))
-        for e in cal.walk("VEVENT")
-    }
+    return {str(e["UID"]): (_utc(e.decoded("DTSTART")), _utc(e.decoded("DTEND"))) for e in cal.walk("VEVENT")}
 
 
 def read_ical(data: bytes) -> Readings:
@@ -70,21 +65,10 @@ def texts_of(data: bytes, path: Path) -> dict[str, Texts]:
     strict = IcsCalendarStream.calendar_from_ics(data.decode("utf-8"))
     vcal = vobject.readOne(data.decode("utf-8"))
     return {
-        "icalendar": {
-            str(e["UID"]): (str(e["SUMMARY"]), str(e["DESCRIPTION"]))
-            for e in cal.walk("VEVENT")
-        },
-        "ical": {
-            str(e.uid): (str(e.summary), str(e.description)) for e in strict.events
-        },
-        "vobject": {
-            e.uid.value: (e.summary.value, e.description.value)
-            for e in vcal.vevent_list
-        },
-        "ical.js": {
-            e["uid"]: (e["summary"], e["description"])
-            for e in _run_icaljs([path])[str(path)]
-        },
+        "icalendar": {str(e["UID"]): (str(e["SUMMARY"]), str(e["DESCRIPTION"])) for e in cal.walk("VEVENT")},
+        "ical": {str(e.uid): (str(e.summary), str(e.description)) for e in strict.events},
+        "vobject": {e.uid.value: (e.summary.value, e.description.value) for e in vcal.vevent_list},
+        "ical.js": {e["uid"]: (e["summary"], e["description"]) for e in _run_icaljs([path])[str(path)]},
     }
 
 
@@ -107,12 +91,9 @@ def fields_of(data: bytes, path: Path) -> dict[str, Fields]:
             str(e["UID"]): tuple(str(e.get(n, "")) for n in ("SUMMARY", "DESCRIPTION", "LOCATION"))  # type: ignore[misc]
             for e in cal.walk("VEVENT")
         },
-        "ical": {
-            str(e.uid): (e.summary or "", e.description or "", e.location or "") for e in strict.events
-        },
+        "ical": {str(e.uid): (e.summary or "", e.description or "", e.location or "") for e in strict.events},
         "vobject": {
-            e.uid.value: (vtext(e, "summary"), vtext(e, "description"), vtext(e, "location"))
-            for e in vcal.vevent_list
+            e.uid.value: (vtext(e, "summary"), vtext(e, "description"), vtext(e, "location")) for e in vcal.vevent_list
         },
         "ical.js": {
             e["uid"]: (e["summary"] or "", e["description"] or "", e["location"] or "")
@@ -148,12 +129,8 @@ def read_icaljs(paths: list[Path]) -> dict[Path, Readings]:
     for path in paths:
         events = found[str(path)]
         for event in events:
-            assert event["zone"] not in (None, "floating"), (
-                f"{path.name}: {event['uid']} read as floating time"
-            )
-        result[path] = {
-            event["uid"]: (_iso(event["start"]), _iso(event["end"])) for event in events
-        }
+            assert event["zone"] not in (None, "floating"), f"{path.name}: {event['uid']} read as floating time"
+        result[path] = {event["uid"]: (_iso(event["start"]), _iso(event["end"])) for event in events}
     return result
 
 

@@ -27,31 +27,20 @@ Alarms = dict[str, list[tuple[str, timedelta, str]]]  # UID -> [(ACTION, TRIGGER
 
 def by_icalendar(data: bytes) -> Alarms:
     return {
-        str(e["UID"]): [
-            (str(a["ACTION"]), a.decoded("TRIGGER"), str(a["DESCRIPTION"]))
-            for a in e.walk("VALARM")
-        ]
+        str(e["UID"]): [(str(a["ACTION"]), a.decoded("TRIGGER"), str(a["DESCRIPTION"])) for a in e.walk("VALARM")]
         for e in Calendar.from_ical(data).walk("VEVENT")
     }
 
 
 def by_ical(data: bytes) -> Alarms:
     cal = IcsCalendarStream.calendar_from_ics(data.decode("utf-8"))
-    return {
-        str(e.uid): [
-            (str(a.action), a.trigger, str(a.description)) for a in e.alarm
-        ]
-        for e in cal.events
-    }
+    return {str(e.uid): [(str(a.action), a.trigger, str(a.description)) for a in e.alarm] for e in cal.events}
 
 
 def by_vobject(data: bytes) -> Alarms:
     cal = vobject.readOne(data.decode("utf-8"))
     return {
-        e.uid.value: [
-            (a.action.value, a.trigger.value, a.description.value)
-            for a in getattr(e, "valarm_list", [])
-        ]
+        e.uid.value: [(a.action.value, a.trigger.value, a.description.value) for a in getattr(e, "valarm_list", [])]
         for e in cal.vevent_list
     }
 
@@ -87,9 +76,7 @@ def test_alarm_10_is_read_alike_by_four_parsers(icaljs_ready: None, tmp_path: Pa
     path = tmp_path / "alarm.ics"
     path.write_bytes(data)
     expected = {
-        f"{s.id}@{schedule.conference.slug}.confcal": [
-            ("DISPLAY", timedelta(minutes=-10), clean_text(s.title))
-        ]
+        f"{s.id}@{schedule.conference.slug}.confcal": [("DISPLAY", timedelta(minutes=-10), clean_text(s.title))]
         for s in sessions
     }
 

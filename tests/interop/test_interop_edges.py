@@ -88,9 +88,7 @@ CASES: dict[str, tuple[Conference, list[tuple[str, str, str, str]]]] = {
         ],
     ),
     "new-york-fall-back": (
-        Conference(
-            "NY Conf", "America/New_York", date(2026, 10, 31), date(2026, 11, 1)
-        ),
+        Conference("NY Conf", "America/New_York", date(2026, 10, 31), date(2026, 11, 1)),
         [
             ("first-0130", "2026-11-01 05:30", "2026-11-01 05:50", "01:30 EDT"),
             ("second-0130", "2026-11-01 06:30", "2026-11-01 06:50", "01:30 EST"),
@@ -107,10 +105,7 @@ CASES: dict[str, tuple[Conference, list[tuple[str, str, str, str]]]] = {
 
 def _calendar(name: str) -> tuple[bytes, Readings]:
     conference, rows = CASES[name]
-    sessions = [
-        Session(id=sid, title=what, start=_z(start), end=_z(end))
-        for sid, start, end, what in rows
-    ]
+    sessions = [Session(id=sid, title=what, start=_z(start), end=_z(end)) for sid, start, end, what in rows]
     expected = {uid(conference, s): (s.start, s.end) for s in sessions}
     return render_calendar(conference, sessions, title=name), expected
 
@@ -138,9 +133,7 @@ def test_four_parsers_read_escaped_and_folded_text_alike(
 ) -> None:
     conference = CASES["paris-midnight"][0]
     start = _z("2026-04-07 07:00")
-    session = Session(
-        id="text", title=TRICKY, start=start, end=start, description=TRICKY * 3
-    )
+    session = Session(id="text", title=TRICKY, start=start, end=start, description=TRICKY * 3)
     data = render_calendar(conference, [session], title="text")
 
     by_parser = read_texts(data, tmp_path / "text.ics")

@@ -59,10 +59,7 @@ def page_times() -> list[tuple[str, datetime, datetime]]:
         for above, line in pairwise(lines):
             if match := TIME_LINE.match(line):
                 day, start, end = match.groups()
-                local = [
-                    datetime.strptime(f"{day} {t}", "%B %d, %Y %H:%M")
-                    for t in (start, end)
-                ]
+                local = [datetime.strptime(f"{day} {t}", "%B %d, %Y %H:%M") for t in (start, end)]
                 found.append((above, *((t - CEST).replace(tzinfo=UTC) for t in local)))
     return found
 
@@ -77,15 +74,11 @@ def test_seed_schedule_has_its_28_sessions_and_feeds() -> None:
 
 
 @pytest.mark.parametrize("name", list(feeds()))
-def test_four_parsers_agree_on_every_feed(
-    readings: dict[str, dict[str, Readings]], name: str
-) -> None:
+def test_four_parsers_agree_on_every_feed(readings: dict[str, dict[str, Readings]], name: str) -> None:
     by_parser = readings[name]
 
     expected = by_parser["icalendar"]
-    assert {
-        parser: found == expected for parser, found in by_parser.items()
-    } == dict.fromkeys(by_parser, True)
+    assert {parser: found == expected for parser, found in by_parser.items()} == dict.fromkeys(by_parser, True)
     assert len(expected) >= 1
 
 
@@ -98,9 +91,7 @@ def test_every_session_is_at_its_page_time(
 
     wrong = {}
     for session in seed().sessions:
-        on_pages = {
-            (start, end) for above, start, end in times if session.title in above
-        }
+        on_pages = {(start, end) for above, start, end in times if session.title in above}
         for parser, found in read.items():
             if on_pages != {found[uid(conference, session)]}:
                 wrong[session.title, parser] = (

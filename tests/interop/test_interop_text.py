@@ -29,7 +29,9 @@ START = datetime(2026, 4, 7, 7, 0, tzinfo=UTC)
 
 # Weighted towards what escaping is about, then anything Unicode has (no lone surrogates:
 # UTF-8 cannot carry them, so no page can hold them).
-TRICKY = st.sampled_from(["\\", "\\N", "\\n", "\\,", "\\;", "\\\\", ",", ";", ":", "\n", "\r", "\r\n", "\t", " ", '"', "N", "n"])
+TRICKY = st.sampled_from(
+    ["\\", "\\N", "\\n", "\\,", "\\;", "\\\\", ",", ";", ":", "\n", "\r", "\r\n", "\t", " ", '"', "N", "n"]
+)
 ANY = st.characters(blacklist_categories=("Cs",))
 TEXT = st.lists(st.one_of(TRICKY, ANY), max_size=30).map("".join)
 NAME = TEXT.filter(lambda t: bool(t.strip()) and bool(clean_text(t).strip()))
@@ -71,7 +73,9 @@ def test_any_text_round_trips_in_all_four_parsers(
     assert by_parser == dict.fromkeys(by_parser, want)
 
 
-def test_literal_backslash_sequences_come_back_as_written(read_fields: Callable[[bytes, Path], dict[str, Fields]], tmp_path: Path) -> None:
+def test_literal_backslash_sequences_come_back_as_written(
+    read_fields: Callable[[bytes, Path], dict[str, Fields]], tmp_path: Path
+) -> None:
     written = "Escapes \\N, \\n, \\, and \\; and \\\\ stay text"
     session = Session(id="lit", title=written, start=START, end=START, description=written, room=Room(written))
 

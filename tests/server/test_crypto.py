@@ -65,8 +65,7 @@ def test_a_bad_key_names_its_position_not_its_value(tmp_path: Path) -> None:
         key_for(engine, {KEY_ENV: f"{new_key()},not-a-key-at-all"})
 
     assert str(caught.value) == (
-        f"{KEY_ENV}: key 2 is not a Fernet key (44 url-safe base64 characters; "
-        "make one with `confcal caldav new-key`)"
+        f"{KEY_ENV}: key 2 is not a Fernet key (44 url-safe base64 characters; make one with `confcal caldav new-key`)"
     )
 
 

@@ -29,10 +29,20 @@ def test_json_holds_every_session_with_its_status_in_utc() -> None:
     document = json.loads(EXPORTERS["json"].render(edge_schedule(), now=NOW))
     by_id = {s["id"]: s for s in document["sessions"]}
 
-    assert (document["format"], document["version"], document["conference"]["timezone"]) == ("confcal-schedule", 1, "Europe/Brussels")
+    assert (document["format"], document["version"], document["conference"]["timezone"]) == (
+        "confcal-schedule",
+        1,
+        "Europe/Brussels",
+    )
     assert sorted(by_id) == ["a1", "b2", "c3", "d4"]
-    assert (by_id["c3"]["status"], by_id["a1"]["start"], by_id["a1"]["end"]) == ("cancelled", "2025-02-01T09:00:00Z", "2025-02-01T09:30:00Z")
-    assert by_id["a1"]["speakers"] == [{"name": "Ada Lovelace", "slug": "ada-lovelace", "role": None, "affiliation": None, "bio": "Analyst"}]
+    assert (by_id["c3"]["status"], by_id["a1"]["start"], by_id["a1"]["end"]) == (
+        "cancelled",
+        "2025-02-01T09:00:00Z",
+        "2025-02-01T09:30:00Z",
+    )
+    assert by_id["a1"]["speakers"] == [
+        {"name": "Ada Lovelace", "slug": "ada-lovelace", "role": None, "affiliation": None, "bio": "Analyst"}
+    ]
     assert by_id["a1"]["uid"] == "a1@ec.confcal"
 
 
@@ -47,7 +57,10 @@ def test_ics_is_the_all_sessions_feed(seed_loaded: Loaded) -> None:
     schedule = seed_loaded.schedule
     spec = next(s for s in catalogue(schedule) if s.kind is FeedKind.ALL)
     feed = render_calendar(
-        schedule.conference, partition(schedule, now=NOW)[(FeedKind.ALL, "")], title=spec.title, base_url="https://x.example"
+        schedule.conference,
+        partition(schedule, now=NOW)[(FeedKind.ALL, "")],
+        title=spec.title,
+        base_url="https://x.example",
     )
 
     assert EXPORTERS["ics"].render(schedule, now=NOW, base_url="https://x.example") == feed

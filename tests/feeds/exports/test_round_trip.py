@@ -36,7 +36,9 @@ def events(xml: bytes) -> dict[str, Event]:
             timedelta(days=days, hours=hours, minutes=minutes),
             event.findtext("room") or "",
             # FOSDEM lists placeholder persons ("-", "--") that name nobody; they are not kept.
-            tuple(" ".join((p.text or "").split()) for p in event.iter("person") if any(c.isalnum() for c in p.text or "")),
+            tuple(
+                " ".join((p.text or "").split()) for p in event.iter("person") if any(c.isalnum() for c in p.text or "")
+            ),
         )
     return found
 
@@ -86,4 +88,6 @@ def test_export_of_a_real_conference_validates_against_the_json_schema(
     body = EXPORTERS["c3voc-json"].render(schedule, now=NOW)
 
     assert c3voc_schema(body) == []
-    assert sum(len(r) for d in json.loads(body)["schedule"]["conference"]["days"] for r in d["rooms"].values()) == len(schedule.sessions)
+    assert sum(len(r) for d in json.loads(body)["schedule"]["conference"]["days"] for r in d["rooms"].values()) == len(
+        schedule.sessions
+    )

@@ -21,12 +21,8 @@ def _vevents(data: bytes) -> list[bytes]:
     return re.findall(rb"BEGIN:VEVENT\r\n.*?END:VEVENT\r\n", data, re.DOTALL)
 
 
-def test_calendar_header_says_what_the_feed_is(
-    conference: Conference, make_session: MakeSession
-) -> None:
-    data = render_calendar(
-        conference, [make_session()], title=TITLE, refresh=timedelta(minutes=30)
-    )
+def test_calendar_header_says_what_the_feed_is(conference: Conference, make_session: MakeSession) -> None:
+    data = render_calendar(conference, [make_session()], title=TITLE, refresh=timedelta(minutes=30))
 
     header = data.decode().split("BEGIN:VTIMEZONE")[0].split("\r\n")
     assert header == [
@@ -44,9 +40,7 @@ def test_calendar_header_says_what_the_feed_is(
     ]
 
 
-def test_one_vtimezone_and_events_in_given_order(
-    conference: Conference, make_session: MakeSession
-) -> None:
+def test_one_vtimezone_and_events_in_given_order(conference: Conference, make_session: MakeSession) -> None:
     sessions = [make_session(id="b"), make_session(id="a")]
 
     cal = Calendar.from_ical(render_calendar(conference, sessions, title=TITLE))
@@ -63,9 +57,7 @@ def test_empty_feed_is_a_valid_calendar_without_timezone(
     assert (cal.walk("VTIMEZONE"), cal.walk("VEVENT")) == ([], [])
 
 
-def test_same_input_gives_same_bytes(
-    conference: Conference, make_session: MakeSession
-) -> None:
+def test_same_input_gives_same_bytes(conference: Conference, make_session: MakeSession) -> None:
     sessions = [make_session(id=str(n)) for n in range(3)]
 
     first = render_calendar(conference, sessions, title=TITLE)
@@ -74,9 +66,7 @@ def test_same_input_gives_same_bytes(
     assert first == second
 
 
-def test_cache_renders_each_revision_once(
-    conference: Conference, make_session: MakeSession
-) -> None:
+def test_cache_renders_each_revision_once(conference: Conference, make_session: MakeSession) -> None:
     cache = EventCache()
     sessions = [make_session(id=str(n)) for n in range(4)]
     render_calendar(conference, sessions, title=TITLE, cache=cache)
@@ -92,15 +82,11 @@ def test_cache_renders_each_revision_once(
     assert cache.renders == 5
 
 
-def test_cache_re_renders_content_changed_without_revision(
-    conference: Conference, make_session: MakeSession
-) -> None:
+def test_cache_re_renders_content_changed_without_revision(conference: Conference, make_session: MakeSession) -> None:
     cache = EventCache()
     render_calendar(conference, [make_session()], title=TITLE, cache=cache)
 
-    data = render_calendar(
-        conference, [make_session(title="Renamed")], title=TITLE, cache=cache
-    )
+    data = render_calendar(conference, [make_session(title="Renamed")], title=TITLE, cache=cache)
 
     assert str(Calendar.from_ical(data).walk("VEVENT")[0]["SUMMARY"]) == "Renamed"
 
@@ -118,9 +104,7 @@ def test_cache_is_bounded(conference: Conference, make_session: MakeSession) -> 
     assert len(cache) == 2
 
 
-def test_cache_drops_the_least_recently_used_event(
-    conference: Conference, make_session: MakeSession
-) -> None:
+def test_cache_drops_the_least_recently_used_event(conference: Conference, make_session: MakeSession) -> None:
     a, b, c = (make_session(id=name) for name in "abc")
     cache = EventCache(max_entries=2)
     render_calendar(conference, [a, b], title=TITLE, cache=cache)
@@ -155,8 +139,12 @@ def test_the_vtimezone_spans_the_sessions_local_dates_whatever_the_machines_zone
 ) -> None:
     # 00:30 in Paris is the evening before in New York: the dates are Paris's.
     one_day = dataclasses.replace(conference, start_date=date(2026, 3, 31), end_date=date(2026, 3, 31))
-    early = make_session(id="early", start=datetime(2026, 3, 30, 22, 30, tzinfo=UTC), end=datetime(2026, 3, 30, 23, tzinfo=UTC))
-    late = make_session(id="late", start=datetime(2026, 10, 23, 21, 30, tzinfo=UTC), end=datetime(2026, 10, 23, 22, 30, tzinfo=UTC))
+    early = make_session(
+        id="early", start=datetime(2026, 3, 30, 22, 30, tzinfo=UTC), end=datetime(2026, 3, 30, 23, tzinfo=UTC)
+    )
+    late = make_session(
+        id="late", start=datetime(2026, 10, 23, 21, 30, tzinfo=UTC), end=datetime(2026, 10, 23, 22, 30, tzinfo=UTC)
+    )
 
     data = render_calendar(one_day, [early, late], title=TITLE)
 
@@ -191,9 +179,7 @@ def test_the_cache_re_renders_an_event_whose_conference_changed(
     assert str(Calendar.from_ical(data).walk("VEVENT")[0]["LOCATION"]) == "Master Stage, Lyon, Paris, France"
 
 
-def test_schedule_change_touches_only_the_changed_events(
-    conference: Conference, make_session: MakeSession
-) -> None:
+def test_schedule_change_touches_only_the_changed_events(conference: Conference, make_session: MakeSession) -> None:
     # Arrange: five sessions; then one moved, one removed (cancelled), one retitled.
     before = [make_session(id=f"s{n}", start=make_session().start + timedelta(hours=n),
                            end=make_session().end + timedelta(hours=n)) for n in range(5)]  # fmt: skip
@@ -206,9 +192,7 @@ def test_schedule_change_touches_only_the_changed_events(
         revision=2,
         status=Status.CANCELLED,
     )
-    retitled = make_session(
-        id="s3", start=before[3].start, end=before[3].end, revision=2, title="New title"
-    )
+    retitled = make_session(id="s3", start=before[3].start, end=before[3].end, revision=2, title="New title")
     after = [before[0], moved, removed, retitled, before[4]]
     cache = EventCache()
 
@@ -224,12 +208,7 @@ def test_schedule_change_touches_only_the_changed_events(
         False,
         True,
     ]
-    parsed = [
-        Calendar.from_ical(b"BEGIN:VCALENDAR\r\n" + n + b"END:VCALENDAR\r\n").walk(
-            "VEVENT"
-        )[0]
-        for n in new
-    ]
+    parsed = [Calendar.from_ical(b"BEGIN:VCALENDAR\r\n" + n + b"END:VCALENDAR\r\n").walk("VEVENT")[0] for n in new]
     assert [e["SEQUENCE"] for e in parsed] == [1, 2, 2, 2, 1]
     assert [str(e["STATUS"]) for e in parsed] == [
         "CONFIRMED",
@@ -243,9 +222,7 @@ def test_schedule_change_touches_only_the_changed_events(
 def test_no_vtimezone_when_no_event_refers_to_one(make_session: MakeSession) -> None:
     utc_conference = Conference("UTC Conf", "UTC", date(2026, 4, 7), date(2026, 4, 7))
 
-    cal = Calendar.from_ical(
-        render_calendar(utc_conference, [make_session()], title=TITLE)
-    )
+    cal = Calendar.from_ical(render_calendar(utc_conference, [make_session()], title=TITLE))
 
     assert (cal.walk("VTIMEZONE"), len(cal.walk("VEVENT"))) == ([], 1)
 
@@ -258,11 +235,7 @@ def test_long_hostile_title_is_folded_and_escaped_as_icalendar_does(
     expected = Calendar()
     expected.add("name", Text(title))
     expected.add("x-wr-calname", Text(title))
-    wanted = [
-        line
-        for line in expected.to_ical().split(b"\r\n")
-        if line.startswith((b"NAME", b"X-WR-CALNAME", b" "))
-    ]
+    wanted = [line for line in expected.to_ical().split(b"\r\n") if line.startswith((b"NAME", b"X-WR-CALNAME", b" "))]
 
     data = render_calendar(conference, [make_session()], title=title)
 

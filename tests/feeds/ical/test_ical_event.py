@@ -19,17 +19,13 @@ def _lines(data: bytes) -> list[str]:
     return data.decode().replace("\r\n ", "").split("\r\n")
 
 
-def test_uid_is_session_id_at_conference_slug(
-    conference: Conference, make_session: MakeSession
-) -> None:
+def test_uid_is_session_id_at_conference_slug(conference: Conference, make_session: MakeSession) -> None:
     session = make_session(id="abc123")
 
     assert uid(conference, session) == "abc123@pytorch-conference-europe-2026.confcal"
 
 
-def test_vevent_carries_every_required_property(
-    conference: Conference, make_session: MakeSession
-) -> None:
+def test_vevent_carries_every_required_property(conference: Conference, make_session: MakeSession) -> None:
     session = make_session()
 
     lines = _lines(render_event(conference, session, base_url="https://cal.example"))
@@ -102,9 +98,7 @@ def test_a_speaker_without_affiliation_is_named_alone(conference: Conference, ma
     assert str(event["DESCRIPTION"]).split("\n")[2] == "Speakers: Ada, Grace (Navy)"
 
 
-def test_url_falls_back_to_the_source_link(
-    conference: Conference, make_session: MakeSession
-) -> None:
+def test_url_falls_back_to_the_source_link(conference: Conference, make_session: MakeSession) -> None:
     session = make_session(url="https://sched.example/event/1")
 
     event = Calendar.from_ical(render_session(conference, session)).walk("VEVENT")[0]
@@ -138,9 +132,7 @@ def test_dtstamp_and_last_modified_are_utc_whatever_the_machines_zone(
     ]
 
 
-def test_cancelled_session_is_status_cancelled(
-    conference: Conference, make_session: MakeSession
-) -> None:
+def test_cancelled_session_is_status_cancelled(conference: Conference, make_session: MakeSession) -> None:
     session = make_session(status=Status.CANCELLED, revision=2)
 
     event = Calendar.from_ical(render_session(conference, session)).walk("VEVENT")[0]
@@ -185,9 +177,7 @@ def test_a_session_starting_in_the_repeated_hour_and_ending_after_it_is_written_
     assert (event.decoded("DTSTART"), event.decoded("DTEND")) == (session.start, session.end)
 
 
-def test_location_does_not_repeat_venue_and_city(
-    conference: Conference, make_session: MakeSession
-) -> None:
+def test_location_does_not_repeat_venue_and_city(conference: Conference, make_session: MakeSession) -> None:
     session = make_session(room=None)
 
     event = Calendar.from_ical(render_session(conference, session)).walk("VEVENT")[0]
@@ -195,9 +185,7 @@ def test_location_does_not_repeat_venue_and_city(
     assert str(event["LOCATION"]) == "Paris, France"
 
 
-def test_method_can_be_left_out_for_caldav(
-    conference: Conference, make_session: MakeSession
-) -> None:
+def test_method_can_be_left_out_for_caldav(conference: Conference, make_session: MakeSession) -> None:
     data = render_session(conference, make_session(), method=None)
 
     assert [line for line in _lines(data) if line.startswith("METHOD")] == []

@@ -20,12 +20,8 @@ CONFERENCE = Conference(
     venue="Paris",
 )
 # Characters that stress escaping (RFC 5545 3.3.11) and folding (multi-byte UTF-8).
-TRICKY = st.sampled_from(
-    [",", ";", "\\", "\n", "\r\n", ":", '"', "é", "😀", "中", "\u00a0", " "]
-)
-TEXT = st.lists(
-    st.one_of(TRICKY, st.characters(exclude_categories=("Cs",))), max_size=120
-).map("".join)
+TRICKY = st.sampled_from([",", ";", "\\", "\n", "\r\n", ":", '"', "é", "😀", "中", "\u00a0", " "])
+TEXT = st.lists(st.one_of(TRICKY, st.characters(exclude_categories=("Cs",))), max_size=120).map("".join)
 NAME = TEXT.filter(lambda s: bool(s.strip()))
 
 
@@ -38,9 +34,7 @@ def _as_text(raw: bytes) -> str:
 
 @st.composite
 def sessions(draw: st.DrawFn) -> Session:
-    start = datetime(2026, 4, 7, 7, tzinfo=UTC) + timedelta(
-        minutes=draw(st.integers(0, 2000))
-    )
+    start = datetime(2026, 4, 7, 7, tzinfo=UTC) + timedelta(minutes=draw(st.integers(0, 2000)))
     return Session(
         id=draw(st.text("abcdef0123456789", min_size=1, max_size=12)),
         title=draw(TEXT),

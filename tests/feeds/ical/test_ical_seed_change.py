@@ -43,9 +43,7 @@ def _vevents(data: bytes) -> dict[str, bytes]:
 
 
 def _bump(session: Session, **changes: Any) -> Session:
-    return replace(
-        session, revision=session.revision + 1, modified=CHANGED_AT, **changes
-    )
+    return replace(session, revision=session.revision + 1, modified=CHANGED_AT, **changes)
 
 
 def test_change_touches_only_the_three_sessions() -> None:
@@ -62,9 +60,7 @@ def test_change_touches_only_the_three_sessions() -> None:
         removed.id: _bump(removed, status=Status.CANCELLED),
         retitled.id: _bump(retitled, title=retitled.title + " (updated)"),
     }
-    after = replace(
-        before, sessions=tuple(changes.get(s.id, s) for s in before.sessions)
-    )
+    after = replace(before, sessions=tuple(changes.get(s.id, s) for s in before.sessions))
     cache = EventCache()
 
     # Act
@@ -75,24 +71,14 @@ def test_change_touches_only_the_three_sessions() -> None:
     assert sorted(old_events) == sorted(new_events)
     changed = {uid for uid in old_events if old_events[uid] != new_events[uid]}
     assert changed == {f"{sid}@{before.conference.slug}.confcal" for sid in changes}
-    events = {
-        str(e["UID"]): e for e in Calendar.from_ical(new_feeds["all/"]).walk("VEVENT")
+    events = {str(e["UID"]): e for e in Calendar.from_ical(new_feeds["all/"]).walk("VEVENT")}
+    old_seq = {str(e["UID"]): e["SEQUENCE"] for e in Calendar.from_ical(old_feeds["all/"]).walk("VEVENT")}
+    assert {uid.split("@")[0]: int(events[uid]["SEQUENCE"]) - int(old_seq[uid]) for uid in events} == {
+        uid.split("@")[0]: 1 if uid in changed else 0 for uid in old_seq
     }
-    old_seq = {
-        str(e["UID"]): e["SEQUENCE"]
-        for e in Calendar.from_ical(old_feeds["all/"]).walk("VEVENT")
-    }
-    assert {
-        uid.split("@")[0]: int(events[uid]["SEQUENCE"]) - int(old_seq[uid]) for uid in events
-    } == {uid.split("@")[0]: 1 if uid in changed else 0 for uid in old_seq}
-    assert (
-        str(events[f"{removed.id}@{before.conference.slug}.confcal"]["STATUS"])
-        == "CANCELLED"
-    )
+    assert str(events[f"{removed.id}@{before.conference.slug}.confcal"]["STATUS"]) == "CANCELLED"
     # Feeds that contain none of the three are byte-identical (so they keep their ETag).
-    untouched = [
-        name for name, data in old_feeds.items() if not changed & set(_vevents(data))
-    ]
+    untouched = [name for name, data in old_feeds.items() if not changed & set(_vevents(data))]
     assert len(untouched) > 10
     assert [name for name in untouched if old_feeds[name] != new_feeds[name]] == []
     # Cached or not, the bytes are the same.

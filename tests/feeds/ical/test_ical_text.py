@@ -26,7 +26,11 @@ def test_escape(text: str, written: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "kept"),
-    [("a\r\nb\rc\nd", "a\nb\nc\nd"), ("bell\x07 esc\x1b nul\x00 del\x7f c1\x9b", "bell esc nul del c1"), ("tab\t", "tab\t")],
+    [
+        ("a\r\nb\rc\nd", "a\nb\nc\nd"),
+        ("bell\x07 esc\x1b nul\x00 del\x7f c1\x9b", "bell esc nul del c1"),
+        ("tab\t", "tab\t"),
+    ],
 )
 def test_what_text_cannot_carry_is_decided_before_escaping(text: str, kept: str) -> None:
     assert (clean_text(text), str(Text(text))) == (kept, kept)

@@ -19,9 +19,7 @@ from feeds.pipeline import load_schedule
 TRICKY = st.sampled_from(
     [",", ";", "\\", "^", "\n", "\r\n", ":", '"', "é", "😀", "中", "\u00a0", " ", "\x01", "\ufeff"]
 )
-TEXT = st.lists(
-    st.one_of(TRICKY, st.characters(exclude_categories=("Cs",))), max_size=200
-).map("".join)
+TEXT = st.lists(st.one_of(TRICKY, st.characters(exclude_categories=("Cs",))), max_size=200).map("".join)
 NAME = TEXT.filter(lambda s: bool(s.strip()))
 ZONES = st.sampled_from(["Europe/Paris", "America/New_York", "Asia/Kolkata", "UTC", "Etc/GMT-1"])
 
@@ -42,9 +40,7 @@ def conferences(draw: st.DrawFn) -> Conference:
 @st.composite
 def sessions(draw: st.DrawFn) -> Session:
     # Across both 2026 DST changes in Europe and America, fold hours included.
-    start = datetime(2026, 3, 7, 7, tzinfo=UTC) + timedelta(
-        minutes=15 * draw(st.integers(0, 24_000))
-    )
+    start = datetime(2026, 3, 7, 7, tzinfo=UTC) + timedelta(minutes=15 * draw(st.integers(0, 24_000)))
     return Session(
         id=draw(st.text("abcdef0123456789", min_size=1, max_size=12)),
         title=draw(TEXT),
@@ -64,9 +60,7 @@ def sessions(draw: st.DrawFn) -> Session:
         url=draw(st.none() | st.just("https://sched.example/e/1")),
         modified=draw(
             st.none()
-            | st.datetimes(
-                min_value=datetime(2025, 1, 1), max_value=datetime(2027, 1, 1), timezones=st.just(UTC)
-            )
+            | st.datetimes(min_value=datetime(2025, 1, 1), max_value=datetime(2027, 1, 1), timezones=st.just(UTC))
         ),
     )
 
@@ -77,9 +71,7 @@ def sessions(draw: st.DrawFn) -> Session:
     session=sessions(),
     base_url=st.none() | st.just("https://cal.example.org/c/conf-2026/"),
 )
-def test_direct_writer_equals_icalendar(
-    conference: Conference, session: Session, base_url: str | None
-) -> None:
+def test_direct_writer_equals_icalendar(conference: Conference, session: Session, base_url: str | None) -> None:
     expected = build_event(conference, session, base_url=base_url).to_ical()
 
     written = render_event(conference, session, base_url=base_url)
@@ -95,8 +87,7 @@ def test_direct_writer_equals_icalendar_on_real_schedules(shared_data: Path, sam
     written = [render_event(conference, s, base_url="https://cal.example.org/") for s in schedule.sessions]
 
     assert written == [
-        build_event(conference, s, base_url="https://cal.example.org/").to_ical()
-        for s in schedule.sessions
+        build_event(conference, s, base_url="https://cal.example.org/").to_ical() for s in schedule.sessions
     ]
 
 

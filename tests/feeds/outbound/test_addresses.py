@@ -69,14 +69,20 @@ def test_every_non_public_class_is_refused(address: str, label: str) -> None:
     )
 
 
-@pytest.mark.parametrize("address", ["93.184.215.14", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2002:808:808::1"])
+@pytest.mark.parametrize(
+    "address", ["93.184.215.14", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2002:808:808::1"]
+)
 def test_public_addresses_pass(address: str) -> None:
     assert checked_addresses("cal.example.org", 443, answering(address)) == (ipaddress.ip_address(address),)
 
 
 @pytest.mark.parametrize(
     "answers",
-    [("93.184.215.14", "10.0.0.7"), ("10.0.0.7", "93.184.215.14"), ("2606:4700:4700::1111", "93.184.215.14", "10.0.0.7")],
+    [
+        ("93.184.215.14", "10.0.0.7"),
+        ("10.0.0.7", "93.184.215.14"),
+        ("2606:4700:4700::1111", "93.184.215.14", "10.0.0.7"),
+    ],
 )
 def test_one_private_answer_among_public_ones_refuses_the_host(answers: tuple[str, ...]) -> None:
     with pytest.raises(AddressRefused) as caught:
@@ -105,7 +111,10 @@ def test_no_answer_is_a_clear_error() -> None:
 def test_allow_private_lifts_every_rule() -> None:
     policy = Policy(allow_private=True, resolver=answering("127.0.0.1", "10.0.0.1").resolver)
 
-    assert checked_addresses("intranet", 80, policy) == (ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("10.0.0.1"))
+    assert checked_addresses("intranet", 80, policy) == (
+        ipaddress.ip_address("127.0.0.1"),
+        ipaddress.ip_address("10.0.0.1"),
+    )
 
 
 def test_allowed_networks_lift_the_rules_for_those_networks_only() -> None:

@@ -72,7 +72,10 @@ class Server(ThreadingHTTPServer):
         if path == "/to-outer":
             return 301, {"Location": "/page"}, b""
         if path == "/validated":
-            if request.headers.get("If-None-Match") == ETAG or request.headers.get("If-Modified-Since") == LAST_MODIFIED:
+            if (
+                request.headers.get("If-None-Match") == ETAG
+                or request.headers.get("If-Modified-Since") == LAST_MODIFIED
+            ):
                 return 304, {"ETag": ETAG}, b""
             return 200, {"ETag": ETAG, "Last-Modified": LAST_MODIFIED}, b"schedule v1"
         return 200, {}, f"{self.name} {path}".encode()

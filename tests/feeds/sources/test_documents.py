@@ -101,7 +101,14 @@ def test_crlf_and_bom_decode_like_the_original() -> None:
     assert decode(b"\xef\xbb\xbfa\r\nb\rc\n", "x") == "a\nb\nc\n"
 
 
-@pytest.mark.parametrize(("data", "message"), [(b" \n", "is empty"), (b"a\x00b", "is a binary file, not a schedule page"), (b"\xff\xfe", "is not UTF-8 text (byte 0)")])
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b" \n", "is empty"),
+        (b"a\x00b", "is a binary file, not a schedule page"),
+        (b"\xff\xfe", "is not UTF-8 text (byte 0)"),
+    ],
+)
 def test_undecodable_input(data: bytes, message: str) -> None:
     with pytest.raises(SourceError) as caught:
         decode(data, "f.txt")
@@ -150,7 +157,15 @@ def _feed(fifo: Path, data: bytes, *, repeat: bool) -> None:
 def test_a_fifo_is_counted_while_read(tmp_path: Path, repeat: bool) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    writer = threading.Thread(target=_feed, args=(fifo, PAGE, ), kwargs={"repeat": repeat}, daemon=True)
+    writer = threading.Thread(
+        target=_feed,
+        args=(
+            fifo,
+            PAGE,
+        ),
+        kwargs={"repeat": repeat},
+        daemon=True,
+    )
     writer.start()
 
     if repeat:
@@ -213,7 +228,10 @@ def test_userinfo_is_redacted_in_names_and_dropped_from_the_stored_url(origin: s
 
     [document] = read(url, allow_private=True)
 
-    assert (document.name, document.url) == (origin.replace("http://", "http://***@") + "/page.txt", origin + "/page.txt")
+    assert (document.name, document.url) == (
+        origin.replace("http://", "http://***@") + "/page.txt",
+        origin + "/page.txt",
+    )
 
 
 def test_userinfo_is_redacted_in_errors(origin: str) -> None:

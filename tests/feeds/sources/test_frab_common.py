@@ -33,7 +33,9 @@ def test_bad_durations_name_file_line_and_value(text: str) -> None:
 
 
 def test_fixed_zone_names_invert_the_sign_like_posix() -> None:
-    names = [fixed_zone_name(timedelta(hours=h)) for h in (1, -5, 0)] + [fixed_zone_name(timedelta(hours=5, minutes=30))]
+    names = [fixed_zone_name(timedelta(hours=h)) for h in (1, -5, 0)] + [
+        fixed_zone_name(timedelta(hours=5, minutes=30))
+    ]
 
     assert names == ["Etc/GMT-1", "Etc/GMT+5", "Etc/UTC", None]
 
@@ -51,7 +53,10 @@ def test_offsets_that_differ_from_the_zone_and_each_other_leave_no_zone() -> Non
 
     zone, warning = stated_zone("UTC", [a, b], source="s.xml")
 
-    assert (zone, warning) == (None, "time_zone_name says UTC but event dates are +01:00 (e.g. 2025-02-01T10:00:00+01:00); the dates' offsets are used")
+    assert (zone, warning) == (
+        None,
+        "time_zone_name says UTC but event dates are +01:00 (e.g. 2025-02-01T10:00:00+01:00); the dates' offsets are used",
+    )
 
 
 def test_an_unknown_zone_name_is_an_error_naming_file_and_line() -> None:

@@ -42,10 +42,16 @@ def test_frab_camp_2019(shared_data: Path) -> None:
     (opening,) = [s for s in batch.sessions if s.source_id == "a0a0fcfe-b7fb-46e3-84b6-97a5406016b4"]
 
     assert (len(batch.sessions), batch.conference, batch.zone, batch.warnings, batch.defects) == (
-        79, "Chaos Communication Camp 2019", "Europe/Berlin", (), ()
+        79,
+        "Chaos Communication Camp 2019",
+        "Europe/Berlin",
+        (),
+        (),
     )
     assert (opening.title, opening.start, opening.end) == (
-        "Opening Ceremony", datetime(2019, 8, 21, 9, 0, tzinfo=UTC), datetime(2019, 8, 21, 9, 30, tzinfo=UTC)
+        "Opening Ceremony",
+        datetime(2019, 8, 21, 9, 0, tzinfo=UTC),
+        datetime(2019, 8, 21, 9, 30, tzinfo=UTC),
     )
     assert (opening.room, opening.track, opening.kind) == ("Curie", "CCC", "lecture")
     assert [p.name for p in opening.speakers] == ["jinxx", "smtw"]
@@ -79,7 +85,11 @@ def test_without_date_the_day_start_decides_the_day_and_bad_events_are_defects(f
     batch = read(fixtures / "frab" / "no_date.json")
     (owls,) = batch.sessions
 
-    assert (owls.start, owls.end - owls.start, owls.zone) == (datetime(2019, 8, 22, 2, 0), timedelta(minutes=30), "Europe/Berlin")
+    assert (owls.start, owls.end - owls.start, owls.zone) == (
+        datetime(2019, 8, 22, 2, 0),
+        timedelta(minutes=30),
+        "Europe/Berlin",
+    )
     assert (owls.source_id, owls.kind, owls.url) == ("ABC123", "meeting", "https://example.org/owls")
     assert [d.message for d in batch.defects] == [
         "days[0].rooms[\"Curie\"][1]: duration 'banana' is not HH:MM or D:HH:MM"

@@ -50,7 +50,12 @@ def test_fosdem_every_event_with_its_guid_and_zone(fosdem: SourceBatch) -> None:
     ids = Counter(s.source_id for s in fosdem.sessions)
 
     assert (len(fosdem.sessions), len(ids), max(ids.values())) == (943, 943, 1)
-    assert (fosdem.conference, fosdem.zone, fosdem.defects, fosdem.warnings) == ("FOSDEM 2025", "Europe/Brussels", (), ())
+    assert (fosdem.conference, fosdem.zone, fosdem.defects, fosdem.warnings) == (
+        "FOSDEM 2025",
+        "Europe/Brussels",
+        (),
+        (),
+    )
 
 
 def test_fosdem_event_fields(fosdem: SourceBatch) -> None:
@@ -63,7 +68,10 @@ def test_fosdem_event_fields(fosdem: SourceBatch) -> None:
     )
     assert (event.room, event.track, event.kind) == ("K.3.201", "LLVM", "devroom")
     assert [p.name for p in event.speakers] == ["Mikhail Gudim"]
-    assert event.url == "https://fosdem.org/2025/schedule/event/fosdem-2025-6210-a-new-approach-to-callee-saved-registers-in-llvm/"
+    assert (
+        event.url
+        == "https://fosdem.org/2025/schedule/event/fosdem-2025-6210-a-new-approach-to-callee-saved-registers-in-llvm/"
+    )
     # FOSDEM writes HTML abstracts; calendars get the text.
     assert event.description.startswith("Currently LLVM saves and restores")
     assert "<p>" not in event.description
@@ -80,7 +88,12 @@ def test_38c3_events_after_midnight_keep_their_next_day_date(congress: SourceBat
 def test_38c3_fields(congress: SourceBatch) -> None:
     (opening,) = [s for s in congress.sessions if s.source_id == "270fa44c-821a-577f-8ca3-33e8d4a8c2a7"]
 
-    assert (opening.title, opening.kind, opening.track, opening.room) == ("38C3: Opening Ceremony", "Ceremony", "CCC", "Saal 1")
+    assert (opening.title, opening.kind, opening.track, opening.room) == (
+        "38C3: Opening Ceremony",
+        "Ceremony",
+        "CCC",
+        "Saal 1",
+    )
     assert opening.end - opening.start == timedelta(minutes=30)
     assert [p.name for p in opening.speakers] == ["Gabriela Bogk", "Senficon", "Aline Blankertz"]
     assert opening.description.startswith("Glad you could make it!")
@@ -92,7 +105,11 @@ def test_without_date_the_day_change_moves_early_events_to_the_next_day(fixtures
     batch = read(fixtures / "frab" / "day_change.xml")
     late, night = batch.sessions
 
-    assert (late.start, late.end, late.zone) == (datetime(2024, 12, 27, 23, 0), datetime(2024, 12, 27, 23, 45), "Europe/Berlin")
+    assert (late.start, late.end, late.zone) == (
+        datetime(2024, 12, 27, 23, 0),
+        datetime(2024, 12, 27, 23, 45),
+        "Europe/Berlin",
+    )
     # D:HH:MM: a day and two hours.
     assert (night.start, night.end) == (datetime(2024, 12, 28, 1, 30), datetime(2024, 12, 29, 3, 30))
     assert (late.source_id, late.room, late.kind, late.speakers[0].name) == ("11", "Hall A", "lecture", "Ada Lovelace")
@@ -111,8 +128,14 @@ def test_a_bad_event_is_a_defect_naming_its_line_and_the_rest_is_read(fixtures: 
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("billion_laughs.xml", ":3: XML refused: EntitiesForbidden (entity declarations and external references are not allowed)"),
-        ("external_entity.xml", ":3: XML refused: EntitiesForbidden (entity declarations and external references are not allowed)"),
+        (
+            "billion_laughs.xml",
+            ":3: XML refused: EntitiesForbidden (entity declarations and external references are not allowed)",
+        ),
+        (
+            "external_entity.xml",
+            ":3: XML refused: EntitiesForbidden (entity declarations and external references are not allowed)",
+        ),
         ("truncated.xml", ":35: is not well-formed XML: unclosed token (column 5)"),
     ],
 )
@@ -167,4 +190,7 @@ def test_a_schedule_whose_every_event_is_broken_is_one_line_naming_the_first() -
     with pytest.raises(SourceError) as caught:
         READER.read([Document("broken.xml", text)], None)
 
-    assert str(caught.value) == "broken.xml:4: no event can be read: start '99:00' is not HH:MM (and 1 more unreadable events)"
+    assert (
+        str(caught.value)
+        == "broken.xml:4: no event can be read: start '99:00' is not HH:MM (and 1 more unreadable events)"
+    )

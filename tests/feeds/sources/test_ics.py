@@ -28,7 +28,11 @@ def test_tzid_floating_custom_vtimezone_utc_and_all_day_times() -> None:
         "All day": ("2026-04-07T22:00:00+00:00", "2026-04-08T22:00:00+00:00"),
     }
     ny = by_title["In New York, by TZID"]
-    assert (ny.room and ny.room.name, ny.track and ny.track.name, ny.source_id) == ("Hall A", "Systems", "same@example.org")
+    assert (ny.room and ny.room.name, ny.track and ny.track.name, ny.source_id) == (
+        "Hall A",
+        "Systems",
+        "same@example.org",
+    )
     assert by_title["Withdrawn"].status is Status.CANCELLED
 
 
@@ -38,14 +42,19 @@ def test_a_shared_uid_keeps_every_event_with_a_warning() -> None:
     shared = [s for s in loaded.schedule.sessions if s.source_id == "same@example.org"]
     assert len(shared) == 2
     assert len({s.id for s in loaded.schedule.sessions}) == 5
-    assert [str(w) for w in loaded.warnings] == [f"{ZONES}: UID same@example.org is used by 2 events; each is kept as its own session"]
+    assert [str(w) for w in loaded.warnings] == [
+        f"{ZONES}: UID same@example.org is used by 2 events; each is kept as its own session"
+    ]
 
 
 def test_tz_contradicting_x_wr_timezone_stops() -> None:
     with pytest.raises(TimeZoneError) as caught:
         load_schedule([str(ZONES)], "Asia/Tokyo")
 
-    assert str(caught.value) == f"{ZONES} states time zone Europe/Paris, but --tz says Asia/Tokyo; drop --tz or fix the source"
+    assert (
+        str(caught.value)
+        == f"{ZONES} states time zone Europe/Paris, but --tz says Asia/Tokyo; drop --tz or fix the source"
+    )
 
 
 def test_wall_time_in_the_spring_gap_names_file_and_line() -> None:

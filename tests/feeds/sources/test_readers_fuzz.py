@@ -17,19 +17,50 @@ from feeds.sources.ics import READER as ICS
 from feeds.sources.sched_csv import READER as CSV
 from feeds.sources.sched_json import READER as JSON
 
-ICS_LINES = st.sampled_from([
-    "BEGIN:VEVENT", "END:VEVENT", "SUMMARY:Talk", "SUMMARY:", "UID:x", "STATUS:CANCELLED",
-    "DTSTART:20260407T110000Z", "DTSTART;TZID=Europe/Paris:20260329T023000", "DTSTART;TZID=Nowhere:20260407T110000",
-    "DTSTART;VALUE=DATE:20260407", "DTSTART:2026", "DTEND:20260407T100000Z", "DURATION:PT1H", "DURATION:P",
-    "RRULE:FREQ=DAILY", "X-WR-TIMEZONE:Europe/Paris", "X-WR-TIMEZONE:Mars/Base", "VTIMEZONE: Europe/Rome",
-    "BEGIN:VTIMEZONE", "TZID:Custom", "END:VTIMEZONE", "CATEGORIES:A,B", "LOCATION:Room\\, 1", " folded",
-])
+ICS_LINES = st.sampled_from(
+    [
+        "BEGIN:VEVENT",
+        "END:VEVENT",
+        "SUMMARY:Talk",
+        "SUMMARY:",
+        "UID:x",
+        "STATUS:CANCELLED",
+        "DTSTART:20260407T110000Z",
+        "DTSTART;TZID=Europe/Paris:20260329T023000",
+        "DTSTART;TZID=Nowhere:20260407T110000",
+        "DTSTART;VALUE=DATE:20260407",
+        "DTSTART:2026",
+        "DTEND:20260407T100000Z",
+        "DURATION:PT1H",
+        "DURATION:P",
+        "RRULE:FREQ=DAILY",
+        "X-WR-TIMEZONE:Europe/Paris",
+        "X-WR-TIMEZONE:Mars/Base",
+        "VTIMEZONE: Europe/Rome",
+        "BEGIN:VTIMEZONE",
+        "TZID:Custom",
+        "END:VTIMEZONE",
+        "CATEGORIES:A,B",
+        "LOCATION:Room\\, 1",
+        " folded",
+    ]
+)
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=20)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text(max_size=20)
     | st.sampled_from(["2024-09-10 09:00", "2024-09-10 25:00", "N", "Y", 1725984000]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-        st.sampled_from(["event_key", "name", "event_start", "event_end", "active", "speakers", "start_time_ts", "id"]),
-        inner, max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                ["event_key", "name", "event_start", "event_end", "active", "speakers", "start_time_ts", "id"]
+            ),
+            inner,
+            max_size=8,
+        )
+    ),
     max_leaves=20,
 )
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -63,7 +94,11 @@ def test_sched_json_of_any_shape(items: list[object], tz: str | None) -> None:
 
 
 @SETTINGS
-@given(st.lists(st.lists(st.text(max_size=25) | st.sampled_from(["2019-05-05 12:00:00", "N", '"']), max_size=6), max_size=6))
+@given(
+    st.lists(
+        st.lists(st.text(max_size=25) | st.sampled_from(["2019-05-05 12:00:00", "N", '"']), max_size=6), max_size=6
+    )
+)
 def test_sched_csv_rows_of_any_shape(rows: list[list[str]]) -> None:
     body = "\n".join(",".join(row) for row in rows)
     read_cleanly(CSV, "event_key,active,name,event_start,event_end,speakers\n" + body, "America/Detroit")

@@ -38,7 +38,10 @@ Room 1
 def test_title_kind_and_speakers_from_the_title_line() -> None:
     (session,) = parse(PAGE, "page.txt").sessions
     assert (session.kind, session.title) == ("lightning talk", "Ranges - A Study")
-    assert [(p.name, p.affiliation) for p in session.title_speakers] == [("Grace Hopper", "Navy"), ("Alan Turing", "NPL")]
+    assert [(p.name, p.affiliation) for p in session.title_speakers] == [
+        ("Grace Hopper", "Navy"),
+        ("Alan Turing", "NPL"),
+    ]
 
 
 def test_speaker_blocks_with_avatar_or_initials() -> None:
@@ -57,7 +60,12 @@ def test_description_keeps_paragraphs_and_dashes() -> None:
 def test_room_track_and_bullets_but_not_the_footer() -> None:
     (session,) = parse(PAGE, "page.txt").sessions
     assert (session.room, session.track, session.level, session.slides, session.extra) == (
-        "Room 1", "Theory", "Advanced", True, ())
+        "Room 1",
+        "Theory",
+        "Advanced",
+        True,
+        (),
+    )
 
 
 def test_twelve_hour_clock_and_line_numbers() -> None:

@@ -26,9 +26,18 @@ def test_json_rows_become_records_and_inactive_or_unscheduled_ones_do_not() -> N
 
     first, coffee = batch.sessions
     assert (first.title, first.start, first.end, first.zone) == (
-        "Schemas & Types - Ada Lovelace, Engines", datetime(2024, 9, 10, 9), datetime(2024, 9, 10, 9, 30), None)
+        "Schemas & Types - Ada Lovelace, Engines",
+        datetime(2024, 9, 10, 9),
+        datetime(2024, 9, 10, 9, 30),
+        None,
+    )
     assert (first.source_id, first.room, first.track, first.level, first.line) == (
-        "aaaa1111", "Main Hall", "Keynote Sessions", "Any", 3)
+        "aaaa1111",
+        "Main Hall",
+        "Keynote Sessions",
+        "Any",
+        3,
+    )
     assert first.description == "First line\nsecond line"
     assert [(p.name, p.affiliation) for p in first.speakers] == [("Ada Lovelace", "Engines")]
     assert (coffee.title, coffee.source_id) == ("Coffee", "103")
@@ -59,7 +68,9 @@ def test_json_is_detected_and_resolved_in_the_conference_zone() -> None:
 
     assert loaded.formats == ("sched-json",)
     assert [s.start.isoformat() for s in loaded.schedule.sessions] == [
-        "2024-09-10T16:00:00+00:00", "2024-09-10T17:30:00+00:00"]
+        "2024-09-10T16:00:00+00:00",
+        "2024-09-10T17:30:00+00:00",
+    ]
 
 
 def test_csv_reads_the_same_fields_with_entities_and_speaker_list() -> None:
@@ -70,7 +81,11 @@ def test_csv_reads_the_same_fields_with_entities_and_speaker_list() -> None:
     (session,) = loaded.schedule.sessions
     assert loaded.formats == ("sched-csv",)
     assert (session.title, session.start.isoformat(), session.source_id, session.room and session.room.name) == (
-        "Cross Stitch 201", "2019-05-05T16:00:00+00:00", "c5a1", "Room A")
+        "Cross Stitch 201",
+        "2019-05-05T16:00:00+00:00",
+        "c5a1",
+        "Room A",
+    )
     assert session.description == "Bring a\nneedle & thread"
     assert [p.name for p in session.speakers] == ['Andrew M. "Fish" Popowich', "Becky Hill"]
     assert CSV.recognises(document(path)) and not JSON.recognises(document(path))

@@ -57,9 +57,7 @@ class Http:
     ) -> Reply:
         async def go() -> Reply:
             transport = httpx.ASGITransport(app=self.app)
-            async with httpx.AsyncClient(
-                transport=transport, base_url=self.base_url
-            ) as client:
+            async with httpx.AsyncClient(transport=transport, base_url=self.base_url) as client:
                 req = client.build_request(
                     method,
                     path,
@@ -76,14 +74,10 @@ class Http:
         return anyio.run(go)
 
     def get(self, path: str, **headers: str) -> Reply:
-        return self.request(
-            "GET", path, {k.replace("_", "-"): v for k, v in headers.items()}
-        )
+        return self.request("GET", path, {k.replace("_", "-"): v for k, v in headers.items()})
 
     def head(self, path: str, **headers: str) -> Reply:
-        return self.request(
-            "HEAD", path, {k.replace("_", "-"): v for k, v in headers.items()}
-        )
+        return self.request("HEAD", path, {k.replace("_", "-"): v for k, v in headers.items()})
 
 
 def raw_get(app: Starlette, raw_path: bytes) -> tuple[int, bytes]:
@@ -116,9 +110,7 @@ def raw_get(app: Starlette, raw_path: bytes) -> tuple[int, bytes]:
 
     anyio.run(call)
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")
-    body = b"".join(
-        m.get("body", b"") for m in sent if m["type"] == "http.response.body"
-    )
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return status, body
 
 

@@ -46,9 +46,7 @@ def test_tokens_in_paths_are_replaced_by_their_tag(path: str, logged: str) -> No
     assert loggable_path(path) == logged
 
 
-def test_the_app_logs_every_request_without_its_token(
-    demo_app: Starlette, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_the_app_logs_every_request_without_its_token(demo_app: Starlette, caplog: pytest.LogCaptureFixture) -> None:
     token = send(demo_app, "POST", "/api/picks", b'{"sessions": []}').json_doc()["token"]
     http = Http(demo_app)
 

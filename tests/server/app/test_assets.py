@@ -19,9 +19,7 @@ def test_page_links_its_css_and_js_by_content_hash(http: Http) -> None:
 
     assert asset_path("schedule.css") in linked
     assert asset_path("schedule.js") in linked
-    assert asset_path("schedule.css") == (
-        f"static/schedule.{hashlib.sha256(css).hexdigest()[:12]}.css"
-    )
+    assert asset_path("schedule.css") == (f"static/schedule.{hashlib.sha256(css).hexdigest()[:12]}.css")
 
 
 def test_hashed_file_is_immutable_and_compressed(http: Http) -> None:

@@ -83,9 +83,7 @@ def test_non_json_constants_are_400(constant: bytes) -> None:
 
 
 def test_ordinary_numbers_still_parse() -> None:
-    assert parse_json(b'{"a": [1, -2.5e3, 12345678901234567890]}') == {
-        "a": [1.0, -2500.0, 1.2345678901234567e19]
-    }
+    assert parse_json(b'{"a": [1, -2.5e3, 12345678901234567890]}') == {"a": [1.0, -2500.0, 1.2345678901234567e19]}
 
 
 @pytest.mark.parametrize(

@@ -55,9 +55,7 @@ def test_accepts_gzip(header: str, expected: bool) -> None:
         ("", False),
     ],
 )
-def test_etag_matches_uses_weak_comparison_over_lists(
-    header: str, expected: bool
-) -> None:
+def test_etag_matches_uses_weak_comparison_over_lists(header: str, expected: bool) -> None:
     assert etag_matches(header, '"abc"') is expected
 
 
@@ -81,16 +79,11 @@ def test_no_last_modified_is_never_not_modified() -> None:
 
 
 def test_http_date_is_imf_fixdate_in_gmt() -> None:
-    assert (
-        http_date(datetime(2026, 4, 7, 11, 0, 30, 999, tzinfo=UTC))
-        == "Tue, 07 Apr 2026 11:00:30 GMT"
-    )
+    assert http_date(datetime(2026, 4, 7, 11, 0, 30, 999, tzinfo=UTC)) == "Tue, 07 Apr 2026 11:00:30 GMT"
 
 
 def test_etag_is_strong_and_a_function_of_the_bytes_only() -> None:
-    first = Representation(
-        b"BEGIN:VCALENDAR\r\n", CALENDAR, datetime(2026, 1, 1, tzinfo=UTC)
-    )
+    first = Representation(b"BEGIN:VCALENDAR\r\n", CALENDAR, datetime(2026, 1, 1, tzinfo=UTC))
     second = Representation(b"BEGIN:VCALENDAR\r\n", CALENDAR, None)
     other = Representation(b"BEGIN:VCALENDAR\r\n\r\n", CALENDAR)
 
@@ -123,7 +116,10 @@ def test_accepts_gzip_reads_every_parameter_and_skips_empty_items(header: str, e
 
 def test_our_own_weak_etag_still_matches_by_weak_comparison() -> None:
     assert (etag_matches('"abc"', 'W/"abc"'), etag_matches('W/"abc"', 'W/"abc"'), etag_matches('"abd"', 'W/"abc"')) == (
-        True, True, False)
+        True,
+        True,
+        False,
+    )
 
 
 def test_if_modified_since_without_a_zone_is_read_as_utc() -> None:
@@ -151,12 +147,8 @@ def test_http_date_ignores_the_machines_zone(new_york_machine: None) -> None:
     paris = ZoneInfo("Europe/Paris")
 
     assert time.strftime("%Z", time.localtime(0)) == "EST"  # the fixture took effect
-    assert http_date(datetime(2026, 4, 7, 13, 0, 30, tzinfo=paris)) == (
-        "Tue, 07 Apr 2026 11:00:30 GMT"
-    )
-    assert not_modified_since(
-        "Tue, 07 Apr 2026 11:00:30 GMT", datetime(2026, 4, 7, 13, 0, 30, 500, tzinfo=paris)
-    )
+    assert http_date(datetime(2026, 4, 7, 13, 0, 30, tzinfo=paris)) == ("Tue, 07 Apr 2026 11:00:30 GMT")
+    assert not_modified_since("Tue, 07 Apr 2026 11:00:30 GMT", datetime(2026, 4, 7, 13, 0, 30, 500, tzinfo=paris))
 
 
 def test_each_answer_gets_its_own_header_list() -> None:

@@ -58,9 +58,7 @@ def sessions_of(http: Http, base: str) -> list[str]:
 
 
 @pytest.fixture
-def two(
-    tmp_path: Path, demo_schedule: Schedule, small_schedule: Schedule
-) -> Iterator[Store]:
+def two(tmp_path: Path, demo_schedule: Schedule, small_schedule: Schedule) -> Iterator[Store]:
     """The demo ingested first (so the default), then Tiny Conf."""
     opened = Store.open(str(tmp_path / "two.sqlite"))
     opened.ingest(demo_schedule, now=INGESTED)
@@ -119,9 +117,7 @@ def test_root_feeds_and_api_are_those_of_a_single_conference_server(
     several = crawl(Http(app), "")
 
     # Only the page differs: it links to the other conference.
-    assert {p: r for p, r in several.items() if p != "/"} == {
-        p: r for p, r in single.items() if p != "/"
-    }
+    assert {p: r for p, r in several.items() if p != "/"} == {p: r for p, r in single.items() if p != "/"}
     assert several["/"][1] != single["/"][1]
 
 
@@ -194,16 +190,11 @@ def test_default_names_the_conference_served_at_the_root(two: Store) -> None:
 
     root = crawl(http, "")
 
-    assert root == {
-        path.removeprefix(f"/c/{TINY}"): reply
-        for path, reply in crawl(http, f"/c/{TINY}").items()
-    }
+    assert root == {path.removeprefix(f"/c/{TINY}"): reply for path, reply in crawl(http, f"/c/{TINY}").items()}
     assert sessions_of(http, "") == sessions_of(http, f"/c/{TINY}")
 
 
-def test_a_default_not_in_the_store_is_unavailable_at_the_root(
-    two: Store, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_default_not_in_the_store_is_unavailable_at_the_root(two: Store, caplog: pytest.LogCaptureFixture) -> None:
     http = Http(create_app(two, clock=lambda: NOW, default="not-ingested-yet"))
 
     assert http.get("/feeds/all.ics").status == 503
@@ -229,9 +220,7 @@ def test_pick_sets_belong_to_their_conference(app: Starlette) -> None:
     first = http.get(f"/c/{TINY}/api/sessions").json_doc()["sessions"][0]["id"]
     body = json.dumps({"sessions": [first]}).encode()
 
-    created = http.request(
-        "POST", f"/c/{TINY}/api/picks", {"content-type": "application/json"}, body=body
-    )
+    created = http.request("POST", f"/c/{TINY}/api/picks", {"content-type": "application/json"}, body=body)
     token = created.json_doc()["token"]
 
     assert created.status == 201
@@ -266,9 +255,7 @@ def test_a_base_url_puts_each_conference_under_it(two: Store) -> None:
         (b"/c/tiny-conf/%2e%2e/%2e%2e/feeds/all.ics", 404),
     ],
 )
-def test_hostile_conference_segments_are_refused(
-    app: Starlette, raw_path: bytes, status: int
-) -> None:
+def test_hostile_conference_segments_are_refused(app: Starlette, raw_path: bytes, status: int) -> None:
     code, _ = raw_get(app, raw_path)
 
     assert code == status

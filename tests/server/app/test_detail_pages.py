@@ -21,10 +21,7 @@ def test_session_page_has_everything_about_the_session(http: Http) -> None:
 
     assert reply.status == 200
     assert "<h1>TorchJD: Jacobian Descent in PyTorch</h1>" in html
-    assert (
-        'Tuesday 7 April 2026, <time datetime="2026-04-07T11:45:00+02:00">11:45</time>'
-        in html
-    )
+    assert 'Tuesday 7 April 2026, <time datetime="2026-04-07T11:45:00+02:00">11:45</time>' in html
     assert "(Europe/Paris)" in html
     assert '<dd class="room">Founders Cafe</dd>' in html
     assert '<dd class="track">Training Systems</dd>' in html
@@ -40,8 +37,7 @@ def test_session_page_google_and_outlook_links_carry_the_abstract(http: Http) ->
     html = http.get(f"/sessions/{session['id']}/").text
 
     links = {
-        cls: href.replace("&amp;", "&")
-        for cls, href in re.findall(r'<a class="(google|outlook)" href="([^"]+)"', html)
+        cls: href.replace("&amp;", "&") for cls, href in re.findall(r'<a class="(google|outlook)" href="([^"]+)"', html)
     }
     outlook = parse_qs(urlsplit(links["outlook"]).query)
     google = parse_qs(urlsplit(links["google"]).query)

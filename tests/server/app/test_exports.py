@@ -40,7 +40,10 @@ def test_head_has_the_headers_and_no_body(http: Http, path: str) -> None:
     get, head = http.get(path, accept_encoding="identity"), http.head(path, accept_encoding="identity")
 
     assert (head.status, head.raw, head.headers["content-length"], head.headers["etag"]) == (
-        200, b"", get.headers["content-length"], get.headers["etag"]
+        200,
+        b"",
+        get.headers["content-length"],
+        get.headers["etag"],
     )
 
 
@@ -55,7 +58,9 @@ def test_rendered_once_per_snapshot(demo_app: Starlette, http: Http) -> None:
     assert any(key[:2] == ("export", "frab-xml") for key in memo_before if isinstance(key, tuple))
 
 
-def test_a_new_ingest_changes_the_export_and_its_etag(store: Store, demo_schedule: Schedule, changed_schedule: Schedule) -> None:
+def test_a_new_ingest_changes_the_export_and_its_etag(
+    store: Store, demo_schedule: Schedule, changed_schedule: Schedule
+) -> None:
     store.ingest(demo_schedule, now=NOW)
     http = Http(create_app(store, clock=lambda: NOW, poll_interval=0.05))
     before = http.get("/schedule.xml")

@@ -20,9 +20,7 @@ def fast(demo_app: Starlette) -> FeedFastPath:
     return FeedFastPath(demo_app, live, max_age=300)
 
 
-def test_every_catalogue_feed_is_found_at_the_root_and_under_its_base(
-    demo_app: Starlette, fast: FeedFastPath
-) -> None:
+def test_every_catalogue_feed_is_found_at_the_root_and_under_its_base(demo_app: Starlette, fast: FeedFastPath) -> None:
     published = demo_app.state.live.current()
 
     found = {
@@ -32,9 +30,7 @@ def test_every_catalogue_feed_is_found_at_the_root_and_under_its_base(
     }
 
     assert found == {
-        (prefix, feed.path): feed.representation
-        for feed in published.feeds
-        for prefix in ("", f"/c/{DEMO}")
+        (prefix, feed.path): feed.representation for feed in published.feeds for prefix in ("", f"/c/{DEMO}")
     }
 
 
@@ -62,9 +58,7 @@ def test_anything_else_is_left_to_the_router(fast: FeedFastPath, path: str) -> N
 def test_the_answer_is_the_routes_with_its_conditions_and_guards(http: Http) -> None:
     full = http.get("/feeds/all.ics", accept_encoding="identity")
     zipped = http.get("/c/" + DEMO + "/feeds/all.ics", accept_encoding="gzip")
-    unchanged = http.get(
-        "/feeds/all.ics", if_none_match=full.headers["etag"], accept_encoding="identity"
-    )
+    unchanged = http.get("/feeds/all.ics", if_none_match=full.headers["etag"], accept_encoding="identity")
     head = http.head("/feeds/all.ics", accept_encoding="identity")
     filtered = http.get("/feeds/all.ics?track=no-such-track")
 

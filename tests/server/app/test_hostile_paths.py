@@ -33,9 +33,7 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("raw_path", HOSTILE, ids=lambda p: p[:40].decode())
-def test_hostile_path_is_a_short_400_or_404(
-    demo_app: Starlette, raw_path: bytes
-) -> None:
+def test_hostile_path_is_a_short_400_or_404(demo_app: Starlette, raw_path: bytes) -> None:
     status, body = raw_get(demo_app, raw_path)
 
     assert status in (400, 404)
@@ -62,9 +60,7 @@ def test_hostile_path_is_a_short_400_or_404(
     name=st.text(max_size=60),
     suffix=st.sampled_from(["", ".ics", ".json", "/x.ics"]),
 )
-def test_random_paths_never_fail_the_server(
-    demo_app: Starlette, prefix: str, name: str, suffix: str
-) -> None:
+def test_random_paths_never_fail_the_server(demo_app: Starlette, prefix: str, name: str, suffix: str) -> None:
     raw_path = (prefix + quote(name, safe="/.%") + suffix).encode("ascii")
 
     status, _ = raw_get(demo_app, raw_path)

@@ -51,9 +51,7 @@ def guarded(demo_app: Starlette) -> Starlette:
     # --allowed-host cal.example.org` would.
     store: Store = demo_app.state.live.store
     hosts = default_hosts("127.0.0.1", ("cal.example.org",))
-    return create_app(
-        store, seed=lambda: seed_demo(store), clock=lambda: NOW, guards=Guards(allowed_hosts=hosts)
-    )
+    return create_app(store, seed=lambda: seed_demo(store), clock=lambda: NOW, guards=Guards(allowed_hosts=hosts))
 
 
 def get_with_host(app: Starlette, host: str, path: str = "/feeds/all.ics") -> int:
@@ -111,8 +109,7 @@ def test_the_listening_port_counts_whether_the_server_gives_it_as_int_or_str(
 ) -> None:
     # uvicorn gives scope["server"] as ("127.0.0.1", 8080), granian as ("127.0.0.1", "8080").
     guard = AllowedHosts(app=lambda scope, receive, send: None, allowed=allowed_entries(["127.0.0.1"]))
-    scope = {"type": "http", "scheme": "http", "server": ("127.0.0.1", port),
-             "headers": [(b"host", b"127.0.0.1:8080")]}
+    scope = {"type": "http", "scheme": "http", "server": ("127.0.0.1", port), "headers": [(b"host", b"127.0.0.1:8080")]}
 
     assert guard.answers(scope)
 

@@ -56,9 +56,7 @@ def test_a_restarted_app_serves_identical_bytes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", CACHED_PATHS)
-def test_if_none_match_gives_304_with_validators_and_no_body(
-    http: Http, path: str
-) -> None:
+def test_if_none_match_gives_304_with_validators_and_no_body(http: Http, path: str) -> None:
     etag = http.get(path).headers["etag"]
 
     reply = http.get(path, if_none_match=etag)
@@ -70,9 +68,7 @@ def test_if_none_match_gives_304_with_validators_and_no_body(
     assert reply.headers["vary"] == "Accept-Encoding"
 
 
-@pytest.mark.parametrize(
-    "form", ['"nope", {etag}', "W/{etag}", '"a",W/{etag},"b"', "*"]
-)
+@pytest.mark.parametrize("form", ['"nope", {etag}', "W/{etag}", '"a",W/{etag},"b"', "*"])
 def test_if_none_match_lists_and_weak_forms(http: Http, form: str) -> None:
     etag = http.get("/feeds/all.ics").headers["etag"]
 
@@ -92,9 +88,7 @@ def test_if_modified_since_the_last_modified_gives_304(http: Http) -> None:
     last_modified = http.get("/feeds/all.ics").headers["last-modified"]
 
     reply = http.get("/feeds/all.ics", if_modified_since=last_modified)
-    older = http.get(
-        "/feeds/all.ics", if_modified_since="Thu, 01 Jan 2015 00:00:00 GMT"
-    )
+    older = http.get("/feeds/all.ics", if_modified_since="Thu, 01 Jan 2015 00:00:00 GMT")
 
     assert (reply.status, older.status) == (304, 200)
 
@@ -102,9 +96,7 @@ def test_if_modified_since_the_last_modified_gives_304(http: Http) -> None:
 def test_if_none_match_takes_precedence_over_if_modified_since(http: Http) -> None:
     last_modified = http.get("/feeds/all.ics").headers["last-modified"]
 
-    reply = http.get(
-        "/feeds/all.ics", if_none_match='"other"', if_modified_since=last_modified
-    )
+    reply = http.get("/feeds/all.ics", if_none_match='"other"', if_modified_since=last_modified)
 
     assert reply.status == 200
 
@@ -143,9 +135,7 @@ def test_gzip_variant_revalidates_with_its_own_etag(http: Http) -> None:
 
 
 def test_max_age_is_configurable(store: Store) -> None:
-    app = create_app(
-        store, max_age=60, seed=lambda: seed_demo(store), clock=lambda: NOW
-    )
+    app = create_app(store, max_age=60, seed=lambda: seed_demo(store), clock=lambda: NOW)
 
     reply = Http(app).get("/api/feeds")
 

@@ -78,11 +78,7 @@ def test_api_sessions_documents_each_session(http: Http) -> None:
     assert first["start"].endswith("+02:00") and first["end"].endswith("+02:00")
     assert first["ics"] == f"/sessions/{first['id']}.ics"
     assert first["status"] == "confirmed"
-    assert all(
-        set(speaker) == {"name", "slug", "affiliation"}
-        for s in sessions
-        for speaker in s["speakers"]
-    )
+    assert all(set(speaker) == {"name", "slug", "affiliation"} for s in sessions for speaker in s["speakers"])
 
 
 def test_session_download_is_an_attachment_with_the_feed_uid(http: Http) -> None:
@@ -103,9 +99,7 @@ def test_api_documents_are_also_served_with_json_suffix(http: Http) -> None:
 
 
 def test_base_url_makes_links_absolute_to_it(store: Store) -> None:
-    app = create_app(
-        store, base_url="https://cal.example.org/pytorch", seed=lambda: seed_demo(store)
-    )
+    app = create_app(store, base_url="https://cal.example.org/pytorch", seed=lambda: seed_demo(store))
 
     feeds = feeds_doc(Http(app))
 
@@ -116,9 +110,7 @@ def test_base_url_makes_links_absolute_to_it(store: Store) -> None:
 def test_track_and_level_narrow(http: Http) -> None:
     sessions = http.get("/api/sessions").json_doc()["sessions"]
     expected = {
-        s["uid"].encode()
-        for s in sessions
-        if s["track"] == "Training Systems" and s["level"] == "Intermediate"
+        s["uid"].encode() for s in sessions if s["track"] == "Training Systems" and s["level"] == "Intermediate"
     }
 
     reply = http.get("/feeds/all.ics?track=training-systems&level=intermediate")
@@ -130,11 +122,7 @@ def test_track_and_level_narrow(http: Http) -> None:
 
 def test_two_rooms_widen(http: Http) -> None:
     sessions = http.get("/api/sessions").json_doc()["sessions"]
-    expected = {
-        s["uid"].encode()
-        for s in sessions
-        if s["room"] in ("Master Stage", "Junior Stage")
-    }
+    expected = {s["uid"].encode() for s in sessions if s["room"] in ("Master Stage", "Junior Stage")}
 
     reply = http.get("/feeds/all.ics?room=master-stage&room=junior-stage")
 
@@ -145,11 +133,7 @@ def test_two_rooms_widen(http: Http) -> None:
 def test_filter_on_a_facet_feed_narrows_it(http: Http) -> None:
     reply = http.get("/feeds/level/advanced.ics?room=master-stage")
     sessions = http.get("/api/sessions").json_doc()["sessions"]
-    expected = {
-        s["uid"].encode()
-        for s in sessions
-        if s["level"] == "Advanced" and s["room"] == "Master Stage"
-    }
+    expected = {s["uid"].encode() for s in sessions if s["level"] == "Advanced" and s["room"] == "Master Stage"}
 
     assert set(uids(reply.content)) == expected
 

@@ -29,21 +29,15 @@ def feed_state(http: Http) -> dict[str, tuple[bytes, str]]:
 
 def session_ids_by_feed(http: Http) -> dict[str, set[str]]:
     """Which session ids each feed holds, read from the feed's UIDs via the sessions API."""
-    by_uid = {
-        s["uid"]: s["id"] for s in http.get("/api/sessions").json_doc()["sessions"]
-    }
+    by_uid = {s["uid"]: s["id"] for s in http.get("/api/sessions").json_doc()["sessions"]}
     result: dict[str, set[str]] = {}
     for feed in http.get("/api/feeds").json_doc()["feeds"]:
         body = http.get(feed["url"]).text
-        result[feed["url"]] = {
-            by_uid[line[4:]] for line in body.split("\r\n") if line.startswith("UID:")
-        }
+        result[feed["url"]] = {by_uid[line[4:]] for line in body.split("\r\n") if line.startswith("UID:")}
     return result
 
 
-def test_unchanged_feeds_keep_bytes_and_etag(
-    store: Store, demo_schedule: Schedule, changed_schedule: Schedule
-) -> None:
+def test_unchanged_feeds_keep_bytes_and_etag(store: Store, demo_schedule: Schedule, changed_schedule: Schedule) -> None:
     store.ingest(demo_schedule)
     app = create_app(store, clock=lambda: NOW)
     http = Http(app)
@@ -56,11 +50,7 @@ def test_unchanged_feeds_keep_bytes_and_etag(
     touched = {*report.changed, *report.cancelled}
     assert len(touched) == 3
     assert swapped is True
-    untouched = [
-        url
-        for url in before
-        if not (held_before[url] | held_after.get(url, set())) & touched
-    ]
+    untouched = [url for url in before if not (held_before[url] | held_after.get(url, set())) & touched]
     assert len(untouched) > len(before) // 2
     for url in untouched:
         assert after[url] == before[url], url
@@ -86,9 +76,7 @@ def test_removed_session_is_served_as_cancelled(
     assert http.get(sessions[removed]["ics"]).content.count(b"STATUS:CANCELLED") == 1
 
 
-def test_refresh_without_a_change_keeps_the_snapshot(
-    store: Store, demo_schedule: Schedule
-) -> None:
+def test_refresh_without_a_change_keeps_the_snapshot(store: Store, demo_schedule: Schedule) -> None:
     store.ingest(demo_schedule)
     app = create_app(store, clock=lambda: NOW)
     Http(app).get("/")
@@ -106,9 +94,7 @@ def test_running_app_picks_up_an_ingest_by_polling(
     async def scenario() -> tuple[Any, Any]:
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(
-                transport=transport, base_url="http://testserver"
-            ) as client:
+            async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
                 before = (await client.get("/feeds/all.ics")).headers["etag"]
                 await anyio.to_thread.run_sync(store.ingest, changed_schedule)
                 after = before

@@ -63,13 +63,19 @@ def test_other_parts_count_through_the_module_functions(demo_app: Starlette) -> 
     metrics.caldav_written("create", 3)
     text = http.get("/metrics").text
 
-    assert _value(text, "confcal_source_refreshes_total", outcome="unchanged") - _value(
-        before, "confcal_source_refreshes_total", outcome="unchanged"
-    ) == 1
-    assert _value(text, "confcal_caldav_syncs_total", result="ok") - _value(
-        before, "confcal_caldav_syncs_total", result="ok"
-    ) == 1
-    assert _value(text, "confcal_caldav_writes_total", action="create") - _value(
-        before, "confcal_caldav_writes_total", action="create"
-    ) == 3
+    assert (
+        _value(text, "confcal_source_refreshes_total", outcome="unchanged")
+        - _value(before, "confcal_source_refreshes_total", outcome="unchanged")
+        == 1
+    )
+    assert (
+        _value(text, "confcal_caldav_syncs_total", result="ok")
+        - _value(before, "confcal_caldav_syncs_total", result="ok")
+        == 1
+    )
+    assert (
+        _value(text, "confcal_caldav_writes_total", action="create")
+        - _value(before, "confcal_caldav_writes_total", action="create")
+        == 3
+    )
     assert _value(text, "confcal_store_up") == 1

@@ -67,9 +67,7 @@ def card_html(html: str, session_id: str) -> str:
     return html[start : html.index("</article>\n", start)]
 
 
-def test_page_has_one_card_per_seed_session(
-    page: str, api_sessions: list[dict[str, object]]
-) -> None:
+def test_page_has_one_card_per_seed_session(page: str, api_sessions: list[dict[str, object]]) -> None:
     ids = [c["data-session-id"] for c in cards(page)]
 
     assert len(ids) == 28
@@ -92,9 +90,7 @@ def test_card_shows_conference_zone_times_and_utc_instants_for_the_script(
             f'<time datetime="{start}">{start[11:16]}</time>–<time datetime="{end}">{end[11:16]}</time> '
             '<abbr title="Europe/Paris">CEST</abbr>'
         )
-        utc_start = (
-            datetime.fromisoformat(start).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        )
+        utc_start = datetime.fromisoformat(start).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
         assert expected in html
         assert f'data-start="{utc_start}"' in html
@@ -103,9 +99,7 @@ def test_card_shows_conference_zone_times_and_utc_instants_for_the_script(
 def test_card_shows_room_track_level_and_speakers_with_affiliations(
     page: str, api_sessions: list[dict[str, object]]
 ) -> None:
-    session = next(
-        s for s in api_sessions if s["title"] == "TorchJD: Jacobian Descent in PyTorch"
-    )
+    session = next(s for s in api_sessions if s["title"] == "TorchJD: Jacobian Descent in PyTorch")
 
     html = card_html(page, str(session["id"]))
 
@@ -125,30 +119,18 @@ def test_every_card_has_a_pick_toggle_an_ics_a_google_and_an_outlook_link(
     found = elements(page)
     toggles = [a for tag, a in found if a.get("data-action") == "pick"]
     ics = [a["href"] for tag, a in found if tag == "a" and a.get("class") == "ics"]
-    google = [
-        a["href"]
-        for tag, a in found
-        if tag == "a" and a.get("class") == "google" and "render?" in a["href"]
-    ]
-    outlook = [
-        a["href"]
-        for tag, a in found
-        if tag == "a" and a.get("class") == "outlook" and "deeplink" in a["href"]
-    ]
+    google = [a["href"] for tag, a in found if tag == "a" and a.get("class") == "google" and "render?" in a["href"]]
+    outlook = [a["href"] for tag, a in found if tag == "a" and a.get("class") == "outlook" and "deeplink" in a["href"]]
 
     assert len(toggles) == 28
     assert all(t["aria-pressed"] == "false" and t["type"] == "button" for t in toggles)
     # Relative links: the page works under a base path and from a static build.
-    assert sorted(ics) == sorted(
-        f"sessions/{c['data-session-id']}.ics" for c in cards(page)
-    )
+    assert sorted(ics) == sorted(f"sessions/{c['data-session-id']}.ics" for c in cards(page))
     assert (len(google), len(outlook)) == (28, 28)
 
 
 def test_google_event_link_carries_the_utc_times_and_zone() -> None:
-    conference = Conference(
-        "C", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris"
-    )
+    conference = Conference("C", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris")
     session = Session("s1", "Talk & more", paris(11), paris(11, 30), room=Room("Hall"))
 
     query = parse_qs(urlsplit(google_event_link(conference, session)).query)
@@ -162,15 +144,11 @@ def test_google_event_link_carries_the_utc_times_and_zone() -> None:
     }
 
 
-def test_subscribe_picker_offers_five_ways_for_every_feed(
-    demo_app: Starlette, page: str
-) -> None:
+def test_subscribe_picker_offers_five_ways_for_every_feed(demo_app: Starlette, page: str) -> None:
     http = Http(demo_app)
     found = elements(page)
     hrefs = {a.get("href", "").replace("&amp;", "&") for _, a in found}
-    copy_values = {
-        a.get("value") for tag, a in found if tag == "input" and a.get("class") == "copy"
-    }
+    copy_values = {a.get("value") for tag, a in found if tag == "input" and a.get("class") == "copy"}
     images = {a.get("src") for tag, a in found if tag == "img"}
     feeds = http.get("/api/feeds").json_doc()["feeds"]
 
@@ -228,9 +206,7 @@ def test_page_loads_nothing_from_elsewhere(http: Http, page: str) -> None:
         if tag in ("script", "img", "link") and a.get("id") != "personal-qr-image"
     ]
 
-    assert loaded and all(
-        urlsplit(url).scheme == "" and not url.startswith("//") for url in loaded
-    )
+    assert loaded and all(urlsplit(url).scheme == "" and not url.startswith("//") for url in loaded)
     assert "default-src 'self'" in reply.headers["content-security-policy"]
     assert "connect-src 'self'" in reply.headers["content-security-policy"]
 
@@ -296,11 +272,7 @@ def test_filters_in_the_url_hide_the_other_cards_and_name_their_feed(
     shown = [c["data-session-id"] for c in cards(html) if "hidden" not in c]
     feed = next(a for t, a in elements(html) if "data-filtered-feed" in a)["href"]
 
-    expected = [
-        str(s["id"])
-        for s in api_sessions
-        if s["track"] is None and s["level"] == "Advanced"
-    ]
+    expected = [str(s["id"]) for s in api_sessions if s["track"] is None and s["level"] == "Advanced"]
     feed_ids = re.findall(r"\r\nUID:([^@\r]+)", http.get(feed).text)
     assert feed == "http://testserver/feeds/all.ics?track=-none&level=advanced"
     assert 0 < len(shown) < 28
@@ -313,25 +285,19 @@ def test_one_day_has_no_day_tabs(page: str) -> None:
 
 
 def test_page_has_a_meta_description(page: str) -> None:
-    (description,) = [
-        a["content"] for t, a in elements(page) if a.get("name") == "description"
-    ]
+    (description,) = [a["content"] for t, a in elements(page) if a.get("name") == "description"]
 
     assert description.startswith("Schedule of PyTorch Conference Europe 2026")
 
 
-def test_cancelled_session_is_struck_through_without_an_add_link(
-    store: Store, small_schedule: Schedule
-) -> None:
+def test_cancelled_session_is_struck_through_without_an_add_link(store: Store, small_schedule: Schedule) -> None:
     store.ingest(small_schedule)
     html = Http(create_app(store, clock=lambda: NOW)).get("/").text
     dropped = next(c for c in cards(html) if "cancelled" in c["class"])
 
     card = card_html(html, dropped["data-session-id"])
 
-    assert (
-        "<s>Dropped talk</s> <span class=\"badge\">Cancelled</span></a></h4>" in card
-    )
+    assert '<s>Dropped talk</s> <span class="badge">Cancelled</span></a></h4>' in card
     assert 'class="google"' not in card
     assert 'class="outlook"' not in card
     assert len(cards(html)) == 4
@@ -425,9 +391,7 @@ def test_grid_rows_follow_elapsed_time_across_a_dst_change() -> None:
     ]
 
 
-def test_page_files_for_a_static_build_are_the_served_bytes(
-    demo_schedule: Schedule, store: Store
-) -> None:
+def test_page_files_for_a_static_build_are_the_served_bytes(demo_schedule: Schedule, store: Store) -> None:
     store.ingest(demo_schedule)
     stored = store.live()
     assert stored is not None
@@ -492,9 +456,7 @@ def test_each_day_is_a_page_the_day_tabs_link_and_the_build_writes() -> None:
 
     files = dict(page_files(published, site))
     tabs = [a["href"] for tag, a in elements(root) if tag == "a" and "data-day" in a]
-    day_pages = {
-        href: files[href + "index.html"].decode("utf-8") for href in tabs
-    }
+    day_pages = {href: files[href + "index.html"].decode("utf-8") for href in tabs}
 
     assert tabs == ["days/2025-02-01/", "days/2025-02-02/", "days/all/"]
     assert [len(cards(html)) for html in day_pages.values()] == [510, 490, 1000]
@@ -502,14 +464,12 @@ def test_each_day_is_a_page_the_day_tabs_link_and_the_build_writes() -> None:
     # Two directories down, every link climbs back to the conference's base.
     second = elements(day_pages["days/2025-02-02/"])
     assert [a["href"] for tag, a in second if tag == "a" and "data-day" in a] == [
-        "../../days/2025-02-01/", "../../days/2025-02-02/", "../../days/all/"
+        "../../days/2025-02-01/",
+        "../../days/2025-02-02/",
+        "../../days/all/",
     ]
-    assert next(a["href"] for tag, a in second if tag == "a" and "data-session-link" in a) == (
-        "../../sessions/s0510/"
-    )
-    assert all(
-        len(gzip.compress(files[href + "index.html"])) < 300_000 for href in tabs[:2]
-    )
+    assert next(a["href"] for tag, a in second if tag == "a" and "data-session-link" in a) == ("../../sessions/s0510/")
+    assert all(len(gzip.compress(files[href + "index.html"])) < 300_000 for href in tabs[:2])
 
 
 def test_day_pages_are_served_as_built(store: Store) -> None:
@@ -528,6 +488,4 @@ def test_day_pages_are_served_as_built(store: Store) -> None:
     assert http.get("/days/2025-02-03/").status == 404
     # The path names the day: a day in the query string does not change it.
     filtered = http.get("/days/2025-02-02/?day=2025-02-01&room=room-3").text
-    assert {(c["data-day"], c["data-room"]) for c in cards(filtered) if "hidden" not in c} == {
-        ("2025-02-02", "room-3")
-    }
+    assert {(c["data-day"], c["data-room"]) for c in cards(filtered) if "hidden" not in c} == {("2025-02-02", "room-3")}

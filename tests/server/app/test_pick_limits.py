@@ -45,8 +45,7 @@ def test_creation_past_the_burst_is_429_with_retry_after(demo: Store) -> None:
     assert refused.headers["content-type"] == "application/json"
     assert 1 <= int(refused.headers["retry-after"]) <= 60
     assert refused.json_doc() == {
-        "error": "too many pick sets created from your address; "
-        f"try again in {refused.headers['retry-after']} s"
+        "error": f"too many pick sets created from your address; try again in {refused.headers['retry-after']} s"
     }
 
 

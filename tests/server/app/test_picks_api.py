@@ -29,17 +29,11 @@ def call(
     raw: bytes | None = None,
 ) -> Reply:
     """One request; `body` is sent as JSON, `raw` as is."""
-    content = (
-        raw
-        if raw is not None
-        else (None if body is None else json.dumps(body).encode())
-    )
+    content = raw if raw is not None else (None if body is None else json.dumps(body).encode())
 
     async def go() -> Reply:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(
-            transport=transport, base_url="http://testserver"
-        ) as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
             response = await client.request(
                 method,
                 path,
@@ -72,9 +66,7 @@ def path_of(url: str) -> str:
     return httpx.URL(url).raw_path.decode()
 
 
-def test_create_answers_201_with_token_feed_and_webcal(
-    demo_app: Starlette, http: Http
-) -> None:
+def test_create_answers_201_with_token_feed_and_webcal(demo_app: Starlette, http: Http) -> None:
     first, second = session_ids(http)[:2]
 
     reply = call(demo_app, "POST", "/api/picks", {"sessions": [first, second]})
@@ -89,19 +81,14 @@ def test_create_answers_201_with_token_feed_and_webcal(
 
 
 def test_tokens_are_random_and_at_least_128_bits(demo_app: Starlette) -> None:
-    tokens = {
-        call(demo_app, "POST", "/api/picks", {"sessions": []}).json_doc()["token"]
-        for _ in range(5)
-    }
+    tokens = {call(demo_app, "POST", "/api/picks", {"sessions": []}).json_doc()["token"] for _ in range(5)}
 
     assert len(tokens) == 5
     # URL-safe base64: 6 bits per character.
     assert all(len(t) * 6 >= 128 and re.fullmatch(r"[A-Za-z0-9_-]+", t) for t in tokens)
 
 
-def test_personal_feed_holds_exactly_the_picked_events_as_in_every_feed(
-    demo_app: Starlette, http: Http
-) -> None:
+def test_personal_feed_holds_exactly_the_picked_events_as_in_every_feed(demo_app: Starlette, http: Http) -> None:
     ids = session_ids(http)
     picked = [ids[5], ids[1]]
     doc = call(demo_app, "POST", "/api/picks", {"sessions": picked}).json_doc()
@@ -112,12 +99,8 @@ def test_personal_feed_holds_exactly_the_picked_events_as_in_every_feed(
     assert feed.status == 200
     assert feed.headers["content-type"] == "text/calendar; charset=utf-8"
     # Byte-identical VEVENTs (so the same UIDs), in the feeds' order: by start.
-    assert vevents(feed.content) == [
-        e for e in everything if any(f"UID:{i}@".encode() in e for i in picked)
-    ]
-    assert sorted(uids(feed.content)) == sorted(
-        f"{i}@pytorch-conference-europe-2026.confcal" for i in picked
-    )
+    assert vevents(feed.content) == [e for e in everything if any(f"UID:{i}@".encode() in e for i in picked)]
+    assert sorted(uids(feed.content)) == sorted(f"{i}@pytorch-conference-europe-2026.confcal" for i in picked)
     assert b"X-WR-CALNAME:PyTorch Conference Europe 2026 - My picks\r\n" in feed.content
 
 
@@ -131,31 +114,23 @@ def test_get_returns_the_set_with_its_links(demo_app: Starlette, http: Http) -> 
     assert reply.json_doc() == created
 
 
-def test_put_replaces_the_whole_set_and_the_feed_url_stays(
-    demo_app: Starlette, http: Http
-) -> None:
+def test_put_replaces_the_whole_set_and_the_feed_url_stays(demo_app: Starlette, http: Http) -> None:
     ids = session_ids(http)
     created = call(demo_app, "POST", "/api/picks", {"sessions": ids[:3]}).json_doc()
     before = http.get(path_of(created["feed"]))
 
-    reply = call(
-        demo_app, "PUT", f"/api/picks/{created['token']}", {"sessions": [ids[10]]}
-    )
+    reply = call(demo_app, "PUT", f"/api/picks/{created['token']}", {"sessions": [ids[10]]})
 
     after = http.get(path_of(created["feed"]))
     assert reply.status == 200
     assert reply.json_doc()["sessions"] == [ids[10]]
     assert reply.json_doc()["feed"] == created["feed"]
-    assert call(demo_app, "GET", f"/api/picks/{created['token']}").json_doc()[
-        "sessions"
-    ] == [ids[10]]
+    assert call(demo_app, "GET", f"/api/picks/{created['token']}").json_doc()["sessions"] == [ids[10]]
     assert uids(after.content) == [f"{ids[10]}@pytorch-conference-europe-2026.confcal"]
     assert after.headers["etag"] != before.headers["etag"]
 
 
-def test_repeated_ids_are_kept_once_in_first_seen_order(
-    demo_app: Starlette, http: Http
-) -> None:
+def test_repeated_ids_are_kept_once_in_first_seen_order(demo_app: Starlette, http: Http) -> None:
     a, b = session_ids(http)[:2]
 
     reply = call(demo_app, "POST", "/api/picks", {"sessions": [b, a, b, a]})
@@ -165,18 +140,14 @@ def test_repeated_ids_are_kept_once_in_first_seen_order(
 
 @pytest.mark.parametrize("method", ["GET", "PUT"])
 @pytest.mark.parametrize("token", ["A" * 24, "x", "%00" * 8, "a.b"])
-def test_unknown_token_is_404_with_a_json_message(
-    demo_app: Starlette, method: str, token: str
-) -> None:
+def test_unknown_token_is_404_with_a_json_message(demo_app: Starlette, method: str, token: str) -> None:
     reply = call(demo_app, method, f"/api/picks/{token}", {"sessions": []})
 
     assert reply.status == 404
     assert reply.json_doc() == {"error": "no such pick set"}
 
 
-@pytest.mark.parametrize(
-    "name", ["A" * 24 + ".ics", "A" * 24, "nope.ics", "..%2F..%2Fall.ics"]
-)
+@pytest.mark.parametrize("name", ["A" * 24 + ".ics", "A" * 24, "nope.ics", "..%2F..%2Fall.ics"])
 def test_unknown_personal_feed_is_404(http: Http, name: str) -> None:
     reply = http.get(f"/p/{name}")
 
@@ -195,8 +166,7 @@ NOT_A_LIST = '"sessions" must be a list of session id strings'
         (
             b"{",
             400,
-            NOT_JSON
-            + "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+            NOT_JSON + "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
         ),
         # A UTF-16 byte order mark: json reads it as UTF-16, which then ends mid-character.
         (
@@ -213,20 +183,14 @@ NOT_A_LIST = '"sessions" must be a list of session id strings'
         (b'{"sessions": {"a": 1}}', 422, NOT_A_LIST),
     ],
 )
-def test_malformed_body_is_400_or_422_with_a_message(
-    demo_app: Starlette, raw: bytes, status: int, error: str
-) -> None:
+def test_malformed_body_is_400_or_422_with_a_message(demo_app: Starlette, raw: bytes, status: int, error: str) -> None:
     reply = call(demo_app, "POST", "/api/picks", raw=raw)
 
     assert (reply.status, reply.json_doc()["error"]) == (status, error)
 
 
-def test_malformed_body_on_put_leaves_the_set_alone(
-    demo_app: Starlette, http: Http
-) -> None:
-    created = call(
-        demo_app, "POST", "/api/picks", {"sessions": session_ids(http)[:1]}
-    ).json_doc()
+def test_malformed_body_on_put_leaves_the_set_alone(demo_app: Starlette, http: Http) -> None:
+    created = call(demo_app, "POST", "/api/picks", {"sessions": session_ids(http)[:1]}).json_doc()
 
     reply = call(demo_app, "PUT", f"/api/picks/{created['token']}", raw=b"{nope")
 
@@ -243,16 +207,10 @@ def test_unknown_session_id_is_400_naming_it(demo_app: Starlette, http: Http) ->
     assert reply.json_doc() == {"error": "unknown session id 'no-such-talk'"}
 
 
-def test_unknown_session_id_on_put_is_400_and_changes_nothing(
-    demo_app: Starlette, http: Http
-) -> None:
-    created = call(
-        demo_app, "POST", "/api/picks", {"sessions": session_ids(http)[:2]}
-    ).json_doc()
+def test_unknown_session_id_on_put_is_400_and_changes_nothing(demo_app: Starlette, http: Http) -> None:
+    created = call(demo_app, "POST", "/api/picks", {"sessions": session_ids(http)[:2]}).json_doc()
 
-    reply = call(
-        demo_app, "PUT", f"/api/picks/{created['token']}", {"sessions": ["ghost"]}
-    )
+    reply = call(demo_app, "PUT", f"/api/picks/{created['token']}", {"sessions": ["ghost"]})
 
     assert (reply.status, reply.json_doc()) == (
         400,
@@ -267,9 +225,7 @@ def test_more_picks_than_the_bound_is_413(demo_app: Starlette) -> None:
     reply = call(demo_app, "POST", "/api/picks", {"sessions": ids})
 
     assert reply.status == 413
-    assert reply.json_doc() == {
-        "error": f"at most {MAX_PICKS} sessions can be picked, got {MAX_PICKS + 1}"
-    }
+    assert reply.json_doc() == {"error": f"at most {MAX_PICKS} sessions can be picked, got {MAX_PICKS + 1}"}
 
 
 def test_oversized_body_is_413(demo_app: Starlette) -> None:
@@ -284,12 +240,8 @@ def test_wrong_methods_are_405(demo_app: Starlette) -> None:
     assert call(demo_app, "DELETE", "/api/picks/" + "A" * 24).status == 405
 
 
-def test_personal_feed_answers_304_and_head_like_every_feed(
-    demo_app: Starlette, http: Http
-) -> None:
-    doc = call(
-        demo_app, "POST", "/api/picks", {"sessions": session_ids(http)[:2]}
-    ).json_doc()
+def test_personal_feed_answers_304_and_head_like_every_feed(demo_app: Starlette, http: Http) -> None:
+    doc = call(demo_app, "POST", "/api/picks", {"sessions": session_ids(http)[:2]}).json_doc()
     path = path_of(doc["feed"])
     first = http.get(path)
 
@@ -307,26 +259,18 @@ def test_personal_feed_answers_304_and_head_like_every_feed(
     )
 
 
-def test_download_is_the_same_calendar_as_an_attachment(
-    demo_app: Starlette, http: Http
-) -> None:
-    doc = call(
-        demo_app, "POST", "/api/picks", {"sessions": session_ids(http)[:2]}
-    ).json_doc()
+def test_download_is_the_same_calendar_as_an_attachment(demo_app: Starlette, http: Http) -> None:
+    doc = call(demo_app, "POST", "/api/picks", {"sessions": session_ids(http)[:2]}).json_doc()
 
     feed = http.get(path_of(doc["feed"]))
     download = http.get(path_of(doc["download"]))
 
-    assert (
-        download.headers["content-disposition"] == 'attachment; filename="my-picks.ics"'
-    )
+    assert download.headers["content-disposition"] == 'attachment; filename="my-picks.ics"'
     assert "content-disposition" not in feed.headers
     assert download.content == feed.content
 
 
-def test_picks_persist_in_the_store_across_app_instances(
-    tmp_path: Path, demo_schedule: Schedule
-) -> None:
+def test_picks_persist_in_the_store_across_app_instances(tmp_path: Path, demo_schedule: Schedule) -> None:
     db = str(tmp_path / "store.sqlite")
     with Store.open(db) as store:
         store.ingest(demo_schedule)
@@ -341,25 +285,17 @@ def test_picks_persist_in_the_store_across_app_instances(
         ).json_doc()["token"]
 
     with Store.open(db) as reopened:
-        reply = call(
-            create_app(reopened, clock=lambda: NOW), "GET", f"/api/picks/{token}"
-        )
+        reply = call(create_app(reopened, clock=lambda: NOW), "GET", f"/api/picks/{token}")
 
     assert reply.json_doc()["sessions"] == picked
 
 
-def test_a_cancelled_pick_stays_in_the_feed_as_cancelled(
-    store: Store, small_schedule: Schedule
-) -> None:
+def test_a_cancelled_pick_stays_in_the_feed_as_cancelled(store: Store, small_schedule: Schedule) -> None:
     store.ingest(small_schedule)
     app = create_app(store, clock=lambda: NOW)
-    by_title = {
-        s["title"]: s for s in Http(app).get("/api/sessions").json_doc()["sessions"]
-    }
+    by_title = {s["title"]: s for s in Http(app).get("/api/sessions").json_doc()["sessions"]}
     picked = [by_title["Dropped talk"], by_title["Opening"]]
-    doc = call(
-        app, "POST", "/api/picks", {"sessions": [s["id"] for s in picked]}
-    ).json_doc()
+    doc = call(app, "POST", "/api/picks", {"sessions": [s["id"] for s in picked]}).json_doc()
 
     feed = Http(app).get(path_of(doc["feed"])).content
 

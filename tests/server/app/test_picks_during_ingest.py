@@ -118,9 +118,6 @@ def test_picks_are_saved_while_an_ingest_writes_20000_sessions(tmp_path: Path) -
     overlapping = {m for m, _, began, ended in replies if began < window.end and ended > window.start}
     assert overlapping == {"POST", "PUT"}
     assert store.version() == 3
-    stored = {
-        token: send(app, "GET", f"/api/picks/{token}", b"").json_doc()["sessions"]
-        for token in expected
-    }
+    stored = {token: send(app, "GET", f"/api/picks/{token}", b"").json_doc()["sessions"] for token in expected}
     store.close()
     assert stored == expected

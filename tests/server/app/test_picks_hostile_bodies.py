@@ -54,9 +54,7 @@ def test_an_integer_of_5000_digits_is_400(demo_app: Starlette, token: str, metho
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT"])
-@pytest.mark.parametrize(
-    "content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]
-)
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"])
 def test_a_body_a_cross_site_form_could_send_is_415(
     demo_app: Starlette, token: str, method: str, content_type: str
 ) -> None:
@@ -120,9 +118,7 @@ bodies = st.one_of(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=bodies, method=st.sampled_from(["POST", "PUT"]))
-def test_arbitrary_bodies_never_get_a_server_error(
-    demo_app: Starlette, token: str, body: bytes, method: str
-) -> None:
+def test_arbitrary_bodies_never_get_a_server_error(demo_app: Starlette, token: str, body: bytes, method: str) -> None:
     reply = send(demo_app, method, dict(routes(token))[method], body)
 
     assert reply.status < 500

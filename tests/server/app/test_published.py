@@ -94,9 +94,7 @@ def test_same_content_gives_same_bytes_without_shared_state(
     first = Published(small_schedule, now=NOW)
     second = Published(small_schedule, now=NOW + timedelta(hours=1))
 
-    assert [f.representation.body for f in first.feeds] == [
-        f.representation.body for f in second.feeds
-    ]
+    assert [f.representation.body for f in first.feeds] == [f.representation.body for f in second.feeds]
 
 
 def test_filters_narrow_across_parameters(small_schedule: Schedule) -> None:
@@ -104,15 +102,10 @@ def test_filters_narrow_across_parameters(small_schedule: Schedule) -> None:
     everything = published.feed("all")
     assert everything is not None
 
-    rep = published.filtered(
-        everything, [("track", "compilers"), ("level", "beginner")]
-    )
+    rep = published.filtered(everything, [("track", "compilers"), ("level", "beginner")])
 
     assert rep.body.count(b"BEGIN:VEVENT") == 1
-    assert (
-        b"UID:" + uid(small_schedule.conference, small_schedule.sessions[2]).encode()
-        in rep.body
-    )
+    assert b"UID:" + uid(small_schedule.conference, small_schedule.sessions[2]).encode() in rep.body
 
 
 def test_repeated_parameter_widens(small_schedule: Schedule) -> None:
@@ -121,9 +114,7 @@ def test_repeated_parameter_widens(small_schedule: Schedule) -> None:
     assert everything is not None
 
     one_room = published.filtered(everything, [("room", "main-hall")])
-    two_rooms = published.filtered(
-        everything, [("room", "main-hall"), ("room", "side-room")]
-    )
+    two_rooms = published.filtered(everything, [("room", "main-hall"), ("room", "side-room")])
 
     assert (
         one_room.body.count(b"BEGIN:VEVENT"),
@@ -164,13 +155,8 @@ def test_session_download_is_one_event_with_the_feed_uid(
     expected_uid = uid(small_schedule.conference, session).encode()
     assert b"UID:" + expected_uid in rep.body
     everything = published.feed("all")
-    assert (
-        everything is not None
-        and b"UID:" + expected_uid in everything.representation.body
-    )
-    assert dict(rep.headers) == {
-        "content-disposition": 'attachment; filename="compilers-script.ics"'
-    }
+    assert everything is not None and b"UID:" + expected_uid in everything.representation.body
+    assert dict(rep.headers) == {"content-disposition": 'attachment; filename="compilers-script.ics"'}
 
 
 def test_feed_members_match_select_for_every_feed(demo_schedule: Schedule) -> None:
@@ -190,10 +176,7 @@ def test_rebuild_without_a_change_renders_nothing_and_keeps_every_body(
     second = Published(demo_schedule, now=NOW, previous=first)
 
     assert second.cache.renders == renders
-    assert all(
-        a.representation is b.representation
-        for a, b in zip(first.feeds, second.feeds, strict=True)
-    )
+    assert all(a.representation is b.representation for a, b in zip(first.feeds, second.feeds, strict=True))
 
 
 def test_a_lazy_snapshot_renders_a_feed_only_when_asked_and_the_same_bytes(

@@ -21,10 +21,7 @@ LINKS = [
 
 def _decode(text: str) -> list[tuple[str, str]]:
     pixels = numpy.array(
-        [
-            [0 if dark else 255 for dark in row]
-            for row in qr_code(text).matrix_iter(scale=SCALE, border=BORDER + 2)
-        ],
+        [[0 if dark else 255 for dark in row] for row in qr_code(text).matrix_iter(scale=SCALE, border=BORDER + 2)],
         dtype=numpy.uint8,
     )
     return [(found.text, found.ec_level) for found in zxingcpp.read_barcodes(pixels)]
@@ -33,7 +30,6 @@ def _decode(text: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("link", LINKS)
 def test_feed_qr_code_decodes_to_its_link_with_error_correction_m(link: str) -> None:
     assert _decode(link) == [(link, "M")]
-
 
 
 def _segno_svg(text: str, title: str) -> bytes:

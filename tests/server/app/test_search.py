@@ -29,9 +29,7 @@ def test_card_text_is_what_the_card_shows() -> None:
         speakers=(Speaker("Ana Abreu", affiliation="Org 1"), Speaker("Bo")),
     )
 
-    assert card_text(talk) == (
-        "fast kernels ana abreu (org 1), bo master stage talk compilers level: beginner"
-    )
+    assert card_text(talk) == ("fast kernels ana abreu (org 1), bo master stage talk compilers level: beginner")
 
 
 def test_every_word_must_match_somewhere() -> None:

@@ -62,9 +62,7 @@ def test_conference_feeds_stay_public(http: Http) -> None:
 def test_the_page_csp_allows_no_string_evaluation(http: Http) -> None:
     reply = http.get("/")
 
-    policy = {
-        d.split()[0]: d.split()[1:] for d in reply.headers["content-security-policy"].split("; ")
-    }
+    policy = {d.split()[0]: d.split()[1:] for d in reply.headers["content-security-policy"].split("; ")}
     assert reply.headers["content-security-policy"] == CSP
     assert policy["script-src"] == ["'self'"]
     assert "'unsafe-eval'" not in json.dumps(policy)

@@ -49,11 +49,7 @@ def dav_server(request: pytest.FixtureRequest) -> DavServer:
 
 @pytest.fixture(params=["memory", "radicale", "xandikos"])
 def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
-    made: Backend = (
-        MemoryBackend()
-        if request.param == "memory"
-        else DavBackend(request.getfixturevalue(request.param))
-    )
+    made: Backend = MemoryBackend() if request.param == "memory" else DavBackend(request.getfixturevalue(request.param))
     yield made
     made.close()
 

@@ -75,9 +75,7 @@ def xandikos_app(root: Path, user: str, password: str) -> Wsgi:
     (root / "users").write_text(f"{user}:{{SHA}}{digest}\n")
     users = htpasswd.HtpasswdFile(str(root / "users"))
 
-    def basic_auth(
-        environ: dict[str, Any], start_response: Callable[..., Any]
-    ) -> Iterable[bytes]:
+    def basic_auth(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         header = environ.get("HTTP_AUTHORIZATION", "")
         if header.startswith("Basic "):
             name, _, secret = base64.b64decode(header[6:]).decode().partition(":")
@@ -102,15 +100,9 @@ def _json_answer(start_response: Callable[..., Any], value: Any) -> list[bytes]:
     return [body]
 
 
-def _owner_write(
-    app: Wsgi, environ: dict[str, Any], method: str, body: bytes
-) -> str:
+def _owner_write(app: Wsgi, environ: dict[str, Any], method: str, body: bytes) -> str:
     """The owner's write to the requested resource, with the same credentials, no preconditions."""
-    owner = {
-        k: v
-        for k, v in environ.items()
-        if k not in ("HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH")
-    }
+    owner = {k: v for k, v in environ.items() if k not in ("HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH")}
     owner.update(
         REQUEST_METHOD=method,
         CONTENT_LENGTH=str(len(body)),
@@ -119,9 +111,7 @@ def _owner_write(
     owner["wsgi.input"] = io.BytesIO(body)
     status: list[str] = []
 
-    def keep(
-        answer: str, headers: list[tuple[str, str]], exc_info: Any = None
-    ) -> Callable[[bytes], Any]:
+    def keep(answer: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], Any]:
         status.append(answer)
         return lambda _data: None
 
@@ -135,9 +125,7 @@ def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
     busy = [busy_puts]
     cues: list[dict[str, str]] = []  # {"on": METHOD, "name": NAME, "then": ..., "body": ICS}
 
-    def wrapper(
-        environ: dict[str, Any], start_response: Callable[..., Any]
-    ) -> Iterable[bytes]:
+    def wrapper(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         method = environ["REQUEST_METHOD"]
         if method == "GET" and environ.get("PATH_INFO") == "/__counts":
             return _json_answer(start_response, counts)
@@ -150,9 +138,7 @@ def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
                 cues.clear()
             return _json_answer(start_response, cues)
         counts[method] += 1
-        if (
-            method == "PUT" and busy[0] > 0
-        ):  # overloaded: 429 with Retry-After, then a bare 503
+        if method == "PUT" and busy[0] > 0:  # overloaded: 429 with Retry-After, then a bare 503
             busy[0] -= 1
             if busy[0] % 2:
                 start_response(
@@ -166,9 +152,7 @@ def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
         length = int(environ.get("CONTENT_LENGTH") or 0)
         environ["wsgi.input"] = io.BytesIO(environ["wsgi.input"].read(length))
         name = unquote(environ.get("PATH_INFO", "")).rstrip("/").rsplit("/", 1)[-1]
-        cue = next(
-            (c for c in cues if c["on"] == method and c["name"] == name), None
-        )
+        cue = next((c for c in cues if c["on"] == method and c["name"] == name), None)
         if cue is not None:
             cues.remove(cue)
             if cue["then"] == "owner_put":
@@ -177,19 +161,13 @@ def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
                 _owner_write(app, environ, "DELETE", b"")
         captured: list[Any] = []
 
-        def capture(
-            status: str, headers: list[tuple[str, str]], exc_info: Any = None
-        ) -> Callable[[bytes], Any]:
+        def capture(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], Any]:
             captured[:] = [status, headers]
             return lambda _data: None
 
         body_parts = list(app(environ, capture))
         counts[f"status {captured[0].split()[0]}"] += 1
-        if (
-            method == "PUT"
-            and die_after_puts is not None
-            and counts["PUT"] >= die_after_puts
-        ):
+        if method == "PUT" and die_after_puts is not None and counts["PUT"] >= die_after_puts:
             os._exit(3)  # stored, never answered
         if cue is not None and cue["then"] == "lose_answer":
             # Done, but the client never hears of it: close the socket under the handler.
@@ -218,9 +196,7 @@ def main() -> None:
     parser.add_argument("--password", required=True)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--die-after-puts", type=int)
-    parser.add_argument(
-        "--busy-puts", type=int, default=0, help="answer the first N PUTs 429/503"
-    )
+    parser.add_argument("--busy-puts", type=int, default=0, help="answer the first N PUTs 429/503")
     args = parser.parse_args()
     args.root.mkdir(parents=True, exist_ok=True)
     # DavServer.stop() terminates us: exit normally, so DAViCal's PostgreSQL and PHP stop too.
@@ -238,9 +214,7 @@ def main() -> None:
         args.die_after_puts,
         args.busy_puts,
     )
-    server = make_server(
-        "127.0.0.1", args.port, app, server_class=WSGIServer, handler_class=QuietHandler
-    )
+    server = make_server("127.0.0.1", args.port, app, server_class=WSGIServer, handler_class=QuietHandler)
     print(server.server_port, flush=True)
     sys.stdout.close()
     server.serve_forever()

@@ -184,13 +184,9 @@ class DavServer:
         command += ["--busy-puts", str(self.busy_puts)]
         self.root.mkdir(parents=True, exist_ok=True)
         self._log = open(self.root.parent / f"{self.root.name}.log", "a")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=self._log, text=True
-        )
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self._log, text=True)
         assert self.process.stdout is not None
-        line = (
-            self.process.stdout.readline()
-        )  # the server prints its port once it listens
+        line = self.process.stdout.readline()  # the server prints its port once it listens
         self.process.stdout.close()
         if not line.strip():
             self.stop()
@@ -342,9 +338,7 @@ class DavBackend:
         return counts["PUT"] + counts["DELETE"]
 
     def owner_put(self, name: str, ics: bytes) -> None:
-        self.server.request(
-            "PUT", self.url + name, ics, {"Content-Type": "text/calendar"}
-        )
+        self.server.request("PUT", self.url + name, ics, {"Content-Type": "text/calendar"})
 
     def owner_delete(self, name: str) -> None:
         self.server.request("DELETE", self.url + name)

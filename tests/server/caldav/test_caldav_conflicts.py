@@ -133,7 +133,9 @@ class TestOverwrite:
         assert start_of(contents[name_of("s1")]) == SCHEDULE.sessions[1].start + timedelta(minutes=60)
         assert uid_counts(contents) == {UID["s1"]: 1}
 
-    def test_overwrite_replaces_the_owner_edit_with_the_schedule_version(self, backend: Backend, engine: Engine) -> None:
+    def test_overwrite_replaces_the_owner_edit_with_the_schedule_version(
+        self, backend: Backend, engine: Engine
+    ) -> None:
         run_push(backend, engine, SCHEDULE, ["s1"])
         backend.owner_put(name_of("s1"), edited(backend.contents()[name_of("s1")], "Mine"))
         changed = moved(SCHEDULE, "s1")
@@ -159,9 +161,7 @@ class TestOverwrite:
         summary = run_push(backend, engine, moved(SCHEDULE, "s1"), ["s1"], overwrite=True)
 
         assert summary.line() == "created 0, updated 0, deleted 0, unchanged 0, conflicts 1"
-        assert summary.conflicts == [
-            f"{UID['s1']}: changed in the calendar while pushing; kept the calendar's version"
-        ]
+        assert summary.conflicts == [f"{UID['s1']}: changed in the calendar while pushing; kept the calendar's version"]
         assert summary_of(backend.contents()[name_of("s1")]) == "Talk 1 - second edit"
 
     def test_an_event_the_owner_deleted_stays_deleted_without_overwrite(self, backend: Backend, engine: Engine) -> None:
@@ -185,9 +185,7 @@ class TestOverwrite:
 
         summary = run_push(backend, engine, moved(SCHEDULE, "s1"), ["s1"], overwrite=True)
 
-        assert summary.conflicts == [
-            f"{UID['s1']}: changed in the calendar while pushing; kept the calendar's version"
-        ]
+        assert summary.conflicts == [f"{UID['s1']}: changed in the calendar while pushing; kept the calendar's version"]
         assert summary_of(backend.contents()[name_of("s1")]) == "Talk 1 - mine again"
 
 

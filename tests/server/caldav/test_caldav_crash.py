@@ -44,43 +44,29 @@ def test_server_killed_after_storing_a_put_then_a_later_push_completes(
         resumed = run_push(backend, engine, schedule, PICKS)
         again = run_push(backend, engine, schedule, PICKS)
 
-        assert (
-            resumed.line()
-            == "created 3, updated 0, deleted 0, unchanged 1, conflicts 0"
-        )
-        assert (
-            again.line() == "created 0, updated 0, deleted 0, unchanged 4, conflicts 0"
-        )
-        assert uid_counts(backend.contents()) == {
-            uid(schedule.conference, s): 1 for s in schedule.sessions[:4]
-        }
+        assert resumed.line() == "created 3, updated 0, deleted 0, unchanged 1, conflicts 0"
+        assert again.line() == "created 0, updated 0, deleted 0, unchanged 4, conflicts 0"
+        assert uid_counts(backend.contents()) == {uid(schedule.conference, s): 1 for s in schedule.sessions[:4]}
     finally:
         backend.close()
         server.stop()
 
 
 @pytest.mark.parametrize("kind", ["radicale", "xandikos"])
-def test_429_and_503_answers_are_retried_on_the_wire(
-    kind: str, tmp_path: Path, engine: Engine
-) -> None:
+def test_429_and_503_answers_are_retried_on_the_wire(kind: str, tmp_path: Path, engine: Engine) -> None:
     server = DavServer(kind, tmp_path / kind, busy_puts=4).start()
     backend = DavBackend(server)
     try:
         summary = run_push(backend, engine, make_schedule(2), ["s0", "s1"])
 
-        assert (
-            summary.line()
-            == "created 2, updated 0, deleted 0, unchanged 0, conflicts 0"
-        )
+        assert summary.line() == "created 2, updated 0, deleted 0, unchanged 0, conflicts 0"
         assert server.counts()["PUT"] == 6
     finally:
         backend.close()
         server.stop()
 
 
-def test_lost_answers_are_retried_into_a_412_and_adopted_not_written_twice(
-    backend: Backend, engine: Engine
-) -> None:
+def test_lost_answers_are_retried_into_a_412_and_adopted_not_written_twice(backend: Backend, engine: Engine) -> None:
     schedule = make_schedule(3)
     run_push(backend, engine, schedule, ["s0"])
     # The update of s0 and the create of s1 land unseen.
@@ -93,16 +79,12 @@ def test_lost_answers_are_retried_into_a_412_and_adopted_not_written_twice(
     assert summary.line() == "created 1, updated 1, deleted 0, unchanged 0, conflicts 0"
     assert again.line() == "created 0, updated 0, deleted 0, unchanged 2, conflicts 0"
     assert backend.writes() == writes_before
-    assert uid_counts(backend.contents()) == {
-        uid(schedule.conference, s): 1 for s in schedule.sessions[:2]
-    }
+    assert uid_counts(backend.contents()) == {uid(schedule.conference, s): 1 for s in schedule.sessions[:2]}
 
 
 def test_server_errors_are_retried_and_the_run_completes(engine: Engine) -> None:
     backend = MemoryBackend()
-    backend.memory.fail_next(
-        3, unreachable=False
-    )  # three 503s, then the server recovers
+    backend.memory.fail_next(3, unreachable=False)  # three 503s, then the server recovers
 
     summary = run_push(backend, engine, make_schedule(2), ["s0", "s1"])
 
@@ -128,9 +110,7 @@ def test_a_server_that_keeps_failing_ends_the_run_with_one_error_saying_how_far_
     )
 
 
-def test_lost_answer_to_a_delete_is_retried_into_a_404_and_counted_done(
-    backend: Backend, engine: Engine
-) -> None:
+def test_lost_answer_to_a_delete_is_retried_into_a_404_and_counted_done(backend: Backend, engine: Engine) -> None:
     schedule = make_schedule(2)
     run_push(backend, engine, schedule, ["s0", "s1"])
     backend.cue(lose_answer("DELETE", name_of("s0")))
@@ -142,22 +122,16 @@ def test_lost_answer_to_a_delete_is_retried_into_a_404_and_counted_done(
     assert again.line() == "created 0, updated 0, deleted 0, unchanged 1, conflicts 0"
 
 
-def test_a_foreign_event_at_our_resource_name_is_left_alone(
-    backend: Backend, engine: Engine
-) -> None:
+def test_a_foreign_event_at_our_resource_name_is_left_alone(backend: Backend, engine: Engine) -> None:
     schedule = make_schedule(1)
     name = name_for(uid(schedule.conference, schedule.sessions[0]))
-    foreign = event_ics(
-        "someone-else@example.org", "Not ours", schedule.sessions[0].start
-    )
+    foreign = event_ics("someone-else@example.org", "Not ours", schedule.sessions[0].start)
     backend.owner_put(name, foreign)
 
     summary = run_push(backend, engine, schedule, ["s0"], overwrite=True)
 
     ours = uid(schedule.conference, schedule.sessions[0])
-    assert summary.conflicts == [
-        f"{ours}: {name} already exists in the calendar with other content; left alone"
-    ]
+    assert summary.conflicts == [f"{ours}: {name} already exists in the calendar with other content; left alone"]
     contents = backend.contents()
     assert sorted(contents) == [name]
     assert summary_of(contents[name]) == "Not ours"  # servers may reformat the body

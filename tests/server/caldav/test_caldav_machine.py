@@ -52,9 +52,7 @@ class PushMachine(RuleBasedStateMachine):
         self.engine = create_engine("sqlite://", poolclass=StaticPool)
         self.schedule = make_schedule(len(SESSIONS))
         self.picks: set[str] = set()
-        self.owned: dict[
-            str, bytes | None
-        ] = {}  # name -> the owner's version (None: deleted)
+        self.owned: dict[str, bytes | None] = {}  # name -> the owner's version (None: deleted)
         self.edits = 0
         self.backend.owner_put("own.ics", OWN)
 
@@ -113,10 +111,7 @@ class PushMachine(RuleBasedStateMachine):
         self._check_calendar()
         # An owner-deleted event that is no longer picked is forgotten: a later pick re-creates it.
         for session in SESSIONS:
-            if (
-                self.owned.get(name_of(session), b"") is None
-                and session not in self.picks
-            ):
+            if self.owned.get(name_of(session), b"") is None and session not in self.picks:
                 del self.owned[name_of(session)]
 
     def _check_calendar(self) -> None:
@@ -124,9 +119,7 @@ class PushMachine(RuleBasedStateMachine):
         assert same_event(contents["own.ics"], OWN)
         assert set(uid_counts(contents).values()) <= {1}
         picked = select_sessions(self.schedule, sorted(self.picks))
-        desired = {
-            name_for(e.uid): e.ics for e in desired_events(self.schedule, picked)
-        }
+        desired = {name_for(e.uid): e.ics for e in desired_events(self.schedule, picked)}
         for session in SESSIONS:
             name = name_of(session)
             if name in self.owned:
@@ -152,9 +145,7 @@ def test_state_machine_against_the_memory_twin() -> None:
 
 
 @pytest.mark.parametrize("server_name", ["radicale", "xandikos"])
-def test_state_machine_against_a_real_server(
-    server_name: str, request: pytest.FixtureRequest
-) -> None:
+def test_state_machine_against_a_real_server(server_name: str, request: pytest.FixtureRequest) -> None:
     server: DavServer = request.getfixturevalue(server_name)
     machine = type(
         "DavPushMachine",

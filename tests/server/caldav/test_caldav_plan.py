@@ -57,33 +57,23 @@ def test_unchanged_is_kept() -> None:
 
 
 def test_changed_content_is_updated_with_the_stored_etag() -> None:
-    assert plan([A2], {"a@x": row(A)}, {NAME: '"1"'}) == [
-        Update(event=A2, name=NAME, etag='"1"')
-    ]
+    assert plan([A2], {"a@x": row(A)}, {NAME: '"1"'}) == [Update(event=A2, name=NAME, etag='"1"')]
 
 
 def test_unpicked_is_deleted_with_the_stored_etag() -> None:
-    assert plan([], {"a@x": row(A)}, {NAME: '"1"'}) == [
-        Delete(uid="a@x", name=NAME, etag='"1"')
-    ]
+    assert plan([], {"a@x": row(A)}, {NAME: '"1"'}) == [Delete(uid="a@x", name=NAME, etag='"1"')]
 
 
 def test_owner_edit_without_our_change_is_kept() -> None:
-    assert plan([A], {"a@x": row(A)}, {NAME: '"2"'}) == [
-        Keep(uid="a@x", name=NAME, owner_changed=True)
-    ]
+    assert plan([A], {"a@x": row(A)}, {NAME: '"2"'}) == [Keep(uid="a@x", name=NAME, owner_changed=True)]
 
 
 def test_owner_edit_with_our_change_is_a_conflict() -> None:
-    assert plan([A2], {"a@x": row(A)}, {NAME: '"2"'}) == [
-        Conflict(uid="a@x", name=NAME, event=A2, etag='"2"')
-    ]
+    assert plan([A2], {"a@x": row(A)}, {NAME: '"2"'}) == [Conflict(uid="a@x", name=NAME, event=A2, etag='"2"')]
 
 
 def test_owner_edit_of_an_unpicked_event_is_a_conflict() -> None:
-    assert plan([], {"a@x": row(A)}, {NAME: '"2"'}) == [
-        Conflict(uid="a@x", name=NAME, event=None, etag='"2"')
-    ]
+    assert plan([], {"a@x": row(A)}, {NAME: '"2"'}) == [Conflict(uid="a@x", name=NAME, event=None, etag='"2"')]
 
 
 def test_unpicked_and_already_gone_is_forgotten() -> None:
@@ -106,10 +96,7 @@ def test_a_uid_desired_twice_is_a_bug() -> None:
 
 
 def test_names_are_deterministic_safe_and_distinct() -> None:
-    assert (
-        name_for("s1@pytorch-conference-europe-2026.confcal")
-        == "s1_40pytorch-conference-europe-2026.confcal.ics"
-    )
+    assert name_for("s1@pytorch-conference-europe-2026.confcal") == "s1_40pytorch-conference-europe-2026.confcal.ics"
     assert name_for("a/b é") == "a_2Fb_20_C3_A9.ics"
     assert name_for("a@b") != name_for("a_40b")
 
@@ -146,8 +133,6 @@ def test_the_planner_imports_no_database_module() -> None:
         "or m.startswith('server.store') or m == 'server.caldav.state'))"
     )
 
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
 
     assert done.stdout.strip() == "[]"

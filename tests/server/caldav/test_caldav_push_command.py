@@ -43,9 +43,7 @@ def no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CALDAV_PASSWORD", PASSWORD)
 
 
-def push(
-    db: str, calendar: str, *extra: str, password_env: str = "CALDAV_PASSWORD"
-) -> int:
+def push(db: str, calendar: str, *extra: str, password_env: str = "CALDAV_PASSWORD") -> int:
     argv = [
         "push",
         "--calendar",
@@ -76,13 +74,9 @@ def test_push_creates_then_a_repeat_writes_nothing(
         "created 2, updated 0, deleted 0, unchanged 0, conflicts 0",
         "created 0, updated 0, deleted 0, unchanged 2, conflicts 0",
     ]
-    titles = {
-        f"{ids(db, n)[0]}@pytorch-conference-europe-2026.confcal": f"Talk number {n}"
-        for n in (0, 2)
-    }
+    titles = {f"{ids(db, n)[0]}@pytorch-conference-europe-2026.confcal": f"Talk number {n}" for n in (0, 2)}
     assert err.splitlines() == [  # the plan runs in UID order
-        f"[{i}/2] created {u}  {titles[u]}"
-        for i, u in enumerate(sorted(titles), start=1)
+        f"[{i}/2] created {u}  {titles[u]}" for i, u in enumerate(sorted(titles), start=1)
     ]
     assert (dav_server.counts()["PUT"], dav_server.counts()["DELETE"]) == (
         writes["PUT"],
@@ -101,10 +95,7 @@ def test_cancelled_in_the_store_is_deleted_from_the_calendar(
     code = push(db, calendar, "--session", *ids(db, 0, 1))
 
     assert code == 0
-    assert (
-        capsys.readouterr().out.splitlines()[-1]
-        == "created 0, updated 0, deleted 1, unchanged 1, conflicts 0"
-    )
+    assert capsys.readouterr().out.splitlines()[-1] == "created 0, updated 0, deleted 1, unchanged 1, conflicts 0"
 
 
 def test_dry_run_prints_the_plan_and_writes_nothing(
@@ -155,23 +146,16 @@ def test_collection_that_is_not_a_calendar_is_named(
     )
 
 
-def test_missing_calendar_is_a_404_line(
-    dav_server: DavServer, db: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_missing_calendar_is_a_404_line(dav_server: DavServer, db: str, capsys: pytest.CaptureFixture[str]) -> None:
     missing = dav_server.base_url + "no-such-calendar/"
 
     code = push(db, missing, "--session", *ids(db, 0))
 
     assert code == 1
-    assert (
-        capsys.readouterr().err
-        == f"confcal push: error: no calendar at {missing} (404)\n"
-    )
+    assert capsys.readouterr().err == f"confcal push: error: no calendar at {missing} (404)\n"
 
 
-def test_refused_connection_is_one_line(
-    db: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_refused_connection_is_one_line(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{sock.getsockname()[1]}/alice/cal/"
@@ -187,9 +171,7 @@ def test_refused_connection_is_one_line(
 def test_credentials_in_the_url_never_reach_the_output(
     radicale: DavServer, db: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    calendar = radicale.new_calendar().replace(
-        "http://", f"http://{USER}:wrong-secret-987@"
-    )
+    calendar = radicale.new_calendar().replace("http://", f"http://{USER}:wrong-secret-987@")
 
     code = main(["push", "--calendar", calendar, "--session", *ids(db, 0), "--db", db])
 
@@ -200,21 +182,14 @@ def test_credentials_in_the_url_never_reach_the_output(
     )
 
 
-def test_unknown_session_is_refused_before_any_request(
-    db: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_unknown_session_is_refused_before_any_request(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     code = push(db, "http://127.0.0.1:9/unused/", "--session", *ids(db, 0), "nope")
 
     assert code == 1
-    assert (
-        capsys.readouterr().err
-        == "confcal push: error: no session 'nope' in PyTorch Conference Europe 2026\n"
-    )
+    assert capsys.readouterr().err == "confcal push: error: no session 'nope' in PyTorch Conference Europe 2026\n"
 
 
-def test_password_from_file(
-    radicale: DavServer, db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_password_from_file(radicale: DavServer, db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     secret = tmp_path / "secret"
     secret.write_text(PASSWORD + "\n")
     argv = [
@@ -231,15 +206,10 @@ def test_password_from_file(
     code = main([*argv, "--session", *ids(db, 3), "--db", db])
 
     assert code == 0
-    assert (
-        capsys.readouterr().out
-        == "created 1, updated 0, deleted 0, unchanged 0, conflicts 0\n"
-    )
+    assert capsys.readouterr().out == "created 1, updated 0, deleted 0, unchanged 0, conflicts 0\n"
 
 
-def test_unset_password_variable_is_one_line(
-    db: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_unset_password_variable_is_one_line(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     code = push(
         db,
         "http://127.0.0.1:9/unused/",
@@ -249,18 +219,11 @@ def test_unset_password_variable_is_one_line(
     )
 
     assert code == 1
-    assert (
-        capsys.readouterr().err
-        == "confcal push: error: environment variable CONFCAL_NO_SUCH_VAR is not set\n"
-    )
+    assert capsys.readouterr().err == "confcal push: error: environment variable CONFCAL_NO_SUCH_VAR is not set\n"
 
 
-def test_someone_elses_calendar_is_a_403_line(
-    radicale: DavServer, db: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    others = (
-        f"http://127.0.0.1:{radicale.port}/bob/calendar/"  # Radicale: owner_only rights
-    )
+def test_someone_elses_calendar_is_a_403_line(radicale: DavServer, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    others = f"http://127.0.0.1:{radicale.port}/bob/calendar/"  # Radicale: owner_only rights
 
     code = push(db, others, "--session", *ids(db, 0))
 
@@ -284,12 +247,8 @@ def test_password_never_reaches_output_or_debug_logs(
 
     out, err = capsys.readouterr()
     assert caplog.records != []
-    basic = base64.b64encode(
-        f"{USER}:{PASSWORD}".encode()
-    ).decode()  # as in an Authorization header
-    assert [
-        text for text in (out, err, caplog.text) if PASSWORD in text or basic in text
-    ] == []
+    basic = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()  # as in an Authorization header
+    assert [text for text in (out, err, caplog.text) if PASSWORD in text or basic in text] == []
 
 
 def test_picks_token_pushes_exactly_the_picked_sessions(

@@ -69,9 +69,7 @@ def contents(url: str) -> dict[str, bytes]:
         storage.close()
 
 
-def test_sync_of_a_pick_token_returns_counts_and_duration(
-    dav_server: DavServer, store: Store
-) -> None:
+def test_sync_of_a_pick_token_returns_counts_and_duration(dav_server: DavServer, store: Store) -> None:
     calendar = dav_server.new_calendar()
     token = PickStore(store.engine).create(SLUG, session_ids(store, 1, 3)).token
 
@@ -86,9 +84,7 @@ def test_sync_of_a_pick_token_returns_counts_and_duration(
     assert sorted(uid_counts(contents(calendar)).values()) == [1]
 
 
-def test_events_are_rendered_through_the_cache_the_feeds_share(
-    radicale: DavServer, store: Store
-) -> None:
+def test_events_are_rendered_through_the_cache_the_feeds_share(radicale: DavServer, store: Store) -> None:
     schedule = store.live()
     assert schedule is not None
     cache = EventCache()
@@ -156,9 +152,7 @@ class TestProbe:
         with pytest.raises(CalendarNotFound):
             service.probe(target(dav_server.base_url + "nothing-here/"), OPTIONS)
 
-    def test_loopback_is_refused_unless_private_addresses_are_allowed(
-        self, radicale: DavServer
-    ) -> None:
+    def test_loopback_is_refused_unless_private_addresses_are_allowed(self, radicale: DavServer) -> None:
         calendar = radicale.new_calendar()
         before = radicale.counts()
 

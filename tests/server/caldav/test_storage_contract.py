@@ -45,22 +45,14 @@ def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
     """The conftest's backends plus DAViCal; a test DAViCal does not enforce is a strict xfail,
     so it turns red the day DAViCal (or DavStorage) starts enforcing it."""
     if request.function.__name__ in NOT_ENFORCED.get(request.param, set()):
-        request.applymarker(
-            pytest.mark.xfail(strict=True, reason=f"{request.param} does not enforce this")
-        )
-    made: Backend = (
-        MemoryBackend()
-        if request.param == "memory"
-        else DavBackend(request.getfixturevalue(request.param))
-    )
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"{request.param} does not enforce this"))
+    made: Backend = MemoryBackend() if request.param == "memory" else DavBackend(request.getfixturevalue(request.param))
     yield made
     made.close()
 
 
 class TestStorageContract:
-    def test_create_returns_the_etag_the_listing_shows_and_get_returns_body_and_etag(
-        self, backend: Backend
-    ) -> None:
+    def test_create_returns_the_etag_the_listing_shows_and_get_returns_body_and_etag(self, backend: Backend) -> None:
         etag = backend.storage.create("talk-1.ics", OURS)
 
         listing = backend.storage.list()
@@ -80,9 +72,7 @@ class TestStorageContract:
         assert after_update == {"talk-1.ics": second}
         assert backend.storage.list() == {}
 
-    def test_create_on_a_taken_name_fails_its_precondition_and_keeps_what_is_there(
-        self, backend: Backend
-    ) -> None:
+    def test_create_on_a_taken_name_fails_its_precondition_and_keeps_what_is_there(self, backend: Backend) -> None:
         backend.owner_put("talk-1.ics", OTHER)
 
         with pytest.raises(PreconditionFailed):
@@ -90,9 +80,7 @@ class TestStorageContract:
 
         assert summary_of(backend.contents()["talk-1.ics"]) == "Talk two"
 
-    def test_update_with_a_stale_etag_fails_its_precondition_and_keeps_the_owner_edit(
-        self, backend: Backend
-    ) -> None:
+    def test_update_with_a_stale_etag_fails_its_precondition_and_keeps_the_owner_edit(self, backend: Backend) -> None:
         stale = backend.storage.create("talk-1.ics", OURS)
         backend.owner_put("talk-1.ics", edited(OURS, "Mine now"))
 
@@ -101,9 +89,7 @@ class TestStorageContract:
 
         assert summary_of(backend.contents()["talk-1.ics"]) == "Mine now"
 
-    def test_delete_with_a_stale_etag_fails_its_precondition_and_keeps_the_owner_edit(
-        self, backend: Backend
-    ) -> None:
+    def test_delete_with_a_stale_etag_fails_its_precondition_and_keeps_the_owner_edit(self, backend: Backend) -> None:
         stale = backend.storage.create("talk-1.ics", OURS)
         backend.owner_put("talk-1.ics", edited(OURS, "Mine now"))
 

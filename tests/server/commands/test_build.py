@@ -25,23 +25,14 @@ SECOND = Conference("Second Conf", "Europe/Berlin", date(2026, 6, 1), date(2026,
 DEMO = "pytorch-conference-europe-2026"
 
 
-def served(
-    store: Store, paths: list[str], base_url: str | None, default: str | None = None
-) -> dict[str, bytes]:
+def served(store: Store, paths: list[str], base_url: str | None, default: str | None = None) -> dict[str, bytes]:
     """GET each path from the app (identity encoding), in process."""
     app = create_app(store, base_url=base_url, default=default)
 
     async def fetch() -> dict[str, bytes]:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(
-            transport=transport, base_url="http://127.0.0.1:8080"
-        ) as client:
-            return {
-                p: (
-                    await client.get(p, headers={"accept-encoding": "identity"})
-                ).content
-                for p in paths
-            }
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8080") as client:
+            return {p: (await client.get(p, headers={"accept-encoding": "identity"})).content for p in paths}
 
     return anyio.run(fetch)
 
@@ -75,16 +66,11 @@ def two_conferences(db: str) -> None:
 
 
 @pytest.mark.parametrize("default", [None, "second-conf"])
-def test_build_writes_every_conference_as_the_server_serves_it(
-    tmp_path: Path, default: str | None
-) -> None:
+def test_build_writes_every_conference_as_the_server_serves_it(tmp_path: Path, default: str | None) -> None:
     db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
     two_conferences(db)
 
-    code = main(
-        ["build", "--db", db, str(out), "--base-url", BASE]
-        + (["--default", default] if default else [])
-    )
+    code = main(["build", "--db", db, str(out), "--base-url", BASE] + (["--default", default] if default else []))
 
     assert code == 0
     files = site_files(out)
@@ -98,17 +84,11 @@ def test_build_writes_every_conference_as_the_server_serves_it(
     assert second["url"] == ("/feeds/all.ics" if default else "/c/second-conf/feeds/all.ics")
     assert root == "/feeds/all.ics"
     assert (out / "c/second-conf/schedule.xml").read_bytes().startswith(b"<?xml")
-    assert (out / "index.html").read_bytes() == (
-        out / "c" / (default or DEMO) / "index.html"
-    ).read_bytes()
+    assert (out / "index.html").read_bytes() == (out / "c" / (default or DEMO) / "index.html").read_bytes()
 
 
-def test_build_refuses_a_default_not_in_the_store(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code = main(
-        ["build", "--db", str(tmp_path / "s.sqlite"), str(tmp_path / "site"), "--default", "nope"]
-    )
+def test_build_refuses_a_default_not_in_the_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["build", "--db", str(tmp_path / "s.sqlite"), str(tmp_path / "site"), "--default", "nope"])
 
     assert code == 1
     assert capsys.readouterr().err == (
@@ -120,9 +100,7 @@ def test_build_refuses_a_default_not_in_the_store(
 def test_build_writes_feeds_sessions_api_and_index(tmp_path: Path) -> None:
     out = tmp_path / "site"
 
-    main(
-        ["build", "--db", str(tmp_path / "store.sqlite"), str(out), "--base-url", BASE]
-    )
+    main(["build", "--db", str(tmp_path / "store.sqlite"), str(out), "--base-url", BASE])
 
     feeds = json.loads((out / "api" / "feeds.json").read_bytes())["feeds"]
     sessions = json.loads((out / "api" / "sessions").read_bytes())["sessions"]
@@ -130,16 +108,12 @@ def test_build_writes_feeds_sessions_api_and_index(tmp_path: Path) -> None:
     assert all((out / f["url"].lstrip("/")).is_file() for f in feeds)
     assert len(sessions) == 28
     assert all((out / s["ics"].lstrip("/")).is_file() for s in sessions)
-    assert (
-        (out / "index.html").read_text(encoding="utf-8").startswith("<!doctype html>")
-    )
+    assert (out / "index.html").read_text(encoding="utf-8").startswith("<!doctype html>")
     assert (out / "static" / "style.css").is_file()
     assert feeds[0]["webcal"] == "webcal://cal.example.org/feeds/all.ics"
 
 
-def test_rebuild_rewrites_nothing_and_drops_stale_feeds(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_rebuild_rewrites_nothing_and_drops_stale_feeds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
     main(["build", "--db", db, str(out), "--base-url", BASE])
     stale = out / "feeds" / "speaker" / "someone-gone.ics"
@@ -155,9 +129,7 @@ def test_rebuild_rewrites_nothing_and_drops_stale_feeds(
     assert unrelated.exists()
 
 
-def test_without_base_url_links_point_at_the_default_server(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_without_base_url_links_point_at_the_default_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "site"
 
     main(["build", "--db", str(tmp_path / "store.sqlite"), str(out)])
@@ -219,7 +191,9 @@ def changed(schedule: Schedule, **fields: object) -> Schedule:
     )
 
 
-def rebuilt(tmp_path: Path, schedule: Schedule) -> tuple[dict[str, tuple[bytes, int, int]], dict[str, tuple[bytes, int, int]], set[str]]:
+def rebuilt(
+    tmp_path: Path, schedule: Schedule
+) -> tuple[dict[str, tuple[bytes, int, int]], dict[str, tuple[bytes, int, int]], set[str]]:
     """Build two conferences, ingest `schedule`, rebuild: the trees before and after, and the
     paths the rebuild wrote (a new mtime or inode); checks the result equals a fresh build."""
     db, out, fresh = str(tmp_path / "store.sqlite"), tmp_path / "site", tmp_path / "fresh"
@@ -256,15 +230,29 @@ def test_a_rebuild_after_one_session_moved_rewrites_exactly_the_files_whose_byte
 
     before, after, written = rebuilt(tmp_path, later)
 
-    assert sorted(written) == both_copies({
-        "api/changes", "api/changes.json", "api/sessions", "api/sessions.json", "changes.atom",
-        "changes/index.html", "feeds/all.ics", "feeds/day/2026-04-07.ics",
-        "feeds/kind/lightning-talk.ics", "feeds/level/intermediate.ics",
-        "feeds/room/central-room.ics", "feeds/speaker/rosheen-naeem.ics",
-        "feeds/track/applications-case-studies.ics", "index.html", "schedule.json",
-        "schedule.xml", f"sessions/{CHANGED}.ics", f"sessions/{CHANGED}/index.html",
-        "speakers/rosheen-naeem/index.html",
-    })
+    assert sorted(written) == both_copies(
+        {
+            "api/changes",
+            "api/changes.json",
+            "api/sessions",
+            "api/sessions.json",
+            "changes.atom",
+            "changes/index.html",
+            "feeds/all.ics",
+            "feeds/day/2026-04-07.ics",
+            "feeds/kind/lightning-talk.ics",
+            "feeds/level/intermediate.ics",
+            "feeds/room/central-room.ics",
+            "feeds/speaker/rosheen-naeem.ics",
+            "feeds/track/applications-case-studies.ics",
+            "index.html",
+            "schedule.json",
+            "schedule.xml",
+            f"sessions/{CHANGED}.ics",
+            f"sessions/{CHANGED}/index.html",
+            "speakers/rosheen-naeem/index.html",
+        }
+    )
     assert sorted(p for p, (body, _, _) in after.items() if before.get(p, (b"",))[0] != body) == sorted(written)
     assert set(after) == set(before)
 
@@ -277,15 +265,28 @@ def test_a_rebuild_deletes_the_files_of_a_dropped_speaker(tmp_path: Path) -> Non
     assert sorted(set(before) - set(after)) == both_copies(
         {"feeds/speaker/rosheen-naeem.ics", "qr/speaker/rosheen-naeem.svg", "speakers/rosheen-naeem/index.html"}
     )
-    assert sorted(written) == both_copies({
-        "api/feeds", "api/feeds.json", "api/sessions", "api/sessions.json", "feeds/all.ics",
-        "feeds/day/2026-04-07.ics", "feeds/kind/lightning-talk.ics",
-        "feeds/level/intermediate.ics", "feeds/room/central-room.ics",
-        "feeds/speaker/ada-example.ics", "feeds/track/applications-case-studies.ics",
-        "index.html", "qr/speaker/ada-example.svg", "schedule.json", "schedule.xml",
-        f"sessions/{CHANGED}.ics", f"sessions/{CHANGED}/index.html",
-        "speakers/ada-example/index.html",
-    })
+    assert sorted(written) == both_copies(
+        {
+            "api/feeds",
+            "api/feeds.json",
+            "api/sessions",
+            "api/sessions.json",
+            "feeds/all.ics",
+            "feeds/day/2026-04-07.ics",
+            "feeds/kind/lightning-talk.ics",
+            "feeds/level/intermediate.ics",
+            "feeds/room/central-room.ics",
+            "feeds/speaker/ada-example.ics",
+            "feeds/track/applications-case-studies.ics",
+            "index.html",
+            "qr/speaker/ada-example.svg",
+            "schedule.json",
+            "schedule.xml",
+            f"sessions/{CHANGED}.ics",
+            f"sessions/{CHANGED}/index.html",
+            "speakers/ada-example/index.html",
+        }
+    )
 
 
 def test_a_rebuild_without_a_change_writes_nothing(tmp_path: Path) -> None:

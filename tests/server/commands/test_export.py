@@ -50,7 +50,10 @@ def test_writes_each_format_to_a_file(db: str, tmp_path: Path, name: str, capsys
 
     assert code == 0
     body = out.read_bytes()
-    assert capsys.readouterr().err == f"confcal export: pytorch-conference-europe-2026, {name}, {len(body)} bytes to {out}\n"
+    assert (
+        capsys.readouterr().err
+        == f"confcal export: pytorch-conference-europe-2026, {name}, {len(body)} bytes to {out}\n"
+    )
     assert oct(out.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
     assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no temporary file left behind
 
@@ -75,8 +78,22 @@ def test_dash_writes_to_stdout(db: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
 
     done = subprocess.run(
-        [sys.executable, "-m", "server.cli", "export", "--db", db, "--format", "json", "--conference", "pytorch-conference-europe-2026", "-"],
-        capture_output=True, check=False, env=env,
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "export",
+            "--db",
+            db,
+            "--format",
+            "json",
+            "--conference",
+            "pytorch-conference-europe-2026",
+            "-",
+        ],
+        capture_output=True,
+        check=False,
+        env=env,
     )
 
     assert done.returncode == 0
@@ -98,7 +115,9 @@ def test_unknown_conference_or_empty_store_is_one_line(
     code = main(["export", "--db", store, "--format", "json", *args, str(tmp_path / "out.json")])
 
     assert code == 1
-    assert capsys.readouterr().err == (expected or "confcal export: error: the store holds no schedule; run confcal ingest first\n")
+    assert capsys.readouterr().err == (
+        expected or "confcal export: error: the store holds no schedule; run confcal ingest first\n"
+    )
     assert not (tmp_path / "out.json").exists()
 
 

@@ -27,9 +27,7 @@ def db(tmp_path: Path) -> str:
     return path
 
 
-def test_history_lists_versions_newest_first_with_counts_and_time(
-    db: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_history_lists_versions_newest_first_with_counts_and_time(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["history", "--db", db])
 
     assert code == 0

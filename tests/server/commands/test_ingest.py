@@ -106,7 +106,9 @@ def test_refused_ingest_exits_nonzero_and_force_accepts(db: str, capsys: pytest.
         assert store.version() == 2
 
 
-def test_db_from_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_db_from_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = tmp_path / "env.sqlite"
     monkeypatch.setenv("CONFCAL_DB", str(target))
 

@@ -135,7 +135,9 @@ def test_file_ingests_detected_and_serves_exactly_its_sessions(
     assert load_schedule([str(shared_data / name)], zone).formats == (fmt,)
 
 
-def test_seed_pages_still_give_28_sessions(shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_seed_pages_still_give_28_sessions(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = str(tmp_path / "store.sqlite")
 
     code = main(["ingest", "--db", db, "--tz", "Europe/Paris", str(shared_data.parent / "seeds")])

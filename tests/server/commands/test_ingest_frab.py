@@ -53,7 +53,11 @@ def raw_sessions(path: Path) -> Counter[Key]:
 
 def served_sessions(db: str) -> Counter[Key]:
     return Counter(
-        (s["title"], datetime.fromisoformat(s["start"]).astimezone(UTC), datetime.fromisoformat(s["end"]).astimezone(UTC))
+        (
+            s["title"],
+            datetime.fromisoformat(s["start"]).astimezone(UTC),
+            datetime.fromisoformat(s["end"]).astimezone(UTC),
+        )
         for s in api_sessions(db)
         if s["status"] == "confirmed"
     )

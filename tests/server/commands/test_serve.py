@@ -16,9 +16,7 @@ from feeds.pipeline import load_schedule
 from server.cli import main
 from server.store import Store
 
-CHANGED_PAGE = (
-    Path(__file__).resolve().parents[1] / "app" / "fixtures" / "002_changed.txt"
-)
+CHANGED_PAGE = Path(__file__).resolve().parents[1] / "app" / "fixtures" / "002_changed.txt"
 
 
 @pytest.fixture(scope="module")
@@ -28,9 +26,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
 
 
 def test_serves_the_demo_feed_with_caching_headers(server: Running) -> None:
-    reply = httpx.get(
-        server.url + "/feeds/all.ics", headers={"accept-encoding": "gzip"}
-    )
+    reply = httpx.get(server.url + "/feeds/all.ics", headers={"accept-encoding": "gzip"})
 
     assert reply.status_code == 200
     assert reply.headers["content-type"] == "text/calendar; charset=utf-8"
@@ -45,9 +41,7 @@ def test_serves_the_demo_feed_with_caching_headers(server: Running) -> None:
 
 def test_head_over_the_wire(server: Running) -> None:
     get = httpx.get(server.url + "/api/feeds", headers={"accept-encoding": "identity"})
-    head = httpx.head(
-        server.url + "/api/feeds", headers={"accept-encoding": "identity"}
-    )
+    head = httpx.head(server.url + "/api/feeds", headers={"accept-encoding": "identity"})
 
     assert (head.status_code, head.content) == (200, b"")
     assert head.headers["content-length"] == str(len(get.content))
@@ -56,9 +50,7 @@ def test_head_over_the_wire(server: Running) -> None:
 def test_bad_path_over_the_wire_is_not_a_server_error(server: Running) -> None:
     with httpx.Client() as client:
         request = client.build_request("GET", server.url + "/feeds/room/x.ics")
-        request.url = request.url.copy_with(
-            raw_path=b"/feeds/room/..%2F%00" + b"a" * 5000 + b".ics"
-        )
+        request.url = request.url.copy_with(raw_path=b"/feeds/room/..%2F%00" + b"a" * 5000 + b".ics")
         reply = client.send(request)
 
     assert reply.status_code in (400, 404)
@@ -66,29 +58,20 @@ def test_bad_path_over_the_wire_is_not_a_server_error(server: Running) -> None:
 
 def test_an_ingest_is_served_without_a_restart(server: Running) -> None:
     before = httpx.get(server.url + "/feeds/all.ics").headers["etag"]
-    untouched = httpx.get(server.url + "/feeds/track/training-systems.ics").headers[
-        "etag"
-    ]
-    sources = [s for s in demo_sources() if "002_" not in Path(s).name] + [
-        str(CHANGED_PAGE)
-    ]
+    untouched = httpx.get(server.url + "/feeds/track/training-systems.ics").headers["etag"]
+    sources = [s for s in demo_sources() if "002_" not in Path(s).name] + [str(CHANGED_PAGE)]
     with Store.open(server.db) as store:
         store.ingest(load_schedule(sources, DEMO_TZ).schedule)
 
     after = before
-    for _ in range(
-        300
-    ):  # the server polls every 0.2 s; bounded wait, no timing assertion
+    for _ in range(300):  # the server polls every 0.2 s; bounded wait, no timing assertion
         after = httpx.get(server.url + "/feeds/all.ics").headers["etag"]
         if after != before:
             break
         time.sleep(0.1)
 
     assert after != before
-    assert (
-        httpx.get(server.url + "/feeds/track/training-systems.ics").headers["etag"]
-        == untouched
-    )
+    assert httpx.get(server.url + "/feeds/track/training-systems.ics").headers["etag"] == untouched
 
 
 @pytest.mark.parametrize(

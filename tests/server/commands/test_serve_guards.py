@@ -124,9 +124,7 @@ def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_budget(proxied
 def test_a_text_plain_post_is_415_over_the_wire(server: tuple[Running, Path]) -> None:
     running, _ = server
 
-    reply = httpx.post(
-        running.url + "/api/picks", content=EMPTY, headers={"content-type": "text/plain"}
-    )
+    reply = httpx.post(running.url + "/api/picks", content=EMPTY, headers={"content-type": "text/plain"})
 
     assert reply.status_code == 415
 

@@ -31,7 +31,11 @@ def test_add_registers_the_source_and_queues_its_first_run(db: str, capsys: pyte
         jobs = jobs_for(store)
         pending = [(task.name, task.args) for task in jobs.queue.pending()]
         jobs.queue.storage.close()
-    assert (source.spec.urls, source.spec.interval, source.spec.tz) == (tuple(URLS), timedelta(minutes=30), "Europe/Paris")
+    assert (source.spec.urls, source.spec.interval, source.spec.tz) == (
+        tuple(URLS),
+        timedelta(minutes=30),
+        "Europe/Paris",
+    )
     assert pending == [("refresh_source", (1, 0))]
 
 

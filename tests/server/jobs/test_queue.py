@@ -48,9 +48,7 @@ def run_pending(jobs: Jobs) -> None:
         jobs.queue.execute(task)
 
 
-def test_a_run_queues_the_next_one_at_next_run(
-    store: Store, jobs: Jobs, demo_urls: list[str], now: datetime
-) -> None:
+def test_a_run_queues_the_next_one_at_next_run(store: Store, jobs: Jobs, demo_urls: list[str], now: datetime) -> None:
     source = add(store, demo_urls, now)
     jobs.queue_refresh(source)
 
@@ -78,9 +76,7 @@ def test_duplicate_jobs_fetch_once(
     assert len(jobs.queue.scheduled()) == 1  # the loser queued nothing: one chain goes on
 
 
-def test_sweep_requeues_overdue_sources_only(
-    store: Store, jobs: Jobs, demo_urls: list[str], now: datetime
-) -> None:
+def test_sweep_requeues_overdue_sources_only(store: Store, jobs: Jobs, demo_urls: list[str], now: datetime) -> None:
     lost = add(store, demo_urls, at=now - OVERDUE_AFTER - timedelta(seconds=1))
     add(store, demo_urls, at=now)  # due just now: its own job is on the way
 

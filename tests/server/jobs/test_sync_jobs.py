@@ -186,9 +186,7 @@ def test_a_missing_calendar_is_recorded_and_not_retried(
     assert jobs.queue.scheduled() == []
 
 
-def test_worker_threads_keep_to_the_per_host_limit(
-    synced_store: Store, dav_server: DavServer, proxy: DavProxy
-) -> None:
+def test_worker_threads_keep_to_the_per_host_limit(synced_store: Store, dav_server: DavServer, proxy: DavProxy) -> None:
     # SQLite and PostgreSQL: the worker threads close their connections as they stop
     # (server.jobs.runner), so nothing is left open for garbage collection to warn about.
     calendars = [attach(synced_store, dav_server, proxy, ["s0", "s1", "s2"]) for _ in range(6)]

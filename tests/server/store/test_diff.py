@@ -79,8 +79,9 @@ def test_an_edit_outside_the_calendar_keeps_the_revision_and_modified_time() -> 
     stored = tuple(dataclasses.replace(s, revision=2) for s in plan_ingest(six_talks(), (), FIRST).writes)
     first = stored[0]
     bio = (dataclasses.replace(first.speakers[0], bio="Rear admiral."),)
-    incoming = [dataclasses.replace(s, id="", revision=0, speakers=bio if s.id == first.id else s.speakers)
-                for s in stored]
+    incoming = [
+        dataclasses.replace(s, id="", revision=0, speakers=bio if s.id == first.id else s.speakers) for s in stored
+    ]
 
     plan = plan_ingest(incoming, stored, datetime(2026, 3, 5, tzinfo=UTC))
 

@@ -35,15 +35,11 @@ def test_nothing_of_a_conference_is_purged_before_keep_after_its_end() -> None:
     assert purge_cutoff(over, over + KEEP_AFTER_END) == over
 
 
-instants = st.datetimes(
-    min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC)
-)
+instants = st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC))
 
 
 @given(last_touch=instants, over=instants, now=instants)
-def test_the_purge_cutoff_agrees_with_expires_at(
-    last_touch: datetime, over: datetime, now: datetime
-) -> None:
+def test_the_purge_cutoff_agrees_with_expires_at(last_touch: datetime, over: datetime, now: datetime) -> None:
     cutoff = purge_cutoff(over, now)
 
     purged = cutoff is not None and last_touch <= cutoff

@@ -18,9 +18,7 @@ from server.store.picks import PickStore, is_token, new_token, pick_store_for
 
 
 def test_store_creates_reads_and_replaces(tmp_path: Path) -> None:
-    moments = iter(
-        [datetime(2026, 4, 1, 8, tzinfo=UTC), datetime(2026, 4, 1, 9, tzinfo=UTC)]
-    )
+    moments = iter([datetime(2026, 4, 1, 8, tzinfo=UTC), datetime(2026, 4, 1, 9, tzinfo=UTC)])
     store = PickStore(
         create_engine(f"sqlite:///{tmp_path / 'picks.sqlite'}"),
         clock=lambda: next(moments),

@@ -102,9 +102,7 @@ def test_forced_loss_is_accepted_and_kept_as_cancellations(store: Store) -> None
         pytest.param(lambda b: b"\xef\xbb\xbf" + b.replace(b"\n", b"\r\n"), id="bom+crlf"),
     ],
 )
-def test_crlf_and_bom_copies_change_nothing(
-    store: Store, tmp_path: Path, transform: Callable[[bytes], bytes]
-) -> None:
+def test_crlf_and_bom_copies_change_nothing(store: Store, tmp_path: Path, transform: Callable[[bytes], bytes]) -> None:
     ingest(store, ORIGINAL, FIRST)
     before = live(store)
     copies = []

@@ -176,7 +176,9 @@ def test_failure_mid_ingest_leaves_store_unchanged(store: Store) -> None:
 def test_bio_edit_is_stored_without_a_new_revision(store: Store) -> None:
     original = talk("Compilers for Everyone", 11, "Grace Hopper")
     store.ingest(schedule(original), now=FIRST)
-    edited = dataclasses.replace(original, speakers=(Speaker("Grace Hopper", role="Engineer", affiliation="ACME", bio="New bio."),))
+    edited = dataclasses.replace(
+        original, speakers=(Speaker("Grace Hopper", role="Engineer", affiliation="ACME", bio="New bio."),)
+    )
 
     report = store.ingest(schedule(edited), now=SECOND)
 

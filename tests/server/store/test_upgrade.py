@@ -105,9 +105,7 @@ def test_upgrading_a_pre_migration_postgres_store_keeps_every_row(old_postgres: 
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
-def test_the_upgraded_store_reads_back_through_the_code(
-    backend: str, request: pytest.FixtureRequest
-) -> None:
+def test_the_upgraded_store_reads_back_through_the_code(backend: str, request: pytest.FixtureRequest) -> None:
     url = request.getfixturevalue("old_sqlite" if backend == "sqlite" else "old_postgres")
     main(["db", "upgrade", "--db", url])
     rows = rows_of(url if "://" in url else f"sqlite:///{url}")
