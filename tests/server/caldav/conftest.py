@@ -1,4 +1,4 @@
-"""Fixtures: Radicale, Xandikos (and DAViCal, for the tests that ask) started once per session on 127.0.0.1 as real processes, a
+"""Fixtures: Radicale and Xandikos (from tests/conftest.py) and DAViCal (for the tests that ask) started once per session on 127.0.0.1 as real processes, a
 fresh calendar per test, and a `backend` parametrized over memory, radicale and xandikos."""
 
 from __future__ import annotations
@@ -11,19 +11,7 @@ import pytest
 from push_helpers import Backend, DavBackend, DavServer, MemoryBackend
 from sqlalchemy import Engine, create_engine
 
-
-@pytest.fixture(scope="session")
-def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
-    server = DavServer("radicale", tmp_path_factory.mktemp("radicale") / "root").start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="session")
-def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
-    server = DavServer("xandikos", tmp_path_factory.mktemp("xandikos") / "root").start()
-    yield server
-    server.stop()
+# `radicale` and `xandikos` (session-scoped) come from tests/conftest.py.
 
 
 @pytest.fixture(scope="session")
