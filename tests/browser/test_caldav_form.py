@@ -65,6 +65,9 @@ def test_attach_see_the_status_and_detach(browser: Any, server: Running, radical
     calendar = radicale.new_calendar()
 
     attach(visit, calendar, "wrong-password")
+    # The response has arrived but the script may not have read its body yet: the error line is
+    # shown only after its text is set.
+    visit.page.wait_for_selector("#caldav-error:visible")
     refused = visit.page.text_content("#caldav-error")
     attach(visit, calendar, PASSWORD)
     visit.page.wait_for_selector("#caldav-detach-line:visible")
@@ -76,6 +79,8 @@ def test_attach_see_the_status_and_detach(browser: Any, server: Running, radical
     visit.screenshot("caldav-attached")
     with visit.page.expect_response(lambda r: r.request.method == "DELETE"):
         visit.page.click("#caldav-detach")
+    # Hidden in the same task that sets the summary, so the text is final once it is.
+    visit.page.wait_for_selector("#caldav-detach-line", state="hidden")
     after = visit.page.text_content("#caldav-summary")
 
     assert refused == (
