@@ -12,7 +12,7 @@ from server.app.links import checked_base_url
 from server.app.params import BadPath, conference_segment
 from server.app.ratelimit import DEFAULT_RATE
 from server.config import Setting
-from server.jobs.caldav_sync import SyncSettings
+from server.jobs.caldav_sync import PER_HOST, SyncSettings
 from server.logs import FORMATS, LEVELS
 
 
@@ -127,7 +127,7 @@ CALDAV_PER_HOST = Setting(
     "caldav_per_host",
     "CONFCAL_CALDAV_PER_HOST",
     "--per-host",
-    4,
+    PER_HOST,
     positive_int,
     help="CalDAV syncs at once against one calendar server, counted across every job process",
     metavar="N",

@@ -41,9 +41,9 @@ log = logging.getLogger("confcal.jobs.caldav")
 # client address with 429s well before the dozens of connections a fleet of workers could
 # open, and a self-hosted Radicale or Nextcloud on a small machine serialises writes anyway
 # (Radicale holds one storage lock per write), so more parallel syncs only queue up there.
-# Four keeps a slow server busy without looking like a flood; CONFCAL_CALDAV_PER_HOST changes it.
+# Four keeps a slow server busy without looking like a flood; CONFCAL_CALDAV_PER_HOST changes it
+# (read once, with the other settings, in server/commands/settings.py).
 PER_HOST = 4
-PER_HOST_ENV = "CONFCAL_CALDAV_PER_HOST"
 
 
 @dataclass(frozen=True)
@@ -70,15 +70,6 @@ class SyncSettings:
     # A job refused by the host limit comes back after about this long (jittered).
     host_wait: timedelta = timedelta(seconds=1)
     draw: Callable[[], float] = field(default=random.random)
-
-    @classmethod
-    def from_environment(cls) -> SyncSettings:
-        raw = os.environ.get(PER_HOST_ENV, "").strip()
-        if not raw:
-            return cls()
-        if not raw.isdigit() or int(raw) < 1:
-            raise ServerError(f"{PER_HOST_ENV} must be a positive integer, not {raw!r}")
-        return cls(per_host=int(raw))
 
 
 @dataclass(frozen=True)

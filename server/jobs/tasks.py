@@ -61,7 +61,7 @@ class Jobs:
         self.store, self.queue, self._clock = store, queue, clock
         self.lease = lease  # how long a refresh holds its source (`--refresh-lease`)
         self._push = push
-        self.sync_settings = sync if sync is not None else SyncSettings.from_environment()
+        self.sync_settings = sync if sync is not None else SyncSettings()
 
         @queue.task(name="refresh_source")  # type: ignore[untyped-decorator]
         def refresh_source(source_id: int, generation: int) -> None:
