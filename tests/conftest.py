@@ -43,8 +43,7 @@ def new_york_machine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 # Real CalDAV servers, started by the pusher tests' launcher (tests/server/caldav/push_helpers.py),
-# once per session for every directory that syncs to a calendar (the jobs and the scale-out test;
-# tests/server/caldav and tests/server/app keep their own scopes).
+# once per session for every test that syncs to a calendar (each test makes its own calendar).
 sys.path.insert(0, str(Path(__file__).resolve().parent / "server" / "caldav"))
 
 

@@ -23,13 +23,6 @@ PICK = '[data-action="pick"]'
 
 
 @pytest.fixture(scope="module")
-def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
-    server = DavServer("radicale", tmp_path_factory.mktemp("radicale") / "root").start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CONFCAL_CALDAV_ALLOW_PRIVATE", "1")

@@ -81,21 +81,7 @@ def small_schedule() -> Schedule:
     return Schedule(conference, sessions)
 
 
-# Real calendar servers and a demo store for the attach API tests (one server of each kind per module).
-@pytest.fixture(scope="module")
-def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
-    server = DavServer("radicale", tmp_path_factory.mktemp("radicale") / "root").start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
-    server = DavServer("xandikos", tmp_path_factory.mktemp("xandikos") / "root").start()
-    yield server
-    server.stop()
-
-
+# The attach API tests run against both real calendar servers (session-scoped in tests/conftest.py).
 @pytest.fixture(params=["radicale", "xandikos"])
 def dav(request: pytest.FixtureRequest) -> DavServer:
     server: DavServer = request.getfixturevalue(request.param)
