@@ -2,7 +2,8 @@
 
 A sync is wanted while `wanted_generation` > `synced_generation`. Every reason for one bumps
 `wanted_generation` in the database first, so the want survives any crash: a schedule version
-bumps it in the ingest's own transaction (`want_for_conference`, called by Store.ingest), a
+bumps it in the ingest's own transaction for the calendars whose picks it changed
+(`want_for_conference`, called by Store.ingest), a
 picks change right after the set is saved (`CaldavTargets.want_sync`). Queueing a job is only the
 fast path; the jobs' sweep finds what was wanted and never queued (server.jobs.tasks).
 
@@ -13,6 +14,7 @@ job is on its way.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,6 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from server.errors import StoreError
 from server.store.rows import to_db_time
 from server.store.tables import caldav_targets as targets
+from server.store.tables import picks
 
 ACTIVE = "active"
 
@@ -44,11 +47,22 @@ def _bump(now: datetime) -> dict[str, object]:
     }
 
 
-def want_for_conference(conn: Connection, conference: str, now: datetime) -> None:
-    """Inside the transaction that commits a new schedule version of `conference`: every
-    calendar attached to it wants a sync (targets that need new credentials too, so that a sync
-    runs once the credentials come)."""
-    conn.execute(update(targets).where(targets.c.conference == conference).values(**_bump(now)))
+def want_for_conference(conn: Connection, conference: str, sessions: Collection[str], now: datetime) -> int:
+    """Inside the transaction that commits a new schedule version of `conference`, whose
+    changed, cancelled and restored sessions are `sessions`: every calendar attached to it whose
+    picks hold one of them wants a sync (targets that need new credentials too, so that a sync
+    runs once the credentials come). The others hold nothing that changed; syncing them would
+    only ask every attendee's calendar server for a listing. Returns how many want one."""
+    touched = set(sessions)
+    query = (
+        select(targets.c.id, picks.c.sessions)
+        .join(picks, picks.c.token == targets.c.pick_token)
+        .where(targets.c.conference == conference)
+    )
+    ids = [row.id for row in conn.execute(query) if touched.intersection(row.sessions)]
+    if ids:
+        conn.execute(update(targets).where(targets.c.id.in_(ids)).values(**_bump(now)))
+    return len(ids)
 
 
 def wanted(

@@ -170,10 +170,10 @@ class Store:
                     number = int(version[0])
                     _write_sessions(conn, written, {s.id for s in previous}, number)
                     history.record(conn, slug, number, recording, seen=seen)
-                    if plan.changed or plan.cancelled or plan.restored:
+                    if touched := {*plan.changed, *plan.cancelled, *plan.restored}:
                         # Durable with the version itself: attached calendars holding a changed
                         # session want a sync even if this process dies before queueing one.
-                        want_for_conference(conn, slug, moment)
+                        want_for_conference(conn, slug, touched, moment)
                     if dry_run:
                         raise _RolledBack(dataclasses.replace(report, version=number))
                 return dataclasses.replace(report, version=number)

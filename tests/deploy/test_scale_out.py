@@ -221,7 +221,7 @@ def test_calendars_attached_through_nginx_get_each_change_written_once(
         queue_syncs(cluster.db, targets)  # each target's job a second time, as a sweep racing it would
         first = _wait_for(lambda: synced(cluster.db, targets))
         ingest = ["ingest", "--tz", DEMO_TZ, str(moved_pages(cluster.work / "moved")), "--db", cluster.db]
-        assert main(ingest) == 0  # queues a sync of every attached calendar
+        assert main(ingest) == 0  # queues a sync of every calendar holding the moved session
         queue_syncs(cluster.db, targets)
         second = _wait_for(lambda: synced(cluster.db, targets) and all(len(calendar(url)) == 2 for _, url in attached))
         moved = [start_of_title(url, MOVED_TITLE).hour for _, url in attached]

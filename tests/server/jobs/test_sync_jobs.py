@@ -79,7 +79,7 @@ def test_a_reingest_that_moves_a_session_moves_it_in_the_calendar(
     assert sorted(proxy.writes().values()) == [1, 2]  # s1 written once; s0 created, then updated
 
 
-def test_a_version_that_changes_no_picked_session_writes_nothing(
+def test_a_version_that_changes_no_picked_session_does_not_sync_that_calendar(
     synced_store: Store, jobs: Jobs, dav_server: DavServer, proxy: DavProxy
 ) -> None:
     attached = attach(synced_store, dav_server, proxy, ["s0"])
@@ -87,12 +87,14 @@ def test_a_version_that_changes_no_picked_session_writes_nothing(
     run_pending(jobs)
 
     synced_store.ingest(moved(SCHEDULE, "s3"))
-    SyncTriggers(synced_store, jobs).version_committed(SLUG)
+    queued = SyncTriggers(synced_store, jobs).version_committed(SLUG)
     run_pending(jobs)
 
-    counts = target(synced_store, attached.target.id).counts
+    after = target(synced_store, attached.target.id)
+    assert queued == 0
     assert sum(proxy.writes().values()) == 1
-    assert counts is not None and (counts.created, counts.updated, counts.unchanged) == (0, 0, 1)
+    assert (after.wanted_generation, after.synced_generation) == (1, 1)
+    assert after.counts is not None and (after.counts.created, after.counts.unchanged) == (1, 0)
 
 
 def test_changing_the_picks_changes_the_calendar(

@@ -15,7 +15,7 @@ from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 from server.store.caldav_wanted import Wanted, want_for_conference, wanted
 from server.store.rows import to_db_time
-from server.store.tables import caldav_targets
+from server.store.tables import caldav_targets, picks
 
 NOW = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
 LEASE = timedelta(seconds=60)
@@ -141,15 +141,29 @@ def test_host_of_names_scheme_host_and_port() -> None:
     ]
 
 
-def test_a_new_version_wants_a_sync_of_every_calendar_of_the_conference(store: Store) -> None:
-    first = add_target(store.engine, "https://dav.example.org/a/cal/", "t1", wanted_generation=0)
-    second = add_target(store.engine, "https://dav.example.org/b/cal/", "t2", wanted_generation=0)
+def add_picks(engine: Engine, token: str, sessions: list[str], conference: str = "pytorch-eu-2026") -> None:
+    with engine.begin() as conn:
+        conn.execute(
+            insert(picks).values(
+                token=token, conference=conference, sessions=sessions, created=to_db_time(NOW), updated=to_db_time(NOW)
+            )
+        )
+
+
+def test_a_new_version_wants_a_sync_of_the_calendars_holding_a_session_it_changed(store: Store) -> None:
+    holding = add_target(store.engine, "https://dav.example.org/a/cal/", "t1", wanted_generation=0)
+    also = add_target(store.engine, "https://dav.example.org/b/cal/", "t2", wanted_generation=0)
+    add_target(store.engine, "https://dav.example.org/c/cal/", "t3", wanted_generation=0)
+    add_picks(store.engine, "t1", ["s1", "s2"])
+    add_picks(store.engine, "t2", ["s3"])
+    add_picks(store.engine, "t3", ["s4"])
 
     with store.engine.begin() as conn:
-        want_for_conference(conn, "pytorch-eu-2026", NOW)
-        want_for_conference(conn, "another-conference", NOW)
+        counted = want_for_conference(conn, "pytorch-eu-2026", {"s2", "s3", "s9"}, NOW)
+        elsewhere = want_for_conference(conn, "another-conference", {"s4"}, NOW)
 
-    assert wanted(store.engine) == (Wanted(first, 1), Wanted(second, 1))
+    assert wanted(store.engine) == (Wanted(holding, 1), Wanted(also, 1))
+    assert (counted, elsewhere) == (2, 0)
 
 
 def test_a_picks_change_wants_a_sync_of_that_calendar_only(store: Store) -> None:
