@@ -90,6 +90,7 @@ def _checked(url: str, prefix: str) -> httpx.URL:
 
 
 def _validators(response: httpx.Response, stored: Validators) -> Validators:
+    # A 304 may omit them (RFC 9110 §15.4.5): the stored ones stay. Header names in any case alike.
     return Validators(
         response.headers.get("etag", stored.etag),
         response.headers.get("last-modified", stored.last_modified),

@@ -71,6 +71,8 @@ class Server(ThreadingHTTPServer):
             return 404, {}, b"no such page"
         if path == "/to-outer":
             return 301, {"Location": "/page"}, b""
+        if path == "/unchanged":  # a 304 that repeats no validator
+            return 304, {}, b""
         if path == "/validated":
             if (
                 request.headers.get("If-None-Match") == ETAG
@@ -187,6 +189,15 @@ def test_conditional_get_returns_not_modified_with_the_validators(pair: Pair) ->
     assert again == NotModified(Validators(ETAG, None))
     assert by_date == NotModified(Validators(ETAG, LAST_MODIFIED))
     assert stale == first
+
+
+def test_a_not_modified_answer_without_validators_keeps_the_stored_ones(pair: Pair) -> None:
+    stored = Validators(ETAG, LAST_MODIFIED)
+
+    result = fetch(pair.url("/unchanged"), Policy(allowed=ALLOW_OUTER), validators=stored)
+
+    # Losing them would make the next fetch unconditional (RFC 9110 §15.4.5: a 304 may omit them).
+    assert result == NotModified(stored)
 
 
 @pytest.mark.parametrize("url", ["ftp://127.0.0.1/page", "file:///etc/passwd", "gopher://127.0.0.1/"])
