@@ -18,6 +18,7 @@ from push_helpers import (
     uid_counts,
 )
 from sqlalchemy import Engine
+from test_caldav_content import with_alarm
 from test_caldav_sync import name_of, run_push
 
 from feeds.ical import uid
@@ -135,3 +136,34 @@ def test_a_foreign_event_at_our_resource_name_is_left_alone(backend: Backend, en
     contents = backend.contents()
     assert sorted(contents) == [name]
     assert summary_of(contents[name]) == "Not ours"  # servers may reformat the body
+
+
+def test_an_alarm_the_owner_added_after_a_crash_is_neither_adopted_nor_overwritten(engine: Engine) -> None:
+    backend = MemoryBackend()
+    schedule = make_schedule(1)
+    # The run dies right after its PUT took effect: the answer is lost and every later request
+    # fails, so no state row records the write.
+    backend.memory.lose_next_responses(1)
+    sent: list[str] = []
+
+    def dead_after_the_put(method: str) -> None:
+        if sent:
+            raise TransientError(f"{method}: connection refused", unreachable=True)
+        if method == "PUT":
+            sent.append(method)
+
+    backend.memory.fault = dead_after_the_put
+    with pytest.raises(ServerUnreachable):
+        run_push(backend, engine, schedule, ["s0"])
+    backend.memory.fault = None
+    # Before the next run, the owner adds a reminder to the event the crashed run wrote.
+    name = name_of("s0")
+    owners = with_alarm(backend.contents()[name])
+    backend.owner_put(name, owners)
+
+    resumed = run_push(backend, engine, schedule, ["s0"])
+    after_a_move = run_push(backend, engine, moved(schedule, "s0"), ["s0"])
+
+    left_alone = f"{uid(schedule.conference, schedule.sessions[0])}: {name} already exists in the calendar with other content; left alone"
+    assert resumed.conflicts == after_a_move.conflicts == [left_alone]
+    assert backend.contents() == {name: owners}
