@@ -20,6 +20,7 @@ from server.caldav.plan import (
     Keep,
     Update,
     plan,
+    uid_of,
 )
 from server.caldav.retry import RetryPolicy
 from server.caldav.rows import StateRow, digest
@@ -90,8 +91,32 @@ def test_deletes_come_first_then_uid_order() -> None:
     assert [a.verb for a in actions] == ["delete", "create"]
 
 
+def desired(uid: str, revision: int = 0) -> DesiredEvent:
+    return DesiredEvent(uid=uid, revision=revision, ics=event_ics(uid, f"{uid} r{revision}", START))
+
+
+def test_the_plan_is_deletes_forgets_conflicts_updates_claims_creates_then_keeps() -> None:
+    # The UIDs run against that order, so two kinds that swapped or tied would come out reordered.
+    kept, created, claimed, updated, conflicting, forgotten, deleted = (desired(f"{letter}@x") for letter in "abcdefg")
+    rows = {e.uid: row(e) for e in (kept, updated, conflicting, forgotten, deleted)}
+    remote = {name_for(e.uid): '"1"' for e in (kept, claimed, updated, deleted)} | {name_for(conflicting.uid): '"2"'}
+    wanted = [kept, created, claimed, desired("d@x", 1), desired("e@x", 1)]
+
+    actions = plan(wanted, rows, remote)
+
+    assert [(type(a).__name__, uid_of(a)) for a in actions] == [
+        ("Delete", "g@x"),
+        ("Forget", "f@x"),
+        ("Conflict", "e@x"),
+        ("Update", "d@x"),
+        ("Claim", "c@x"),
+        ("Create", "b@x"),
+        ("Keep", "a@x"),
+    ]
+
+
 def test_a_uid_desired_twice_is_a_bug() -> None:
-    with pytest.raises(ValueError, match="desired twice"):
+    with pytest.raises(ValueError, match=r"^UID 'a@x' is desired twice$"):
         plan([A, A2], {}, {})
 
 
