@@ -17,7 +17,9 @@ It prints the port on stdout once it listens. A thin WSGI layer in front of the 
   the next request of a method to a resource name: `owner_put` / `owner_delete` first make the
   owner's own write (no preconditions, as another calendar app would) and then serve the request,
   so the client meets an edit made between its listing and its write; `lose_answer` serves the
-  request and then drops the connection without answering (the write took effect unseen).
+  request and then drops the connection without answering (the write took effect unseen);
+  `weak_etag` / `drop_etag` serve it and answer with the ETag header made weak (`W/"..."`) or
+  left out, as a server that altered the stored body must (RFC 4791 section 5.3.4).
   POST /__cue with an empty list clears the cues left over by a test.
 """
 
@@ -169,6 +171,12 @@ def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
         counts[f"status {captured[0].split()[0]}"] += 1
         if method == "PUT" and die_after_puts is not None and counts["PUT"] >= die_after_puts:
             os._exit(3)  # stored, never answered
+        if cue is not None and cue["then"] in ("weak_etag", "drop_etag"):
+            status, headers = captured
+            kept = [(k, v) for k, v in headers if k.lower() != "etag"]
+            if cue["then"] == "weak_etag":
+                kept += [("ETag", "W/" + v) for k, v in headers if k.lower() == "etag"]
+            captured[:] = [status, kept]
         if cue is not None and cue["then"] == "lose_answer":
             # Done, but the client never hears of it: close the socket under the handler.
             environ["confcal.connection"].shutdown(socket.SHUT_RDWR)

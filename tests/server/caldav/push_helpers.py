@@ -125,8 +125,10 @@ def start_of(ics: bytes) -> datetime:
 @dataclass(frozen=True)
 class Cue:
     """Once, on the next `on` request (GET, PUT, DELETE) to resource `name`: `then` is
-    "owner_put" (the owner writes `body` there first), "owner_delete" (the owner deletes it first)
-    or "lose_answer" (the request takes effect but its answer is lost)."""
+    "owner_put" (the owner writes `body` there first), "owner_delete" (the owner deletes it first),
+    "lose_answer" (the request takes effect but its answer is lost), "weak_etag" or "drop_etag"
+    (the answer's ETag header made weak or left out; the twin, which has no headers, ignores
+    these two)."""
 
     on: str
     name: str
@@ -144,6 +146,14 @@ def owner_delete(on: str, name: str) -> Cue:
 
 def lose_answer(on: str, name: str) -> Cue:
     return Cue(on, name, "lose_answer")
+
+
+def weak_etag(on: str, name: str) -> Cue:
+    return Cue(on, name, "weak_etag")
+
+
+def drop_etag(on: str, name: str) -> Cue:
+    return Cue(on, name, "drop_etag")
 
 
 # -- real servers ------------------------------------------------------------------------------------
@@ -279,7 +289,7 @@ class CueingMemory:
             self.memory.owner_put(name, cue.body.encode())
         elif cue.then == "owner_delete":
             self.memory.owner_delete(name)
-        else:
+        elif cue.then == "lose_answer":
             self.memory.lose_next_responses(1)
 
     def list(self) -> dict[str, str]:

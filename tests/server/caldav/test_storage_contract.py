@@ -22,11 +22,13 @@ from push_helpers import (
     Backend,
     DavBackend,
     MemoryBackend,
+    drop_etag,
     edited,
     event_ics,
     lose_answer,
     owner_put,
     summary_of,
+    weak_etag,
 )
 
 from server.caldav.errors import ItemNotFound, PreconditionFailed, TransientError, UidConflict
@@ -153,3 +155,25 @@ class TestStorageContract:
         assert summary_of(backend.contents()["talk-1.ics"]) == "Talk one"
         with pytest.raises(PreconditionFailed):  # the retry's precondition sees the first write
             backend.storage.create("talk-1.ics", OURS)
+
+    def test_writes_answered_with_a_weak_or_no_etag_return_the_stored_one(self, backend: Backend) -> None:
+        # A server that altered the body must not return a strong ETag (RFC 4791 section 5.3.4):
+        # a weak one is no good for If-Match, so the storage asks for the stored ETag instead.
+        backend.cue(weak_etag("PUT", "talk-1.ics"))
+        created = backend.storage.create("talk-1.ics", OURS)
+        listed_after_create = backend.storage.list()
+        backend.cue(drop_etag("PUT", "talk-1.ics"))
+
+        updated = backend.storage.update("talk-1.ics", edited(OURS, "Talk one, moved"), created)
+
+        assert listed_after_create == {"talk-1.ics": created}
+        assert backend.storage.list() == {"talk-1.ics": updated}
+        assert not created.startswith("W/")
+
+    def test_a_get_answered_without_an_etag_returns_the_stored_one(self, backend: Backend) -> None:
+        etag = backend.storage.create("talk-1.ics", OURS)
+        backend.cue(drop_etag("GET", "talk-1.ics"))
+
+        item = backend.storage.get("talk-1.ics")
+
+        assert (summary_of(item.ics), item.etag) == ("Talk one", etag)
