@@ -79,6 +79,7 @@ def public_url(url: str) -> str:
 def _uid_query(uid: str) -> bytes:
     """calendar-query for VEVENTs whose UID contains `uid` (text-match is a substring match,
     RFC 4791 section 9.7.5, so the caller checks the hits' UIDs exactly)."""
+    # ">" needs no escape in character data (XML 1.0 section 2.4, but for "]]>"); escaped anyway.
     text = uid.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return (
         '<?xml version="1.0" encoding="utf-8"?>'

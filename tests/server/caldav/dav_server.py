@@ -5,7 +5,7 @@
 It prints the port on stdout once it listens. A thin WSGI layer in front of the real server:
 - counts requests per method, and answers per status as "status 401" and the like, served at
   GET /__counts (JSON) without auth, so tests can assert "no PUT, no DELETE" or "no 401" on the
-  server side;
+  server side, and PUTs per Content-Type as "PUT as text/calendar";
 - for Xandikos, which leaves authentication to its front end, checks HTTP Basic credentials
   against an htpasswd file with Xandikos' own htpasswd module (Radicale checks its own);
 - with --busy-puts N, the first N PUTs are refused with 429 (Retry-After: 0) or 503, as an
@@ -19,7 +19,9 @@ It prints the port on stdout once it listens. A thin WSGI layer in front of the 
   so the client meets an edit made between its listing and its write; `lose_answer` serves the
   request and then drops the connection without answering (the write took effect unseen);
   `weak_etag` / `drop_etag` serve it and answer with the ETag header made weak (`W/"..."`) or
-  left out, as a server that altered the stored body must (RFC 4791 section 5.3.4).
+  left out, as a server that altered the stored body must (RFC 4791 section 5.3.4); `answer`
+  does not pass the request on and answers it with the cue's status, headers and body instead
+  (a refusal, a server error, a Retry-After), as a server other than this one might.
   POST /__cue with an empty list clears the cues left over by a test.
 """
 
@@ -140,6 +142,8 @@ def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
                 cues.clear()
             return _json_answer(start_response, cues)
         counts[method] += 1
+        if method == "PUT":  # as "PUT as text/calendar; charset=utf-8"
+            counts[f"PUT as {environ.get('CONTENT_TYPE', '')}"] += 1
         if method == "PUT" and busy[0] > 0:  # overloaded: 429 with Retry-After, then a bare 503
             busy[0] -= 1
             if busy[0] % 2:
@@ -155,6 +159,13 @@ def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
         environ["wsgi.input"] = io.BytesIO(environ["wsgi.input"].read(length))
         name = unquote(environ.get("PATH_INFO", "")).rstrip("/").rsplit("/", 1)[-1]
         cue = next((c for c in cues if c["on"] == method and c["name"] == name), None)
+        if cue is not None and cue["then"] == "answer":
+            cues.remove(cue)
+            body = cue["body"].encode()
+            headers = [(k, v) for k, v in cue["headers"]] + [("Content-Length", str(len(body)))]
+            counts[f"status {cue['status']}"] += 1
+            start_response(f"{cue['status']} Answered On Cue", headers)
+            return [body]
         if cue is not None:
             cues.remove(cue)
             if cue["then"] == "owner_put":

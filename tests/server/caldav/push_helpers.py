@@ -128,12 +128,15 @@ class Cue:
     "owner_put" (the owner writes `body` there first), "owner_delete" (the owner deletes it first),
     "lose_answer" (the request takes effect but its answer is lost), "weak_etag" or "drop_etag"
     (the answer's ETag header made weak or left out; the twin, which has no headers, ignores
-    these two)."""
+    these two) or "answer" (real servers only: the wrapper answers with `status`, `headers` and
+    `body` itself and the server never sees the request)."""
 
     on: str
     name: str
     then: str
     body: str = ""
+    status: int = 0
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 def owner_put(on: str, name: str, ics: bytes) -> Cue:
@@ -146,6 +149,12 @@ def owner_delete(on: str, name: str) -> Cue:
 
 def lose_answer(on: str, name: str) -> Cue:
     return Cue(on, name, "lose_answer")
+
+
+def answer(on: str, name: str, status: int, body: str = "", **headers: str) -> Cue:
+    """The next `on` request to `name` is answered with this status, body and headers (the
+    names with "_" for "-": Retry_After) by the test wrapper; the server never sees it."""
+    return Cue(on, name, "answer", body, status, tuple((k.replace("_", "-"), v) for k, v in headers.items()))
 
 
 def weak_etag(on: str, name: str) -> Cue:

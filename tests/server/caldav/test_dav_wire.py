@@ -1,0 +1,197 @@
+"""DavStorage (server/caldav/dav.py) on the wire, against real Radicale: how each answer a
+CalDAV server may give becomes the contract's error, with a message naming the event, and the
+UID search that guards a create. Answers Radicale itself never gives (a 429 with Retry-After, a
+refusal with a DAV:error body of another precondition) come from the test wrapper on cue
+(dav_server.py `answer`): the request never reaches the server, the client reads them off the
+wire like any other answer. The storage contract (test_storage_contract.py) covers the answers
+the servers give themselves."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+from push_helpers import (
+    PASSWORD,
+    USER,
+    DavBackend,
+    DavServer,
+    answer,
+    event_ics,
+    lose_answer,
+)
+
+from server.caldav.dav import DavStorage
+from server.caldav.errors import (
+    AccessDenied,
+    ItemNotFound,
+    PreconditionFailed,
+    ServerFailed,
+    TransientError,
+    UidConflict,
+)
+from server.caldav.target import Password
+
+START = datetime(2026, 4, 7, 9, 0, tzinfo=UTC)
+OURS = event_ics("talk-1@pytorch-conference-europe-2026.confcal", "Talk one", START)
+ERROR = '<?xml version="1.0"?><D:error xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">{}</D:error>'
+NO_UID_CONFLICT = ERROR.format("<C:no-uid-conflict><D:href>/alice/cal/other.ics</D:href></C:no-uid-conflict>")
+OTHER_PRECONDITION = ERROR.format("<C:valid-calendar-data/>")
+
+
+@pytest.fixture
+def calendar(radicale: DavServer) -> Iterator[DavBackend]:
+    made = DavBackend(radicale)
+    yield made
+    made.close()
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "error", "message"),
+    [
+        (412, "", PreconditionFailed, "talk-1.ics: precondition failed (412)"),
+        # A DAV:error body naming another precondition is not a UID conflict.
+        (412, OTHER_PRECONDITION, PreconditionFailed, "talk-1.ics: precondition failed (412)"),
+        (403, OTHER_PRECONDITION, AccessDenied, None),
+        (403, "", AccessDenied, None),
+        # RFC 4791 section 5.3.2.1: the precondition element in a DAV:error body, or alone.
+        (409, NO_UID_CONFLICT, UidConflict, "talk-1.ics: the calendar already has an event with this UID"),
+        (403, NO_UID_CONFLICT, UidConflict, "talk-1.ics: the calendar already has an event with this UID"),
+        (412, NO_UID_CONFLICT, UidConflict, "talk-1.ics: the calendar already has an event with this UID"),
+        (409, '<C:no-uid-conflict xmlns:C="urn:ietf:params:xml:ns:caldav"/>', UidConflict, None),
+        (409, "", ServerFailed, "talk-1.ics: the server refused the write (HTTP 409)"),
+        (404, "", ItemNotFound, "talk-1.ics: not found (404)"),
+        (400, "<not xml", ServerFailed, "talk-1.ics: the server refused the write (HTTP 400)"),
+    ],
+)
+def test_each_refusal_of_a_write_is_the_contracts_error_naming_the_event(
+    calendar: DavBackend, status: int, body: str, error: type[Exception], message: str | None
+) -> None:
+    calendar.cue(answer("PUT", "talk-1.ics", status, body), answer("DELETE", "talk-1.ics", status, body))
+
+    with pytest.raises(error) as on_put:
+        calendar.dav.create("talk-1.ics", OURS)
+    with pytest.raises(error) as on_delete:
+        calendar.dav.delete("talk-1.ics", '"an-etag"')
+
+    if message is not None:
+        assert (str(on_put.value), str(on_delete.value)) == (message, message)
+    assert calendar.contents() == {}  # the wrapper answered; Radicale saw nothing
+
+
+def test_a_write_accepted_with_204_takes_the_etag_of_the_answer(calendar: DavBackend) -> None:
+    calendar.cue(answer("PUT", "talk-1.ics", 204, ETag='"from-the-answer"'))
+
+    etag = calendar.dav.create("talk-1.ics", OURS)
+
+    assert etag == '"from-the-answer"'
+
+
+def test_events_are_sent_as_utf_8_icalendar(calendar: DavBackend) -> None:
+    before = calendar.server.counts()
+
+    etag = calendar.dav.create("talk-1.ics", OURS)
+    calendar.dav.update("talk-1.ics", OURS.replace(b"Talk one", b"Talk \xc3\xa9t\xc3\xa9"), etag)
+
+    after = calendar.server.counts()
+    sent = {k.lower(): after[k] - before[k] for k in after if k.startswith("PUT as ") and after[k] != before[k]}
+    assert sent == {"put as text/calendar; charset=utf-8": 2}  # media types are case-insensitive
+
+
+def test_a_busy_server_is_transient_and_its_retry_after_in_seconds_is_kept(calendar: DavBackend) -> None:
+    calendar.cue(
+        answer("PUT", "talk-1.ics", 429, Retry_After="7"),
+        answer("DELETE", "talk-1.ics", 503, Retry_After="Wed, 21 Oct 2026 07:28:00 GMT"),
+        answer("GET", "talk-1.ics", 502),
+    )
+
+    with pytest.raises(TransientError) as on_put:
+        calendar.dav.create("talk-1.ics", OURS)
+    with pytest.raises(TransientError) as on_delete:
+        calendar.dav.delete("talk-1.ics", '"an-etag"')
+    with pytest.raises(TransientError) as on_get:
+        calendar.dav.get("talk-1.ics")
+
+    assert (str(on_put.value), on_put.value.retry_after, on_put.value.unreachable) == (
+        "PUT talk-1.ics: server error (HTTP 429)",
+        7.0,
+        False,
+    )
+    # An HTTP-date is not read (the retry policy's own wait applies).
+    assert (str(on_delete.value), on_delete.value.retry_after) == ("DELETE talk-1.ics: server error (HTTP 503)", None)
+    assert (str(on_get.value), on_get.value.retry_after) == ("GET talk-1.ics: server error (HTTP 502)", None)
+
+
+def test_a_get_refused_names_the_event(calendar: DavBackend) -> None:
+    calendar.cue(answer("GET", "talk-1.ics", 400), answer("GET", "talk-2.ics", 403))
+
+    with pytest.raises(ServerFailed) as failed:
+        calendar.dav.get("talk-1.ics")
+    with pytest.raises(AccessDenied):
+        calendar.dav.get("talk-2.ics")
+
+    assert str(failed.value) == "GET talk-1.ics failed (HTTP 400)"
+
+
+def test_a_missing_item_is_named(calendar: DavBackend) -> None:
+    etag = calendar.dav.create("talk-1.ics", OURS)
+    calendar.owner_delete("talk-1.ics")
+
+    with pytest.raises(ItemNotFound) as on_get:
+        calendar.dav.get("talk-1.ics")
+    with pytest.raises(ItemNotFound) as on_update:
+        calendar.dav.update("talk-1.ics", OURS, etag)
+
+    assert (str(on_get.value), str(on_update.value)) == ("talk-1.ics: not found", "talk-1.ics: not found")
+
+
+def test_the_uid_search_matches_exactly_and_quotes_xml_characters(calendar: DavBackend) -> None:
+    odd = "talk<1>&more@example.org"
+    calendar.owner_put("odd.ics", event_ics(odd, "Odd", START))
+    calendar.owner_put("longer.ics", event_ics(odd + ".copy", "Longer", START))
+    calendar.owner_put("plain.ics", event_ics("talk-1@example.org", "Plain", START))
+
+    assert calendar.dav.holders(odd) == ["odd.ics"]  # text-match is a substring match
+    assert calendar.dav.holders("talk-1@example.org") == ["plain.ics"]
+    assert calendar.dav.holders("nobody@example.org") == []
+
+
+def test_a_lost_answer_names_the_calendar_and_what_happened(calendar: DavBackend) -> None:
+    calendar.cue(lose_answer("PUT", "talk-1.ics"))
+
+    with pytest.raises(TransientError) as raised:
+        calendar.dav.create("talk-1.ics", OURS)
+
+    assert str(raised.value) == f"cannot reach {calendar.url}: the connection closed without an answer"
+
+
+def test_a_refused_connection_is_named(radicale: DavServer) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/alice/cal/"
+
+    with pytest.raises(TransientError) as raised:
+        DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True)
+
+    assert (str(raised.value), raised.value.unreachable) == (f"cannot reach {url}: connection failed", True)
+
+
+def test_a_server_that_never_answers_times_out(radicale: DavServer) -> None:
+    # A listener that accepts and never answers: the per-wait timeout ends the request.
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/alice/cal/"
+        accepted: list[socket.socket] = []
+        thread = threading.Thread(target=lambda: accepted.append(server.accept()[0]))
+        thread.start()
+
+        with pytest.raises(TransientError) as raised:
+            DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True, timeout=0.3)
+
+        thread.join()
+        for conn in accepted:
+            conn.close()
+
+    assert (str(raised.value), raised.value.unreachable) == (f"cannot reach {url}: timed out", True)
