@@ -16,6 +16,11 @@ checked (a deleted or replaced directory is noticed, and every file is then read
 a single file deleted by hand comes back when its content changes, or at once after deleting
 the record.
 
+Parts of files (a schedule page's day sections) can be kept as well, in `.OUTDIR.confcal-build.parts/`
+beside the record, by the key of their inputs: a page whose key changed is joined from the parts
+that did not change instead of rendered whole. A part is used only when its bytes have the digest
+the record gave them; parts this build did not use are removed.
+
 A file is written beside its target and renamed over it, so a host serving the directory never
 sees a half-written file. The default conference's copy at the root is made of hard links to
 the files under its base path: the bytes are the same, written once.
@@ -32,6 +37,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 RECORD = ".{}.confcal-build.json"
+PARTS = ".{}.confcal-build.parts"
 _FORMAT = 1
 # Whose bytes a build's output depends on: confcal's rendering code and its data files.
 _CODE = ("feeds", "server/app")
@@ -71,7 +77,9 @@ class Output:
         self.root = root
         self.record = record_path(root)
         self.changed: list[Path] = []
-        self._last = _load(self.record)
+        self.parts = self.record.with_name(PARTS.format(root.resolve().name))
+        self._last, self._last_parts = _load(self.record)
+        self._parts: dict[str, str] = {}
         if not _present(root, self._last):
             self._last = {}  # the directory was emptied or replaced: read and compare instead
         self._made: dict[str, tuple[str | None, str]] = {}
@@ -126,6 +134,25 @@ class Output:
         if last is None or last[1] != made[1]:
             self.changed.append(target)
 
+    def part(self, key: str, make: Callable[[], bytes]) -> bytes:
+        """The part made from the inputs `key` names: the last build's copy when it is intact,
+        else `make()`, kept for the next build."""
+        if key in self._parts:
+            return _read(self.parts / key) or make()
+        known = self._last_parts.get(key)
+        if known is not None:
+            body = _read(self.parts / key)
+            if body is not None and body_digest(body) == known:
+                self._parts[key] = known
+                return body
+        body = make()
+        self.parts.mkdir(parents=True, exist_ok=True)
+        temporary = self.parts / f".{key}.tmp"
+        temporary.write_bytes(body)
+        os.replace(temporary, self.parts / key)
+        self._parts[key] = body_digest(body)
+        return body
+
     def finish(self, owned: Iterable[tuple[str, bool]]) -> None:
         """Remove the last build's files this build did not make, and any other .ics file in
         the `owned` directories ((path, recursive)), and save the record."""
@@ -136,7 +163,9 @@ class Output:
             )
         for path in stale:
             path.unlink(missing_ok=True)
-        record = {"format": _FORMAT, "files": self._made}
+        for key in set(self._last_parts) - set(self._parts):
+            (self.parts / key).unlink(missing_ok=True)
+        record = {"format": _FORMAT, "files": self._made, "parts": self._parts}
         temporary = self.record.with_name(self.record.name + ".tmp")
         self.root.mkdir(parents=True, exist_ok=True)
         temporary.write_text(json.dumps(record, separators=(",", ":")), encoding="utf-8")
@@ -185,19 +214,27 @@ def _same_bytes(target: Path, body: bytes) -> bool:
         return False
 
 
-def _load(path: Path) -> dict[str, tuple[str | None, str]]:
-    """The last build's record, or nothing when there is none or it cannot be read."""
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _load(path: Path) -> tuple[dict[str, tuple[str | None, str]], dict[str, str]]:
+    """The last build's record (files, parts), or nothing when there is none or it cannot be read."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
+        return {}, {}
     if not isinstance(record, dict) or record.get("format") != _FORMAT:
-        return {}
+        return {}, {}
     files = record.get("files")
     if not isinstance(files, dict):
-        return {}
+        return {}, {}
+    parts = record.get("parts")
     return {
         str(name): (entry[0], entry[1])
         for name, entry in files.items()
         if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str)
-    }
+    }, {str(key): known for key, known in (parts.items() if isinstance(parts, dict) else ()) if isinstance(known, str)}

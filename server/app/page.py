@@ -14,28 +14,38 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from datetime import date
+from functools import partial
 from typing import Any
 
 import anyio.to_thread
-from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from feeds.catalogue import FeedKind, day_name, day_slug
+from feeds.catalogue import FeedKind, day_name
 from feeds.model import Session
 from feeds.query import NONE
 from server.app import params, urls
 from server.app.assets import STATIC, lookup, service_worker, static_files
 from server.app.calendar_links import outlook_subscribe_link
-from server.app.cards import Day, days
 from server.app.conditional import HTML, Representation
 from server.app.context import RouteContext
 from server.app.detail_pages import detail_files, detail_routes
 from server.app.links import ConferenceLink, Site
+from server.app.page_parts import (
+    SECTIONS,
+    SUBSCRIBE,
+    Fragments,
+    Made,
+    day_section,
+    day_sessions,
+    first_section,
+    join_page,
+)
 from server.app.published import Feed, Published, last_modified
 from server.app.qr import qr_svg, qr_title
-from server.app.render import CSP, fragment, render
+from server.app.render import CSP, fragment
 from server.app.search import matching
 from server.app.view import ALL_DAYS, View
 
@@ -99,7 +109,11 @@ def level_key(slug_and_name: tuple[str, str]) -> tuple[int, int, str]:
 
 def options(published: Published, kind: str, sessions: list[Session]) -> list[tuple[str, str]]:
     """(value, label) of one filter: the catalogue's values (levels in their natural order),
-    then "(no track)" when some sessions have none."""
+    then "(no track)" when some sessions have none. The same on every page of a snapshot."""
+    return published.memo(("options", kind), partial(_options, published, kind, sessions))
+
+
+def _options(published: Published, kind: str, sessions: list[Session]) -> list[tuple[str, str]]:
     found = [(f.spec.slug, f.spec.name) for f in published.feeds if f.spec.kind.value == kind]
     if kind == "level":
         found.sort(key=level_key)
@@ -108,18 +122,12 @@ def options(published: Published, kind: str, sessions: list[Session]) -> list[tu
     return found
 
 
-def all_days(published: Published) -> list[Day]:
-    everything = published.feed(FeedKind.ALL.value, "")
-    sessions = list(everything.sessions) if everything else []
-    return published.memo(("days",), lambda: days(published.conference, sessions))
-
-
-def subscribe_section(published: Published, site: Site, depth: int) -> Markup:
+def subscribe_section(published: Published, site: Site, depth: int) -> bytes:
     """Every catalogue feed with its ways in (_subscribe.html): the same on every page of a
     snapshot at one depth, so rendered once per snapshot, site and depth rather than once per
     page (a static build of a long conference writes a page per day)."""
 
-    def build() -> Markup:
+    def build() -> bytes:
         main: list[dict[str, Any]] = []
         folded: list[dict[str, Any]] = []
         for feed in published.feeds:
@@ -132,7 +140,7 @@ def subscribe_section(published: Published, site: Site, depth: int) -> Markup:
             if group["kind"] == "level":
                 group["feeds"].sort(key=lambda f: level_key((f.slug, f.name)))
         context = {"main_groups": main, "folded_groups": folded}
-        return fragment("_subscribe.html", depth, context)
+        return fragment("_subscribe.html", depth, context).encode("utf-8")
 
     return published.memo(("subscribe", site.base_url, depth), build)
 
@@ -147,15 +155,20 @@ def page_context(
     conference = published.conference
     everything = published.feed(FeedKind.ALL.value, "")
     sessions = list(everything.sessions) if everything else []
-    timetable = all_days(published)
-    slugs = [d.slug for d in timetable]
-    multi_day = len(timetable) > 1
+    by_day = day_sessions(published)
+    slugs = list(by_day)
+    multi_day = len(slugs) > 1
     day = view.day if view.day in (*slugs, ALL_DAYS) else (slugs[0] if slugs else "")
-    shown_days = [d for d in timetable if day in (ALL_DAYS, d.slug)]
-    query = view.query()
-    found = matching(sessions, view.q) if view.q.strip() else None
-    hidden = {s.id for s in sessions if not query.matches(s, conference) or (found is not None and s.id not in found)}
-    shown = sum(len(d.cards) for d in shown_days) - sum(1 for d in shown_days for c in d.cards if c.id in hidden)
+    shown_days = [slug for slug in slugs if day in (ALL_DAYS, slug)]
+    hidden: set[str] = set()
+    if view.filtered() or view.q.strip():
+        query = view.query()
+        found = matching(sessions, view.q) if view.q.strip() else None
+        hidden = {
+            s.id for s in sessions if not query.matches(s, conference) or (found is not None and s.id not in found)
+        }
+    total = sum(len(by_day[slug]) for slug in shown_days)
+    shown = total - sum(1 for slug in shown_days for s in by_day[slug] if s.id in hidden)
     feed_day = day if multi_day and day != ALL_DAYS else None
     feed_query = view.feed_query(feed_day)
     all_feed = everything.path if everything else "feeds/all.ics"
@@ -172,8 +185,7 @@ def page_context(
     when = day_name(conference.start_date)
     if conference.end_date != conference.start_date:
         when = f"{when} – {day_name(conference.end_date)}"
-    starts = [s.start for s in sessions]
-    ends = [s.end for s in sessions]
+    first_start, last_end = published.memo(("span",), lambda: _span(sessions))
     return {
         "conference": conference,
         "when": when,
@@ -182,26 +194,78 @@ def page_context(
             + (f", {conference.city}" if conference.city else "")
             + f": {len(sessions)} sessions, calendar feeds to subscribe to, and your own picks."
         ),
-        "days": shown_days,
-        "day_tabs": [(d.slug, d.name) for d in timetable] if multi_day else [],
+        "sections": SECTIONS,
+        "shown_days": shown_days,
+        "day_tabs": [(slug, day_name(date.fromisoformat(slug))) for slug in slugs] if multi_day else [],
         "day_page": day_page,
         "day": day,
         "all_days": ALL_DAYS,
         "hidden": hidden,
-        "total": sum(len(d.cards) for d in shown_days),
+        "total": total,
         "shown": shown,
         "filters": filters,
         "view": view,
-        "subscribe": subscribe_section(published, site, 2 if day_page else 0),
+        "subscribe": SUBSCRIBE,
         "filtered_feed": filtered_feed,
         "filtered_webcal": site.webcal(all_feed) + (f"?{feed_query}" if feed_query else ""),
         "feed_base": site.url(all_feed),
         "feed_day": feed_day or "",
-        "first_start": min(starts).strftime("%Y-%m-%dT%H:%M:%SZ") if starts else "",
-        "last_end": max(ends).strftime("%Y-%m-%dT%H:%M:%SZ") if ends else "",
+        "first_start": first_start,
+        "last_end": last_end,
         "storage_key": f"confcal:picks:{conference.slug}",
         "others": others,
     }
+
+
+def _span(sessions: list[Session]) -> tuple[str, str]:
+    """The first start and last end (UTC) of the conference, for the page's script."""
+    if not sessions:
+        return "", ""
+    first, last = min(s.start for s in sessions), max(s.end for s in sessions)
+    return first.strftime("%Y-%m-%dT%H:%M:%SZ"), last.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class PageFrame:
+    """A page without its parts: `schedule.html` rendered with markers where the days' sections
+    and the subscribe section go (page_parts.py), and what those parts are."""
+
+    text: str
+    depth: int
+    days: tuple[str, ...]  # the shown days' slugs, in order
+    hidden: frozenset[str]  # ids of the sessions the view's filters hide
+
+    @property
+    def fixed(self) -> str:
+        """The text without its markers (which differ per process): what a build keys on."""
+        return self.text.replace(SECTIONS, "").replace(SUBSCRIBE, "")
+
+
+def page_frame(
+    published: Published,
+    site: Site,
+    view: View,
+    others: tuple[ConferenceLink, ...] = (),
+    day_page: bool = False,
+) -> PageFrame:
+    depth = 2 if day_page else 0
+    context = page_context(published, site, view, others, day_page)
+    text = fragment("schedule.html", depth, context)
+    return PageFrame(text, depth, tuple(context["shown_days"]), frozenset(context["hidden"]))
+
+
+def page_body(published: Published, site: Site, frame: PageFrame, parts: Fragments | None = None) -> bytes:
+    """The page's bytes, joined from its frame, its days' sections and the subscribe section;
+    `parts` may supply those it already has (a static build)."""
+    depth = frame.depth
+    # Sections with hidden cards belong to one filtered view: never a build's shared copy.
+    made = parts if parts is not None and not frame.hidden else Made()
+    sections: list[bytes] = []
+    for slug in frame.days:
+        section = made.section(slug, depth, partial(day_section, published, slug, depth, frame.hidden))
+        sections.append(first_section(section, slug) if not sections else section)
+    subscribe = made.subscribe(depth, partial(subscribe_section, published, site, depth))
+    return join_page(frame.text, sections, subscribe)
 
 
 def page_representation(
@@ -214,17 +278,12 @@ def page_representation(
     """The schedule page at the base (`day_page` False: the day in `?day=`, else the first)
     or at `days/{slug}/` (the view's day, two directories down)."""
     chosen = view or View()
-    depth = 2 if day_page else 0
     # The other conferences are part of the key, not of the snapshot: adding a conference
     # changes this page's links without rebuilding (or re-rendering the feeds of) this one.
     return published.memo(
         ("page", site.base_url, chosen, others, day_page),
         lambda: Representation(
-            render(
-                "schedule.html",
-                depth,
-                page_context(published, site, chosen, others, day_page),
-            ),
+            page_body(published, site, page_frame(published, site, chosen, others, day_page)),
             HTML,
             last_modified(published.schedule.sessions),
             (("content-security-policy", CSP),),
@@ -251,11 +310,9 @@ def page_files(
 
 def day_page_slugs(published: Published) -> list[str]:
     """The days with a page of their own (and "all"): none for a one-day event. The days'
-    slugs as `all_days` names them, without laying out every card (a static build asks this
-    before it knows whether any page needs rendering)."""
-    everything = published.feed(FeedKind.ALL.value, "")
-    conference = published.conference
-    slugs = sorted({day_slug(s, conference) for s in (everything.sessions if everything else ())})
+    slugs, without laying out any card (a static build asks this before it knows whether
+    any page needs rendering)."""
+    slugs = list(day_sessions(published))
     return [*slugs, ALL_DAYS] if len(slugs) > 1 else []
 
 

@@ -30,6 +30,7 @@ from server.app.api import (
 )
 from server.app.assets import service_worker, static_files
 from server.app.build_output import Output, code_key, digest
+from server.app.build_pages import PageParts, page_parts
 from server.app.cards import page_path
 from server.app.conditional import Representation
 from server.app.detail_pages import (
@@ -45,11 +46,9 @@ from server.app.links import (
     conference_site,
     other_conferences,
 )
-from server.app.page import day_page_slugs, page_representation
 from server.app.params import is_safe_id
 from server.app.published import Feed, Published
 from server.app.qr import qr_svg, qr_title
-from server.app.view import View
 from server.store.report import ConferenceSummary
 
 # More files of a conference from outside its snapshot (the changelog reads the store's history),
@@ -76,6 +75,7 @@ def site_parts(
     others: tuple[ConferenceLink, ...] = (),
     extra: Extra | None = None,
     version: int = 0,
+    output: Output | None = None,
 ) -> Iterator[Part]:
     """Every file of one conference's site, each with the key of what it is made from."""
     conference = published.conference
@@ -115,20 +115,15 @@ def site_parts(
             ),
             partial(_body, speaker_representation, published, site, entry),
         )
-    # The documents listing every session (schedule and day pages, API, exports): one key.
+    # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).
+    yield from page_parts(published, site, others, PageParts(output, base, published, site, sessions))
+    # The documents listing every session (API, exports): one key.
     whole = digest(
         base,
         others,
         sorted(sessions.values()),
         [(f.spec, [sessions[s.id] for s in f.sessions]) for f in published.feeds],
     )
-    yield urls.PAGE_FILE, whole, partial(_body, page_representation, published, site, None, others)
-    for slug in day_page_slugs(published):
-        yield (
-            urls.day_page(slug) + urls.PAGE_FILE,
-            whole,
-            partial(_body, page_representation, published, site, View(day=slug), others, True),
-        )
     for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
         yield path, whole, partial(_body, feeds_representation, published, site)
     for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):
@@ -207,7 +202,7 @@ def write_conferences(
         others = other_conferences(summaries, slug, root)
         base = urls.conference_base(slug) + "/"
         version = next(s.version for s in summaries if s.slug == slug)
-        for path, key, make in site_parts(published, site, others, extra, version):
+        for path, key, make in site_parts(published, site, others, extra, version, output):
             output.put(base + path, key, make)
             if slug == default:
                 output.link(path, base + path)
