@@ -34,7 +34,9 @@ class PageParts:
         self._sessions = sessions  # session id -> digest of the session
 
     @cached_property
-    def _feeds(self) -> str:
+    def feeds(self) -> str:
+        """A digest of every feed's spec, path and number of events (what the subscribe section
+        and the feeds' list show of the feeds)."""
         return digest([(f.spec, f.path, len(f.sessions)) for f in self._published.feeds])
 
     def section_key(self, slug: str, depth: int) -> str:
@@ -42,7 +44,7 @@ class PageParts:
         return digest(self._base, "day section", depth, slug, [self._sessions[s.id] for s in members])
 
     def subscribe_key(self, depth: int) -> str:
-        return digest(self._base, "subscribe", depth, self._site.base_url, self._feeds)
+        return digest(self._base, "subscribe", depth, self._site.base_url, self.feeds)
 
     def section(self, slug: str, depth: int, make: Callable[[], bytes]) -> bytes:
         return self._kept(self.section_key(slug, depth), make)

@@ -116,16 +116,13 @@ def site_parts(
             partial(_body, speaker_representation, published, site, entry),
         )
     # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).
-    yield from page_parts(published, site, others, PageParts(output, base, published, site, sessions))
-    # The documents listing every session (API, exports): one key.
-    whole = digest(
-        base,
-        others,
-        sorted(sessions.values()),
-        [(f.spec, [sessions[s.id] for s in f.sessions]) for f in published.feeds],
-    )
+    parts = PageParts(output, base, published, site, sessions)
+    yield from page_parts(published, site, others, parts)
+    # The feeds' list shows each feed's name, links and number of events, not the sessions.
     for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
-        yield path, whole, partial(_body, feeds_representation, published, site)
+        yield path, digest(base, "feeds", parts.feeds), partial(_body, feeds_representation, published, site)
+    # The documents listing every session (sessions API, exports): one key.
+    whole = digest(base, "sessions", sorted(sessions.values()))
     for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):
         yield path, whole, partial(_body, sessions_representation, published, site)
     for route, name in EXPORT_ROUTES.items():

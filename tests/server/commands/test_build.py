@@ -318,3 +318,83 @@ def test_a_deleted_site_is_written_again_in_full(tmp_path: Path) -> None:
     main(["build", "--db", db, str(out), "--base-url", BASE])
 
     assert {p: b for p, (b, _, _) in tree(out).items()} == first
+
+
+def two_days() -> Schedule:
+    """The demo as a two-day conference: its morning's sessions a day later."""
+    demo = demo_schedule()
+    ordered = sorted(demo.sessions, key=lambda s: (s.start, s.id))
+    later = {s.id for s in ordered[: len(ordered) // 2]}
+    day = timedelta(days=1)
+    return dataclasses.replace(
+        demo,
+        conference=dataclasses.replace(demo.conference, end_date=demo.conference.end_date + day),
+        sessions=tuple(
+            dataclasses.replace(s, start=s.start + day, end=s.end + day) if s.id in later else s for s in demo.sessions
+        ),
+    )
+
+
+def remade(out: Path) -> dict[str, str]:
+    """Path -> key of its inputs, from the record the build keeps beside `out`."""
+    record = json.loads((out.parent / f".{out.name}.confcal-build.json").read_text(encoding="utf-8"))
+    return {path: entry[0] for path, entry in record["files"].items()}
+
+
+def test_a_move_within_one_day_remakes_and_rewrites_only_that_days_pages(tmp_path: Path) -> None:
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
+    schedule = two_days()
+    moved = CHANGED  # on the second day, neither the conference's first nor its last session
+    first = next(s for s in schedule.sessions if s.id == moved)
+    later = dataclasses.replace(
+        schedule,
+        sessions=tuple(
+            dataclasses.replace(s, start=s.start + timedelta(minutes=5), end=s.end + timedelta(minutes=5))
+            if s.id == moved
+            else s
+            for s in schedule.sessions
+        ),
+    )
+    with Store.open(db) as store:
+        store.ingest(schedule)
+        live = store.live(DEMO)
+    assert live is not None
+    stored = next(s.id for s in live.sessions if s.title == first.title)  # the store's id for it
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+    before, keys = tree(out), remade(out)
+    with Store.open(db) as store:
+        store.ingest(later)
+
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+
+    after = tree(out)
+    written = {p for p, (_, mtime, inode) in after.items() if before[p][1:] != (mtime, inode)}
+    expected = both_copies(
+        {
+            "api/changes",
+            "api/changes.json",
+            "api/sessions",
+            "api/sessions.json",
+            "changes.atom",
+            "changes/index.html",
+            "days/2026-04-08/index.html",
+            "days/all/index.html",
+            "feeds/all.ics",
+            "feeds/day/2026-04-08.ics",
+            "feeds/kind/lightning-talk.ics",
+            "feeds/level/intermediate.ics",
+            "feeds/room/central-room.ics",
+            "feeds/speaker/rosheen-naeem.ics",
+            "feeds/track/applications-case-studies.ics",
+            "schedule.json",
+            "schedule.xml",
+            f"sessions/{stored}.ics",
+            f"sessions/{stored}/index.html",
+            "speakers/rosheen-naeem/index.html",
+        }
+    )
+    assert first.start.date() == date(2026, 4, 8)
+    assert sorted(written) == expected
+    # Made again (a new key) only where the content changed: not the other day's page nor the front page.
+    assert sorted(p for p, key in remade(out).items() if keys[p] != key) == expected
+    assert set(after) == set(before)

@@ -1,0 +1,51 @@
+"""The build record's kept parts (`Output.part`): reused only while intact, dropped when unused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from server.app.build_output import Output
+
+
+def made(calls: list[bytes], body: bytes) -> bytes:
+    calls.append(body)
+    return body
+
+
+def one_build(root: Path, parts: dict[str, bytes], calls: list[bytes]) -> dict[str, bytes]:
+    output = Output(root)
+    bodies = {key: output.part(key, lambda body=body: made(calls, body)) for key, body in parts.items()}
+    output.finish(())
+    return bodies
+
+
+def test_a_kept_part_is_read_back_instead_of_made(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    one_build(root, {"k1": b"<section>one</section>"}, [])
+    calls: list[bytes] = []
+
+    bodies = one_build(root, {"k1": b"never made"}, calls)
+
+    assert bodies == {"k1": b"<section>one</section>"}
+    assert calls == []
+
+
+def test_a_part_altered_on_disk_is_made_again(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    one_build(root, {"k1": b"<section>one</section>"}, [])
+    (tmp_path / ".site.confcal-build.parts" / "k1").write_bytes(b"<section>tampered</section>")
+    calls: list[bytes] = []
+
+    bodies = one_build(root, {"k1": b"<section>one</section>"}, calls)
+
+    assert bodies == {"k1": b"<section>one</section>"}
+    assert calls == [b"<section>one</section>"]
+
+
+def test_parts_a_build_did_not_use_are_removed(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    one_build(root, {"k1": b"one", "k2": b"two"}, [])
+
+    one_build(root, {"k2": b"two"}, [])
+
+    assert sorted(p.name for p in (tmp_path / ".site.confcal-build.parts").iterdir()) == ["k2"]
