@@ -22,6 +22,7 @@ from test_caldav_content import with_alarm
 from test_caldav_sync import name_of, run_push
 
 from feeds.ical import uid
+from server.caldav.content import same_event
 from server.caldav.errors import ServerFailed, ServerUnreachable, TransientError
 from server.caldav.storage import name_for
 
@@ -138,9 +139,27 @@ def test_a_foreign_event_at_our_resource_name_is_left_alone(backend: Backend, en
     assert summary_of(contents[name]) == "Not ours"  # servers may reformat the body
 
 
+def add_an_alarm_then_resume_and_move(backend: Backend, engine: Engine) -> None:
+    """After a run that died between its PUT and its state row, the owner adds a reminder to the
+    event it wrote: the next runs must neither adopt that event as ours nor overwrite it."""
+    schedule = make_schedule(1)
+    name = name_of("s0")
+    owners = with_alarm(backend.contents()[name])
+    backend.owner_put(name, owners)
+
+    resumed = run_push(backend, engine, schedule, ["s0"])
+    after_a_move = run_push(backend, engine, moved(schedule, "s0"), ["s0"])
+
+    ours = uid(schedule.conference, schedule.sessions[0])
+    left_alone = f"{ours}: {name} already exists in the calendar with other content; left alone"
+    assert resumed.conflicts == after_a_move.conflicts == [left_alone]
+    contents = backend.contents()
+    assert sorted(contents) == [name]
+    assert same_event(contents[name], owners) is True  # servers may reformat the body
+
+
 def test_an_alarm_the_owner_added_after_a_crash_is_neither_adopted_nor_overwritten(engine: Engine) -> None:
     backend = MemoryBackend()
-    schedule = make_schedule(1)
     # The run dies right after its PUT took effect: the answer is lost and every later request
     # fails, so no state row records the write.
     backend.memory.lose_next_responses(1)
@@ -154,16 +173,26 @@ def test_an_alarm_the_owner_added_after_a_crash_is_neither_adopted_nor_overwritt
 
     backend.memory.fault = dead_after_the_put
     with pytest.raises(ServerUnreachable):
-        run_push(backend, engine, schedule, ["s0"])
+        run_push(backend, engine, make_schedule(1), ["s0"])
     backend.memory.fault = None
-    # Before the next run, the owner adds a reminder to the event the crashed run wrote.
-    name = name_of("s0")
-    owners = with_alarm(backend.contents()[name])
-    backend.owner_put(name, owners)
 
-    resumed = run_push(backend, engine, schedule, ["s0"])
-    after_a_move = run_push(backend, engine, moved(schedule, "s0"), ["s0"])
+    add_an_alarm_then_resume_and_move(backend, engine)
 
-    left_alone = f"{uid(schedule.conference, schedule.sessions[0])}: {name} already exists in the calendar with other content; left alone"
-    assert resumed.conflicts == after_a_move.conflicts == [left_alone]
-    assert backend.contents() == {name: owners}
+
+@pytest.mark.parametrize("kind", ["radicale", "xandikos"])
+def test_an_alarm_added_after_a_server_died_mid_push_is_neither_adopted_nor_overwritten(
+    kind: str, tmp_path: Path, engine: Engine
+) -> None:
+    # The server stores the PUT and dies before answering it (as in the test above of a killed server).
+    server = DavServer(kind, tmp_path / kind, die_after_puts=1).start()
+    backend = DavBackend(server)
+    try:
+        with pytest.raises(ServerUnreachable):
+            run_push(backend, engine, make_schedule(1), ["s0"])
+        server.die_after_puts = None
+        server.start()
+
+        add_an_alarm_then_resume_and_move(backend, engine)
+    finally:
+        backend.close()
+        server.stop()
