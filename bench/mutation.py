@@ -53,6 +53,8 @@ TARGETS = {
         tuple(f"server/caldav/{m}.py" for m in ("plan", "rows", "content", "storage", "retry", "sync")),
         (
             "tests/server/caldav/test_caldav_plan.py",
+            "tests/server/caldav/test_caldav_content.py",
+            "tests/server/caldav/test_caldav_retry.py",
             "tests/server/caldav/test_caldav_sync.py",
             "tests/server/caldav/test_caldav_conflicts.py",
             "tests/server/caldav/test_caldav_crash.py",
