@@ -30,8 +30,9 @@ def uids(ics: bytes) -> frozenset[str]:
 
 
 def _property(name: str, value: object) -> str:
-    # Every value icalendar parses is one of its property types, which all have `params` and
-    # `to_ical`: the fallbacks ({} and str) never run, so mutants of them are equivalent.
+    # Every value icalendar parses (vBroken and vUnknown too) is one of its property types, which
+    # all have `params` and `to_ical`: the fallbacks never run, so mutants of the fallbacks alone
+    # (the {} default, str(None), a condition made always true) are equivalent.
     params = sorted(f"{k}={p}" for k, p in getattr(value, "params", {}).items())
     text = value.to_ical().decode() if hasattr(value, "to_ical") else str(value)
     # Any separator works that cannot occur in a value (control characters cannot, RFC 5545
@@ -43,6 +44,9 @@ def _component(component: icalendar.Component) -> Canonical:
     props = tuple(
         sorted(
             _property(name, value)
+            # Sub-components are compared below, one by one. recursive=True (a mutant) would also
+            # mix their properties into this list: the same on both sides whenever the
+            # sub-components are equal, so it decides nothing (equivalent).
             for name, value in component.property_items(recursive=False)
             # BEGIN and END only name the component, which is compared itself: mutants that
             # stop skipping them are equivalent.
@@ -57,7 +61,7 @@ def _canonical(ics: bytes) -> list[Canonical] | None:
         cal = icalendar.Calendar.from_ical(ics)
     except ValueError:
         return None
-    return sorted(_component(event) for event in cal.walk("VEVENT"))
+    return sorted(_component(event) for event in cal.walk("VEVENT"))  # "vevent": equivalent, as in uids
 
 
 def same_event(a: bytes, b: bytes) -> bool:
