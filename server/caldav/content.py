@@ -46,7 +46,7 @@ def _component(component: icalendar.Component) -> Canonical:
             _property(name, value)
             # Sub-components are compared below, one by one. recursive=True (a mutant) would also
             # mix their properties into this list: the same on both sides whenever the
-            # sub-components are equal, so it decides nothing (equivalent).
+            # sub-components are equal, so it decides nothing (equivalent; None is as False).
             for name, value in component.property_items(recursive=False)
             # BEGIN and END only name the component, which is compared itself: mutants that
             # stop skipping them are equivalent.
