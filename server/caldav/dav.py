@@ -181,6 +181,8 @@ class DavStorage:
         return out
 
     def get(self, name: str) -> Item:
+        # The Accept only states what a calendar object resource is anyway (RFC 4791 section
+        # 4.1): without it, or with another letter case, servers answer the same.
         answer = self._request("GET", self._url(name), "", {"Accept": "text/calendar"}, what=name)
         if answer.status == 404:
             raise ItemNotFound(f"{name}: not found")
@@ -206,6 +208,8 @@ class DavStorage:
             raise
 
     def delete(self, name: str, etag: str) -> None:
+        # Header names in any letter case are the same header (RFC 9110 section 5.1); httpx sends
+        # them as given and servers match them so, here and in every request below.
         answer = self._request("DELETE", self._url(name), "", {"If-Match": etag}, what=name)
         self._check_write(name, answer)
 
@@ -262,6 +266,8 @@ class DavStorage:
         return str(etag)
 
     def _exists(self, name: str) -> bool:
+        # Depth and the property asked for make no difference on a calendar object resource,
+        # which has no members (RFC 4918 section 9.1): only its 404 (or not) is read.
         answer = self._request("PROPFIND", self._url(name), _LISTING_BODY, {"Depth": "0", **_XML}, what=name)
         tree = answer.tree
         return answer.status != 404 and not (tree is not None and _status_404(tree))
@@ -289,6 +295,8 @@ class DavStorage:
         """Send one request; return its status, headers, body (read up to MAX_ANSWER) and XML.
         Maps failures that are never about the item: 401, the address guard, rate limits, 5xx,
         broken connections."""
+        # A body on GET or DELETE has no meaning (RFC 9110 sections 9.3.1, 9.3.5): servers
+        # ignore one, so a mutant sending "XXXX" or None there is the same request to them.
         content = body.encode() if isinstance(body, str) else body
         try:
             request = self.client.build_request(method, url, content=content, headers=headers)

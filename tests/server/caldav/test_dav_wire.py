@@ -40,6 +40,7 @@ OURS = event_ics("talk-1@pytorch-conference-europe-2026.confcal", "Talk one", ST
 ERROR = '<?xml version="1.0"?><D:error xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">{}</D:error>'
 NO_UID_CONFLICT = ERROR.format("<C:no-uid-conflict><D:href>/alice/cal/other.ics</D:href></C:no-uid-conflict>")
 OTHER_PRECONDITION = ERROR.format("<C:valid-calendar-data/>")
+DENIED = "access to {url} denied (403): the account may not use this calendar"
 
 
 @pytest.fixture
@@ -55,8 +56,8 @@ def calendar(radicale: DavServer) -> Iterator[DavBackend]:
         (412, "", PreconditionFailed, "talk-1.ics: precondition failed (412)"),
         # A DAV:error body naming another precondition is not a UID conflict.
         (412, OTHER_PRECONDITION, PreconditionFailed, "talk-1.ics: precondition failed (412)"),
-        (403, OTHER_PRECONDITION, AccessDenied, None),
-        (403, "", AccessDenied, None),
+        (403, OTHER_PRECONDITION, AccessDenied, DENIED),
+        (403, "", AccessDenied, DENIED),
         # RFC 4791 section 5.3.2.1: the precondition element in a DAV:error body, or alone.
         (409, NO_UID_CONFLICT, UidConflict, "talk-1.ics: the calendar already has an event with this UID"),
         (403, NO_UID_CONFLICT, UidConflict, "talk-1.ics: the calendar already has an event with this UID"),
@@ -78,7 +79,8 @@ def test_each_refusal_of_a_write_is_the_contracts_error_naming_the_event(
         calendar.dav.delete("talk-1.ics", '"an-etag"')
 
     if message is not None:
-        assert (str(on_put.value), str(on_delete.value)) == (message, message)
+        named = message.format(url=calendar.url)
+        assert (str(on_put.value), str(on_delete.value)) == (named, named)
     assert calendar.contents() == {}  # the wrapper answered; Radicale saw nothing
 
 
@@ -123,6 +125,16 @@ def test_a_busy_server_is_transient_and_its_retry_after_in_seconds_is_kept(calen
     # An HTTP-date is not read (the retry policy's own wait applies).
     assert (str(on_delete.value), on_delete.value.retry_after) == ("DELETE talk-1.ics: server error (HTTP 503)", None)
     assert (str(on_get.value), on_get.value.retry_after) == ("GET talk-1.ics: server error (HTTP 502)", None)
+
+
+def test_a_412_to_an_update_is_checked_with_a_propfind_whose_failure_is_named(calendar: DavBackend) -> None:
+    etag = calendar.dav.create("talk-1.ics", OURS)
+    calendar.cue(answer("PUT", "talk-1.ics", 412), answer("PROPFIND", "talk-1.ics", 503))
+
+    with pytest.raises(TransientError) as raised:
+        calendar.dav.update("talk-1.ics", OURS, etag)
+
+    assert str(raised.value) == "PROPFIND talk-1.ics: server error (HTTP 503)"
 
 
 def test_a_get_refused_names_the_event(calendar: DavBackend) -> None:
