@@ -105,6 +105,7 @@ def check_url(url: str) -> str:
     if parts.password is not None:
         # A password on the command line leaks into shell history and `ps`; refuse it.
         raise BadCalendarUrl("the calendar URL carries a password; use --password-env or --password-file")
+    # urlsplit already lowers the scheme; .lower() only says that the test is case-blind.
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise BadCalendarUrl(f"{public_url(url)} is not an http(s) URL")
     return url

@@ -24,9 +24,10 @@ from push_helpers import (
     lose_answer,
 )
 
-from server.caldav.dav import DavStorage
+from server.caldav.dav import DavStorage, calendar_key, check_url, public_url
 from server.caldav.errors import (
     AccessDenied,
+    BadCalendarUrl,
     ItemNotFound,
     PreconditionFailed,
     ServerFailed,
@@ -207,3 +208,66 @@ def test_a_server_that_never_answers_times_out(radicale: DavServer) -> None:
             conn.close()
 
     assert (str(raised.value), raised.value.unreachable) == (f"cannot reach {url}: timed out", True)
+
+
+def test_names_that_need_quoting_round_trip_through_put_and_listing(calendar: DavBackend) -> None:
+    name = "talk 1 @ room#2 100%.ics"
+
+    etag = calendar.dav.create(name, OURS)
+
+    assert calendar.dav.list() == {name: etag}
+    assert calendar.dav.get(name).etag == etag
+
+
+def test_the_user_name_may_come_from_the_url(calendar: DavBackend) -> None:
+    with_user = calendar.url.replace("http://", f"http://{USER}@")
+    before = calendar.server.counts()
+
+    storage = DavStorage.connect(with_user, None, Password(PASSWORD), allow_private=True)
+    storage.close()
+
+    assert calendar.server.counts()["status 401"] == before["status 401"]
+
+
+@pytest.mark.parametrize(
+    ("url", "public"),
+    [
+        ("https://alice:secret@cal.example.org:8443/a/cal/?x=1#top", "https://cal.example.org:8443/a/cal/?x=1"),
+        ("http://alice@[2001:db8::1]/a/cal/", "http://[2001:db8::1]/a/cal/"),
+        ("http://[2001:db8::1]:8080/a/", "http://[2001:db8::1]:8080/a/"),
+        ("HTTP://Cal.Example.org/a/", "http://cal.example.org/a/"),
+    ],
+)
+def test_the_public_url_drops_user_and_password_and_keeps_the_rest(url: str, public: str) -> None:
+    assert public_url(url) == public
+
+
+def test_the_calendar_key_is_the_public_url_with_the_collections_slash() -> None:
+    keys = [calendar_key("https://alice@cal.example.org/a/cal"), calendar_key("https://cal.example.org/a/cal/")]
+
+    assert keys == ["https://cal.example.org/a/cal/", "https://cal.example.org/a/cal/"]
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (
+            "https://alice:secret@cal.example.org/a/",
+            "the calendar URL carries a password; use --password-env or --password-file",
+        ),
+        ("https://:secret@cal.example.org/a/", "the calendar URL carries a password; use --password-env or --password-file"),
+        ("ftp://cal.example.org/a/", "ftp://cal.example.org/a/ is not an http(s) URL"),
+        ("https:///a/", "https:///a/ is not an http(s) URL"),
+        ("cal.example.org/a/", "cal.example.org/a/ is not an http(s) URL"),
+    ],
+)
+def test_a_url_that_cannot_name_a_calendar_is_refused_with_its_reason(url: str, message: str) -> None:
+    with pytest.raises(BadCalendarUrl) as raised:
+        check_url(url)
+
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("url", ["https://alice@cal.example.org/a/", "HTTPS://cal.example.org/a/", "http://[::1]/a/"])
+def test_http_and_https_urls_with_a_host_are_accepted(url: str) -> None:
+    assert check_url(url) == url
