@@ -255,7 +255,10 @@ def test_the_calendar_key_is_the_public_url_with_the_collections_slash() -> None
             "https://alice:secret@cal.example.org/a/",
             "the calendar URL carries a password; use --password-env or --password-file",
         ),
-        ("https://:secret@cal.example.org/a/", "the calendar URL carries a password; use --password-env or --password-file"),
+        (
+            "https://:secret@cal.example.org/a/",
+            "the calendar URL carries a password; use --password-env or --password-file",
+        ),
         ("ftp://cal.example.org/a/", "ftp://cal.example.org/a/ is not an http(s) URL"),
         ("https:///a/", "https:///a/ is not an http(s) URL"),
         ("cal.example.org/a/", "cal.example.org/a/ is not an http(s) URL"),

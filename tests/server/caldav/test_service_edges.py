@@ -1,0 +1,140 @@
+"""The push service's own promises (server/caldav/service.py) against real Radicale: one sync per
+calendar (the lease is taken before any request, under the calendar's key whatever its trailing
+slash), the sync state saved under that key and the conference, progress reported per change
+with the session's title, the counts of each kind, and the refusals named."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from push_helpers import PASSWORD, USER, DavServer, make_schedule, moved, withdrawn
+from test_service import session_ids
+
+from server.caldav import service
+from server.caldav.dav import calendar_key
+from server.caldav.errors import CalendarBusy, PicksOfAnotherConference
+from server.caldav.lock import CalendarLease
+from server.caldav.retry import NO_WAIT
+from server.caldav.service import Step
+from server.caldav.state import SyncState
+from server.caldav.target import Password, PickToken, SessionIds, SyncOptions, Target
+from server.errors import StoreError
+from server.store import Store
+from server.store.picks import PickStore
+
+OPTIONS = SyncOptions(retry=NO_WAIT, allow_private=True)
+SCHEDULE = make_schedule(3)
+SLUG = SCHEDULE.conference.slug
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(str(tmp_path / "store.db")) as opened:
+        opened.ingest(SCHEDULE)
+        yield opened
+
+
+def target(url: str, **extra: str) -> Target:
+    return Target(url, USER, Password(PASSWORD), **extra)
+
+
+def ids(store: Store, *numbers: int) -> SessionIds:
+    return SessionIds(session_ids(store, *numbers))
+
+
+def uids(store: Store, *numbers: int) -> list[str]:
+    return [f"{i}@{SLUG}.confcal" for i in session_ids(store, *numbers)]
+
+
+def test_a_calendar_another_sync_holds_is_busy_before_any_request_whatever_its_slash(
+    radicale: DavServer, store: Store
+) -> None:
+    calendar = radicale.new_calendar()
+    other = CalendarLease(store.engine, calendar_key(calendar))
+    other.try_take()
+    before = radicale.counts()
+
+    with pytest.raises(CalendarBusy):
+        service.sync(
+            store, target(calendar.rstrip("/")), ids(store, 0), options=SyncOptions(retry=NO_WAIT, lock_wait=0)
+        )
+    after_busy = radicale.counts()
+    other.release()
+    service.sync(store, target(calendar.rstrip("/")), ids(store, 0), options=OPTIONS)
+
+    assert after_busy == before
+    assert other.try_take() is True  # the sync released the lease when it ended
+
+
+def test_the_state_is_saved_under_the_calendars_key_and_the_conference(radicale: DavServer, store: Store) -> None:
+    calendar = radicale.new_calendar()
+    with_user = calendar.replace("http://", f"http://{USER}@").rstrip("/")
+
+    service.sync(store, Target(with_user, None, Password(PASSWORD)), ids(store, 0, 2), options=OPTIONS)
+
+    assert sorted(SyncState(store.engine, calendar, scope=SLUG).rows()) == sorted(uids(store, 0, 2))
+
+
+def test_progress_names_each_change_and_the_counts_are_each_kinds(radicale: DavServer, store: Store) -> None:
+    calendar = radicale.new_calendar()
+    service.sync(store, target(calendar), ids(store, 0, 1, 2), options=OPTIONS)
+    live = store.live()
+    assert live is not None
+    first, second, _ = session_ids(store, 0, 1, 2)
+    store.ingest(withdrawn(moved(live, first), second))
+    steps: list[Step] = []
+
+    result = service.sync(store, target(calendar), ids(store, 0, 1, 2), options=OPTIONS, progress=steps.append)
+
+    assert (result.created, result.updated, result.deleted, result.unchanged, result.conflicts) == (0, 1, 1, 1, ())
+    assert result.target == calendar
+    # One step per change, in the executor's order (deletes first); the unchanged event is not reported.
+    assert steps == [
+        Step(1, 3, "deleted", f"{second}@{SLUG}.confcal", "Talk number 1"),
+        Step(2, 3, "updated", f"{first}@{SLUG}.confcal", "Talk number 0"),
+    ]
+
+
+def test_picks_of_another_conference_are_refused_by_name(radicale: DavServer, store: Store) -> None:
+    token = PickStore(store.engine).create(SLUG, session_ids(store, 0)).token
+
+    with pytest.raises(PicksOfAnotherConference) as raised:
+        service.sync(store, target(radicale.new_calendar()), PickToken(token), conference="pycon-2026", options=OPTIONS)
+
+    assert str(raised.value) == f"those picks are for {SLUG}, not for pycon-2026"
+
+
+def test_a_store_without_the_schedule_is_named(radicale: DavServer, store: Store, tmp_path: Path) -> None:
+    with Store.open(str(tmp_path / "empty.db")) as empty:
+        with pytest.raises(StoreError) as no_schedule:
+            service.sync(empty, target(radicale.new_calendar()), ids(store, 0), options=OPTIONS)
+    with pytest.raises(StoreError) as no_conference:
+        service.sync(store, target(radicale.new_calendar()), ids(store, 0), conference="nope", options=OPTIONS)
+
+    assert str(no_schedule.value) == "the store holds no schedule yet; run `confcal ingest` first"
+    assert str(no_conference.value) == "the store holds no conference 'nope'"
+
+
+def test_remove_logs_its_line_under_the_public_url(
+    radicale: DavServer, store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    calendar = radicale.new_calendar()
+    service.sync(store, target(calendar), ids(store, 0, 1), options=OPTIONS)
+    caplog.set_level(logging.INFO, logger="confcal.caldav")
+    with_user = calendar.replace("http://", f"http://{USER}@")
+
+    result = service.remove(store, Target(with_user, None, Password(PASSWORD)), conference=SLUG, options=OPTIONS)
+    with pytest.raises(CalendarBusy):
+        lease = CalendarLease(store.engine, calendar_key(calendar))
+        lease.try_take()
+        service.remove(store, target(calendar), conference=SLUG, options=SyncOptions(retry=NO_WAIT, lock_wait=0))
+
+    mine = [r.getMessage().split(" duration=")[0] for r in caplog.records if r.name == "confcal.caldav"]
+    assert (result.target, result.deleted) == (calendar, 2)
+    assert mine == [
+        f"caldav remove target={calendar} created=0 updated=0 deleted=2 unchanged=0 conflicts=0",
+        f"caldav remove target={calendar} failed error=CalendarBusy",
+    ]
