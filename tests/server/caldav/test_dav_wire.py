@@ -274,3 +274,41 @@ def test_a_url_that_cannot_name_a_calendar_is_refused_with_its_reason(url: str, 
 @pytest.mark.parametrize("url", ["https://alice@cal.example.org/a/", "HTTPS://cal.example.org/a/", "http://[::1]/a/"])
 def test_http_and_https_urls_with_a_host_are_accepted(url: str) -> None:
     assert check_url(url) == url
+
+
+def test_a_create_looks_the_uid_up_first_and_sends_no_put_when_it_is_held(calendar: DavBackend) -> None:
+    # DAViCal does not enforce no-uid-conflict: the calendar-query before the PUT is what keeps a
+    # second copy out, so the PUT must not be sent at all.
+    before = calendar.server.counts()
+    calendar.dav.create("talk-1.ics", OURS)
+    between = calendar.server.counts()
+
+    with pytest.raises(UidConflict) as raised:
+        calendar.dav.create("talk-2.ics", OURS)
+
+    after = calendar.server.counts()
+    assert [(c["REPORT"] - b["REPORT"], c["PUT"] - b["PUT"]) for b, c in ((before, between), (between, after))] == [
+        (1, 1),
+        (1, 0),
+    ]
+    assert str(raised.value) == "talk-2.ics: the calendar already has an event with this UID"
+
+
+def test_a_failed_uid_search_is_named(calendar: DavBackend) -> None:
+    collection = calendar.url.rstrip("/").rsplit("/", 1)[-1]  # the cue's name for the calendar itself
+    calendar.cue(
+        answer("REPORT", collection, 400, '<?xml version="1.0"?><D:error xmlns:D="DAV:"/>'),
+        answer("REPORT", collection, 403),
+        answer("REPORT", collection, 503),
+    )
+    uid = "talk-1@pytorch-conference-europe-2026.confcal"
+
+    with pytest.raises(ServerFailed) as failed:
+        calendar.dav.holders(uid)
+    with pytest.raises(AccessDenied):
+        calendar.dav.holders(uid)
+    with pytest.raises(TransientError) as busy:
+        calendar.dav.holders(uid)
+
+    assert str(failed.value) == f"searching {calendar.url} for a UID failed (HTTP 400)"
+    assert str(busy.value) == f"REPORT {uid}: server error (HTTP 503)"
