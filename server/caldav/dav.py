@@ -282,6 +282,8 @@ class DavStorage:
         if not path.startswith(base):
             return ""
         rest = path[len(base) :]
+        # A trailing slash marks a member collection; both callers also skip collections by
+        # what they hold (list: resourcetype, holders: no calendar-data), so it is a shortcut.
         return "" if not rest or "/" in rest.rstrip("/") or rest.endswith("/") else rest
 
     def _request(
@@ -366,4 +368,5 @@ def _uid_conflict(body: bytes) -> bool:
 def _status_404(tree: Any) -> bool:
     """Some servers (Xandikos) answer PROPFIND on a missing URL with 207 and a 404 inside."""
     status = tree.findtext(f"{{{_DAV}}}response/{{{_DAV}}}status") or ""
+    # "HTTP/1.1 404 Not Found": the spaces only guard against a reason phrase holding "404".
     return " 404 " in status

@@ -28,7 +28,9 @@ from server.caldav.dav import DavStorage, calendar_key, check_url, public_url
 from server.caldav.errors import (
     AccessDenied,
     BadCalendarUrl,
+    CalendarNotFound,
     ItemNotFound,
+    NotACalendar,
     PreconditionFailed,
     ServerFailed,
     TransientError,
@@ -312,3 +314,94 @@ def test_a_failed_uid_search_is_named(calendar: DavBackend) -> None:
 
     assert str(failed.value) == f"searching {calendar.url} for a UID failed (HTTP 400)"
     assert str(busy.value) == f"REPORT {uid}: server error (HTTP 503)"
+
+
+def multistatus(*responses: tuple[str, str, bool]) -> str:
+    """A Depth 1 PROPFIND answer: (href, getetag or "", is a collection) per member."""
+    parts = []
+    for href, etag, collection in responses:
+        kind = "<D:collection/>" if collection else ""
+        tag = f"<D:getetag>{etag}</D:getetag>" if etag else ""
+        parts.append(
+            f"<D:response><D:href>{href}</D:href><D:propstat><D:prop>{tag}<D:resourcetype>{kind}</D:resourcetype>"
+            "</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>"
+        )
+    return f'<?xml version="1.0"?><D:multistatus xmlns:D="DAV:">{"".join(parts)}</D:multistatus>'
+
+
+def test_the_listing_holds_the_calendars_own_objects_by_name(calendar: DavBackend) -> None:
+    path = calendar.url.split(f":{calendar.server.port}", 1)[1]
+    collection = path.rstrip("/").rsplit("/", 1)[-1]
+    calendar.cue(
+        answer(
+            "PROPFIND",
+            collection,
+            207,
+            multistatus(
+                (path, '"c"', True),  # the calendar itself
+                (path + "a.ics", '"1"', False),
+                (f"http://127.0.0.1:{calendar.server.port}{path}b.ics", '"2"', False),  # an absolute href
+                (path + "c%20d.ics", '"3"', False),
+                (path + "sub/", '"4"', True),  # a member collection
+                (path + "odd", '"5"', True),  # a collection without its slash
+                (path + "no-etag.ics", "", False),
+                (path + "deeper/e.ics", '"6"', False),
+                ("/elsewhere/f.ics", '"7"', False),
+            ),
+        )
+    )
+
+    listing = calendar.dav.list()
+
+    assert listing == {"a.ics": '"1"', "b.ics": '"2"', "c d.ics": '"3"'}
+
+
+def test_a_listing_that_is_not_a_multistatus_is_named(calendar: DavBackend) -> None:
+    collection = calendar.url.rstrip("/").rsplit("/", 1)[-1]
+    calendar.cue(
+        answer("PROPFIND", collection, 200, "<html>a login page</html>"),
+        answer("PROPFIND", collection, 207, "not xml"),
+    )
+
+    with pytest.raises(ServerFailed) as html:
+        calendar.dav.list()
+    with pytest.raises(ServerFailed) as garbled:
+        calendar.dav.list()
+
+    assert (str(html.value), str(garbled.value)) == (
+        f"listing {calendar.url} failed (HTTP 200)",
+        f"listing {calendar.url} failed (HTTP 207)",
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "error", "message"),
+    [
+        (404, "", CalendarNotFound, "no calendar at {url} (404)"),
+        (
+            207,  # Xandikos' way: 207 with the 404 inside
+            '<?xml version="1.0"?><D:multistatus xmlns:D="DAV:"><D:response><D:href>/x/</D:href>'
+            "<D:status>HTTP/1.1 404 Not Found</D:status></D:response></D:multistatus>",
+            CalendarNotFound,
+            "no calendar at {url} (404)",
+        ),
+        (200, "<html/>", NotACalendar, "{url} did not answer PROPFIND as a WebDAV collection (HTTP 200)"),
+        (207, "garbled", NotACalendar, "{url} did not answer PROPFIND as a WebDAV collection (HTTP 207)"),
+        (
+            207,
+            multistatus(("/x/", "", True)),
+            NotACalendar,
+            "{url} is not a calendar collection (find the calendar's own URL)",
+        ),
+    ],
+)
+def test_the_calendar_check_names_what_it_found(
+    calendar: DavBackend, status: int, body: str, error: type[Exception], message: str
+) -> None:
+    collection = calendar.url.rstrip("/").rsplit("/", 1)[-1]
+    calendar.cue(answer("PROPFIND", collection, status, body))
+
+    with pytest.raises(error) as raised:
+        DavStorage.connect(calendar.url, USER, Password(PASSWORD), allow_private=True)
+
+    assert str(raised.value) == message.format(url=calendar.url)
