@@ -11,6 +11,7 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import pytest
@@ -24,15 +25,18 @@ from push_helpers import (
     lose_answer,
 )
 
-from server.caldav.dav import DavStorage, calendar_key, check_url, public_url
+from server.caldav.dav import MAX_ANSWER, DavStorage, calendar_key, check_url, public_url
 from server.caldav.errors import (
     AccessDenied,
+    AddressNotAllowed,
+    AuthenticationFailed,
     BadCalendarUrl,
     CalendarNotFound,
     ItemNotFound,
     NotACalendar,
     PreconditionFailed,
     ServerFailed,
+    ServerUnreachable,
     TransientError,
     UidConflict,
 )
@@ -183,7 +187,7 @@ def test_a_lost_answer_names_the_calendar_and_what_happened(calendar: DavBackend
     assert str(raised.value) == f"cannot reach {calendar.url}: the connection closed without an answer"
 
 
-def test_a_refused_connection_is_named(radicale: DavServer) -> None:
+def test_a_refused_connection_is_named() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{sock.getsockname()[1]}/alice/cal/"
@@ -194,20 +198,33 @@ def test_a_refused_connection_is_named(radicale: DavServer) -> None:
     assert (str(raised.value), raised.value.unreachable) == (f"cannot reach {url}: connection failed", True)
 
 
-def test_a_server_that_never_answers_times_out(radicale: DavServer) -> None:
-    # A listener that accepts and never answers: the per-wait timeout ends the request.
+@contextmanager
+def silent_server() -> Iterator[str]:
+    """A calendar URL on a listener that accepts connections and never answers."""
     with socket.create_server(("127.0.0.1", 0)) as server:
-        url = f"http://127.0.0.1:{server.getsockname()[1]}/alice/cal/"
+        server.settimeout(5)
         accepted: list[socket.socket] = []
-        thread = threading.Thread(target=lambda: accepted.append(server.accept()[0]))
+
+        def accept() -> None:
+            try:
+                accepted.append(server.accept()[0])
+            except TimeoutError:
+                pass
+
+        thread = threading.Thread(target=accept)
         thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.getsockname()[1]}/alice/cal/"
+        finally:
+            thread.join()
+            for conn in accepted:
+                conn.close()
 
-        with pytest.raises(TransientError) as raised:
-            DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True, timeout=0.3)
 
-        thread.join()
-        for conn in accepted:
-            conn.close()
+def test_a_server_that_never_answers_times_out() -> None:
+    # The per-wait timeout ends the request.
+    with silent_server() as url, pytest.raises(TransientError) as raised:
+        DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True, timeout=0.3)
 
     assert (str(raised.value), raised.value.unreachable) == (f"cannot reach {url}: timed out", True)
 
@@ -405,3 +422,63 @@ def test_the_calendar_check_names_what_it_found(
         DavStorage.connect(calendar.url, USER, Password(PASSWORD), allow_private=True)
 
     assert str(raised.value) == message.format(url=calendar.url)
+
+
+def test_a_calendar_url_that_redirects_is_reported_not_followed(calendar: DavBackend) -> None:
+    collection = calendar.url.rstrip("/").rsplit("/", 1)[-1]
+    calendar.cue(answer("PROPFIND", collection, 301, Location=calendar.url))
+
+    with pytest.raises(NotACalendar) as raised:
+        DavStorage.connect(calendar.url, USER, Password(PASSWORD), allow_private=True)
+
+    assert str(raised.value) == f"{calendar.url} did not answer PROPFIND as a WebDAV collection (HTTP 301)"
+
+
+def test_an_answer_is_read_up_to_20_mib_and_no_further(calendar: DavBackend) -> None:
+    assert MAX_ANSWER == 20 * 1024 * 1024
+    calendar.cue(
+        answer("GET", "talk-1.ics", 200, "x" * MAX_ANSWER, ETag='"big"'),
+        answer("GET", "talk-2.ics", 200, "x" * (MAX_ANSWER + 1), ETag='"bigger"'),
+    )
+
+    at_cap = calendar.dav.get("talk-1.ics")
+    with pytest.raises(ServerFailed) as raised:
+        calendar.dav.get("talk-2.ics")
+
+    assert (len(at_cap.ics), at_cap.etag) == (MAX_ANSWER, '"big"')
+    assert str(raised.value) == f"GET talk-2.ics: the answer is larger than the limit of {MAX_ANSWER} bytes"
+
+
+@pytest.mark.parametrize(("status", "transient"), [(499, False), (500, True), (429, True), (428, False)])
+def test_server_errors_and_429_are_transient_other_refusals_are_not(
+    calendar: DavBackend, status: int, transient: bool
+) -> None:
+    calendar.cue(answer("GET", "talk-1.ics", status))
+
+    with pytest.raises((TransientError, ServerFailed)) as raised:
+        calendar.dav.get("talk-1.ics")
+
+    assert isinstance(raised.value, TransientError) is transient
+
+
+def test_a_refused_login_is_named(calendar: DavBackend) -> None:
+    with pytest.raises(AuthenticationFailed) as raised:
+        DavStorage.connect(calendar.url, USER, Password("wrong-password-1"), allow_private=True)
+
+    assert str(raised.value) == f"cannot log in to {calendar.url} (401): wrong user name or password?"
+
+
+def test_a_server_silent_past_the_runs_deadline_is_unreachable() -> None:
+    with silent_server() as url, pytest.raises(ServerUnreachable) as raised:
+        DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True, timeout=10, deadline=0.3)
+
+    assert str(raised.value).startswith(f"cannot reach {url}: ")
+
+
+def test_a_private_address_is_refused_by_name(radicale: DavServer) -> None:
+    url = radicale.new_calendar()
+
+    with pytest.raises(AddressNotAllowed) as raised:
+        DavStorage.connect(url, USER, Password(PASSWORD))
+
+    assert str(raised.value).startswith(f"{url}: ")
