@@ -173,6 +173,8 @@ class DavStorage:
         if answer.status != 207 or tree is None:
             raise ServerFailed(f"listing {self.url} failed (HTTP {answer.status})")
         out: dict[str, str] = {}
+        # Only DAV:response elements have a DAV:href child in this answer, so iterating over every
+        # element finds the same names; a missing href ("" or any relative text) names nothing.
         for response in tree.iter(f"{{{_DAV}}}response"):
             name = self._name_of(response.findtext(f"{{{_DAV}}}href") or "")
             etag = response.findtext(f".//{{{_DAV}}}getetag")
@@ -221,6 +223,7 @@ class DavStorage:
         if answer.status != 207 or tree is None:
             raise ServerFailed(f"searching {self.url} for a UID failed (HTTP {answer.status})")
         found: builtins.list[str] = []
+        # As in list(): only DAV:response elements hold a DAV:href child here.
         for response in tree.iter(f"{{{_DAV}}}response"):
             name = self._name_of(response.findtext(f"{{{_DAV}}}href") or "")
             data = response.findtext(f".//{{{_CALDAV}}}calendar-data") or ""

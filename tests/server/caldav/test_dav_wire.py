@@ -378,16 +378,27 @@ def test_a_listing_that_is_not_a_multistatus_is_named(calendar: DavBackend) -> N
     calendar.cue(
         answer("PROPFIND", collection, 200, "<html>a login page</html>"),
         answer("PROPFIND", collection, 207, "not xml"),
+        answer("PROPFIND", collection, 400, multistatus()),
+        answer("PROPFIND", collection, 403),
+        answer("PROPFIND", collection, 503),
     )
 
     with pytest.raises(ServerFailed) as html:
         calendar.dav.list()
     with pytest.raises(ServerFailed) as garbled:
         calendar.dav.list()
+    with pytest.raises(ServerFailed) as refused:
+        calendar.dav.list()
+    with pytest.raises(AccessDenied):
+        calendar.dav.list()
+    with pytest.raises(TransientError) as busy:
+        calendar.dav.list()
 
-    assert (str(html.value), str(garbled.value)) == (
+    assert (str(html.value), str(garbled.value), str(refused.value), str(busy.value)) == (
         f"listing {calendar.url} failed (HTTP 200)",
         f"listing {calendar.url} failed (HTTP 207)",
+        f"listing {calendar.url} failed (HTTP 400)",
+        "PROPFIND calendar: server error (HTTP 503)",
     )
 
 
