@@ -21,6 +21,7 @@ from push_helpers import (
     DavBackend,
     DavServer,
     answer,
+    drop_etag,
     event_ics,
     lose_answer,
 )
@@ -44,6 +45,7 @@ from server.caldav.target import Password
 
 START = datetime(2026, 4, 7, 9, 0, tzinfo=UTC)
 OURS = event_ics("talk-1@pytorch-conference-europe-2026.confcal", "Talk one", START)
+OTHER = event_ics("talk-2@pytorch-conference-europe-2026.confcal", "Talk two", START)
 ERROR = '<?xml version="1.0"?><D:error xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">{}</D:error>'
 NO_UID_CONFLICT = ERROR.format("<C:no-uid-conflict><D:href>/alice/cal/other.ics</D:href></C:no-uid-conflict>")
 OTHER_PRECONDITION = ERROR.format("<C:valid-calendar-data/>")
@@ -493,3 +495,22 @@ def test_a_private_address_is_refused_by_name(radicale: DavServer) -> None:
         DavStorage.connect(url, USER, Password(PASSWORD))
 
     assert str(raised.value).startswith(f"{url}: ")
+
+
+def test_a_write_whose_etag_cannot_be_read_back_is_refused_by_name(calendar: DavBackend) -> None:
+    # The PUT's answer has no ETag, so the storage asks for the stored one (PROPFIND Depth 0): a
+    # server that has none to give cannot be synced safely, one that lost the event says so.
+    calendar.cue(
+        drop_etag("PUT", "talk-1.ics"),
+        answer("PROPFIND", "talk-1.ics", 207, multistatus(("/x/talk-1.ics", "", False))),
+        drop_etag("PUT", "talk-2.ics"),
+        answer("PROPFIND", "talk-2.ics", 404),
+    )
+
+    with pytest.raises(ServerFailed) as no_etag:
+        calendar.dav.create("talk-1.ics", OURS)
+    with pytest.raises(ItemNotFound) as gone:
+        calendar.dav.create("talk-2.ics", OTHER)
+
+    assert str(no_etag.value) == "talk-1.ics: the server gives no ETag; it cannot be synced safely"
+    assert str(gone.value) == "talk-2.ics: not found"
