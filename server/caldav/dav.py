@@ -285,9 +285,9 @@ class DavStorage:
         if not path.startswith(base):
             return ""
         rest = path[len(base) :]
-        # A trailing slash marks a member collection; both callers also skip collections by
-        # what they hold (list: resourcetype, holders: no calendar-data), so it is a shortcut.
-        return "" if not rest or "/" in rest.rstrip("/") or rest.endswith("/") else rest
+        # A member is one path segment: a deeper path, or a member collection's trailing slash,
+        # names nothing (the callers also skip collections by what they hold).
+        return "" if not rest or "/" in rest else rest
 
     def _request(
         self,
