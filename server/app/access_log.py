@@ -29,8 +29,9 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.app.metrics import route_template
+from server.app.metrics import count_request, route_template
 from server.logs import AccessHandler
+from server.metrics import Metrics, metrics
 
 log = logging.getLogger("confcal.access")
 
@@ -67,14 +68,17 @@ def flush() -> None:
 
 
 class AccessLog:
-    def __init__(self, app: ASGIApp) -> None:
+    """The access log and the request metrics (server.app.metrics) in one layer, the outermost:
+    each request is timed once, and its status noted by one wrapper of `send`, for both."""
+
+    def __init__(self, app: ASGIApp, counts: Metrics | None = None) -> None:
         self.app = app
+        self.counts = counts if counts is not None else metrics()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await self.app(scope, receive, _flushing_at_shutdown(send))
-            return
-        if scope["type"] != "http" or not log.isEnabledFor(logging.INFO):
+        if scope["type"] != "http":
+            if scope["type"] == "lifespan":
+                send = _flushing_at_shutdown(send)
             await self.app(scope, receive, send)
             return
         status = 500  # what the client sees if the app fails before answering
@@ -89,7 +93,10 @@ class AccessLog:
         try:
             await self.app(scope, receive, send_noting_status)
         finally:
-            _write(scope, status, time.perf_counter() - started)
+            seconds = time.perf_counter() - started
+            count_request(self.counts, scope, status, seconds)
+            if log.isEnabledFor(logging.INFO):
+                _write(scope, status, seconds)
 
 
 def _write(scope: Scope, status: int, seconds: float) -> None:

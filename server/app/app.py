@@ -32,6 +32,7 @@ from server.app.api import (
     feeds_representation,
     sessions_representation,
 )
+from server.app.access_log import AccessLog
 from server.app.caldav_api import caldav_routes
 from server.app.calendars import Calendars
 from server.app.changes import change_notes, changes_routes
@@ -49,7 +50,7 @@ from server.app.live import (
     ScheduleStore,
     utc_now,
 )
-from server.app.metrics import RequestMetrics, flush_every, metrics_endpoint
+from server.app.metrics import flush_every, metrics_endpoint
 from server.app.page import STATIC, page_routes
 from server.app.pick_cache import PickCache
 from server.app.pick_upkeep import PickUpkeep
@@ -251,10 +252,11 @@ def create_app(
             NothingPublished: unavailable,
             NoSuchConference: unknown_conference,
         },
-        # Metrics outermost, so the latency it records covers every other layer; the feed fast
-        # path innermost, so the guards still see its requests (fast_feeds.py).
+        # The access log and metrics outermost, so the latency they record covers every other
+        # layer; the feed fast path innermost, so the guards still see its requests
+        # (fast_feeds.py).
         middleware=[
-            Middleware(RequestMetrics),
+            Middleware(AccessLog),
             *guards.middleware(base_url),
             Middleware(FeedFastPath, live=live, max_age=max_age, picks=recent_picks, upkeep=upkeep),
         ],

@@ -1,8 +1,8 @@
 """The HTTP-side limits of one server, as `create_app` takes them (`confcal serve` sets them from
 its options), and the middleware they put around every route.
 
-Outermost first: the access log (server.app.access_log: sees every answer, tokens replaced by
-tags), the headers every response carries (server.app.headers), then, only when links follow
+Outermost first (inside the access log and metrics, server.app.access_log, which `create_app`
+puts around everything): the headers every response carries (server.app.headers), then, only when links follow
 the request's Host (no base URL), the Host allow list (server.app.hosts).
 """
 
@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from starlette.middleware import Middleware
 
-from server.app.access_log import AccessLog
 from server.app.headers import SecurityHeaders
 from server.app.hosts import LOCAL_NAMES, AllowedHosts, allowed_entries
 from server.app.pick_upkeep import INTERVAL_S
@@ -28,7 +27,7 @@ class Guards:
     upkeep_interval: float = INTERVAL_S
 
     def middleware(self, base_url: str | None) -> list[Middleware]:
-        stack = [Middleware(AccessLog), Middleware(SecurityHeaders)]
+        stack = [Middleware(SecurityHeaders)]
         if base_url is None and self.allowed_hosts is not None:
             stack.append(Middleware(AllowedHosts, allowed=allowed_entries(self.allowed_hosts)))
         return stack

@@ -2,14 +2,15 @@
 
 Requests are counted by route template (`/c/{conference}/feeds/{kind}/{name}`), never by raw
 path: a path may hold a pick token, and raw paths would make one series per URL anyone sends.
-A path no route matched is `unmatched`. Counting costs a dict update per request; the counts reach the metrics every
-second (flush_every) and at each scrape. The share of 304s is
+A path no route matched is `unmatched`. Requests are timed and counted by the access log's
+layer (server.app.access_log.AccessLog), which times each request once for both. Counting costs
+a dict update per request; the counts reach the metrics every second (flush_every) and at each
+scrape. The share of 304s is
 `sum(rate(confcal_http_requests_total{status="304"}[5m])) / sum(rate(confcal_http_requests_total[5m]))`.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +18,7 @@ import anyio
 import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 from server.app import urls
 from server.metrics import Metrics, exposition, metrics
@@ -38,34 +39,13 @@ def route_template(scope: Scope) -> str:
     return path
 
 
-class RequestMetrics:
-    """ASGI wrapper counting each answered request; it only notes the response status."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-        self.metrics: Metrics = metrics()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter()
-        status = 500
-
-        async def send_noting_status(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_noting_status)
-        finally:
-            route = getattr(scope.get("route"), "path", None)
-            template = route_template(scope)
-            self.metrics.request(template, scope["method"], status, time.perf_counter() - started)
-            if route in _FEED_ROUTES and status in (200, 304):
-                _count_feed(self.metrics, scope, route, status)
+def count_request(counts: Metrics, scope: Scope, status: int, seconds: float) -> None:
+    """Count one answered request of `scope` (the access log's layer times it once for both,
+    server.app.access_log.AccessLog)."""
+    route = getattr(scope.get("route"), "path", None)
+    counts.request(route_template(scope), scope["method"], status, seconds)
+    if route in _FEED_ROUTES and status in (200, 304):
+        _count_feed(counts, scope, route, status)
 
 
 def _count_feed(metrics: Metrics, scope: Scope, route: str, status: int) -> None:
