@@ -27,12 +27,12 @@ from starlette.staticfiles import StaticFiles
 
 from feeds.errors import FeedsError
 from server.app import params, urls
+from server.app.access_log import AccessLog
 from server.app.api import (
     conferences_representation,
     feeds_representation,
     sessions_representation,
 )
-from server.app.access_log import AccessLog
 from server.app.caldav_api import caldav_routes
 from server.app.calendars import Calendars
 from server.app.changes import change_notes, changes_routes
@@ -40,6 +40,7 @@ from server.app.conditional import Representation, respond
 from server.app.context import RouteContext
 from server.app.exports import export_routes
 from server.app.fast_feeds import FeedFastPath
+from server.app.feed_renders import FeedRenders
 from server.app.guards import Guards
 from server.app.health import HealthCollector, health_endpoint
 from server.app.links import ConferenceLink, Site, conference_site, other_conferences
@@ -93,6 +94,8 @@ def create_app(
     Everything an app holds is per process (snapshots, rate-limit buckets, metrics); several
     server processes share only the store (server.app.factory builds one app in each)."""
     live = Live(store, base_url=base_url, default=default, seed=seed, clock=clock)
+    # Feeds a request gets to before the warm-up: rendered in a worker thread, once each.
+    renders = FeedRenders()
     pick_store = picks if picks is not None else pick_store_for(store)
     upkeep = PickUpkeep(pick_store, clock)
     # Pick sets read or written, shared by the picks routes and the feed fast path.
@@ -166,7 +169,7 @@ def create_app(
             return params.not_found("no such feed")
         items = params.query_items(request.query_params.multi_items())
         if not items:
-            return send(request, feed.representation)
+            return send(request, await renders.representation(feed))
         try:
             rep = await anyio.to_thread.run_sync(published.filtered, feed, items)
         except FeedsError as exc:
@@ -264,4 +267,5 @@ def create_app(
     app.state.live = live
     app.state.upkeep = upkeep
     app.state.pick_cache = recent_picks
+    app.state.feed_renders = renders
     return app

@@ -9,7 +9,8 @@ answers a GET or HEAD without a query string whose path names a catalogue feed o
 snapshot: `/feeds/all.ics`, `/feeds/{kind}/{slug}.ics`, and the same under `/c/{slug}`; and a
 personal feed `/p/{token}.ics` whose set is in the pick cache (server.app.pick_cache) and whose
 feed this snapshot has made already (a set the cache does not hold, a first request, goes the
-route's way, which reads and renders). It looks
+route's way, which reads and renders). A catalogue feed not rendered yet goes the route's way too,
+so it is rendered in a worker thread (server.app.feed_renders), never on the event loop. It looks
 the feed up by its exact name and answers through `conditional.answer`, the function behind the
 feed route's `respond`, so the bytes and headers are the route's (without building a Starlette
 Request and Response). Anything else (filters, an unknown or
@@ -111,8 +112,8 @@ class FeedFastPath:
         elif "/" in feed_slug or kind == "all":
             return None
         feed = published.feed(kind, feed_slug)
-        if feed is None:
-            return None
+        if feed is None or not feed.rendered:
+            return None  # not made yet: the route renders it off the event loop (feed_renders.py)
         if scope is not None:
             last = path.rsplit("/", 1)[1]
             if slash:

@@ -17,6 +17,7 @@ DEMO = "pytorch-conference-europe-2026"
 def fast(demo_app: Starlette) -> FeedFastPath:
     live: Live = demo_app.state.live
     live.refresh()
+    live.warm()
     return FeedFastPath(demo_app, live, max_age=300)
 
 
@@ -107,3 +108,18 @@ def test_a_personal_feed_from_the_fast_path_has_the_routes_headers(demo_app: Sta
     assert fast.raw == routed.raw
     assert unchanged.headers["cache-control"] == "private, max-age=300"
     assert 'confcal_feeds_served_total{kind="personal",status="304"}' in metrics
+
+
+def test_a_feed_not_rendered_yet_is_left_to_the_route(demo_app: Starlette) -> None:
+    # The route renders it in a worker thread (server.app.feed_renders), not this layer on the
+    # event loop.
+    live: Live = demo_app.state.live
+    cold = Live(live.store)
+    cold.refresh()
+    fast = FeedFastPath(demo_app, cold, max_age=300)
+
+    found = fast.lookup("/feeds/all.ics")
+
+    feed = cold.current().feed("all")
+    assert found is None
+    assert feed is not None and not feed.rendered
