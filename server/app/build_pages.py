@@ -32,6 +32,7 @@ class PageParts:
     ) -> None:
         self._output, self._base, self._published, self._site = output, base, published, site
         self._sessions = sessions  # session id -> digest of the session
+        self._subscribe: dict[int, bytes] = {}
 
     @cached_property
     def feeds(self) -> str:
@@ -50,7 +51,13 @@ class PageParts:
         return self._kept(self.section_key(slug, depth), make)
 
     def subscribe(self, depth: int, make: Callable[[], bytes]) -> bytes:
-        return self._kept(self.subscribe_key(depth), make)
+        # Joined from its groups' parts once per depth and build, not kept whole.
+        if depth not in self._subscribe:
+            self._subscribe[depth] = make()
+        return self._subscribe[depth]
+
+    def group(self, shown: tuple[object, ...], depth: int, make: Callable[[], bytes]) -> bytes:
+        return self._kept(digest(self._base, "feed group", depth, shown), make)
 
     def page_key(self, frame: PageFrame) -> str:
         sections = [self.section_key(slug, frame.depth) for slug in frame.days]

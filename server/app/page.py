@@ -34,6 +34,7 @@ from server.app.context import RouteContext
 from server.app.detail_pages import detail_files, detail_routes
 from server.app.links import ConferenceLink, Site
 from server.app.page_parts import (
+    GROUP,
     SECTIONS,
     SUBSCRIBE,
     Fragments,
@@ -41,6 +42,7 @@ from server.app.page_parts import (
     day_section,
     day_sessions,
     first_section,
+    join_marked,
     join_page,
 )
 from server.app.published import Feed, Published, last_modified
@@ -122,27 +124,51 @@ def _options(published: Published, kind: str, sessions: list[Session]) -> list[t
     return found
 
 
-def subscribe_section(published: Published, site: Site, depth: int) -> bytes:
-    """Every catalogue feed with its ways in (_subscribe.html): the same on every page of a
-    snapshot at one depth, so rendered once per snapshot, site and depth rather than once per
-    page (a static build of a long conference writes a page per day)."""
+def subscribe_groups(published: Published, site: Site) -> list[dict[str, Any]]:
+    """The catalogue's feeds in the subscribe section's groups: the main kinds first, then the
+    folded ones; each group's `shown` is everything it shows (its kind, label and feeds)."""
 
-    def build() -> bytes:
+    def build() -> list[dict[str, Any]]:
         main: list[dict[str, Any]] = []
         folded: list[dict[str, Any]] = []
         for feed in published.feeds:
             kind = feed.spec.kind.value
             target = main if kind in MAIN_KINDS else folded
             if not target or target[-1]["kind"] != kind:
-                target.append({"kind": kind, "label": KIND_LABELS.get(kind, kind), "feeds": []})
+                target.append({"kind": kind, "label": KIND_LABELS.get(kind, kind), "feeds": [], "main": target is main})
             target[-1]["feeds"].append(subscription(feed, site))
         for group in folded:
             if group["kind"] == "level":
                 group["feeds"].sort(key=lambda f: level_key((f.slug, f.name)))
-        context = {"main_groups": main, "folded_groups": folded}
-        return fragment("_subscribe.html", depth, context).encode("utf-8")
+        groups = main + folded
+        for group in groups:
+            group["shown"] = (group["kind"], group["label"], tuple(group["feeds"]))
+        return groups
 
-    return published.memo(("subscribe", site.base_url, depth), build)
+    return published.memo(("subscribe groups", site.base_url), build)
+
+
+def subscribe_section(published: Published, site: Site, depth: int, parts: Fragments | None = None) -> bytes:
+    """Every catalogue feed with its ways in (_subscribe.html), joined from one part per group
+    (_feed_group.html) so a build re-renders only the groups whose feeds or counts changed: the
+    same on every page of a snapshot at one depth, so made once per snapshot, site and depth
+    rather than once per page (a static build of a long conference writes a page per day)."""
+
+    def build() -> bytes:
+        groups = subscribe_groups(published, site)
+        made = parts or Made()
+        context = {
+            "main_groups": [GROUP for group in groups if group["main"]],
+            "folded_groups": [GROUP for group in groups if not group["main"]],
+        }
+        bodies = [made.group(group["shown"], depth, partial(_group_body, group, depth)) for group in groups]
+        return join_marked(fragment("_subscribe.html", depth, context), GROUP, bodies)
+
+    return build() if parts is not None else published.memo(("subscribe", site.base_url, depth), build)
+
+
+def _group_body(group: dict[str, Any], depth: int) -> bytes:
+    return fragment("_feed_group.html", depth, {"group": group}).encode("utf-8")
 
 
 def page_context(
@@ -264,7 +290,9 @@ def page_body(published: Published, site: Site, frame: PageFrame, parts: Fragmen
     for slug in frame.days:
         section = made.section(slug, depth, partial(day_section, published, slug, depth, frame.hidden))
         sections.append(first_section(section, slug) if not sections else section)
-    subscribe = made.subscribe(depth, partial(subscribe_section, published, site, depth))
+    # The subscribe section does not depend on the view's filters: always the build's parts.
+    both = parts or Made()
+    subscribe = both.subscribe(depth, partial(subscribe_section, published, site, depth, parts))
     return join_page(frame.text, sections, subscribe)
 
 

@@ -29,6 +29,7 @@ from server.app.render import fragment
 # no schedule text and no query string can hold one.
 SECTIONS = Markup(f"\x00sections-{secrets.token_hex(16)}\x00")
 SUBSCRIBE = Markup(f"\x00subscribe-{secrets.token_hex(16)}\x00")
+GROUP = Markup(f"\x00group-{secrets.token_hex(16)}\x00")  # each group of the subscribe section
 
 
 class Fragments(Protocol):
@@ -38,6 +39,8 @@ class Fragments(Protocol):
 
     def subscribe(self, depth: int, make: Callable[[], bytes]) -> bytes: ...
 
+    def group(self, shown: tuple[object, ...], depth: int, make: Callable[[], bytes]) -> bytes: ...
+
 
 class Made:
     """Every part made on the spot (the server; a build without a record)."""
@@ -46,6 +49,9 @@ class Made:
         return make()
 
     def subscribe(self, depth: int, make: Callable[[], bytes]) -> bytes:
+        return make()
+
+    def group(self, shown: tuple[object, ...], depth: int, make: Callable[[], bytes]) -> bytes:
         return make()
 
 
@@ -87,3 +93,14 @@ def join_page(frame: str, sections: list[bytes], subscribe: bytes) -> bytes:
     if not (found and found_too):
         raise ValueError("schedule.html lost a part's marker")
     return b"".join((head.encode("utf-8"), *sections, middle.encode("utf-8"), subscribe, tail.encode("utf-8")))
+
+
+def join_marked(text: str, mark: str, parts: list[bytes]) -> bytes:
+    """`text` with each `mark` in it replaced by the next of `parts`."""
+    pieces = text.split(mark)
+    if len(pieces) != len(parts) + 1:
+        raise ValueError("a template lost a part's marker")
+    joined = [pieces[0].encode("utf-8")]
+    for part, piece in zip(parts, pieces[1:], strict=True):
+        joined += (part, piece.encode("utf-8"))
+    return b"".join(joined)
