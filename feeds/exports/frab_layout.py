@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+import weakref
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
@@ -107,8 +108,24 @@ def programme_day(start: datetime) -> date:
     return day - timedelta(days=1) if start.time() < DAY_CHANGE else day
 
 
+# The last schedule laid out and its layout: schedule.xml and schedule.json of one snapshot are
+# made one after the other from the same (immutable) schedule, and a layout of 10,000 sessions
+# costs a UUIDv5 per session. Held weakly, so it never keeps an old schedule alive.
+_last: tuple[weakref.ref[Schedule], FrabSchedule] | None = None
+
+
 def layout(schedule: Schedule) -> FrabSchedule:
     """The confirmed sessions by day and room (cancelled ones have no place in these formats)."""
+    global _last
+    last = _last
+    if last is not None and last[0]() is schedule:
+        return last[1]
+    made = _layout(schedule)
+    _last = (weakref.ref(schedule), made)
+    return made
+
+
+def _layout(schedule: Schedule) -> FrabSchedule:
     conference = schedule.conference
     zone = conference.zone
     confirmed = [s for s in schedule.sessions if not s.cancelled]
