@@ -11,6 +11,11 @@ server answers with 503 and Retry-After: a pick set is never half written.
 
 Sets expire (server.store.expiry): `touch` records the day a set was last read, `purge` deletes
 those nobody read or changed for a while after their conference ended.
+
+Every create, replace and purge also logs the tokens it changed, numbered in commit order
+(server.store.tables.pick_changes), so a server process holding a thousand sets asks
+`changes_since` which of them changed instead of re-reading them all each second. Sets are
+written only here: a row changed behind this class's back is not logged.
 """
 
 from __future__ import annotations
@@ -40,12 +45,15 @@ from server.errors import StoreBusy
 from server.store import schema
 from server.store.expiry import KEEP_AFTER_END, conference_over, purge_cutoff
 from server.store.rows import from_db_time, to_db_time
-from server.store.tables import conferences, picks
+from server.store.tables import conferences, pick_change_counter, pick_changes, picks
 
 TOKEN_BYTES = 18  # 144 bits, above the 128 the issue asks for
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{22,64}")
 # Tokens per statement in `touch` and `get_many`: well under SQLite's limit of bound parameters.
 _TOUCH_BATCH = 500
+# The change log reaches back this far (pruned by `purge`); a reader that fell further behind
+# is told to re-read everything.
+KEEP_CHANGES = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,17 @@ class PickSet:
     sessions: tuple[str, ...]
     # Aware UTC; the personal feed's Last-Modified must move whenever the set changes.
     updated: datetime
+
+
+@dataclass(frozen=True)
+class PickChanges:
+    """The sets written since a point of the change log (`PickStore.changes_since`)."""
+
+    # Where the next call starts.
+    mark: int
+    # Tokens created, replaced or deleted since the mark asked about; None when that is not
+    # known (no mark yet, or the log was pruned past it): every set may have changed.
+    tokens: frozenset[str] | None
 
 
 def new_token() -> str:
@@ -90,6 +109,7 @@ class PickStore:
                     updated=now,
                 )
             )
+            _note_changes(conn, [token], now)
         return PickSet(token, conference, tuple(sessions), from_db_time(now))
 
     def get(self, token: str) -> PickSet | None:
@@ -121,6 +141,27 @@ class PickStore:
             raise StoreBusy(f"cannot read pick sets now: {_first_line(exc)}") from exc
         return found
 
+    def changes_since(self, mark: int | None) -> PickChanges:
+        """The tokens of the sets created, replaced or purged after `mark` (a `PickChanges.mark`
+        from an earlier call; None the first time): two small reads, whatever the number of sets.
+        The counter is read first, so every change up to the new mark has committed (writers
+        take their numbers in commit order, server.store.tables.pick_changes)."""
+        try:
+            with self.engine.connect() as conn:
+                latest: int = conn.execute(select(pick_change_counter.c.seq)).scalar_one()
+                if mark is None or latest < mark:  # a first look, or another store behind the URL
+                    return PickChanges(latest, None)
+                if latest == mark:
+                    return PickChanges(mark, frozenset())
+                rows = conn.execute(
+                    select(pick_changes.c.token).where(pick_changes.c.seq > mark, pick_changes.c.seq <= latest)
+                ).all()
+        except OperationalError as exc:
+            raise StoreBusy(f"cannot read pick sets now: {_first_line(exc)}") from exc
+        if len(rows) != latest - mark:  # pruned past the mark: the log no longer says what changed
+            return PickChanges(latest, None)
+        return PickChanges(latest, frozenset(row.token for row in rows))
+
     def replace(self, token: str, sessions: Sequence[str]) -> PickSet | None:
         """Replace the whole set; None (and nothing written) for an unknown token."""
         if not is_token(token):
@@ -133,6 +174,8 @@ class PickStore:
                 .values(sessions=list(sessions), updated=now)
                 .returning(picks.c.conference)
             ).first()
+            if changed is not None:
+                _note_changes(conn, [token], now)
         if changed is None:
             return None
         return PickSet(token, changed.conference, tuple(sessions), from_db_time(now))
@@ -168,7 +211,10 @@ class PickStore:
                     picks.c.updated <= before,
                     or_(picks.c.last_access.is_(None), picks.c.last_access <= before),
                 )
-                gone += conn.execute(delete(picks).where(stale)).rowcount
+                purged = conn.execute(delete(picks).where(stale).returning(picks.c.token)).scalars().all()
+                _note_changes(conn, purged, to_db_time(now))
+                gone += len(purged)
+            conn.execute(delete(pick_changes).where(pick_changes.c.at < to_db_time(now - KEEP_CHANGES)))
         return gone
 
     @contextmanager
@@ -183,6 +229,18 @@ class PickStore:
 
     def _now(self) -> datetime:
         return to_db_time(self._clock())
+
+
+def _note_changes(conn: Connection, tokens: Sequence[str], now: datetime) -> None:
+    """Log `tokens` as changed, in the write's own transaction, under the next numbers."""
+    if not tokens:
+        return
+    counter = pick_change_counter.c.seq
+    last: int = conn.execute(
+        update(pick_change_counter).values(seq=counter + len(tokens)).returning(counter)
+    ).scalar_one()
+    first = last - len(tokens) + 1
+    conn.execute(insert(pick_changes), [{"seq": first + i, "token": t, "at": now} for i, t in enumerate(tokens)])
 
 
 def _first_line(exc: BaseException) -> str:

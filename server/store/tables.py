@@ -146,6 +146,26 @@ picks = Table(
 )
 
 
+# Every create, replace and purge of a pick set, numbered in commit order: each write takes its
+# numbers from the counter's one row, whose row lock (PostgreSQL) or the database's write lock
+# (SQLite) orders the writers, so the numbers are dense and a number is visible only once every
+# smaller one is. A server process then re-reads only the sets changed since the number it last
+# saw (server.store.picks.PickStore.changes_since, server.app.pick_cache). Pruned after a day.
+pick_changes = Table(
+    "pick_changes",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("token", String(64), nullable=False),
+    Column("at", Instant, nullable=False),
+)
+pick_change_counter = Table(
+    "pick_change_counter",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("seq", Integer, nullable=False),
+)
+
+
 # --- sources the server keeps fresh (server/store/sources.py) ---------------------------------
 # A source is the set of URLs that together make one snapshot; it is read and written whole, so
 # the URLs and their validators are JSON lists, index for index. `generation` counts finished

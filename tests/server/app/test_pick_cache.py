@@ -1,17 +1,21 @@
 """Pick sets kept by the server: read back at once after a local write, re-read after `ttl`
-unless a refresh (one query for all kept sets) confirmed them, replaced and deleted sets seen at
-the refresh, unknown and idle tokens not kept, and the number kept bounded."""
+unless a refresh confirmed them, replaced and deleted sets seen at the refresh (which reads only
+the sets the store's change log names), unknown and idle tokens not kept, and the number kept
+bounded."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import create_engine, delete
+from sqlalchemy import create_engine, delete, event
 
+from server.app.demo import seed_demo
 from server.app.pick_cache import PickCache
-from server.store import tables
-from server.store.picks import PickSet, PickStore
+from server.store import Store, tables
+from server.store.expiry import KEEP_AFTER_END
+from server.store.picks import PickSet, PickStore, is_token
 
 UPDATED = datetime(2026, 4, 1, tzinfo=UTC)
 
@@ -98,3 +102,46 @@ def test_a_set_nobody_asked_for_is_dropped_not_reread(tmp_path: Path) -> None:
     cache.refresh(store)
 
     assert (cache.get(asked.token), cache.get(idle.token)) == (asked, None)
+
+
+class Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def test_one_refresh_sees_a_replaced_a_new_and_a_purged_set_reading_only_those(tmp_path: Path) -> None:
+    store = Store.open(str(tmp_path / "store.sqlite"))
+    seed_demo(store)
+    (summary,) = store.conferences()
+    # The demo conference ended on 7 April 2026; a set nobody read goes this long after.
+    purge_at = datetime(2026, 4, 7, 22, tzinfo=UTC) + KEEP_AFTER_END
+    clock = Clock(datetime(2026, 3, 1, tzinfo=UTC))
+    here, other_process = PickStore(store.engine, clock=clock), PickStore(store.engine, clock=clock)
+    cache = PickCache()
+    kept = [cache.keep(here.create(summary.slug, [f"s{i}"])) for i in range(5)]
+    replaced, purged, *unchanged = (k.token for k in kept if k is not None)
+    cache.refresh(here)  # the first refresh reads every kept set
+    clock.now = purge_at - timedelta(hours=1)
+    here.touch([replaced, *unchanged], clock.now)
+    cache.refresh(here)
+    new = other_process.create(summary.slug, ["n"])
+    cache.keep(here.get(new.token))  # asked for here: the route reads it
+    replacement = other_process.replace(replaced, ["r"])
+    assert other_process.purge(purge_at) == 1
+    asked: list[str] = []
+
+    def note_tokens(conn: Any, cursor: Any, statement: str, parameters: Any, *rest: Any) -> None:
+        if "FROM personal_picks" in statement:
+            asked.extend(p for p in parameters if isinstance(p, str) and is_token(p))
+
+    event.listen(store.engine, "before_cursor_execute", note_tokens)
+    cache.refresh(here)
+    event.remove(store.engine, "before_cursor_execute", note_tokens)
+
+    assert sorted(asked) == sorted([replaced, purged, new.token])
+    assert [cache.get(t) for t in (replaced, purged, new.token)] == [replacement, None, new]
+    assert [cache.get(t) for t in unchanged] == kept[2:]
+    store.close()
