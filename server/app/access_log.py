@@ -21,6 +21,7 @@ handler's buffer is flushed when the app's lifespan ends, as well as on its own 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import re
@@ -29,6 +30,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from server.app.headers import secured
 from server.app.metrics import count_request, route_template
 from server.logs import AccessHandler
 from server.metrics import Metrics, metrics
@@ -49,6 +51,14 @@ def loggable_path(path: str) -> str:
     """`path` with every pick token replaced by its tag; the suffix (.ics, .svg) kept."""
     if "/p/" not in path and "/picks/" not in path:  # the common case, without a regex
         return path
+    return _tagged(path)
+
+
+# A subscribed personal feed asks for the same path all day: its tag (a regex and a hash) is
+# made once. Bounded, so paths made up by a client cannot grow the memory; what it holds is no
+# more secret than the pick cache's tokens (server.app.pick_cache).
+@functools.lru_cache(maxsize=4096)
+def _tagged(path: str) -> str:
     return _SECRET.sub(lambda m: m.group(1) + token_tag(m.group(2)) + (m.group(3) or ""), path)
 
 
@@ -69,7 +79,8 @@ def flush() -> None:
 
 class AccessLog:
     """The access log and the request metrics (server.app.metrics) in one layer, the outermost:
-    each request is timed once, and its status noted by one wrapper of `send`, for both."""
+    each request is timed once, and its status noted by one wrapper of `send`, for both. The
+    same wrapper adds the headers every answer carries (server.app.headers)."""
 
     def __init__(self, app: ASGIApp, counts: Metrics | None = None) -> None:
         self.app = app
@@ -88,6 +99,7 @@ class AccessLog:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                message = secured(message)
             await send(message)
 
         try:

@@ -1,9 +1,9 @@
 """The HTTP-side limits of one server, as `create_app` takes them (`confcal serve` sets them from
 its options), and the middleware they put around every route.
 
-Outermost first (inside the access log and metrics, server.app.access_log, which `create_app`
-puts around everything): the headers every response carries (server.app.headers), then, only when links follow
-the request's Host (no base URL), the Host allow list (server.app.hosts).
+Inside the outermost layer `create_app` puts around everything (server.app.access_log: the
+access log, the metrics and the headers every response carries, server.app.headers): only when
+links follow the request's Host (no base URL), the Host allow list (server.app.hosts).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from starlette.middleware import Middleware
 
-from server.app.headers import SecurityHeaders
 from server.app.hosts import LOCAL_NAMES, AllowedHosts, allowed_entries
 from server.app.pick_upkeep import INTERVAL_S
 from server.app.ratelimit import DEFAULT_RATE, Rate
@@ -27,10 +26,9 @@ class Guards:
     upkeep_interval: float = INTERVAL_S
 
     def middleware(self, base_url: str | None) -> list[Middleware]:
-        stack = [Middleware(SecurityHeaders)]
         if base_url is None and self.allowed_hosts is not None:
-            stack.append(Middleware(AllowedHosts, allowed=allowed_entries(self.allowed_hosts)))
-        return stack
+            return [Middleware(AllowedHosts, allowed=allowed_entries(self.allowed_hosts))]
+        return []
 
 
 def default_hosts(listen: str, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
