@@ -25,11 +25,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.app import urls
 from server.app.conditional import Representation, answer, request_headers, send_answer
-from server.app.live import Live
+from server.app.live import Live, Served
 from server.app.pick_cache import PickCache
 from server.app.pick_upkeep import PickUpkeep
 from server.app.picks_api import personal_key
-from server.app.published import Published
+from server.app.published import Feed, Published
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,11 @@ class FeedFastPath:
         self.max_age = max_age
         self.picks = picks
         self.upkeep = upkeep
+        # Catalogue feed paths already looked up in `served`, with what the scope gets: the same
+        # few URLs are asked for all day. Only paths naming a feed go in, so at most every
+        # feed's two paths; emptied when the snapshots are swapped.
+        self._served: Served | None = None
+        self._found: dict[str, tuple[Feed, _Template, dict[str, str]]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -90,8 +95,16 @@ class FeedFastPath:
         catalogue feed of a current snapshot exactly; else None. With `scope`, a hit notes
         the route and path parameters there as Starlette's router would (for the metrics)."""
         served = self.live.served
+        if served is not self._served:
+            self._served, self._found = served, {}
+        known = self._found.get(path)
+        if known is not None:  # rendered (only rendered feeds go in)
+            if scope is not None:
+                scope["route"], scope["path_params"] = known[1], known[2]
+            return known[0].representation
         slug = served.default
-        params: dict[str, str] = {}
+        params = {}
+        full_path = path
         if path.startswith(_CONFERENCE):
             slug, slash, path = path[len(_CONFERENCE) :].partition("/")
             path = slash + path
@@ -114,12 +127,14 @@ class FeedFastPath:
         feed = published.feed(kind, feed_slug)
         if feed is None or not feed.rendered:
             return None  # not made yet: the route renders it off the event loop (feed_renders.py)
+        last = path.rsplit("/", 1)[1]
+        if slash:
+            route, params = _KIND_ROUTE, {**params, "kind": kind, "name": last}
+        else:
+            route, params = _ALL_ROUTE, {**params, "name": last}
+        self._found[full_path] = (feed, route, params)
         if scope is not None:
-            last = path.rsplit("/", 1)[1]
-            if slash:
-                scope["route"], scope["path_params"] = _KIND_ROUTE, {**params, "kind": kind, "name": last}
-            else:
-                scope["route"], scope["path_params"] = _ALL_ROUTE, {**params, "name": last}
+            scope["route"], scope["path_params"] = route, params
         return feed.representation
 
     def _personal(

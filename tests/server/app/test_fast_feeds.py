@@ -4,11 +4,13 @@ feeds whose set is kept and whose feed is made, and the route's bytes and header
 from __future__ import annotations
 
 import pytest
-from app_helpers import Http, send
+from app_helpers import NOW, Http, send
 from starlette.applications import Starlette
 
+from feeds.model import Schedule
 from server.app.fast_feeds import FeedFastPath
 from server.app.live import Live
+from server.store import Store
 
 DEMO = "pytorch-conference-europe-2026"
 
@@ -123,3 +125,24 @@ def test_a_feed_not_rendered_yet_is_left_to_the_route(demo_app: Starlette) -> No
     feed = cold.current().feed("all")
     assert found is None
     assert feed is not None and not feed.rendered
+
+
+def test_a_path_found_before_a_new_version_finds_the_new_feed_after_it(
+    store: Store, demo_schedule: Schedule, changed_schedule: Schedule
+) -> None:
+    store.ingest(demo_schedule, now=NOW)
+    live = Live(store, clock=lambda: NOW)
+    live.refresh()
+    live.warm()
+    fast = FeedFastPath(Starlette(), live, max_age=300)
+    before = fast.lookup("/feeds/all.ics")
+    store.ingest(changed_schedule, now=NOW)
+    live.refresh()
+    live.warm()
+
+    after = fast.lookup("/feeds/all.ics")
+
+    feed = live.current().feed("all")
+    assert feed is not None and before is not None
+    assert after is feed.representation
+    assert after.etag != before.etag
