@@ -12,6 +12,7 @@ personal feeds (pick sets of 12 sessions made through the API) in rotation, in f
 All servers stay up and the runs are interleaved round by round, so a change in the machine's
 load hits every server alike; the median round is shown, with requests per CPU second of the
 server's processes (its own CPU time, from /proc), the steadier figure on a shared machine.
+Last, the CPU `confcal serve` spends a second while idle, holding the personal feeds' pick sets.
 `run.py` calls `compare` for its serve figures.
 """
 
@@ -36,6 +37,7 @@ CONFCAL = [sys.executable, "-m", "server.cli"]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 IDENTITY = {"accept-encoding": "identity"}
 CEILINGS = ("granian", "uvicorn")
+IDLE_S = 5.0
 
 
 def free_port() -> int:
@@ -168,6 +170,11 @@ def compare(db: str, work: Path, *, seconds: int = 8, rounds: int = 1, personal:
                         script=spec.get("script"),  # type: ignore[arg-type]
                     )
                     runs.setdefault((name, case), []).append(result)
+        # What the server spends with nothing asked, holding every personal feed's pick set: the
+        # version poll, the pick cache's refresh (issue 12: re-reading 1,000 sets took 16 ms/s).
+        before = cpu_seconds(app.pid)
+        time.sleep(IDLE_S)
+        idle_ms = 1000 * (cpu_seconds(app.pid) - before) / IDLE_S
     finally:
         for process in (app, *(p for p, _ in ceilings.values())):
             process.terminate()
@@ -177,6 +184,8 @@ def compare(db: str, work: Path, *, seconds: int = 8, rounds: int = 1, personal:
     print(
         f"serve: all.ics {len(feed.content)} bytes, {personal} personal feeds, {rounds} round(s) of {seconds} s, median"
     )
+    print(f"  serve idle, {personal} pick sets kept: {idle_ms:.1f} ms of CPU a second")
+    figures["serve idle ms/s"] = idle_ms
     for case in cases:
         rate, per_cpu = median[("confcal", case)]
         figures[f"serve {case} req/s"] = rate
