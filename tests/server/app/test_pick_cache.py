@@ -145,3 +145,21 @@ def test_one_refresh_sees_a_replaced_a_new_and_a_purged_set_reading_only_those(t
     assert [cache.get(t) for t in (replaced, purged, new.token)] == [replacement, None, new]
     assert [cache.get(t) for t in unchanged] == kept[2:]
     store.close()
+
+
+def test_a_set_read_before_a_change_and_kept_after_the_refresh_that_saw_it_is_read_again(tmp_path: Path) -> None:
+    # A request reads a set from the store, another process replaces it, a refresh sees the
+    # change while the request has not kept the set yet: the next refresh must not trust it.
+    engine = create_engine(f"sqlite:///{tmp_path / 'picks.sqlite'}")
+    here, other_process = PickStore(engine), PickStore(engine)
+    token = here.create("conf", ["s1"]).token
+    cache = PickCache()
+    cache.refresh(here)
+    read_before = here.get(token)
+    replacement = other_process.replace(token, ["s2"])
+    cache.refresh(here)
+    cache.keep(read_before)
+
+    cache.refresh(here)
+
+    assert cache.get(token) == replacement
