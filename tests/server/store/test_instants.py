@@ -49,9 +49,9 @@ def test_every_table_reads_back_aware_utc(store: Store) -> None:
 
     found = instants_of(store)
 
-    # sessions (start, end, modified), the version, the pick set (created, updated, read), the new
-    # source (next run, created), the CalDAV state row
-    assert len(found) == 6 * 3 + 1 + 3 + 2 + 1
+    # sessions (start, end, modified), the version, the pick set (created, updated, read) and its
+    # change log entry, the new source (next run, created), the CalDAV state row
+    assert len(found) == 6 * 3 + 1 + 3 + 1 + 2 + 1
     assert {value.tzinfo for value in found} == {UTC}
 
 
