@@ -45,6 +45,9 @@ def fetch(url: str, policy: Policy = Policy(), *, validators: Validators | None 
     except (FetchError, LimitExceeded) as exc:
         raise type(exc)(exc.reason, source=redact(url)) from None
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        # The class name stands in for an empty message. Every error the tests provoke (timeouts,
+        # refused connections, TLS failures, a dropped connection) carries text, so none reaches
+        # the fallback: its mutant survives, not equivalent, but no real server empties it on cue.
         raise FetchError(f"cannot be fetched: {redact(str(exc)) or type(exc).__name__}", source=redact(url)) from None
 
 
@@ -58,6 +61,7 @@ def _follow(client: httpx.Client, url: str, policy: Policy, validators: Validato
         headers["If-Modified-Since"] = validators.last_modified
     current = _checked(url, "")
     for _ in range(policy.max_redirects + 1):
+        # httpx upper-cases the method, so "get" is equivalent.
         with client.stream("GET", current, headers=headers) as response:
             if response.is_redirect and "location" in response.headers:
                 # httpx has parsed the Location already (an invalid one is an HTTPError)
@@ -68,6 +72,7 @@ def _follow(client: httpx.Client, url: str, policy: Policy, validators: Validato
                 return NotModified(_validators(response, validators))
             if response.status_code != 200:
                 raise FetchError(f"HTTP {response.status_code}")
+            # Any default that is not digits is the same (a body without it is counted by collect).
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > policy.max_bytes:
                 raise LimitExceeded(f"is larger than the limit of {policy.max_bytes} bytes ({declared} declared)")

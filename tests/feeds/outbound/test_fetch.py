@@ -409,3 +409,27 @@ def test_a_url_without_a_host_is_named() -> None:
         fetch("http:///schedule.ics", Policy())
 
     assert str(caught.value) == "http:///schedule.ics: has no host"
+
+
+def test_a_host_whose_every_address_refuses_the_connection_is_named(pair: Pair) -> None:
+    silent = "127.0.0.3"  # nothing listens there on the pair's port
+    url = pair.url("/page", host="silent.test")
+    policy = Policy(
+        allowed=(ipaddress.ip_network(f"{silent}/32"),),
+        resolver=lambda host, port: [silent, silent] if host == "silent.test" else [host],
+    )
+
+    with pytest.raises(FetchError) as caught:
+        fetch(url, policy)
+
+    # The last connect's own error, not a bare "cannot connect" (or a TypeError from raising None).
+    assert str(caught.value) == f"{url}: cannot be fetched: [Errno 111] Connection refused"
+
+
+def test_a_url_that_does_not_parse_is_named_with_its_userinfo_redacted() -> None:
+    url = "http://organiser:hunter2@[zz]/page"
+
+    with pytest.raises(FetchError) as caught:
+        fetch(url, Policy())
+
+    assert str(caught.value) == "http://***@[zz]/page: is not a valid URL (Invalid IPv6 address: '[zz]')"

@@ -69,10 +69,11 @@ def for_other(ca: trustme.CA) -> Iterator[TLSServer]:
     yield from serving(ca, "other.test")
 
 
-def policy(ca: trustme.CA) -> Policy:
-    def resolver(host: str, port: int) -> Sequence[str]:
-        return ["127.0.0.1"] if host == HOST else []
+def resolver(host: str, port: int) -> Sequence[str]:
+    return ["127.0.0.1"] if host == HOST else []
 
+
+def policy(ca: trustme.CA) -> Policy:
     context = ssl.create_default_context()
     ca.configure_trust(context)
     return Policy(allowed=(ipaddress.ip_network("127.0.0.1/32"),), resolver=resolver, verify=context)
@@ -92,3 +93,20 @@ def test_a_certificate_for_another_name_is_refused(ca: trustme.CA, for_other: TL
 
     with pytest.raises(FetchError, match="CERTIFICATE_VERIFY_FAILED"):
         fetch(url, policy(ca))
+
+
+def test_by_default_a_certificate_from_an_unknown_authority_is_refused(for_host: TLSServer) -> None:
+    url = f"https://{HOST}:{for_host.server_address[1]}/page"
+    default = Policy(allowed=(ipaddress.ip_network("127.0.0.1/32"),), resolver=resolver)  # verify=True
+
+    with pytest.raises(FetchError, match="CERTIFICATE_VERIFY_FAILED"):
+        fetch(url, default)
+
+
+def test_verify_false_fetches_from_a_server_whose_certificate_cannot_be_checked(for_host: TLSServer) -> None:
+    url = f"https://{HOST}:{for_host.server_address[1]}/page"
+    unchecked = Policy(allowed=(ipaddress.ip_network("127.0.0.1/32"),), resolver=resolver, verify=False)
+
+    result = fetch(url, unchecked)
+
+    assert result == Fetched(url, f"tls {HOST}:{for_host.server_address[1]}".encode(), Validators())
