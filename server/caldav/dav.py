@@ -277,6 +277,8 @@ class DavStorage:
         return answer.status != 404 and not (tree is not None and _status_404(tree))
 
     def _url(self, name: str) -> str:
+        # No name has a "/" (name_for's names have none, _name_of gives none), so the "/" that
+        # quote leaves by default would be the same; safe="" says it cannot end up in the path.
         return self.url + quote(name, safe="")
 
     def _name_of(self, href: str) -> str:
@@ -371,5 +373,6 @@ def _uid_conflict(body: bytes) -> bool:
 def _status_404(tree: Any) -> bool:
     """Some servers (Xandikos) answer PROPFIND on a missing URL with 207 and a 404 inside."""
     status = tree.findtext(f"{{{_DAV}}}response/{{{_DAV}}}status") or ""
-    # "HTTP/1.1 404 Not Found": the spaces only guard against a reason phrase holding "404".
+    # "HTTP/1.1 404 Not Found": the spaces only guard against a reason phrase holding "404". No
+    # status reads as "" (any default without " 404 " would do).
     return " 404 " in status

@@ -345,7 +345,8 @@ def multistatus(*responses: tuple[str, str, bool]) -> str:
             f"<D:response><D:href>{href}</D:href><D:propstat><D:prop>{tag}<D:resourcetype>{kind}</D:resourcetype>"
             "</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>"
         )
-    return f'<?xml version="1.0"?><D:multistatus xmlns:D="DAV:">{"".join(parts)}</D:multistatus>'
+    # Whitespace before the root element (no XML declaration) is well-formed XML, and sent so.
+    return f'\n  <D:multistatus xmlns:D="DAV:">{"".join(parts)}</D:multistatus>'
 
 
 def test_the_listing_holds_the_calendars_own_objects_by_name(calendar: DavBackend) -> None:
