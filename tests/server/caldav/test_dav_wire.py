@@ -151,10 +151,11 @@ def test_a_get_refused_names_the_event(calendar: DavBackend) -> None:
 
     with pytest.raises(ServerFailed) as failed:
         calendar.dav.get("talk-1.ics")
-    with pytest.raises(AccessDenied):
+    with pytest.raises(AccessDenied) as denied:
         calendar.dav.get("talk-2.ics")
 
     assert str(failed.value) == "GET talk-1.ics failed (HTTP 400)"
+    assert str(denied.value) == DENIED.format(url=calendar.url)
 
 
 def test_a_missing_item_is_named(calendar: DavBackend) -> None:
@@ -515,3 +516,13 @@ def test_a_write_whose_etag_cannot_be_read_back_is_refused_by_name(calendar: Dav
 
     assert str(no_etag.value) == "talk-1.ics: the server gives no ETag; it cannot be synced safely"
     assert str(gone.value) == "talk-2.ics: not found"
+
+
+def test_a_name_that_does_not_resolve_is_transient_and_unreachable() -> None:
+    url = "http://calendar.invalid/alice/cal/"  # RFC 6761 section 6.4: never resolves
+
+    with pytest.raises(TransientError) as raised:
+        DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True)
+
+    assert raised.value.unreachable is True
+    assert str(raised.value).startswith(f"cannot reach {url}: cannot resolve host calendar.invalid")
