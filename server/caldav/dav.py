@@ -305,11 +305,14 @@ class DavStorage:
         broken connections."""
         # A body on GET or DELETE has no meaning (RFC 9110 sections 9.3.1, 9.3.5): servers
         # ignore one, so a mutant sending "XXXX" or None there is the same request to them.
+        # (httpx would encode a str body as UTF-8 itself; encoding here keeps the bytes explicit.)
         content = body.encode() if isinstance(body, str) else body
         try:
             request = self.client.build_request(method, url, content=content, headers=headers)
             response = self.client.send(request, stream=True)
             try:
+                # MAX_ANSWER equals collect's own default (feeds.outbound.MAX_BYTES), named here
+                # because the cap on a CalDAV answer is this module's decision.
                 body_read = collect(response.iter_bytes(), MAX_ANSWER)
             finally:
                 response.close()

@@ -526,3 +526,37 @@ def test_a_name_that_does_not_resolve_is_transient_and_unreachable() -> None:
 
     assert raised.value.unreachable is True
     assert str(raised.value).startswith(f"cannot reach {url}: cannot resolve host calendar.invalid")
+
+
+def test_an_endless_answer_is_cut_at_the_cap_while_it_streams() -> None:
+    # A server that sends a body past the cap and then never ends it: the storage stops reading
+    # at the cap (a client that read the whole answer first would wait for an end that never comes).
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(5)
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/alice/cal/"
+        done = threading.Event()
+
+        def serve() -> None:
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                return
+            with conn:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 207 Multi-Status\r\nContent-Type: application/xml\r\n\r\n")
+                try:
+                    conn.sendall(b" " * (MAX_ANSWER + 1))
+                except OSError:
+                    pass  # the client stopped reading and closed
+                done.wait(10)
+
+        thread = threading.Thread(target=serve)
+        thread.start()
+        try:
+            with pytest.raises(ServerFailed) as raised:
+                DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True, timeout=3)
+        finally:
+            done.set()
+            thread.join()
+
+    assert str(raised.value) == f"PROPFIND calendar: the answer is larger than the limit of {MAX_ANSWER} bytes"
