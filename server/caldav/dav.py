@@ -133,6 +133,7 @@ class DavStorage:
         password: Password | None,
         *,
         allow_private: bool = False,
+        # Its one caller (service._connect) passes SyncOptions' values, which have the same defaults.
         timeout: float = 20.0,
         deadline: float | None = 600.0,
     ) -> DavStorage:

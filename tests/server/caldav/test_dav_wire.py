@@ -241,6 +241,15 @@ def test_names_that_need_quoting_round_trip_through_put_and_listing(calendar: Da
     assert calendar.dav.get(name).etag == etag
 
 
+def test_a_user_name_given_wins_over_the_urls_and_none_at_all_is_refused_login(calendar: DavBackend) -> None:
+    with_other_user = calendar.url.replace("http://", "http://mallory@")
+
+    storage = DavStorage.connect(with_other_user, USER, Password(PASSWORD), allow_private=True)
+    storage.close()
+    with pytest.raises(AuthenticationFailed):
+        DavStorage.connect(calendar.url, None, None, allow_private=True)
+
+
 def test_the_user_name_may_come_from_the_url(calendar: DavBackend) -> None:
     with_user = calendar.url.replace("http://", f"http://{USER}@")
     before = calendar.server.counts()
