@@ -84,6 +84,8 @@ def _uid_query(uid: str) -> bytes:
     return (
         '<?xml version="1.0" encoding="utf-8"?>'
         '<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">'
+        # Stray text between these elements is ignored by an XML reader, and iCalendar names
+        # (VCALENDAR, VEVENT, UID) are case-insensitive (RFC 5545 section 2).
         "<d:prop><d:getetag/><c:calendar-data/></d:prop>"
         '<c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT">'
         f'<c:prop-filter name="UID"><c:text-match collation="i;octet">{text}</c:text-match>'
@@ -140,10 +142,13 @@ class DavStorage:
         parts = urlsplit(check_url(url))
         if username is None and parts.username:
             username = unquote(parts.username)
+        # Without a user name or a password a server that wants one answers 401 whether we send
+        # none, empty ones or made-up ones (AuthenticationFailed all the same); with both, both go.
         auth = None
         if username is not None or password is not None:
             auth = httpx.BasicAuth(username or "", password.reveal() if password else "")
         policy = Policy(allow_private=allow_private, timeout=timeout)
+        # follow_redirects=False is httpx's default too; said here because it is a promise.
         client = guarded_client(policy, deadline=deadline, auth=auth, follow_redirects=False)
         storage = cls(client, url)
         try:

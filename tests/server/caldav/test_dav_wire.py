@@ -225,9 +225,9 @@ def silent_server() -> Iterator[str]:
 
 
 def test_a_server_that_never_answers_times_out() -> None:
-    # The per-wait timeout ends the request.
+    # The per-wait timeout ends the request, long before the run's deadline would.
     with silent_server() as url, pytest.raises(TransientError) as raised:
-        DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True, timeout=0.3)
+        DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True, timeout=0.3, deadline=4)
 
     assert (str(raised.value), raised.value.unreachable) == (f"cannot reach {url}: timed out", True)
 
@@ -248,6 +248,8 @@ def test_a_user_name_given_wins_over_the_urls_and_none_at_all_is_refused_login(c
     storage.close()
     with pytest.raises(AuthenticationFailed):
         DavStorage.connect(calendar.url, None, None, allow_private=True)
+    with pytest.raises(AuthenticationFailed):
+        DavStorage.connect(calendar.url, USER, None, allow_private=True)
 
 
 def test_the_user_name_may_come_from_the_url(calendar: DavBackend) -> None:
