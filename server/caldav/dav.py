@@ -60,6 +60,9 @@ _LISTING_BODY = (
     '<?xml version="1.0" encoding="utf-8"?>'
     '<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/><d:resourcetype/></d:prop></d:propfind>'
 )
+# Header names in any letter case are the same header (RFC 9110 section 5.1): httpx sends them as
+# given, servers and httpx's answer headers match them case-blind, so "if-match" or "ETAG" in this
+# module would change nothing on the wire.
 _XML = {"Content-Type": "application/xml; charset=utf-8"}
 # A listing of a few thousand events is well under a megabyte; a server sending more is broken.
 MAX_ANSWER = 20 * 1024 * 1024
@@ -217,8 +220,6 @@ class DavStorage:
             raise
 
     def delete(self, name: str, etag: str) -> None:
-        # Header names in any letter case are the same header (RFC 9110 section 5.1); httpx sends
-        # them as given and servers match them so, here and in every request below.
         answer = self._request("DELETE", self._url(name), "", {"If-Match": etag}, what=name)
         self._check_write(name, answer)
 
@@ -266,6 +267,7 @@ class DavStorage:
         raise ServerFailed(f"{name}: the server refused the write (HTTP {status})")
 
     def _etag(self, name: str) -> str:
+        # Depth makes no difference on one calendar object resource (see _exists).
         answer = self._request("PROPFIND", self._url(name), _LISTING_BODY, {"Depth": "0", **_XML}, what=name)
         tree = answer.tree
         etag = tree.findtext(f".//{{{_DAV}}}getetag") if tree is not None else None
@@ -356,6 +358,7 @@ def _reason(exc: httpx.TransportError) -> str:
 
 
 def _retry_after(response: httpx.Response) -> float | None:
+    # Only whole seconds are read: any default that is not digits ("" or other) gives None.
     value = response.headers.get("Retry-After", "")
     return float(value) if value.isdigit() else None
 

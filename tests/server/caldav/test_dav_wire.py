@@ -9,6 +9,7 @@ the servers give themselves."""
 from __future__ import annotations
 
 import socket
+import struct
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -518,15 +519,26 @@ def test_a_write_whose_etag_cannot_be_read_back_is_refused_by_name(calendar: Dav
         answer("PROPFIND", "talk-1.ics", 207, multistatus(("/x/talk-1.ics", "", False))),
         drop_etag("PUT", "talk-2.ics"),
         answer("PROPFIND", "talk-2.ics", 404),
+        drop_etag("PUT", "talk-3.ics"),
+        answer("PROPFIND", "talk-3.ics", 503),
+        drop_etag("PUT", "talk-4.ics"),
+        answer("PROPFIND", "talk-4.ics", 403),
     )
+    third = event_ics("talk-3@pytorch-conference-europe-2026.confcal", "Talk three", START)
+    fourth = event_ics("talk-4@pytorch-conference-europe-2026.confcal", "Talk four", START)
 
     with pytest.raises(ServerFailed) as no_etag:
         calendar.dav.create("talk-1.ics", OURS)
     with pytest.raises(ItemNotFound) as gone:
         calendar.dav.create("talk-2.ics", OTHER)
+    with pytest.raises(TransientError) as busy:
+        calendar.dav.create("talk-3.ics", third)
+    with pytest.raises(AccessDenied):
+        calendar.dav.create("talk-4.ics", fourth)
 
     assert str(no_etag.value) == "talk-1.ics: the server gives no ETag; it cannot be synced safely"
     assert str(gone.value) == "talk-2.ics: not found"
+    assert str(busy.value) == "PROPFIND talk-3.ics: server error (HTTP 503)"
 
 
 def test_a_name_that_does_not_resolve_is_transient_and_unreachable() -> None:
@@ -571,3 +583,30 @@ def test_an_endless_answer_is_cut_at_the_cap_while_it_streams() -> None:
             thread.join()
 
     assert str(raised.value) == f"PROPFIND calendar: the answer is larger than the limit of {MAX_ANSWER} bytes"
+
+
+def test_a_connection_reset_mid_answer_is_transient_and_named() -> None:
+    # The server sends half an answer and resets the connection (RST, not a clean close).
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(5)
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/alice/cal/"
+
+        def serve() -> None:
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                return
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 207 Multi-Status\r\nContent-Length: 1000\r\n\r\n<D:multi")
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            conn.close()
+
+        thread = threading.Thread(target=serve)
+        thread.start()
+        try:
+            with pytest.raises(TransientError) as raised:
+                DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True, timeout=3)
+        finally:
+            thread.join()
+
+    assert (str(raised.value), raised.value.unreachable) == (f"cannot reach {url}: the connection broke", True)
