@@ -13,7 +13,27 @@ sweep. Huey gives retries (`retries=`, `retry_delay=`, `retry_backoff=`, or rais
 
 from __future__ import annotations
 
-from server.jobs.runner import jobs_for, jobs_in_process, run_worker
-from server.jobs.tasks import Jobs
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.jobs.runner import jobs_for, jobs_in_process, run_worker
+    from server.jobs.tasks import Jobs
 
 __all__ = ["Jobs", "jobs_for", "jobs_in_process", "run_worker"]
+
+# Loaded on first use (PEP 562): the queue brings Huey, peewee and psycopg (about 0.2 s), which
+# `confcal build` and `ingest` never use but reach through a light module of this package
+# (the sync settings every command reads).
+_HOME = {
+    "Jobs": "server.jobs.tasks",
+    "jobs_for": "server.jobs.runner",
+    "jobs_in_process": "server.jobs.runner",
+    "run_worker": "server.jobs.runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOME[name]), name)
