@@ -161,3 +161,16 @@ def test_each_save_records_when_it_was_pushed(db: Engine) -> None:
     with db.connect() as conn:
         pushed_at = conn.execute(select(sync_state.c.pushed_at)).scalar_one()
     assert before <= pushed_at <= datetime.now(UTC)
+
+
+@pytest.mark.usefixtures("new_york_machine")
+def test_a_lease_taken_on_the_default_clock_holds_for_a_process_reading_utc(db: Engine) -> None:
+    # A lease's expiry is an instant every process must read alike: taken on a machine whose zone
+    # is New York, it still holds for a holder whose clock reads UTC.
+    holder = CalendarLease(db, CALENDAR, ttl=TTL)
+    other = CalendarLease(db, CALENDAR, ttl=TTL, clock=lambda: datetime.now(UTC))
+
+    taken = holder.try_take()
+    refused = other.try_take()
+
+    assert (taken, refused) == (True, False)
