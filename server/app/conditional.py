@@ -145,7 +145,8 @@ def not_modified_since(if_modified_since: str, last_modified: datetime | None) -
 
     An unparsable date is ignored, as the RFC requires.
     """
-    if last_modified is None:
+    if last_modified is None or not if_modified_since:
+        # No header (most requests): no date to parse, and no exception raised and caught.
         return False
     try:
         since = parsedate_to_datetime(if_modified_since)
