@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,10 +24,14 @@ from feeds.outbound.client import _Backend, _Clock
 
 HOST = "127.0.0.1"
 POLICY = Policy(allowed=(ipaddress.ip_network(f"{HOST}/32"),), timeout=0.3, deadline=5.0)
+# A stalling server gives up after this long, so a client that lost every timeout (a mutant) fails
+# with another error instead of hanging the run. Never reached by a working client.
+GIVE_UP = 2 * POLICY.deadline
 
 
 class Silent:
-    """Accepts connections and holds them open without reading or writing a byte, until closed."""
+    """Accepts connections and holds them open without reading or writing a byte, until closed
+    or GIVE_UP seconds have passed."""
 
     def __init__(self) -> None:
         self.listener = socket.create_server((HOST, 0))
@@ -40,19 +45,20 @@ class Silent:
         self.thread.start()
 
     def _serve(self) -> None:
-        while not self.stopped.is_set():
+        end = time.monotonic() + GIVE_UP
+        while not self.stopped.is_set() and time.monotonic() < end:
             try:
                 connection, _ = self.listener.accept()
             except TimeoutError:
                 continue
             self.accepted.append(connection)
+        for connection in self.accepted:
+            connection.close()
 
     def close(self) -> None:
         self.stopped.set()
         self.thread.join()
         self.listener.close()
-        for connection in self.accepted:
-            connection.close()
 
 
 @pytest.fixture
@@ -70,11 +76,14 @@ def test_a_stalled_connect_is_cut_to_the_policys_timeout() -> None:
     listener.listen(0)
     url = f"http://{HOST}:{listener.getsockname()[1]}/page"
     queued = socket.create_connection(listener.getsockname())
+    give_up = threading.Timer(GIVE_UP, listener.close)  # then the SYN's next retry is refused
+    give_up.start()
 
     try:
         with pytest.raises(FetchError) as caught:
             fetch(url, POLICY)
     finally:
+        give_up.cancel()
         queued.close()
         listener.close()
 
