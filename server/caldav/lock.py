@@ -60,7 +60,9 @@ class CalendarLease:
         self.ttl = ttl
         self.clock = clock
         # Unique per holder, and readable in the table: which host and process holds it.
+        # (Any length of the random part works: it only has to differ between holders.)
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}:{uuid.uuid4().hex[:8]}"
+        # Replaced by the first take; renew() is only called while the lease is held.
         self._renewed = datetime.min.replace(tzinfo=UTC)
         schema.ensure(engine)
 
@@ -69,7 +71,7 @@ class CalendarLease:
         now = self.clock()
         with self.engine.begin() as conn:
             # The row exists from then on; whoever made it, the UPDATE below decides.
-            insert_or(conn, calendar_locks, {"calendar_url": self.calendar_url}, update=False)
+            insert_or(conn, calendar_locks, {"calendar_url": self.calendar_url}, update=False)  # any falsy
             taken = conn.execute(
                 update(calendar_locks)
                 .where(
@@ -86,6 +88,8 @@ class CalendarLease:
             self._renewed = now
         return taken == 1
 
+    # renew() and release() also name the calendar, though the owner alone would do: an owner
+    # string is unique to one CalendarLease, which holds one calendar.
     def renew(self) -> None:
         """Extend the lease when a third of it has passed; LeaseLost if someone else holds it."""
         now = self.clock()

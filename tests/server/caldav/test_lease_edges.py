@@ -64,6 +64,16 @@ def test_a_stalled_holder_releasing_after_a_takeover_leaves_the_successors_lease
     assert lease_row(db) == (successor.owner, T0 + timedelta(seconds=121))
 
 
+def test_taking_one_calendar_leaves_other_free_calendars_free(db: Engine) -> None:
+    other = CalendarLease(db, CALENDAR)
+    other.try_take()
+    other.release()
+
+    took = CalendarLease(db, CALENDAR + "second/").try_take()
+
+    assert (took, lease_row(db)) == (True, (None, None))
+
+
 def test_a_lease_is_held_up_to_its_expiry_and_taken_after_it(db: Engine) -> None:
     clock = Clock()
     holder = CalendarLease(db, CALENDAR, ttl=TTL, clock=clock)
