@@ -71,7 +71,8 @@ class CalendarLease:
         now = self.clock()
         with self.engine.begin() as conn:
             # The row exists from then on; whoever made it, the UPDATE below decides.
-            insert_or(conn, calendar_locks, {"calendar_url": self.calendar_url}, update=False)  # any falsy
+            # (update=False: insert_or tests it for truth, so None would do the same.)
+            insert_or(conn, calendar_locks, {"calendar_url": self.calendar_url}, update=False)
             taken = conn.execute(
                 update(calendar_locks)
                 .where(
