@@ -241,6 +241,7 @@ class DavStorage:
     # -- internals ---------------------------------------------------------------------------------
 
     def _put(self, name: str, ics: bytes, precondition: dict[str, str]) -> str:
+        # Media type and charset names are case-insensitive (RFC 9110 section 8.3.1).
         headers = {"Content-Type": "text/calendar; charset=utf-8", **precondition}
         answer = self._request("PUT", self._url(name), ics, headers, what=name)
         self._check_write(name, answer)
