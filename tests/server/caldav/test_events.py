@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from push_helpers import CONFERENCE, make_schedule, withdrawn
 
-from feeds.ical import render_session
+from feeds.ical import EventCache, render_session
 from server.caldav.errors import UnknownSession
 from server.caldav.events import desired_events, select_sessions
 from server.caldav.plan import DesiredEvent
@@ -49,3 +49,16 @@ def test_each_event_is_the_feeds_event_without_method_and_cancelled_ones_are_not
     assert [e.revision for e in desired] == [0, 5]
     assert [b"METHOD:" in e.ics for e in desired] == [False, False]
     assert [f"URL:{base}#session-".encode() in e.ics for e in desired] == [True, True]
+
+
+def test_events_are_rendered_once_through_the_cache_the_feeds_share() -> None:
+    cache = EventCache()
+    sessions = select_sessions(SCHEDULE, ["s0", "s2"])
+
+    first = desired_events(SCHEDULE, sessions, cache=cache)
+    again = desired_events(SCHEDULE, sessions, cache=cache)
+    feed = render_session(CONFERENCE, SCHEDULE.sessions[0], method=None, cache=cache)
+
+    assert again == first
+    assert feed == first[0].ics
+    assert (cache.renders, len(cache)) == (2, 2)
