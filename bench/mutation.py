@@ -111,6 +111,11 @@ TARGETS = {
         ),
         ("-k", "not davical and not postgresql"),
     ),
+    "caldav-target-wire": Target(
+        ("server/caldav/target.py",),
+        ("tests/server/caldav/test_target.py", "tests/server/caldav/test_service_edges.py"),
+        ("-k", "not davical and not postgresql"),
+    ),
     "caldav-state-wire": Target(
         ("server/caldav/state.py",),
         (
