@@ -4,12 +4,14 @@ per calendar and scope, saved again in place, and forgotten one by one."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from postgres_cluster import fresh_schema
+from sqlalchemy import select
 
-from server.caldav.state import StateRow, SyncState
+from server.caldav.state import StateRow, SyncState, sync_state
 from server.store import Store
 
 CALENDAR = "https://dav.example.org/calendars/me/conf/"
@@ -53,3 +55,15 @@ def test_saving_again_replaces_the_row_and_forget_drops_one(store: Store) -> Non
     state.forget("b")
 
     assert SyncState(store.engine, CALENDAR, scope="pytorch").rows() == {"a": row("a", revision=1)}
+
+
+@pytest.mark.usefixtures("new_york_machine")
+def test_a_save_records_the_utc_instant_on_a_machine_in_another_zone(store: Store) -> None:
+    # pushed_at is an instant: a machine whose zone is New York must not store its wall time as UTC.
+    before = datetime.now(UTC)
+
+    SyncState(store.engine, CALENDAR, scope="pytorch").save(row("a"))
+
+    with store.engine.connect() as conn:
+        pushed_at = conn.execute(select(sync_state.c.pushed_at)).scalar_one()
+    assert before <= pushed_at <= datetime.now(UTC)
