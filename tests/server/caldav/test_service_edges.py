@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from push_helpers import PASSWORD, USER, DavServer, make_schedule, moved, withdrawn
+from sqlalchemy import select
 from test_service import session_ids
 
 from server.caldav import service
@@ -24,6 +25,7 @@ from server.caldav.target import Password, PickToken, SessionIds, SyncOptions, T
 from server.errors import StoreError
 from server.store import Store
 from server.store.picks import PickStore
+from server.store.tables import calendar_locks
 
 OPTIONS = SyncOptions(retry=NO_WAIT, allow_private=True)
 SCHEDULE = make_schedule(3)
@@ -138,3 +140,41 @@ def test_remove_logs_its_line_under_the_public_url(
         f"caldav remove target={calendar} created=0 updated=0 deleted=2 unchanged=0 conflicts=0",
         f"caldav remove target={calendar} failed error=CalendarBusy",
     ]
+
+
+def test_a_dropped_sessions_delete_is_reported_without_a_title(radicale: DavServer, store: Store) -> None:
+    calendar = radicale.new_calendar()
+    service.sync(store, target(calendar), ids(store, 0, 1), options=OPTIONS)
+    steps: list[Step] = []
+
+    service.sync(store, target(calendar), ids(store, 0), options=OPTIONS, progress=steps.append)
+
+    # The dropped session is no longer among the wanted ones, so its title is not known: "".
+    assert steps == [Step(1, 2, "deleted", uids(store, 1)[0], "")]
+
+
+def test_the_lease_is_renewed_as_the_sync_makes_progress(radicale: DavServer, store: Store) -> None:
+    calendar = radicale.new_calendar()
+    held: list[tuple[str | None, object]] = []
+
+    def look(step: Step) -> None:
+        with store.engine.connect() as conn:
+            row = conn.execute(
+                select(calendar_locks.c.owner, calendar_locks.c.until).where(
+                    calendar_locks.c.calendar_url == calendar_key(calendar)
+                )
+            ).one()
+        held.append((row.owner, row.until))
+
+    # A lease of no length is due for renewal at every step, so each step moves its end on.
+    service.sync(
+        store,
+        target(calendar),
+        ids(store, 0, 1, 2),
+        options=SyncOptions(retry=NO_WAIT, allow_private=True, lock_ttl=0),
+        progress=look,
+    )
+
+    owners, untils = {owner for owner, _ in held}, [until for _, until in held]
+    assert (len(held), len(owners), None in owners) == (3, 1, False)
+    assert untils == sorted(set(untils))  # strictly later at every step
