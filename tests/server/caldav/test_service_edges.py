@@ -14,10 +14,12 @@ from push_helpers import PASSWORD, USER, DavServer, make_schedule, moved, withdr
 from sqlalchemy import select
 from test_service import session_ids
 
+from feeds.ical import EventCache
 from server.caldav import service
 from server.caldav.dav import calendar_key
 from server.caldav.errors import CalendarBusy, PicksOfAnotherConference
 from server.caldav.lock import CalendarLease
+from server.caldav.plan import Create, uid_of
 from server.caldav.retry import NO_WAIT
 from server.caldav.service import Step
 from server.caldav.state import SyncState
@@ -178,3 +180,42 @@ def test_the_lease_is_renewed_as_the_sync_makes_progress(radicale: DavServer, st
     owners, untils = {owner for owner, _ in held}, [until for _, until in held]
     assert (len(held), len(owners), None in owners) == (3, 1, False)
     assert untils == sorted(set(untils))  # strictly later at every step
+
+
+def test_preview_plans_against_the_state_saved_for_that_calendar_and_conference(
+    radicale: DavServer, store: Store
+) -> None:
+    calendar = radicale.new_calendar()
+    service.sync(store, target(calendar), ids(store, 0, 1), options=OPTIONS)
+
+    found = service.preview(store, target(calendar.rstrip("/")), ids(store, 0), options=OPTIONS)
+
+    # Both events are known as confcal's own: one kept, the dropped one deleted; none is foreign.
+    assert sorted((a.verb, uid_of(a)) for a in found.actions) == sorted(
+        [("keep", uids(store, 0)[0]), ("delete", uids(store, 1)[0])]
+    )
+
+
+def test_preview_renders_through_the_given_cache_with_the_base_url(radicale: DavServer, store: Store) -> None:
+    cache = EventCache()
+
+    found = service.preview(
+        store,
+        target(radicale.new_calendar()),
+        ids(store, 0),
+        options=OPTIONS,
+        cache=cache,
+        base_url="https://confcal.example.org/",
+    )
+
+    (create,) = found.actions
+    assert isinstance(create, Create)
+    assert cache.renders == 1
+    assert b"https://confcal.example.org/" in create.event.ics
+
+
+def test_preview_names_a_conference_the_store_lacks(radicale: DavServer, store: Store) -> None:
+    with pytest.raises(StoreError) as raised:
+        service.preview(store, target(radicale.new_calendar()), ids(store, 0), conference="nope", options=OPTIONS)
+
+    assert str(raised.value) == "the store holds no conference 'nope'"
