@@ -187,6 +187,7 @@ def remove(
 ) -> SyncResult:
     started = time.monotonic()
     try:
+        # No titles: they are read only for progress steps, and remove reports none (progress None).
         summary = _run(store.engine, target, conference, [], options, {}, None)
     except Exception as exc:
         log_sync(target, None, _since(started), exc, what="remove")
