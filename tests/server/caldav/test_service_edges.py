@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from push_helpers import PASSWORD, USER, DavServer, make_schedule, moved, withdrawn
+from push_helpers import PASSWORD, USER, DavServer, edited, make_schedule, moved, withdrawn
 from sqlalchemy import select
-from test_service import session_ids
+from test_service import contents, session_ids
 
 from feeds.ical import EventCache
 from server.caldav import service
@@ -20,11 +20,11 @@ from server.caldav.dav import calendar_key
 from server.caldav.errors import CalendarBusy, PicksOfAnotherConference
 from server.caldav.lock import CalendarLease
 from server.caldav.plan import Create, uid_of
-from server.caldav.retry import NO_WAIT
+from server.caldav.retry import NO_WAIT, RetryPolicy
 from server.caldav.service import Step
 from server.caldav.state import SyncState
 from server.caldav.target import Password, PickToken, SessionIds, SyncOptions, Target
-from server.errors import StoreError
+from server.errors import ServerError, StoreError
 from server.store import Store
 from server.store.picks import PickStore
 from server.store.tables import calendar_locks
@@ -219,3 +219,34 @@ def test_preview_names_a_conference_the_store_lacks(radicale: DavServer, store: 
         service.preview(store, target(radicale.new_calendar()), ids(store, 0), conference="nope", options=OPTIONS)
 
     assert str(raised.value) == "the store holds no conference 'nope'"
+
+
+def test_overwrite_lets_remove_delete_an_event_the_owner_edited(radicale: DavServer, store: Store) -> None:
+    calendar = radicale.new_calendar()
+    service.sync(store, target(calendar), ids(store, 0), options=OPTIONS)
+    ((name, ics),) = contents(calendar).items()
+    radicale.request("PUT", calendar + name, edited(ics, "Talk 0 - bring a laptop"), {"Content-Type": "text/calendar"})
+
+    kept = service.remove(store, target(calendar), conference=SLUG, options=OPTIONS)
+    result = service.remove(
+        store, target(calendar), conference=SLUG, options=SyncOptions(retry=NO_WAIT, allow_private=True, overwrite=True)
+    )
+
+    assert (len(kept.conflicts), kept.deleted) == (1, 0)
+    assert (result.deleted, result.conflicts, contents(calendar)) == (1, (), {})
+
+
+def test_the_callers_retry_policy_governs_the_writes(store: Store, tmp_path: Path) -> None:
+    server = DavServer("radicale", tmp_path / "radicale", busy_puts=1).start()
+    try:
+        with pytest.raises(ServerError) as raised:
+            service.sync(
+                store,
+                target(server.new_calendar()),
+                ids(store, 0),
+                options=SyncOptions(retry=RetryPolicy(attempts=1), allow_private=True),
+            )
+    finally:
+        server.stop()
+
+    assert "gave up after 1 attempt" in str(raised.value)
