@@ -250,3 +250,12 @@ def test_the_callers_retry_policy_governs_the_writes(store: Store, tmp_path: Pat
         server.stop()
 
     assert "gave up after 1 attempt" in str(raised.value)
+
+
+def test_sync_writes_events_linking_to_the_base_url(radicale: DavServer, store: Store) -> None:
+    calendar = radicale.new_calendar()
+
+    service.sync(store, target(calendar), ids(store, 0), options=OPTIONS, base_url="https://confcal.example.org/")
+
+    ((_, ics),) = contents(calendar).items()
+    assert b"https://confcal.example.org/" in ics
