@@ -6,7 +6,9 @@ with the session's title, the counts of each kind, and the refusals named."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -259,3 +261,14 @@ def test_sync_writes_events_linking_to_the_base_url(radicale: DavServer, store: 
 
     ((_, ics),) = contents(calendar).items()
     assert b"https://confcal.example.org/" in ics
+
+
+def test_the_duration_is_the_time_the_run_took(radicale: DavServer, store: Store) -> None:
+    calendar = radicale.new_calendar()
+
+    before = time.monotonic()
+    result = service.sync(store, target(calendar), ids(store, 0), options=OPTIONS)
+    after = time.monotonic()
+
+    # Bracketed by the caller's own clock readings, not compared with any speed.
+    assert timedelta(0) < result.duration <= timedelta(seconds=after - before)
