@@ -272,3 +272,11 @@ def test_the_duration_is_the_time_the_run_took(radicale: DavServer, store: Store
 
     # Bracketed by the caller's own clock readings, not compared with any speed.
     assert timedelta(0) < result.duration <= timedelta(seconds=after - before)
+
+
+def test_without_a_shared_cache_renders_are_kept_in_the_process_own(radicale: DavServer, store: Store) -> None:
+    service._OWN_CACHE.clear()
+
+    service.sync(store, target(radicale.new_calendar()), ids(store, 0, 1), options=OPTIONS)
+
+    assert len(service._OWN_CACHE) == 2
