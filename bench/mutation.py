@@ -62,6 +62,23 @@ TARGETS = {
         ),
         ("-k", "not radicale and not xandikos and not davical and not real_server"),
     ),
+    # The in-memory twin against the storage contract (the twin's half of it) and the twin-only
+    # sync tests: the twin must refuse exactly where a real server does, or those tests lie.
+    "caldav-memory": Target(
+        ("server/caldav/memory.py",),
+        tuple(
+            f"tests/server/caldav/{t}.py"
+            for t in (
+                "test_storage_contract",
+                "test_caldav_plan",
+                "test_caldav_sync",
+                "test_caldav_conflicts",
+                "test_caldav_crash",
+                "test_caldav_machine",
+            )
+        ),
+        ("-k", "not radicale and not xandikos and not davical and not real_server"),
+    ),
     # One module at a time against every CalDAV test but DAViCal's (each DAViCal test starts a
     # PostgreSQL and an Apache): the real-server tests reach the wire code the twin cannot.
     **{
