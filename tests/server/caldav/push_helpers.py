@@ -274,6 +274,7 @@ class Backend(Protocol):
     def storage(self) -> Storage: ...
 
     def writes(self) -> int: ...
+    def requests(self) -> Counter[str]: ...
     def owner_put(self, name: str, ics: bytes) -> None: ...
     def owner_delete(self, name: str) -> None: ...
     def contents(self) -> dict[str, bytes]: ...
@@ -332,6 +333,9 @@ class MemoryBackend:
     def writes(self) -> int:
         return self.memory.requests["PUT"] + self.memory.requests["DELETE"]
 
+    def requests(self) -> Counter[str]:
+        return Counter(self.memory.requests)
+
     def owner_put(self, name: str, ics: bytes) -> None:
         self.memory.owner_put(name, ics)
 
@@ -355,6 +359,9 @@ class DavBackend:
     def writes(self) -> int:
         counts = self.server.counts()
         return counts["PUT"] + counts["DELETE"]
+
+    def requests(self) -> Counter[str]:
+        return self.server.counts()
 
     def owner_put(self, name: str, ics: bytes) -> None:
         self.server.request("PUT", self.url + name, ics, {"Content-Type": "text/calendar"})

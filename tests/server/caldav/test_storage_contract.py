@@ -177,3 +177,17 @@ class TestStorageContract:
         item = backend.storage.get("talk-1.ics")
 
         assert (summary_of(item.ics), item.etag) == ("Talk one", etag)
+
+    def test_each_call_is_counted_as_its_one_request(self, backend: Backend) -> None:
+        # The sync tests' "no writes happened" checks read these counts; a twin that miscounted a
+        # method would make them pass whatever the pusher sent. PROPFIND and REPORT are left out:
+        # DavStorage also sends them to look up ETags and UIDs.
+        before = backend.requests()
+
+        created = backend.storage.create("talk-1.ics", OURS)
+        backend.storage.get("talk-1.ics")
+        updated = backend.storage.update("talk-1.ics", edited(OURS, "Talk one, moved"), created)
+        backend.storage.delete("talk-1.ics", updated)
+
+        counted = backend.requests() - before
+        assert {m: counted[m] for m in ("GET", "PUT", "DELETE")} == {"GET": 1, "PUT": 2, "DELETE": 1}
