@@ -70,6 +70,7 @@ TARGETS = {
             f"tests/server/caldav/{t}.py"
             for t in (
                 "test_storage_contract",
+                "test_memory",
                 "test_caldav_plan",
                 "test_caldav_sync",
                 "test_caldav_conflicts",
