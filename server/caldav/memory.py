@@ -24,11 +24,12 @@ _T = TypeVar("_T")
 
 
 class MemoryStorage:
+    # The URL only names the twin; nothing parses it, so any string does.
     def __init__(self, url: str = "memory://calendar/") -> None:
         self.url = url
         self.items: dict[str, Item] = {}
         self.requests: Counter[str] = Counter()  # method -> count, like the servers' counters
-        self._next_etag = 0
+        self._next_etag = 0  # any start will do: ETags need only differ from each other
         self._lose_responses = 0
         # Called before every request with the method; may raise to simulate an outage.
         self.fault: Callable[[str], None] | None = None
@@ -44,13 +45,14 @@ class MemoryStorage:
         try:
             return self.items[name]
         except KeyError:
+            # The messages below are for people: the contract and its callers go by the error type.
             raise ItemNotFound(f"{name}: not found") from None
 
     def create(self, name: str, ics: bytes) -> str:
         self._request("PUT")
         if name in self.items:
             raise PreconditionFailed(f"{name}: already exists")
-        self._check_uid(name, ics)
+        self._check_uid(name, ics)  # `name` is not taken here, so excluding it excludes nothing yet
         return self._answer(self._store(name, ics))
 
     def update(self, name: str, ics: bytes, etag: str) -> str:
@@ -81,7 +83,7 @@ class MemoryStorage:
         def fault(method: str) -> None:
             if remaining[0] > 0:
                 remaining[0] -= 1
-                raise TransientError(f"{method}: simulated failure", unreachable=unreachable)
+                raise TransientError(f"{method}: simulated failure", unreachable=unreachable)  # text for people
 
         self.fault = fault
 
@@ -99,7 +101,7 @@ class MemoryStorage:
     def _answer(self, etag: _T) -> _T:
         if self._lose_responses > 0:
             self._lose_responses -= 1
-            raise TransientError("connection lost after the write", unreachable=True)
+            raise TransientError("connection lost after the write", unreachable=True)  # text for people
         return etag
 
     def _current(self, name: str, etag: str) -> Item:
@@ -118,7 +120,7 @@ class MemoryStorage:
                 raise UidConflict(f"{name}: UID already used by {other}")
 
     def _store(self, name: str, ics: bytes) -> str:
-        self._next_etag += 1
+        self._next_etag += 1  # any step that never repeats a value would do (-1 or 2 too)
         etag = f'"m{self._next_etag}"'
         self.items[name] = Item(ics=ics, etag=etag)
         return etag
