@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 from push_helpers import PASSWORD, USER, DavServer, edited, make_schedule, moved, withdrawn
 from sqlalchemy import select
+from test_dav_wire import silent_server
 from test_service import contents, session_ids
 
 from feeds.ical import EventCache
 from server.caldav import service
 from server.caldav.dav import calendar_key
-from server.caldav.errors import CalendarBusy, PicksOfAnotherConference
+from server.caldav.errors import CalendarBusy, PicksOfAnotherConference, ServerUnreachable
 from server.caldav.lock import CalendarLease
 from server.caldav.plan import Create, uid_of
 from server.caldav.retry import NO_WAIT, RetryPolicy
@@ -280,3 +281,25 @@ def test_without_a_shared_cache_renders_are_kept_in_the_process_own(radicale: Da
     service.sync(store, target(radicale.new_calendar()), ids(store, 0, 1), options=OPTIONS)
 
     assert len(service._OWN_CACHE) == 2
+
+
+def test_the_options_timeout_cuts_each_wait_of_a_sync(store: Store) -> None:
+    # The calendar server accepts the connection and never answers: the per-wait timeout of the
+    # options ends the run, well inside the run's deadline.
+    once = SyncOptions(
+        retry=RetryPolicy(attempts=1, sleep=lambda _s: None), allow_private=True, timeout=0.3, deadline=8
+    )
+    with silent_server() as url, pytest.raises(ServerUnreachable) as raised:
+        service.sync(store, target(url), ids(store, 0), options=once)
+
+    assert str(raised.value) == f"cannot reach {url}: timed out (gave up after 1 attempts)"
+
+
+def test_the_options_deadline_bounds_the_whole_run_of_a_sync(store: Store) -> None:
+    once = SyncOptions(
+        retry=RetryPolicy(attempts=1, sleep=lambda _s: None), allow_private=True, timeout=8, deadline=0.3
+    )
+    with silent_server() as url, pytest.raises(ServerUnreachable) as raised:
+        service.sync(store, target(url), ids(store, 0), options=once)
+
+    assert str(raised.value) == f"cannot reach {url}: took longer than the 0.3 s deadline"
