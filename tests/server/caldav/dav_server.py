@@ -158,7 +158,10 @@ def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
         length = int(environ.get("CONTENT_LENGTH") or 0)
         environ["wsgi.input"] = io.BytesIO(environ["wsgi.input"].read(length))
         name = unquote(environ.get("PATH_INFO", "")).rstrip("/").rsplit("/", 1)[-1]
-        cue = next((c for c in cues if c["on"] == method and c["name"] == name), None)
+        # A cue is "on" a method, or on a method at one Depth ("PROPFIND Depth: 1", the listing,
+        # apart from the Depth 0 check of the calendar itself).
+        on = (method, f"{method} Depth: {environ.get('HTTP_DEPTH')}")
+        cue = next((c for c in cues if c["on"] in on and c["name"] == name), None)
         if cue is not None and cue["then"] == "answer":
             cues.remove(cue)
             body = cue["body"].encode()

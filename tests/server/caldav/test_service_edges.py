@@ -12,7 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from push_helpers import PASSWORD, USER, DavServer, edited, make_schedule, moved, withdrawn
+from push_helpers import PASSWORD, USER, DavServer, answer, edited, make_schedule, moved, withdrawn
 from sqlalchemy import select
 from test_dav_wire import silent_server
 from test_service import contents, session_ids
@@ -303,3 +303,15 @@ def test_the_options_deadline_bounds_the_whole_run_of_a_sync(store: Store) -> No
         service.sync(store, target(url), ids(store, 0), options=once)
 
     assert str(raised.value) == f"cannot reach {url}: took longer than the 0.3 s deadline"
+
+
+def test_preview_lists_the_calendar_under_the_callers_retry_policy(radicale: DavServer, store: Store) -> None:
+    # One attempt asked for: a listing answered 503 once ends the preview, not a retry.
+    calendar = radicale.new_calendar()
+    radicale.cue([answer("PROPFIND Depth: 1", calendar.rstrip("/").rsplit("/", 1)[-1], 503)])
+    once = SyncOptions(retry=RetryPolicy(attempts=1, sleep=lambda _s: None), allow_private=True)
+
+    with pytest.raises(ServerError) as raised:
+        service.preview(store, target(calendar), ids(store, 0), options=once)
+
+    assert str(raised.value) == "PROPFIND calendar: server error (HTTP 503) (gave up after 1 attempts)"
