@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from postgres_cluster import fresh_schema
 from push_helpers import Backend, DavBackend, DavServer, MemoryBackend
 from sqlalchemy import Engine, create_engine
 
@@ -47,3 +48,15 @@ def engine(tmp_path: Path) -> Iterator[Engine]:
     made = create_engine(f"sqlite:///{tmp_path / 'state.db'}")
     yield made
     made.dispose()
+
+
+# The lock and lease tests' database, on both kinds.
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    if request.param == "sqlite":
+        engine = create_engine(f"sqlite:///{tmp_path / 'locks.db'}")
+    else:
+        # Upgraded as `confcal db upgrade` does: on PostgreSQL, opening the store only checks.
+        engine = create_engine(fresh_schema(request.getfixturevalue("pg_url")))
+    yield engine
+    engine.dispose()

@@ -5,40 +5,18 @@ and forgetting an event in one calendar leaves the same UID's row in another."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
-from postgres_cluster import fresh_schema
-from sqlalchemy import Engine, create_engine, select
+from sqlalchemy import Engine, select
+from test_lock import CALENDAR, T0, Clock
 
 from server.caldav.errors import LeaseLost
 from server.caldav.lock import CalendarLease, hold_calendar
 from server.caldav.state import StateRow, SyncState, sync_state
 from server.store.tables import calendar_locks
 
-CALENDAR = "https://dav.example.org/alice/cal/"
-T0 = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
 TTL = timedelta(seconds=60)
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    if request.param == "sqlite":
-        engine = create_engine(f"sqlite:///{tmp_path / 'locks.db'}")
-    else:
-        engine = create_engine(fresh_schema(request.getfixturevalue("pg_url")))
-    yield engine
-    engine.dispose()
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 def lease_row(db: Engine) -> tuple[str | None, datetime | None]:

@@ -6,14 +6,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from postgres_cluster import fresh_schema
 from push_helpers import DavServer, make_schedule, uid_counts
-from sqlalchemy import Engine, create_engine, func, select
+from sqlalchemy import Engine, func, select
 from test_service import contents
 
 from server.caldav.errors import CalendarBusy, LeaseLost
@@ -24,17 +22,6 @@ from server.store import Store
 WORKER = Path(__file__).with_name("push_worker.py")
 CALENDAR = "https://dav.example.org/alice/cal/"
 T0 = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    if request.param == "sqlite":
-        engine = create_engine(f"sqlite:///{tmp_path / 'locks.db'}")
-    else:
-        # Upgraded as `confcal db upgrade` does: on PostgreSQL, opening the store only checks.
-        engine = create_engine(fresh_schema(request.getfixturevalue("pg_url")))
-    yield engine
-    engine.dispose()
 
 
 class Clock:
