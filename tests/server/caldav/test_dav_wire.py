@@ -12,7 +12,6 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 
 import pytest
 from push_helpers import (
@@ -25,6 +24,7 @@ from push_helpers import (
     event_ics,
     lose_answer,
 )
+from test_storage_contract import OTHER, OURS, START
 
 from server.caldav.dav import MAX_ANSWER, DavStorage, calendar_key, check_url, public_url
 from server.caldav.errors import (
@@ -43,9 +43,6 @@ from server.caldav.errors import (
 )
 from server.caldav.target import Password
 
-START = datetime(2026, 4, 7, 9, 0, tzinfo=UTC)
-OURS = event_ics("talk-1@pytorch-conference-europe-2026.confcal", "Talk one", START)
-OTHER = event_ics("talk-2@pytorch-conference-europe-2026.confcal", "Talk two", START)
 ERROR = '<?xml version="1.0"?><D:error xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">{}</D:error>'
 NO_UID_CONFLICT = ERROR.format("<C:no-uid-conflict><D:href>/alice/cal/other.ics</D:href></C:no-uid-conflict>")
 OTHER_PRECONDITION = ERROR.format("<C:valid-calendar-data/>")
