@@ -52,9 +52,9 @@ def stored_ids(store: Store, sessions: Sequence[str]) -> list[str]:
     return [by_title[titles[i]] for i in sessions]
 
 
-def calendar(url: str) -> dict[str, tuple[str, datetime]]:
-    """Resource name -> (SUMMARY, start) of every event in the calendar (one deleted while it is
-    read is left out)."""
+def bodies(url: str) -> dict[str, bytes]:
+    """Resource name -> body of every object in the calendar (one deleted while it is read is
+    left out)."""
     storage = connect(url)
     items = {}
     try:
@@ -65,7 +65,12 @@ def calendar(url: str) -> dict[str, tuple[str, datetime]]:
                 pass
     finally:
         storage.close()
-    return {name: (summary_of(ics), start_of(ics)) for name, ics in items.items()}
+    return items
+
+
+def calendar(url: str) -> dict[str, tuple[str, datetime]]:
+    """Resource name -> (SUMMARY, start) of every event in the calendar."""
+    return {name: (summary_of(ics), start_of(ics)) for name, ics in bodies(url).items()}
 
 
 def start_of_title(url: str, title: str) -> datetime:
