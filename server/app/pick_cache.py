@@ -7,9 +7,9 @@ writes are read back at once. `watch` asks the store's change log every `interva
 changed (server.store.picks.PickStore.changes_since) and re-reads only those it keeps, in one
 query: a set replaced or deleted by another server process (`--workers`) is seen within about a
 second, as a new ingest is within the poll interval, and the requests themselves never wait for
-the database. Re-reading all 1,000 kept sets each second cost 16 ms of CPU a second (issue 12). A set is used only while it was confirmed
-within `ttl` seconds, so without the watch (an app run without its lifespan) each set is read
-again at most every `ttl`. A set nobody asked for in `idle` seconds is dropped rather than
+the database. Re-reading all 1,000 kept sets each second cost 16 ms of CPU a second (issue 12).
+A set is used only while it was confirmed within `ttl` seconds, so without the watch (an app run
+without its lifespan) each set is read again at most every `ttl`. A set nobody asked for in `idle` seconds is dropped rather than
 re-read forever. A token that is not found is never kept, so guessing tokens cannot fill the
 memory.
 """
