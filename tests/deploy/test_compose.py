@@ -18,26 +18,33 @@ from server.commands import settings
 from server.config import Setting, resolve
 
 COMPOSE = Path(__file__).resolve().parents[2] / "deploy" / "compose.yaml"
-# Compose's ${NAME:?message} and ${NAME}: what the operator's .env supplies.
-_VARIABLE = re.compile(r"\$\{(\w+)(?::\?[^}]*)?\}")
+# Compose's ${NAME:?message}, ${NAME:-default} and ${NAME}: what the operator's .env supplies, or
+# the default when it does not.
+_VARIABLE = re.compile(r"\$\{(\w+)(?::\?[^}]*|:-([^}]*))?\}")
 _OPERATOR = {"POSTGRES_PASSWORD": "secret", "CONFCAL_BASE_URL": "https://cal.example.org"}
+# A host where the default subnet is taken: the operator moves the network and nginx's address.
+_MOVED = {**_OPERATOR, "NETWORK_SUBNET": "10.77.3.0/24", "NGINX_ADDRESS": "10.77.3.2"}
 _SETTINGS: dict[str, tuple[Setting, ...]] = {"serve": settings.SERVE, "worker": settings.WORKER}
 
 
-def _substituted(value: Any) -> Any:
+def _substituted(value: Any, operator: dict[str, str]) -> Any:
     if isinstance(value, str):
-        return _VARIABLE.sub(lambda m: _OPERATOR[m.group(1)], value)
+        return _VARIABLE.sub(lambda m: operator.get(m.group(1), m.group(2)), value)
     if isinstance(value, list):
-        return [_substituted(item) for item in value]
+        return [_substituted(item, operator) for item in value]
     if isinstance(value, dict):
-        return {key: _substituted(item) for key, item in value.items()}
+        return {key: _substituted(item, operator) for key, item in value.items()}
     return value
+
+
+def _document(operator: dict[str, str]) -> dict[str, Any]:
+    found: dict[str, Any] = _substituted(yaml.safe_load(COMPOSE.read_text(encoding="utf-8")), operator)
+    return found
 
 
 @pytest.fixture(scope="module")
 def services() -> dict[str, Any]:
-    document = _substituted(yaml.safe_load(COMPOSE.read_text(encoding="utf-8")))
-    found: dict[str, Any] = document["services"]
+    found: dict[str, Any] = _document(_OPERATOR)["services"]
     return found
 
 
@@ -67,16 +74,17 @@ def test_every_command_and_variable_is_one_the_code_accepts(services: dict[str, 
             resolve(args, _SETTINGS[args.command], environment)  # raises ConfigError on a bad value
 
 
-def test_the_server_trusts_forwarded_addresses_from_nginx_alone(services: dict[str, Any]) -> None:
-    parser = build_parser()
-    server = services["confcal"]
+@pytest.mark.parametrize(("operator", "address"), [(_OPERATOR, "172.28.0.10"), (_MOVED, "10.77.3.2")])
+def test_the_server_trusts_forwarded_addresses_from_nginx_alone(operator: dict[str, str], address: str) -> None:
+    document = _document(operator)
+    server = document["services"]["confcal"]
     environment = {key: str(value) for key, value in server["environment"].items()}
-    nginx_address = services["nginx"]["networks"]["default"]["ipv4_address"]
-    document = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
+    nginx_address = document["services"]["nginx"]["networks"]["default"]["ipv4_address"]
     (subnet,) = [entry["subnet"] for entry in document["networks"]["default"]["ipam"]["config"]]
 
-    args = resolve(parser.parse_args(server["command"][1:]), settings.SERVE, environment)
+    args = resolve(build_parser().parse_args(server["command"][1:]), settings.SERVE, environment)
 
+    assert nginx_address == address
     assert args.trusted_proxy == [nginx_address]
     assert ipaddress.ip_address(nginx_address) in ipaddress.ip_network(subnet)
     assert "networks" not in server  # on the default network, where nginx reaches it
