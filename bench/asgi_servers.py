@@ -81,42 +81,21 @@ def commands(server: str, module: str, port: int, log_config: Path) -> list[str]
     """Each server applies confcal's logging configuration (serve's, access log on) itself, as
     `confcal serve` has uvicorn do: a configuration applied by the app at import would be
     replaced by the server's own."""
+    return server_command(server, module, port, ["--log-config", str(log_config)])
+
+
+def server_command(server: str, module: str, port: int, logging: list[str]) -> list[str]:
+    """`module` on `server` (granian, or uvicorn with uvloop and httptools), one worker on
+    127.0.0.1:`port`, with `logging`'s flags (both servers take the same ones): the one command
+    line of each server every benchmark here starts."""
     if server == "granian":
         return [
-            "granian",
-            "--interface",
-            "asgi",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--workers",
-            "1",
-            "--no-ws",
-            "--loop",
-            "uvloop",
-            "--log-config",
-            str(log_config),
-            module,
+            *("granian", "--interface", "asgi", "--host", "127.0.0.1", "--port", str(port)),
+            *("--workers", "1", "--no-ws", "--loop", "uvloop", *logging, module),
         ]
     return [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--workers",
-        "1",
-        "--no-access-log",
-        "--log-config",
-        str(log_config),
-        "--loop",
-        "uvloop",
-        "--http",
-        "httptools",
-        module,
+        *(sys.executable, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port)),
+        *("--workers", "1", "--no-access-log", *logging, "--loop", "uvloop", "--http", "httptools", module),
     ]
 
 

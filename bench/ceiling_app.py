@@ -52,45 +52,10 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["CEILING_BODIES"] = str(args.bodies)
     os.chdir(Path(__file__).parent)
-    if args.server == "granian":
-        os.execvp(
-            "granian",
-            [
-                "granian",
-                "--interface",
-                "asgi",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(args.port),
-                "--workers",
-                "1",
-                "--no-ws",
-                "--log-level",
-                "warning",
-                "ceiling_app:app",
-            ],
-        )
-    os.execvp(
-        "uvicorn",
-        [
-            "uvicorn",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(args.port),
-            "--workers",
-            "1",
-            "--no-access-log",
-            "--log-level",
-            "warning",
-            "--loop",
-            "uvloop",
-            "--http",
-            "httptools",
-            "ceiling_app:app",
-        ],
-    )
+    from asgi_servers import server_command  # here, not at the top: the server imports this module
+
+    command = server_command(args.server, "ceiling_app:app", args.port, ["--log-level", "warning"])
+    os.execvp(command[0], command)
 
 
 if __name__ == "__main__":
