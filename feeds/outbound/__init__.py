@@ -15,15 +15,33 @@ Rules, in the order a fetch meets them:
 - messages never show a URL's userinfo (`redact`).
 
 Modules: `addresses` (which addresses are refused, the resolver seam), `client` (the pinned,
-deadline-bound httpx client), `fetch` (one GET with redirects and conditional requests), `urls`.
+deadline-bound httpx client), `fetch` (one GET with redirects and conditional requests), `urls`,
+`validators` (what a conditional request sends back). httpx and the client load when first used
+(`fetch`, `guarded_client`), not with the package, which every `confcal` command imports.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from feeds.outbound.addresses import Policy, Resolver, checked_addresses, refusal, system_resolver
-from feeds.outbound.client import guarded_client
-from feeds.outbound.fetch import Fetched, NotModified, Validators, fetch
+from feeds.outbound.fetch import Fetched, NotModified, fetch
 from feeds.outbound.urls import MAX_BYTES, collect, is_url, redact, without_userinfo
+from feeds.outbound.validators import Validators
+
+if TYPE_CHECKING:
+    from feeds.outbound.client import guarded_client
+
+
+def __getattr__(name: str) -> Any:
+    """`guarded_client` loads httpx (a tenth of a second) only when asked for: every `confcal`
+    command imports this package, few of them connect anywhere (issue 12; PEP 562)."""
+    if name == "guarded_client":
+        from feeds.outbound.client import guarded_client
+
+        return guarded_client
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "MAX_BYTES",

@@ -4,22 +4,15 @@ counted while it streams, and conditional requests for sources fetched again (RF
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import httpx
+from typing import TYPE_CHECKING
 
 from feeds.errors import FetchError, LimitExceeded
 from feeds.outbound.addresses import Policy
-from feeds.outbound.client import guarded_client
 from feeds.outbound.urls import collect, is_http, redact
+from feeds.outbound.validators import Validators
 
-
-@dataclass(frozen=True)
-class Validators:
-    """A stored response's ETag and Last-Modified, sent back as If-None-Match and
-    If-Modified-Since (RFC 9110 §13.1.2, §13.1.3)."""
-
-    etag: str | None = None
-    last_modified: str | None = None
+if TYPE_CHECKING:
+    import httpx
 
 
 @dataclass(frozen=True)
@@ -39,6 +32,12 @@ class NotModified:
 def fetch(url: str, policy: Policy = Policy(), *, validators: Validators | None = None) -> Fetched | NotModified:
     """GET `url` under `policy`. Every failure is a FetchError (or subclass) naming the URL with its
     userinfo redacted."""
+    # httpx and the client load here, not with the package: every `confcal` command imports
+    # feeds.outbound (redact, Validators) and most never fetch (issue 12).
+    import httpx
+
+    from feeds.outbound.client import guarded_client
+
     try:
         with guarded_client(policy, deadline=policy.deadline) as client:
             return _follow(client, url, policy, validators)
@@ -83,6 +82,8 @@ def _follow(client: httpx.Client, url: str, policy: Policy, validators: Validato
 
 def _checked(url: str, prefix: str) -> httpx.URL:
     """`url` parsed, if it is an http(s) URL with a host; `prefix` starts the message if not."""
+    import httpx  # loaded already by fetch(), the only caller
+
     if not is_http(url):
         raise FetchError(f"{prefix}is not an http(s) URL")
     try:

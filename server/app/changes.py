@@ -15,22 +15,23 @@ import json
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from xml.etree import ElementTree as ET
 from zoneinfo import ZoneInfo
 
-import anyio.to_thread
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
-
 from server.app import urls
 from server.app.conditional import HTML, JSON, Representation
-from server.app.context import RouteContext
 from server.app.links import Site
 from server.app.published import Published
 from server.app.render import CSP, render
 from server.store.changes import ChangeKind, SessionChange, VersionChanges, description_line, place
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    from server.app.context import RouteContext
 
 ATOM = "application/atom+xml; charset=utf-8"
 ATOM_NS = "http://www.w3.org/2005/Atom"
@@ -263,6 +264,11 @@ def changes_files(published: Published, site: Site, log: ChangeLog) -> Iterator[
 
 
 def changes_routes(context: RouteContext, log: ChangeLog) -> list[Route]:
+    # The web stack loads here, not with the module: `confcal build` writes these documents
+    # through changes_files and never serves them (issue 12).
+    import anyio.to_thread
+    from starlette.routing import Route
+
     def route(make: Callable[[Published, Site], Representation]) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             published = await context.current(request)

@@ -16,11 +16,11 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
 
 def add_base_url_option(parser: argparse.ArgumentParser) -> None:
     """--base-url, shared by `serve`, `build` and `export` so they produce the same bytes."""
-    from server.commands import settings  # its checks load the app's address rules
+    from server.commands import values
 
     parser.add_argument(
         "--base-url",
-        type=settings.base_url,
+        type=values.base_url,
         default=None,
         metavar="URL",
         help="public URL of the site, e.g. https://cal.example.org, for absolute and webcal:// links",
@@ -29,11 +29,11 @@ def add_base_url_option(parser: argparse.ArgumentParser) -> None:
 
 def add_default_option(parser: argparse.ArgumentParser) -> None:
     """--default, shared by `serve` and `build`: the conference the root paths serve."""
-    from server.commands import settings
+    from server.commands import values
 
     parser.add_argument(
         "--default",
-        type=settings.conference_slug,
+        type=values.conference_slug,
         default=None,
         metavar="SLUG",
         help="conference served at the root paths (default: the one ingested first)",

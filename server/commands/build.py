@@ -11,17 +11,14 @@ import argparse
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from server.app.changes import changes_files
-from server.app.demo import seed_demo
-from server.app.links import Site, calendar_base
-from server.app.published import Published
-from server.app.site_build import write_conferences
 from server.commands import add_base_url_option, add_db_option, add_default_option
 from server.commands.progress import add_quiet_option, progress
 from server.errors import StoreError
-from server.store import Store
+
+if TYPE_CHECKING:
+    from server.app.published import Published
 
 # Without --base-url the links point where `confcal serve` listens by default.
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
@@ -42,6 +39,15 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The store and the renderers load here, not with the module: `confcal build --help` and the
+    # other commands' parsers do not need them (issue 12).
+    from server.app.changes import changes_files
+    from server.app.demo import seed_demo
+    from server.app.links import Site, calendar_base
+    from server.app.published import Published
+    from server.app.site_build import write_conferences
+    from server.store import Store
+
     if args.base_url is None:
         print(
             f"confcal build: no --base-url; subscribe links point at {DEFAULT_BASE_URL}",

@@ -15,11 +15,12 @@ import argparse
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Never
-
-from tqdm import tqdm
+from typing import TYPE_CHECKING, Never
 
 from server.commands.terminal import safe
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 
 def add_quiet_option(parser: argparse.ArgumentParser) -> None:
@@ -36,14 +37,17 @@ def shown(quiet: bool) -> bool:
 
 
 class Progress:
-    """Steps of one command; `step(what)` marks the previous step done and names the next."""
+    """Steps of one command; `step(what)` marks the previous step done and names the next
+    (nothing to draw without a bar)."""
 
-    def __init__(self, bar: tqdm[Never], label: str) -> None:
+    def __init__(self, bar: tqdm[Never] | None, label: str) -> None:
         self._bar = bar
         self._label = label
         self._started = False
 
     def step(self, what: str) -> None:
+        if self._bar is None:
+            return
         if self._started:
             self._bar.update(1)
         self._started = True
@@ -54,11 +58,16 @@ class Progress:
 @contextmanager
 def progress(label: str, total: int, *, quiet: bool) -> Iterator[Progress]:
     """A progress line `label: step n/total |bar|` on stderr while the block runs (see `shown`)."""
+    if not shown(quiet):
+        # Not even tqdm is loaded then: pipes, cron and benchmarks pay nothing for progress (issue 12).
+        yield Progress(None, label)
+        return
+    from tqdm import tqdm
+
     bar: tqdm[Never] = tqdm(
         total=total,
         desc=label,
         file=sys.stderr,
-        disable=not shown(quiet),
         leave=False,
         dynamic_ncols=True,
         bar_format="{desc} {n_fmt}/{total_fmt} |{bar}|",

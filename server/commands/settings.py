@@ -8,26 +8,12 @@ import ipaddress
 from datetime import timedelta
 
 from server.app.hosts import allowed_entries
-from server.app.links import checked_base_url
-from server.app.params import BadPath, conference_segment
 from server.app.ratelimit import DEFAULT_RATE
+from server.commands.values import base_url as base_url  # re-exported: every check in one place
+from server.commands.values import conference_slug as conference_slug
 from server.config import Setting
 from server.jobs.caldav_sync import PER_HOST, SyncSettings
 from server.logs import FORMATS, LEVELS
-
-
-def conference_slug(value: str) -> str:
-    try:
-        return conference_segment(value)
-    except BadPath as exc:
-        raise argparse.ArgumentTypeError(f"not a conference slug: {value!r}") from exc
-
-
-def base_url(value: str) -> str:
-    try:
-        return checked_base_url(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def port(value: str) -> int:
