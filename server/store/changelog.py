@@ -9,11 +9,11 @@ without the before side of a move or a retitle.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from feeds.model import Session
 from server.store.changes import ChangeKind, SessionChange, VersionChanges, compare
-from server.store.history import VersionRecord
+from server.store.history import VersionRecord, Written
 
 # The stored diff's field names that make a change a move (server.store.diff.CONTENT_FIELDS).
 _MOVE_FIELDS = {"start", "end", "room"}
@@ -23,20 +23,20 @@ def changelog(records: Sequence[VersionRecord], written: Mapping[int, Sequence[S
     """One `VersionChanges` per version in `records` (oldest first), visible or not."""
     recorded = [r.version for r in records if r.version in written]
     baseline = recorded[0] if recorded else None
-    known: dict[str, Session] = {}
+    known: Mapping[str, Session] = {}
     if baseline is not None and baseline != records[0].version:
-        known = {s.id: s for s in written[baseline]}  # the live rows at the baseline
-    state: dict[str, Session] = {}
+        known = _State.of(_written(written[baseline]))  # the live rows at the baseline
+    state = _State()
     entries: list[VersionChanges] = []
     for index, record in enumerate(records):
-        rows = written.get(record.version, ())
+        rows = _written(written.get(record.version, ()))
         if index == 0:
             changes: tuple[SessionChange, ...] = ()
         elif baseline is None or record.version <= baseline:
             changes = _from_diff(record.diff, known)
         else:
             changes = compare(state, rows)
-        state.update((s.id, s) for s in rows)
+        state.update(rows)
         rollback = record.diff.get("rollback_of")
         entries.append(
             VersionChanges(
@@ -46,10 +46,50 @@ def changelog(records: Sequence[VersionRecord], written: Mapping[int, Sequence[S
                 changes=changes,
                 first=index == 0,
                 rollback_of=int(rollback) if rollback is not None else None,
-                sessions=sum(1 for s in state.values() if not s.cancelled),
+                sessions=state.live,
             )
         )
     return tuple(entries)
+
+
+def _written(rows: Sequence[Session]) -> Written:
+    return rows if isinstance(rows, Written) else Written(made=rows)
+
+
+class _State(Mapping[str, Session]):
+    """Every session as of the version the walk is at: the rows that wrote it last, made into
+    sessions only for the ids a later version compares (history.Written); `live` counts the
+    sessions not cancelled."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, Written] = {}
+        self.live = 0
+
+    @classmethod
+    def of(cls, rows: Written) -> _State:
+        state = cls()
+        state.update(rows)
+        return state
+
+    def update(self, rows: Written) -> None:
+        for sid in rows.ids():
+            last = self._by_id.get(sid)
+            if last is not None and not last.cancelled(sid):
+                self.live -= 1
+            if not rows.cancelled(sid):
+                self.live += 1
+            self._by_id[sid] = rows
+
+    def __getitem__(self, sid: str) -> Session:
+        found = self._by_id[sid].session(sid)
+        assert found is not None  # the rows hold the ids they are filed under
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_id)
+
+    def __len__(self) -> int:
+        return len(self._by_id)
 
 
 def _from_diff(diff: Mapping[str, object], known: Mapping[str, Session]) -> tuple[SessionChange, ...]:

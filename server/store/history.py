@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import Connection, func, select
 
-from feeds.model import Session
+from feeds.model import Session, Status
 from server.errors import StoreError
 from server.store import rows
 from server.store.tables import sessions, version_content, versions
@@ -44,11 +44,64 @@ def encode(written: Sequence[Mapping[str, Any]]) -> bytes:
 
 
 def decode(data: bytes) -> list[Session]:
-    found: list[dict[str, Any]] = json.loads(zlib.decompress(data))
-    for row in found:
-        for name in _TIMES:
-            row[name] = datetime.fromisoformat(row[name]) if row[name] is not None else None
-    return [rows.session_from_row(row) for row in found]
+    return [_session(row) for row in json.loads(zlib.decompress(data))]
+
+
+def _session(row: dict[str, Any]) -> Session:
+    for name in _TIMES:
+        row[name] = datetime.fromisoformat(row[name]) if row[name] is not None else None
+    return rows.session_from_row(row)
+
+
+class Written(Sequence[Session]):
+    """The sessions one version wrote, in the order it wrote them, each made into a `Session` only
+    when first asked for. The changelog's walk needs every row's id and status but the whole
+    session only of the rows a later version changed: the version that published 10,000 sessions
+    is read whole on every rebuild, and making every one of its sessions was half a second (issue 12)."""
+
+    def __init__(self, found: Iterable[dict[str, Any]] = (), made: Iterable[Session] = ()) -> None:
+        self._rows = {row["id"]: row for row in found}  # encode's JSON objects, not yet sessions
+        self._made = {s.id: s for s in made}
+        self._ids = (*self._rows, *self._made)
+
+    @classmethod
+    def of(cls, data: bytes) -> Written:
+        """A version's stored rows (`encode`)."""
+        return cls(json.loads(zlib.decompress(data)))
+
+    def ids(self) -> tuple[str, ...]:
+        return self._ids
+
+    def session(self, sid: str) -> Session | None:
+        """The session `sid` as this version wrote it; None when it did not write it."""
+        made = self._made.get(sid)
+        if made is None and sid in self._rows:
+            made = self._made[sid] = _session(self._rows.pop(sid))
+        return made
+
+    def cancelled(self, sid: str) -> bool:
+        """Whether this version wrote `sid` cancelled, without making its session."""
+        row = self._rows.get(sid)
+        return row["status"] == Status.CANCELLED.value if row is not None else self._made[sid].cancelled
+
+    @overload
+    def __getitem__(self, index: int) -> Session: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Session]: ...
+
+    def __getitem__(self, index: int | slice) -> Session | Sequence[Session]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        found = self.session(self._ids[index])
+        assert found is not None  # every id it holds is a session it wrote
+        return found
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __iter__(self) -> Iterator[Session]:
+        return (self[i] for i in range(len(self._ids)))
 
 
 class UnknownVersion(StoreError):
@@ -143,11 +196,12 @@ def content_at(conn: Connection, slug: str, version: int) -> dict[str, Session]:
     return {s.id: s for (data,) in conn.execute(query) for s in decode(data)}
 
 
-def rows_by_version(conn: Connection, slug: str) -> dict[int, list[Session]]:
-    """Every recorded row of `slug`, by the version that wrote it (the changelog's walk)."""
+def rows_by_version(conn: Connection, slug: str) -> dict[int, Sequence[Session]]:
+    """Every recorded row of `slug`, by the version that wrote it (the changelog's walk), each
+    made into a session when first used (`Written`)."""
     query = (
         select(version_content.c.version, version_content.c.sessions)
         .where(version_content.c.conference == slug)
         .order_by(version_content.c.version)
     )
-    return {int(version): decode(data) for version, data in conn.execute(query)}
+    return {int(version): Written.of(data) for version, data in conn.execute(query)}

@@ -35,6 +35,12 @@ def test_the_revisions_have_one_head() -> None:
     assert schema.head() == schema._scripts().get_current_head()
 
 
+def test_the_head_ensure_knows_without_alembic_is_alembics_head() -> None:
+    # A new revision must update schema.HEAD, or `ensure` would take a store at the old head
+    # for up to date.
+    assert schema.HEAD == schema.head()
+
+
 def test_revisions_build_the_declared_schema_on_sqlite(tmp_path: Path) -> None:
     with Store.open(str(tmp_path / "new.sqlite")) as store:
         found = (schema.current(store.engine), differences(store.engine))
