@@ -13,7 +13,8 @@ from feeds.model import Session, Status
 from server.errors import IngestRefused
 from server.store import Store
 from server.store.changes import ChangeKind
-from server.store.history import UnknownVersion, version_content
+from server.store.history import UnknownVersion, Written, decode, encode, version_content
+from server.store.rows import session_row
 
 
 def edited(talks: tuple[Session, ...]) -> list[Session]:
@@ -173,3 +174,19 @@ def test_changelog_of_a_store_from_before_recording_uses_the_recorded_diffs(stor
         (ChangeKind.RETITLED, "Compilers for Everyone", True),
         (ChangeKind.RESTORED, "Quantization in Practice", True),
     ]
+
+
+def test_written_rows_make_the_sessions_decode_makes_and_know_cancellations_without_them() -> None:
+    talks = [dataclasses.replace(s, id=f"talk{n}") for n, s in enumerate(six_talks())]
+    talks[2] = dataclasses.replace(talks[2], status=Status.CANCELLED)
+    data = encode([session_row("pytorch-conference-europe-2026", s, 1) for s in talks])
+
+    written = Written.of(data)
+    cancelled = [written.cancelled(sid) for sid in written.ids()]  # before any session is made
+
+    assert cancelled == [False, False, True, False, False, False]
+    assert written.session(talks[4].id) == talks[4]
+    assert written.session("no-such-session") is None
+    assert list(written) == decode(data) == talks
+    assert written[1:3] == talks[1:3]
+    assert [written.cancelled(sid) for sid in written.ids()] == cancelled  # the same once made
