@@ -76,15 +76,19 @@ def _named(value: Named | None) -> list[tuple[str, str]]:
     return [(value.slug, value.name)] if value else []
 
 
+@lru_cache(maxsize=4096)
+def _day_entry(day: str) -> tuple[str, str]:
+    return day, day_name(date.fromisoformat(day))
+
+
 def facets(session: Session, conference: Conference) -> dict[FeedKind, list[tuple[str, str]]]:
     """(slug, display name) of every feed the session belongs to, by kind."""
-    day = day_slug(session, conference)
     return {
         FeedKind.TRACK: _named(session.track),
         FeedKind.ROOM: _named(session.room),
         FeedKind.SPEAKER: [(s.slug, s.name) for s in session.speakers],
         FeedKind.LEVEL: _named(session.level),
-        FeedKind.DAY: [(day, day_name(date.fromisoformat(day)))],
+        FeedKind.DAY: [_day_entry(day_slug(session, conference))],
         FeedKind.KIND: [(kind_slug(session.kind), kind_name(session.kind))],
     }
 
@@ -98,12 +102,16 @@ def slugs_of(kind: FeedKind, session: Session, conference: Conference) -> list[s
         return [day_slug(session, conference)]
     if kind is FeedKind.KIND:
         return [kind_slug(session.kind)]
-    named = {
-        FeedKind.TRACK: session.track,
-        FeedKind.ROOM: session.room,
-        FeedKind.LEVEL: session.level,
-    }
-    value = named.get(kind)
+    # Tested by identity, not looked up in a dict: an enum member's hash is a Python call, and
+    # every build matches 10,000 sessions against six kinds (issue 12).
+    if kind is FeedKind.TRACK:
+        value: Named | None = session.track
+    elif kind is FeedKind.ROOM:
+        value = session.room
+    elif kind is FeedKind.LEVEL:
+        value = session.level
+    else:
+        value = None
     return [value.slug] if value else []
 
 
