@@ -19,7 +19,9 @@ the record.
 Parts of files (a schedule page's day sections) can be kept as well, in `.OUTDIR.confcal-build.parts/`
 beside the record, by the key of their inputs: a page whose key changed is joined from the parts
 that did not change instead of rendered whole. A part is used only when its bytes have the digest
-the record gave them; parts this build did not use are removed.
+the record gave them. The record names the parts each file was joined from, so a file skipped by
+its key keeps its parts for a later build that needs them (a build with no change uses no part
+but must not lose them); the other parts this build did not use are removed.
 
 A file is written beside its target and renamed over it, so a host serving the directory never
 sees a half-written file. The default conference's copy at the root is made of hard links to
@@ -38,7 +40,7 @@ from pathlib import Path
 
 RECORD = ".{}.confcal-build.json"
 PARTS = ".{}.confcal-build.parts"
-_FORMAT = 1
+_FORMAT = 2  # 2: the parts each file was joined from ("uses")
 # Whose bytes a build's output depends on: confcal's rendering code and its data files.
 _CODE = ("feeds", "server/app")
 _LIBRARIES = ("icalendar", "jinja2", "segno")
@@ -78,11 +80,14 @@ class Output:
         self.record = record_path(root)
         self.changed: list[Path] = []
         self.parts = self.record.with_name(PARTS.format(root.resolve().name))
-        self._last, self._last_parts = _load(self.record)
+        self._last, self._last_parts, self._last_uses = _load(self.record)
         self._parts: dict[str, str] = {}
         if not _present(root, self._last):
             self._last = {}  # the directory was emptied or replaced: read and compare instead
         self._made: dict[str, tuple[str | None, str]] = {}
+        # Part keys each file of this build was joined from; `_using` collects them during a make.
+        self._uses: dict[str, list[str]] = {}
+        self._using: list[str] | None = None
         self._dirs: set[str] = set()
         for path in self._last:
             self._dirs.add(os.path.dirname(path))
@@ -93,10 +98,19 @@ class Output:
         last = self._last.get(relative)
         if key is not None and last is not None and last[0] == key:
             self._made[relative] = last
+            uses = self._last_uses.get(relative)
+            if uses:
+                self._uses[relative] = uses  # its parts stay kept: a later change may join them again
             return last[1]
-        body = make()
+        self._using = []
+        try:
+            body = make()
+        finally:
+            using, self._using = self._using, None
         made = body_digest(body)
         self._made[relative] = (key, made)
+        if using:
+            self._uses[relative] = list(dict.fromkeys(using))
         if last is not None and last[1] == made:
             return made
         target = self.root / relative
@@ -137,6 +151,8 @@ class Output:
     def part(self, key: str, make: Callable[[], bytes]) -> bytes:
         """The part made from the inputs `key` names: the last build's copy when it is intact,
         else `make()`, kept for the next build."""
+        if self._using is not None:
+            self._using.append(key)
         if key in self._parts:
             return _read(self.parts / key) or make()
         known = self._last_parts.get(key)
@@ -163,9 +179,13 @@ class Output:
             )
         for path in stale:
             path.unlink(missing_ok=True)
-        for key in set(self._last_parts) - set(self._parts):
+        # Kept: the parts used now and those of the files skipped by their key (still as recorded).
+        kept = {key: self._last_parts[key] for uses in self._uses.values() for key in uses if key in self._last_parts}
+        kept.update(self._parts)
+        for key in set(self._last_parts) - set(kept):
             (self.parts / key).unlink(missing_ok=True)
-        record = {"format": _FORMAT, "files": self._made, "parts": self._parts}
+        uses = {path: keys for path, keys in self._uses.items() if path in self._made}
+        record = {"format": _FORMAT, "files": self._made, "parts": kept, "uses": uses}
         temporary = self.record.with_name(self.record.name + ".tmp")
         self.root.mkdir(parents=True, exist_ok=True)
         temporary.write_text(json.dumps(record, separators=(",", ":")), encoding="utf-8")
@@ -221,20 +241,37 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _load(path: Path) -> tuple[dict[str, tuple[str | None, str]], dict[str, str]]:
-    """The last build's record (files, parts), or nothing when there is none or it cannot be read."""
+Record = tuple[dict[str, tuple[str | None, str]], dict[str, str], dict[str, list[str]]]
+
+
+def _load(path: Path) -> Record:
+    """The last build's record (files, parts, the parts each file was joined from), or nothing
+    when there is none, it cannot be read or it is of another format (then every file is read
+    and compared, and every part made again, once)."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}, {}
+        return {}, {}, {}
     if not isinstance(record, dict) or record.get("format") != _FORMAT:
-        return {}, {}
+        return {}, {}, {}
     files = record.get("files")
     if not isinstance(files, dict):
-        return {}, {}
-    parts = record.get("parts")
-    return {
-        str(name): (entry[0], entry[1])
-        for name, entry in files.items()
-        if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str)
-    }, {str(key): known for key, known in (parts.items() if isinstance(parts, dict) else ()) if isinstance(known, str)}
+        return {}, {}, {}
+    parts, uses = record.get("parts"), record.get("uses")
+    return (
+        {
+            str(name): (entry[0], entry[1])
+            for name, entry in files.items()
+            if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str)
+        },
+        {
+            str(key): known
+            for key, known in (parts.items() if isinstance(parts, dict) else ())
+            if isinstance(known, str)
+        },
+        {
+            str(name): [key for key in keys if isinstance(key, str)]
+            for name, keys in (uses.items() if isinstance(uses, dict) else ())
+            if isinstance(keys, list)
+        },
+    )

@@ -49,3 +49,35 @@ def test_parts_a_build_did_not_use_are_removed(tmp_path: Path) -> None:
     one_build(root, {"k2": b"two"}, [])
 
     assert sorted(p.name for p in (tmp_path / ".site.confcal-build.parts").iterdir()) == ["k2"]
+
+
+def joined_build(root: Path, key: str, calls: list[bytes]) -> None:
+    """One build of one file, `page`, joined from the part `k1` (its file key `key`)."""
+    output = Output(root)
+    output.put("page", key, lambda: b"<main>" + output.part("k1", lambda: made(calls, b"one")) + b"</main>")
+    output.finish(())
+
+
+def test_a_file_skipped_by_its_key_keeps_the_parts_it_was_joined_from(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    joined_build(root, "v1", [])
+    joined_build(root, "v1", [])  # nothing changed: the page is skipped and uses no part
+    calls: list[bytes] = []
+
+    joined_build(root, "v2", calls)
+
+    assert (root / "page").read_bytes() == b"<main>one</main>"
+    assert calls == []
+
+
+def test_a_record_of_the_first_format_is_ignored(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    joined_build(root, "v1", [])
+    record = tmp_path / ".site.confcal-build.json"
+    record.write_text('{"format":1,"files":{"page":["v1","0"]},"parts":{"k1":"0"}}', encoding="utf-8")
+    calls: list[bytes] = []
+
+    joined_build(root, "v1", calls)
+
+    assert (root / "page").read_bytes() == b"<main>one</main>"
+    assert calls == [b"one"]

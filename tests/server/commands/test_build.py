@@ -398,3 +398,41 @@ def test_a_move_within_one_day_remakes_and_rewrites_only_that_days_pages(tmp_pat
     # Made again (a new key) only where the content changed: not the other day's page nor the front page.
     assert sorted(p for p, key in remade(out).items() if keys[p] != key) == expected
     assert set(after) == set(before)
+
+
+def kept_parts(out: Path) -> dict[str, int]:
+    """The build's kept parts (build_output.py): file name (its key) -> inode (a remade part is a new file)."""
+    return {part.name: part.stat().st_ino for part in (out.parent / f".{out.name}.confcal-build.parts").iterdir()}
+
+
+def test_a_build_without_a_change_keeps_the_parts_a_later_move_joins_its_pages_from(tmp_path: Path) -> None:
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
+    schedule = two_days()
+    later = dataclasses.replace(
+        schedule,
+        sessions=tuple(
+            dataclasses.replace(s, start=s.start + timedelta(minutes=5), end=s.end + timedelta(minutes=5))
+            if s.id == CHANGED
+            else s
+            for s in schedule.sessions
+        ),
+    )
+    with Store.open(db) as store:
+        store.ingest(schedule)
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+    first = kept_parts(out)
+    main(["build", "--db", db, str(out), "--base-url", BASE])  # nothing changed: every page skipped
+    unchanged = kept_parts(out)
+    with Store.open(db) as store:
+        store.ingest(later)
+
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+
+    after = kept_parts(out)
+    assert unchanged == first
+    made = sorted(key for key, inode in after.items() if first.get(key) != inode)
+    # The moved session's day section (one depth: its day's page and the all-days page) in place
+    # of the old one; every other part kept from the first build, not made again.
+    assert len(made) == 1
+    assert sorted(set(after) - set(first)) == made
+    assert len(set(first) - set(after)) == 1
