@@ -7,6 +7,8 @@ schedule.xml that frab and pretalx publish and EventFahrplan and Giggity read.
       "days": [{"index", "date", "day_start", "day_end", "rooms": {"Room": [event, …]}}]}}}
 
 Keys are written in a fixed order with no whitespace variation, so equal schedules give equal bytes.
+"days" is the last key of every object around it, so the document is a head ending in `"days":[`,
+one chunk per day (a comma before all but the first) and `]}}}` (chunks.py).
 """
 
 from __future__ import annotations
@@ -15,13 +17,17 @@ import json
 import re
 import uuid
 from datetime import datetime
+from functools import partial
 from typing import Any
 
-from feeds.exports.frab_layout import FrabEvent, FrabSchedule, clock, duration_text, layout
+from feeds.exports.chunks import Chunks, DayChunk
+from feeds.exports.frab_layout import FrabDay, FrabEvent, FrabSchedule, clock, duration_text, layout
 from feeds.ical.event import session_url
 from feeds.model import Schedule
 
 SCHEMA = "https://c3voc.de/schedule/schema.json"
+# The document's end after the days' list: "days" closes "conference", "schedule" and the document.
+_TAIL = "]}}}"
 # The schema's own pattern for time_zone_name; other IANA names (Etc/GMT-1) are left out.
 _ZONE_NAME = re.compile(r"^([A-Z][a-z]+/[A-Z][a-z]+)|UTC$")
 
@@ -69,6 +75,9 @@ class C3vocJsonExporter:
     media_type = "application/json"
 
     def render(self, schedule: Schedule, *, now: datetime, base_url: str | None = None) -> bytes:
+        return self.chunks(schedule, now=now, base_url=base_url).join()
+
+    def chunks(self, schedule: Schedule, *, now: datetime, base_url: str | None = None) -> Chunks:
         view = layout(schedule)
         conference = schedule.conference
         conf: dict[str, Any] = {
@@ -85,23 +94,34 @@ class C3vocJsonExporter:
             conf["url"] = conference.source_url
         conf["rooms"] = [{"name": name, "guid": guid} for name, guid in _room_guids(view)]
         conf["tracks"] = [{"name": track} for track in view.tracks]
-        conf["days"] = [
-            {
-                "index": day.index,
-                "date": day.date.isoformat(),
-                "day_start": day.start.isoformat(),
-                "day_end": day.end.isoformat(),
-                "rooms": {room.name: [_event(e, base_url) for e in room.events] for room in day.rooms},
-            }
-            for day in view.days
-        ]
+        conf["days"] = []
         document: dict[str, Any] = {"$schema": SCHEMA, "generator": {"name": "confcal"}}
         inner: dict[str, Any] = {"version": view.version}
         if base_url:
             inner["base_url"] = f"{base_url.rstrip('/')}/"
         inner["conference"] = conf
         document["schedule"] = inner
-        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        empty = _dumps(document)
+        assert empty.endswith("[" + _TAIL), "the days' list is the document's last value"
+        head = empty[: -len(_TAIL)].encode("utf-8")
+        days = tuple(DayChunk(day, partial(_day, day, base_url)) for day in view.days)
+        return Chunks(head, days, _TAIL.encode("utf-8"))
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _day(day: FrabDay, base_url: str | None) -> bytes:
+    """One day of the days' list, with the comma before it unless it is the first."""
+    shown = {
+        "index": day.index,
+        "date": day.date.isoformat(),
+        "day_start": day.start.isoformat(),
+        "day_end": day.end.isoformat(),
+        "rooms": {room.name: [_event(e, base_url) for e in room.events] for room in day.rooms},
+    }
+    return (("" if day.index == 1 else ",") + _dumps(shown)).encode("utf-8")
 
 
 def _room_guids(view: FrabSchedule) -> list[tuple[str, str]]:

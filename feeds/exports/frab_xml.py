@@ -7,7 +7,9 @@ ConfClerk and EventFahrplan read; what pentabarf, frab and pretalx publish.
         <abstract/><description/><persons><person>…</person></persons><links/></event>
 
 Written with ElementTree (escaping is its job) in a fixed element order, so equal schedules give
-equal bytes. Characters XML 1.0 cannot carry (most C0 controls) are dropped.
+equal bytes. Characters XML 1.0 cannot carry (most C0 controls) are dropped. Each child of
+<schedule> is serialised on its own, indented as `ET.indent` indents the whole tree, so a day's
+chunk can be kept by a static build (chunks.py) and the join is what one `ET.tostring` writes.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from datetime import datetime
+from functools import partial
 
-from feeds.exports.frab_layout import FrabEvent, clock, duration_text, layout
+from feeds.exports.chunks import Chunks, DayChunk
+from feeds.exports.frab_layout import FrabDay, FrabEvent, clock, duration_text, layout
 from feeds.ical.event import session_url
 from feeds.model import Schedule
 
@@ -39,15 +43,30 @@ def _http(url: str | None) -> str | None:
     return url if url and url.startswith(("http://", "https://")) else None
 
 
+# What ET.tostring(..., xml_declaration=True) writes before the root, and the indentation
+# ET.indent(root, space="  ") gives a child of the root and the root's end tag.
+_DECLARATION = b"<?xml version='1.0' encoding='utf-8'?>\n"
+_CHILD = "\n  "
+
+
+def _child(element: ET.Element) -> bytes:
+    """A child of <schedule> as the whole tree's serialisation has it, with the indentation before it."""
+    ET.indent(element, space="  ", level=1)
+    return (_CHILD + ET.tostring(element, encoding="unicode")).encode("utf-8")
+
+
 class FrabXmlExporter:
     name = "frab-xml"
     extension = "xml"
     media_type = "application/xml; charset=utf-8"
 
     def render(self, schedule: Schedule, *, now: datetime, base_url: str | None = None) -> bytes:
+        return self.chunks(schedule, now=now, base_url=base_url).join()
+
+    def chunks(self, schedule: Schedule, *, now: datetime, base_url: str | None = None) -> Chunks:
         view = layout(schedule)
         conference = schedule.conference
-        root = ET.Element("schedule")
+        root = ET.Element("schedule")  # the head's children; each serialised on its own
         _add(root, "generator", name="confcal")
         _add(root, "version", view.version)
         conf = _add(root, "conference")
@@ -64,22 +83,25 @@ class FrabXmlExporter:
         _add(conf, "time_zone_name", conference.timezone)
         for track in view.tracks:
             _add(conf, "track", name=track)
-        for day in view.days:
-            day_el = _add(
-                root,
-                "day",
-                index=str(day.index),
-                date=day.date.isoformat(),
-                start=day.start.isoformat(),
-                end=day.end.isoformat(),
-            )
-            for room in day.rooms:
-                room_el = _add(day_el, "room", name=room.name, guid=room.guid)
-                for event in room.events:
-                    self._event(room_el, event, base_url)
-        ET.indent(root, space="  ")
-        body: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
-        return body + b"\n"
+        head = _DECLARATION + b"<schedule>" + b"".join(_child(element) for element in root)
+        days = tuple(DayChunk(day, partial(self._day, day, base_url)) for day in view.days)
+        return Chunks(head, days, b"\n</schedule>\n")
+
+    def _day(self, day: FrabDay, base_url: str | None) -> bytes:
+        day_el = ET.Element(
+            "day",
+            {
+                "index": str(day.index),
+                "date": day.date.isoformat(),
+                "start": day.start.isoformat(),
+                "end": day.end.isoformat(),
+            },
+        )
+        for room in day.rooms:
+            room_el = _add(day_el, "room", name=room.name, guid=room.guid)
+            for event in room.events:
+                self._event(room_el, event, base_url)
+        return _child(day_el)
 
     def _event(self, parent: ET.Element, event: FrabEvent, base_url: str | None) -> None:
         session = event.session

@@ -21,7 +21,6 @@ from functools import partial
 from pathlib import Path
 
 from feeds.catalogue import FeedKind
-from feeds.exports import EXPORTERS
 from server.app import urls
 from server.app.api import (
     conferences_representation,
@@ -29,6 +28,7 @@ from server.app.api import (
     sessions_representation,
 )
 from server.app.assets import service_worker, static_files
+from server.app.build_exports import CHUNKED, export_body
 from server.app.build_output import Output, code_key, digest
 from server.app.build_pages import PageParts, page_parts
 from server.app.cards import page_path
@@ -39,7 +39,7 @@ from server.app.detail_pages import (
     speaker_representation,
     speakers,
 )
-from server.app.exports import EXPORT_ROUTES, export_representation
+from server.app.exports import EXPORT_ROUTES
 from server.app.links import (
     ConferenceLink,
     Site,
@@ -126,12 +126,9 @@ def site_parts(
     for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):
         yield path, whole, partial(_body, sessions_representation, published, site)
     for route, name in EXPORT_ROUTES.items():
-        # schedule.xml / schedule.json for conference apps, as the server answers them.
-        yield (
-            route.lstrip("/"),
-            whole,
-            partial(_body, export_representation, published, site, EXPORTERS[name]),
-        )
+        # schedule.xml / schedule.json for conference apps, as the server answers them, joined
+        # from a kept part per day (build_exports.py).
+        yield route.lstrip("/"), whole, partial(export_body, published, site, CHUNKED[name], output, base, sessions)
     yield urls.SERVICE_WORKER, base, partial(_body, service_worker)
     for path, body in static_files():
         yield path, base, partial(_same, body)

@@ -431,8 +431,9 @@ def test_a_build_without_a_change_keeps_the_parts_a_later_move_joins_its_pages_f
     after = kept_parts(out)
     assert unchanged == first
     made = sorted(key for key, inode in after.items() if first.get(key) != inode)
-    # The moved session's day section (one depth: its day's page and the all-days page) in place
-    # of the old one; every other part kept from the first build, not made again.
-    assert len(made) == 1
+    # In place of the old ones, the moved session's day section (one depth: its day's page and the
+    # all-days page) and its day in schedule.xml and in schedule.json; every other part kept from
+    # the first build, not made again.
+    assert len(made) == 3
     assert sorted(set(after) - set(first)) == made
-    assert len(set(first) - set(after)) == 1
+    assert len(set(first) - set(after)) == 3

@@ -1,0 +1,44 @@
+"""schedule.xml and schedule.json in a static build (issue 12): joined from one kept part per
+programme day, so a rebuild after a session moved renders only the days it touched.
+
+A day's part is keyed on what its chunk is made from (feeds/exports/chunks.py): the day's
+index and date, and for each room each event's numeric id (a rare hash collision can move it
+when another session is added) and its session's digest; the conference, the base URL and the
+rendering code are in `base`. The head and tail (conference, rooms, tracks, version) are made
+each time the document is: they are small.
+"""
+
+from __future__ import annotations
+
+from feeds.exports.c3voc_json import C3vocJsonExporter
+from feeds.exports.chunks import ChunkedExporter, DayChunk
+from feeds.exports.frab_xml import FrabXmlExporter
+from server.app.build_output import Output, digest
+from server.app.links import Site
+from server.app.published import Published
+
+# The exports the server answers (exports.EXPORT_ROUTES), by format name.
+CHUNKED: dict[str, ChunkedExporter] = {e.name: e for e in (FrabXmlExporter(), C3vocJsonExporter())}
+
+
+def export_body(
+    published: Published,
+    site: Site,
+    exporter: ChunkedExporter,
+    output: Output | None,
+    base: str,
+    sessions: dict[str, str],
+) -> bytes:
+    """The export `exporter.render` writes for this snapshot and base URL, each day's chunk kept
+    by `output` (session id -> digest in `sessions`)."""
+    chunks = exporter.chunks(published.schedule, now=published.now, base_url=site.base_url)
+    if output is None:
+        return chunks.join()
+
+    def kept(chunk: DayChunk) -> bytes:
+        day = chunk.day
+        events = [(room.name, [(e.number, sessions[e.session.id]) for e in room.events]) for room in day.rooms]
+        key = digest(base, "export day", exporter.name, day.index, day.date, events)
+        return output.part(key, chunk.make)
+
+    return chunks.join(kept)
