@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
+from itertools import groupby
 from typing import Any
 
 from feeds.ical import uid
@@ -42,34 +43,60 @@ def feeds_document(published: Published, site: Site) -> dict[str, Any]:
     return {"feeds": feed_entries(published, site)}
 
 
-def sessions_document(published: Published, site: Site) -> dict[str, Any]:
+def session_entry(published: Published, site: Site, session: Session) -> dict[str, Any]:
+    """One session as `/api/sessions` lists it."""
     conference = published.conference
     zone = conference.zone
+    return {
+        "id": session.id,
+        "uid": uid(conference, session),
+        "title": session.title,
+        "kind": session.kind,
+        # ISO 8601 with the offset, in the conference's own zone, as attendees read it.
+        "start": session.start.astimezone(zone).isoformat(),
+        "end": session.end.astimezone(zone).isoformat(),
+        "timezone": conference.timezone,
+        "room": session.room.name if session.room else None,
+        "track": session.track.name if session.track else None,
+        "level": session.level.name if session.level else None,
+        "description": session.description,
+        "speakers": [{"name": s.name, "slug": s.slug, "affiliation": s.affiliation} for s in session.speakers],
+        "status": session.status.value,
+        "ics": site.path(urls.session_download(session.id)),
+    }
 
-    def entry(session: Session) -> dict[str, Any]:
-        return {
-            "id": session.id,
-            "uid": uid(conference, session),
-            "title": session.title,
-            "kind": session.kind,
-            # ISO 8601 with the offset, in the conference's own zone, as attendees read it.
-            "start": session.start.astimezone(zone).isoformat(),
-            "end": session.end.astimezone(zone).isoformat(),
-            "timezone": conference.timezone,
-            "room": session.room.name if session.room else None,
-            "track": session.track.name if session.track else None,
-            "level": session.level.name if session.level else None,
-            "description": session.description,
-            "speakers": [{"name": s.name, "slug": s.slug, "affiliation": s.affiliation} for s in session.speakers],
-            "status": session.status.value,
-            "ics": site.path(urls.session_download(session.id)),
-        }
 
+# `/api/sessions` is this head, the sessions' entries and this tail, so a static build can keep
+# the entries of each day apart (build_exports.py) and join the same bytes.
+SESSIONS_HEAD, SESSIONS_TAIL = b'{"sessions":[', b"]}"
+# A day's entries, whether they are the document's first (the others have a comma before them)
+# and how to make their bytes; given to `sessions_body`'s `kept`.
+SessionsChunk = Callable[[tuple[Session, ...], bool, Callable[[], bytes]], bytes]
+
+
+def session_days(published: Published) -> list[tuple[Session, ...]]:
+    """Every session in the document's order, cut where the start's date (in the conference's
+    zone) changes."""
+    zone = published.conference.zone
     ordered = sorted(published.schedule.sessions, key=lambda s: (s.start, s.end, s.title, s.id))
-    return {"sessions": [entry(s) for s in ordered]}
+    return [tuple(group) for _, group in groupby(ordered, key=lambda s: s.start.astimezone(zone).date())]
 
 
-def to_json(document: dict[str, Any]) -> bytes:
+def sessions_body(published: Published, site: Site, kept: SessionsChunk | None = None) -> bytes:
+    """The `/api/sessions` document, each day's entries from `kept` (default: made now)."""
+    chunks = []
+    for index, day in enumerate(session_days(published)):
+        make = partial(_entries, published, site, day, index == 0)
+        chunks.append(make() if kept is None else kept(day, index == 0, make))
+    return b"".join([SESSIONS_HEAD, *chunks, SESSIONS_TAIL])
+
+
+def _entries(published: Published, site: Site, sessions: tuple[Session, ...], first: bool) -> bytes:
+    body = to_json([session_entry(published, site, s) for s in sessions])[1:-1]  # the list's items
+    return body if first else b"," + body
+
+
+def to_json(document: dict[str, Any] | list[Any]) -> bytes:
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
@@ -88,7 +115,10 @@ def feeds_representation(published: Published, site: Site) -> Representation:
 
 
 def sessions_representation(published: Published, site: Site) -> Representation:
-    return _document(published, site, urls.API_SESSIONS, sessions_document)
+    return published.memo(
+        (urls.API_SESSIONS, site.base_url),
+        lambda: Representation(sessions_body(published, site), JSON, last_modified(published.schedule.sessions)),
+    )
 
 
 def conferences_document(summaries: tuple[ConferenceSummary, ...], site: Site) -> dict[str, Any]:

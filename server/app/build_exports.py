@@ -1,18 +1,24 @@
-"""schedule.xml and schedule.json in a static build (issue 12): joined from one kept part per
-programme day, so a rebuild after a session moved renders only the days it touched.
+"""The documents listing every session in a static build (issue 12): schedule.xml,
+schedule.json and `api/sessions`, each joined from one kept part per day, so a rebuild after a
+session moved renders only the days it touched.
 
 A day's part is keyed on what its chunk is made from (feeds/exports/chunks.py): the day's
 index and date, and for each room each event's numeric id (a rare hash collision can move it
 when another session is added) and its session's digest; the conference, the base URL and the
 rendering code are in `base`. The head and tail (conference, rooms, tracks, version) are made
-each time the document is: they are small.
+each time the document is: they are small. A day of `api/sessions` (api.py) is keyed on its
+sessions' digests and whether it comes first.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from feeds.exports.c3voc_json import C3vocJsonExporter
 from feeds.exports.chunks import ChunkedExporter, DayChunk
 from feeds.exports.frab_xml import FrabXmlExporter
+from feeds.model import Session
+from server.app.api import sessions_body
 from server.app.build_output import Output, digest
 from server.app.links import Site
 from server.app.published import Published
@@ -42,3 +48,17 @@ def export_body(
         return output.part(key, chunk.make)
 
     return chunks.join(kept)
+
+
+def sessions_api_body(
+    published: Published, site: Site, output: Output | None, base: str, sessions: dict[str, str]
+) -> bytes:
+    """`api/sessions` (and its .json twin: made once) with each day's entries kept by `output`."""
+    if output is None:
+        return sessions_body(published, site)
+
+    def kept(day: tuple[Session, ...], first: bool, make: Callable[[], bytes]) -> bytes:
+        key = digest(base, "sessions day", first, [sessions[s.id] for s in day])
+        return output.part(key, make)
+
+    return published.memo(("sessions parts", site.base_url), lambda: sessions_body(published, site, kept))

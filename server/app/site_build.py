@@ -25,10 +25,9 @@ from server.app import urls
 from server.app.api import (
     conferences_representation,
     feeds_representation,
-    sessions_representation,
 )
 from server.app.assets import service_worker, static_files
-from server.app.build_exports import CHUNKED, export_body
+from server.app.build_exports import CHUNKED, export_body, sessions_api_body
 from server.app.build_output import Output, code_key, digest
 from server.app.build_pages import PageParts, page_parts
 from server.app.cards import page_path
@@ -124,7 +123,7 @@ def site_parts(
     # The documents listing every session (sessions API, exports): one key.
     whole = digest(base, "sessions", sorted(sessions.values()))
     for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):
-        yield path, whole, partial(_body, sessions_representation, published, site)
+        yield path, whole, partial(sessions_api_body, published, site, output, base, sessions)
     for route, name in EXPORT_ROUTES.items():
         # schedule.xml / schedule.json for conference apps, as the server answers them, joined
         # from a kept part per day (build_exports.py).
