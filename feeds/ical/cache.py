@@ -1,7 +1,8 @@
 """Rendered VEVENT bytes, kept so each session is rendered once per revision.
 
 A feed is then a concatenation of cached bytes: a schedule change re-renders only the sessions
-whose revision or status changed, and every other VEVENT stays byte-identical.
+whose revision or status changed, and every other VEVENT stays byte-identical. A `fallback`
+(a static build's events of its last run) is asked before rendering a session not held.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections.abc import Callable
 from feeds.model import Conference, Session, Status
 
 Key = tuple[str, int, Status, str | None, int | None]
+# (conference, session, base URL, alarm) -> the VEVENT bytes known for them elsewhere, or None.
+Fallback = Callable[[Conference, Session, str | None, int | None], bytes | None]
 
 
 class EventCache:
@@ -27,6 +30,7 @@ class EventCache:
         self.renders = 0  # how many VEVENTs were actually rendered; for tests and metrics
         self._entries: OrderedDict[Key, tuple[Conference, Session, bytes]] = OrderedDict()
         self._lock = threading.Lock()
+        self.fallback: Fallback | None = None
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -51,12 +55,24 @@ class EventCache:
             if hit is not None and hit[0] == conference and hit[1] == session:
                 self._entries.move_to_end(key)
                 return hit[2]
-        data = render()  # outside the lock: rendering is the slow part
+        known = self.fallback(conference, session, base_url, alarm) if self.fallback is not None else None
+        data = render() if known is None else known  # outside the lock: rendering is the slow part
         with self._lock:
-            self.renders += 1
+            if known is None:
+                self.renders += 1
             self._entries[key] = (conference, session, data)
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
                 # The oldest (LRU) entry; `last=None` is falsy and the same (equivalent mutant).
                 self._entries.popitem(last=False)
         return data
+
+    def held(self, conference: Conference, base_url: str | None, alarm: int | None) -> dict[str, tuple[Session, bytes]]:
+        """Session id -> (session, bytes) of every entry held for this conference, base URL and alarm."""
+        with self._lock:
+            entries = list(self._entries.items())
+        return {
+            key[0]: (session, data)
+            for key, (held, session, data) in entries
+            if key[3] == base_url and key[4] == alarm and held == conference
+        }

@@ -155,19 +155,35 @@ class Output:
             self._using.append(key)
         if key in self._parts:
             return _read(self.parts / key) or make()
+        body = self.kept(key)
+        if body is None:
+            body = make()
+            self.renew(key, body)
+        return body
+
+    def kept(self, key: str) -> bytes | None:
+        """The last build's part `key` when it is intact (kept for the next build too), else None."""
         known = self._last_parts.get(key)
         if known is not None:
             body = _read(self.parts / key)
             if body is not None and body_digest(body) == known:
                 self._parts[key] = known
                 return body
-        body = make()
+        return None
+
+    def hold(self, key: str) -> None:
+        """Keep the last build's part `key` (as recorded, unread) for the next build."""
+        known = self._last_parts.get(key)
+        if known is not None:
+            self._parts.setdefault(key, known)
+
+    def renew(self, key: str, body: bytes) -> None:
+        """Keep `body` as the part `key` for the next build, in place of any other."""
         self.parts.mkdir(parents=True, exist_ok=True)
         temporary = self.parts / f".{key}.tmp"
         temporary.write_bytes(body)
         os.replace(temporary, self.parts / key)
         self._parts[key] = body_digest(body)
-        return body
 
     def finish(self, owned: Iterable[tuple[str, bool]]) -> None:
         """Remove the last build's files this build did not make, and any other .ics file in

@@ -27,6 +27,7 @@ from server.app.api import (
     feeds_representation,
 )
 from server.app.assets import service_worker, static_files
+from server.app.build_events import KeptEvents
 from server.app.build_exports import CHUNKED, export_body, sessions_api_body
 from server.app.build_output import Output, code_key, digest
 from server.app.build_pages import PageParts, page_parts
@@ -80,6 +81,7 @@ def site_parts(
     conference = published.conference
     base = digest(code_key(), conference, site.base_url, published.base_url)
     sessions = {s.id: digest(s) for s in published.schedule.sessions}
+    events = KeptEvents(output, base, published, sessions) if output is not None else None
     for feed in published.feeds:
         members = [sessions[s.id] for s in feed.sessions]
         yield feed.path, digest(base, feed.spec, members), partial(_feed_body, feed)
@@ -136,6 +138,8 @@ def site_parts(
         files = _Once(partial(extra, published, site))
         for path in EXTRA_PATHS:
             yield path, digest(base, "history", version), partial(files.body, path)
+    if events is not None:
+        events.save()  # every file of the conference is made: its events are all rendered by now
 
 
 class _Once:

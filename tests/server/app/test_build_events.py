@@ -1,0 +1,78 @@
+"""A static build keeps its VEVENTs (build_events.py): a rebuild renders only the changed sessions'
+events, and its feeds are byte for byte what a fresh rendering writes."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from feeds.model import Schedule
+from server.app.build_output import Output
+from server.app.demo import demo_schedule
+from server.app.links import Site
+from server.app.published import Published
+from server.app.site_build import site_parts
+
+BASE = "https://cal.example.org"
+NOW = datetime(2026, 4, 1, tzinfo=UTC)
+
+
+def build(root: Path, schedule: Schedule) -> Published:
+    """One build of `schedule` into `root`, as `confcal build` writes a conference; its snapshot."""
+    published = Published(schedule, now=NOW, base_url=BASE, lazy=True)
+    output = Output(root)
+    for path, key, make in site_parts(published, Site.of(BASE), output=output):
+        output.put(path, key, make)
+    output.finish(())
+    return published
+
+
+def moved(schedule: Schedule, session_id: str) -> Schedule:
+    hour = timedelta(hours=1)
+    return dataclasses.replace(
+        schedule,
+        sessions=tuple(
+            dataclasses.replace(s, start=s.start + hour, end=s.end + hour) if s.id == session_id else s
+            for s in schedule.sessions
+        ),
+    )
+
+
+def test_a_rebuild_renders_only_the_moved_sessions_event(tmp_path: Path) -> None:
+    schedule = demo_schedule()
+    later = moved(schedule, schedule.sessions[3].id)
+    first = build(tmp_path / "site", schedule)
+
+    rebuilt = build(tmp_path / "site", later)
+
+    fresh = Published(later, now=NOW, base_url=BASE)
+    assert first.cache.renders == len(schedule.sessions)
+    assert rebuilt.cache.renders == 1
+    assert (tmp_path / "site" / "feeds" / "all.ics").read_bytes() == fresh.feed("all", "").representation.body  # type: ignore[union-attr]
+
+
+def test_a_build_that_renders_no_feed_keeps_the_events_for_the_next(tmp_path: Path) -> None:
+    schedule = demo_schedule()
+    later = moved(schedule, schedule.sessions[3].id)
+    build(tmp_path / "site", schedule)
+    unchanged = build(tmp_path / "site", schedule)
+
+    rebuilt = build(tmp_path / "site", later)
+
+    assert unchanged.cache.renders == 0
+    assert rebuilt.cache.renders == 1
+
+
+def test_a_damaged_events_part_is_not_used(tmp_path: Path) -> None:
+    schedule = demo_schedule()
+    later = moved(schedule, schedule.sessions[3].id)
+    build(tmp_path / "site", schedule)
+    for part in (tmp_path / ".site.confcal-build.parts").iterdir():
+        part.write_bytes(part.read_bytes().replace(b"SUMMARY", b"SUMMARX"))
+
+    rebuilt = build(tmp_path / "site", later)
+
+    fresh = Published(later, now=NOW, base_url=BASE)
+    assert rebuilt.cache.renders == len(schedule.sessions)
+    assert (tmp_path / "site" / "feeds" / "all.ics").read_bytes() == fresh.feed("all", "").representation.body  # type: ignore[union-attr]
