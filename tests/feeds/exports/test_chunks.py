@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from schedules import edge_schedule
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from schedules import T0, edge_schedule
 
 from feeds.exports.c3voc_json import C3vocJsonExporter
-from feeds.exports.frab_xml import FrabXmlExporter
-from feeds.model import Schedule
+from feeds.exports.chunks import DayChunk
+from feeds.exports.frab_layout import clock, duration_text
+from feeds.exports.frab_xml import FrabXmlExporter, _clean, _http
+from feeds.ical.event import session_url
+from feeds.model import Room, Schedule, Session, Speaker, Track
 from feeds.pipeline import load_schedule
 
 NOW = datetime(2026, 4, 1, tzinfo=UTC)
@@ -76,3 +81,79 @@ def test_a_schedule_without_sessions_is_head_and_tail() -> None:
     assert (xml.days, document.days) == ((), ())
     assert xml.join() == whole_xml(xml.join())
     assert json.loads(document.join())["schedule"]["conference"]["days"] == []
+
+
+def element_tree_day(chunk: DayChunk, base_url: str | None) -> bytes:
+    """The day as ElementTree writes it inside the whole document: the oracle for the direct writer."""
+    day = chunk.day
+
+    def add(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+        child = ET.SubElement(parent, tag, {k: _clean(v) for k, v in attrs.items()})
+        if text:
+            child.text = _clean(text)
+        return child
+
+    element = ET.Element(
+        "day", index=str(day.index), date=day.date.isoformat(), start=day.start.isoformat(), end=day.end.isoformat()
+    )
+    for room in day.rooms:
+        room_el = add(element, "room", name=room.name, guid=room.guid)
+        for event in room.events:
+            session = event.session
+            el = add(room_el, "event", id=str(event.number), guid=event.guid)
+            for tag, text in (
+                ("date", event.start.isoformat()),
+                ("start", clock(event.start)),
+                ("duration", duration_text(event.duration, days=True)),
+                ("room", event.room),
+                ("slug", event.slug),
+            ):
+                add(el, tag, text)
+            url = _http(session.url) or _http(session_url(session, base_url))
+            if url:
+                add(el, "url", url)
+            add(el, "title", session.title)
+            add(el, "subtitle")
+            add(el, "track", session.track.name if session.track else None)
+            add(el, "type", session.kind)
+            add(el, "abstract")
+            add(el, "description", session.description)
+            persons = add(el, "persons")
+            for speaker in session.speakers:
+                add(persons, "person", speaker.name)
+            links = add(el, "links")
+            if _http(session.url):
+                add(links, "link", session.title, href=session.url or "")
+    ET.indent(element, space="  ", level=1)
+    return ("\n  " + ET.tostring(element, encoding="unicode")).encode("utf-8")
+
+
+TEXT = st.text(st.characters(codec="utf-8"), max_size=12)
+NAME = TEXT.filter(str.strip)  # rooms, tracks and speakers need one
+
+
+@st.composite
+def sessions(draw: st.DrawFn) -> Session:
+    start = T0 + timedelta(minutes=draw(st.integers(0, 3000)))
+    return Session(
+        draw(st.text("0123456789abcdef", min_size=4, max_size=6)),
+        draw(TEXT),
+        start,
+        start + timedelta(minutes=draw(st.integers(0, 2000))),
+        kind=draw(TEXT),
+        room=draw(st.none() | NAME.map(Room)),
+        track=draw(st.none() | NAME.map(Track)),
+        description=draw(TEXT),
+        speakers=tuple(Speaker(name) for name in draw(st.lists(NAME, max_size=2))),
+        url=draw(st.none() | TEXT.map(lambda t: "https://example.org/" + t) | TEXT),
+    )
+
+
+@given(st.lists(sessions(), min_size=1, max_size=6, unique_by=lambda s: s.id), st.none() | st.just("https://c.example"))
+@settings(max_examples=150, deadline=None)
+def test_each_day_is_what_element_tree_writes_for_it(found: list[Session], base_url: str | None) -> None:
+    schedule = Schedule(edge_schedule().conference, tuple(found))
+
+    chunks = FrabXmlExporter().chunks(schedule, now=NOW, base_url=base_url)
+
+    assert [chunk.make() for chunk in chunks.days] == [element_tree_day(chunk, base_url) for chunk in chunks.days]
