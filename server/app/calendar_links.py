@@ -3,11 +3,16 @@
 Google Calendar's event template and Outlook on the web's compose deeplink pre-fill a new event
 (no API key, nothing sent until the person saves it); Outlook's "add from web" subscribes to a
 feed URL. Times go as UTC instants, so neither service has to guess a zone.
+
+A static build makes two event links for every session's card and two for its page: urllib's
+`urlencode` and `quote` (a Python call per byte) were 7 of a build's 45 profiled seconds at
+10,000 sessions (issue 12). The query here is joined from values quoted once each by
+`quote_component`, which gives exactly `urllib.parse.quote(value, safe="")` (RFC 3986 section
+2.3's unreserved characters kept, every other UTF-8 byte percent-encoded in upper case) with one
+`str.translate` of the UTF-8 bytes.
 """
 
 from __future__ import annotations
-
-from urllib.parse import quote, urlencode
 
 from feeds.model import Conference, Session
 
@@ -16,6 +21,24 @@ OUTLOOK_EVENT = "https://outlook.live.com/calendar/0/deeplink/compose"
 OUTLOOK_SUBSCRIBE = "https://outlook.live.com/calendar/0/addfromweb"
 # The links are GET requests; keep them well inside what browsers and the services accept.
 _DETAILS_MAX = 300
+# Session instants are held in UTC (feeds.model), so these stamps are UTC instants.
+_STAMP = "%Y-%m-%dT%H:%M:%SZ"
+
+# RFC 3986 section 2.3 unreserved characters: what `quote(value, safe="")` leaves as it is.
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+# A byte (as the Latin-1 character of its value) -> its text in a URL.
+_BYTE_TEXT = {byte: chr(byte) if byte in _UNRESERVED else f"%{byte:02X}" for byte in range(256)}
+
+
+def quote_component(value: str) -> str:
+    """`urllib.parse.quote(value, safe="")`, byte for byte (a lone surrogate raises the same
+    UnicodeEncodeError): each UTF-8 byte becomes one Latin-1 character, translated."""
+    return value.encode("utf-8").decode("latin-1").translate(_BYTE_TEXT)
+
+
+def _query(pairs: tuple[tuple[str, str], ...]) -> str:
+    """`urlencode(pairs, quote_via=quote)` of the pairs with a value (keys need no quoting)."""
+    return "&".join(f"{key}={quote_component(value)}" for key, value in pairs if value)
 
 
 def _details(session: Session) -> str:
@@ -32,38 +55,34 @@ def _where(conference: Conference, session: Session) -> str:
 
 def google_event_link(conference: Conference, session: Session, *, details: bool = True) -> str:
     """Google Calendar's "add this event" template link."""
-    stamp = "%Y%m%dT%H%M%SZ"
-    query = {
-        "action": "TEMPLATE",
-        "text": session.title,
-        "dates": f"{session.start.strftime(stamp)}/{session.end.strftime(stamp)}",
-        "details": _details(session) if details else "",
-        "location": _where(conference, session),
-        "ctz": conference.timezone,
-    }
-    return f"{GOOGLE_EVENT}?{urlencode(_present(query), quote_via=quote)}"
+    # Google's compact stamps are the same instants without the separators (a year has none).
+    dates = f"{session.start.strftime(_STAMP)}/{session.end.strftime(_STAMP)}".replace("-", "").replace(":", "")
+    query = (
+        ("action", "TEMPLATE"),
+        ("text", session.title),
+        ("dates", dates),
+        ("details", _details(session) if details else ""),
+        ("location", _where(conference, session)),
+        ("ctz", conference.timezone),
+    )
+    return f"{GOOGLE_EVENT}?{_query(query)}"
 
 
 def outlook_event_link(conference: Conference, session: Session, *, details: bool = True) -> str:
     """Outlook on the web's new-event form, pre-filled."""
-    stamp = "%Y-%m-%dT%H:%M:%SZ"
-    query = {
-        "path": "/calendar/action/compose",
-        "rru": "addevent",
-        "subject": session.title,
-        "startdt": session.start.strftime(stamp),
-        "enddt": session.end.strftime(stamp),
-        "body": _details(session) if details else "",
-        "location": _where(conference, session),
-    }
-    return f"{OUTLOOK_EVENT}?{urlencode(_present(query), quote_via=quote)}"
+    query = (
+        ("path", "/calendar/action/compose"),
+        ("rru", "addevent"),
+        ("subject", session.title),
+        ("startdt", session.start.strftime(_STAMP)),
+        ("enddt", session.end.strftime(_STAMP)),
+        ("body", _details(session) if details else ""),
+        ("location", _where(conference, session)),
+    )
+    return f"{OUTLOOK_EVENT}?{_query(query)}"
 
 
 def outlook_subscribe_link(feed_url: str, name: str) -> str:
     """Outlook on the web's "subscribe from web" form for an https feed URL."""
-    query = {"url": feed_url, "name": name}
-    return f"{OUTLOOK_SUBSCRIBE}?{urlencode(query, quote_via=quote)}"
-
-
-def _present(query: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in query.items() if v}
+    # Both values go in even when empty, as urlencode puts them.
+    return f"{OUTLOOK_SUBSCRIBE}?url={quote_component(feed_url)}&name={quote_component(name)}"

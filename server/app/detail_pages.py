@@ -26,7 +26,7 @@ from server.app.calendar_links import (
     outlook_event_link,
     outlook_subscribe_link,
 )
-from server.app.cards import make_card, page_path
+from server.app.cards import page_path, session_card
 from server.app.conditional import HTML, Representation
 from server.app.context import RouteContext
 from server.app.links import Site
@@ -75,7 +75,7 @@ def _html(body: bytes, sessions: tuple[Session, ...]) -> Representation:
 def session_representation(published: Published, site: Site, session: Session) -> Representation:
     def build() -> Representation:
         conference = published.conference
-        card = make_card(conference, session)
+        card = session_card(published, session)
         start = session.start.astimezone(conference.zone)
         text = session.description.replace("\r\n", "\n").strip()
         live = not session.cancelled
@@ -113,7 +113,7 @@ def speaker_representation(published: Published, site: Site, entry: SpeakerEntry
             + ("session" if len(entry.sessions) == 1 else "sessions")
             + ", and a calendar feed of them.",
             "person": person,
-            "cards": [make_card(conference, s) for s in entry.sessions],
+            "cards": [session_card(published, s) for s in entry.sessions],
             "page_path": page_path,
             "feed": feed_path,
             "feed_url": site.url(feed_path) if feed else "",

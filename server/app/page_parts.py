@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Collection
+from functools import partial
 from typing import Protocol
 
 from markupsafe import Markup
 
 from feeds.catalogue import FeedKind, day_slug
 from feeds.model import Session
-from server.app.cards import Day, days
+from server.app.cards import Day, days, session_card
 from server.app.published import Published
 from server.app.render import fragment
 
@@ -72,7 +73,9 @@ def day_sessions(published: Published) -> dict[str, tuple[Session, ...]]:
 def day_layout(published: Published, slug: str) -> Day:
     """One day's timetable: a day is laid out from its own sessions only (cards.place)."""
     sessions = list(day_sessions(published)[slug])
-    return published.memo(("day", slug), lambda: days(published.conference, sessions)[0])
+    return published.memo(
+        ("day", slug), lambda: days(published.conference, sessions, partial(session_card, published))[0]
+    )
 
 
 def day_section(published: Published, slug: str, depth: int, hidden: Collection[str]) -> bytes:
