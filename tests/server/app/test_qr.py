@@ -9,6 +9,8 @@ import numpy
 import numpy.typing
 import pytest
 import zxingcpp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from server.app.qr import BORDER, SCALE, qr_code, qr_svg
 
@@ -66,3 +68,9 @@ def test_the_drawn_svg_decodes_to_its_link(link: str) -> None:
     found = zxingcpp.read_barcodes(_pixels_of(qr_svg.__wrapped__(link, "Subscribe").body))
 
     assert [(f.text, f.ec_level) for f in found] == [(link, "M")]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(min_size=1, max_size=300), st.text(max_size=40))
+def test_the_svg_is_segnos_drawing_for_any_text(text: str, title: str) -> None:
+    assert qr_svg.__wrapped__(text, title).body == _segno_svg(text, title)
