@@ -23,6 +23,7 @@ OUTLOOK_SUBSCRIBE = "https://outlook.live.com/calendar/0/addfromweb"
 _DETAILS_MAX = 300
 # Session instants are held in UTC (feeds.model), so these stamps are UTC instants.
 _STAMP = "%Y-%m-%dT%H:%M:%SZ"
+_COMPOSE = "%2Fcalendar%2Faction%2Fcompose"  # quote_component("/calendar/action/compose")
 
 # RFC 3986 section 2.3 unreserved characters: what `quote(value, safe="")` leaves as it is.
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
@@ -37,8 +38,9 @@ def quote_component(value: str) -> str:
 
 
 def _query(pairs: tuple[tuple[str, str], ...]) -> str:
-    """`urlencode(pairs, quote_via=quote)` of the pairs with a value (keys need no quoting)."""
-    return "&".join(f"{key}={quote_component(value)}" for key, value in pairs if value)
+    """`urlencode` of the pairs whose quoted value is not empty: `quote_component("")` is the
+    only empty quoting, so these are the pairs urlencode of the unquoted values kept."""
+    return "&".join(f"{key}={value}" for key, value in pairs if value)
 
 
 def _details(session: Session) -> str:
@@ -53,33 +55,42 @@ def _where(conference: Conference, session: Session) -> str:
     return ", ".join(p for p in (room, conference.city) if p)
 
 
+def event_links(conference: Conference, session: Session, *, details: bool = True) -> tuple[str, str]:
+    """The Google and Outlook links of one session, its stamps and texts quoted once for both."""
+    start, end = session.start.strftime(_STAMP), session.end.strftime(_STAMP)
+    title = quote_component(session.title)
+    about = quote_component(_details(session)) if details else ""
+    where = quote_component(_where(conference, session))
+    # Google's compact stamps are the same instants without the separators (a year has none).
+    dates = f"{start}/{end}".replace("-", "").replace(":", "")
+    google = (
+        ("action", "TEMPLATE"),
+        ("text", title),
+        ("dates", quote_component(dates)),
+        ("details", about),
+        ("location", where),
+        ("ctz", quote_component(conference.timezone)),
+    )
+    outlook = (
+        ("path", _COMPOSE),
+        ("rru", "addevent"),
+        ("subject", title),
+        ("startdt", quote_component(start)),
+        ("enddt", quote_component(end)),
+        ("body", about),
+        ("location", where),
+    )
+    return f"{GOOGLE_EVENT}?{_query(google)}", f"{OUTLOOK_EVENT}?{_query(outlook)}"
+
+
 def google_event_link(conference: Conference, session: Session, *, details: bool = True) -> str:
     """Google Calendar's "add this event" template link."""
-    # Google's compact stamps are the same instants without the separators (a year has none).
-    dates = f"{session.start.strftime(_STAMP)}/{session.end.strftime(_STAMP)}".replace("-", "").replace(":", "")
-    query = (
-        ("action", "TEMPLATE"),
-        ("text", session.title),
-        ("dates", dates),
-        ("details", _details(session) if details else ""),
-        ("location", _where(conference, session)),
-        ("ctz", conference.timezone),
-    )
-    return f"{GOOGLE_EVENT}?{_query(query)}"
+    return event_links(conference, session, details=details)[0]
 
 
 def outlook_event_link(conference: Conference, session: Session, *, details: bool = True) -> str:
     """Outlook on the web's new-event form, pre-filled."""
-    query = (
-        ("path", "/calendar/action/compose"),
-        ("rru", "addevent"),
-        ("subject", session.title),
-        ("startdt", session.start.strftime(_STAMP)),
-        ("enddt", session.end.strftime(_STAMP)),
-        ("body", _details(session) if details else ""),
-        ("location", _where(conference, session)),
-    )
-    return f"{OUTLOOK_EVENT}?{_query(query)}"
+    return event_links(conference, session, details=details)[1]
 
 
 def outlook_subscribe_link(feed_url: str, name: str) -> str:

@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 from feeds.catalogue import day_name, day_slug, kind_name, kind_slug
 from feeds.model import Conference, Session
 from server.app import urls
-from server.app.calendar_links import google_event_link, outlook_event_link
+from server.app.calendar_links import event_links, google_event_link
 from server.app.published import Published
 
 SLOT = timedelta(minutes=5)
@@ -108,7 +108,9 @@ def page_path(session: Session) -> str:
 def make_card(conference: Conference, session: Session) -> Card:
     zone = conference.zone
     start, end = session.start.astimezone(zone), session.end.astimezone(zone)
-    live = not session.cancelled
+    # Without the abstract: a card's link stays short; the session page carries it. A cancelled
+    # session has none: there is nothing to add.
+    google, outlook = event_links(conference, session, details=False) if not session.cancelled else (None, None)
     return Card(
         session=session,
         day=day_slug(session, conference),
@@ -123,9 +125,8 @@ def make_card(conference: Conference, session: Session) -> Card:
         kind_slug=kind_slug(session.kind),
         ics=urls.session_download(session.id),
         page=page_path(session),
-        # Without the abstract: a card's link stays short; the session page carries it.
-        google=google_event_link(conference, session, details=False) if live else None,
-        outlook=outlook_event_link(conference, session, details=False) if live else None,
+        google=google,
+        outlook=outlook,
     )
 
 

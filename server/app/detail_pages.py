@@ -21,11 +21,7 @@ from starlette.routing import Route
 from feeds.catalogue import FeedKind, day_name
 from feeds.model import Session, Speaker
 from server.app import params, urls
-from server.app.calendar_links import (
-    google_event_link,
-    outlook_event_link,
-    outlook_subscribe_link,
-)
+from server.app.calendar_links import event_links, outlook_subscribe_link
 from server.app.cards import page_path, session_card
 from server.app.conditional import HTML, Representation
 from server.app.context import RouteContext
@@ -78,7 +74,7 @@ def session_representation(published: Published, site: Site, session: Session) -
         card = session_card(published, session)
         start = session.start.astimezone(conference.zone)
         text = session.description.replace("\r\n", "\n").strip()
-        live = not session.cancelled
+        google, outlook = event_links(conference, session) if not session.cancelled else (None, None)
         context = {
             **_base(published),
             "description": f"{session.title}: {day_name(start.date())}, "
@@ -89,8 +85,8 @@ def session_representation(published: Published, site: Site, session: Session) -
             "session": session,
             "date": day_name(start.date()),
             "paragraphs": [p.strip() for p in text.split("\n\n") if p.strip()],
-            "google": google_event_link(conference, session) if live else None,
-            "outlook": outlook_event_link(conference, session) if live else None,
+            "google": google,
+            "outlook": outlook,
             "speaker_path": speaker_path,
             "hidden": set(),
         }

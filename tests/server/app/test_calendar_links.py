@@ -15,6 +15,7 @@ from server.app.calendar_links import (
     GOOGLE_EVENT,
     OUTLOOK_EVENT,
     OUTLOOK_SUBSCRIBE,
+    event_links,
     google_event_link,
     outlook_event_link,
     outlook_subscribe_link,
@@ -84,12 +85,15 @@ def test_event_links_are_urllibs_for_any_session(made: tuple[Conference, Session
         "location": where,
     }
 
-    found = (
+    expected = (f"{GOOGLE_EVENT}?{urllib_query(google)}", f"{OUTLOOK_EVENT}?{urllib_query(outlook)}")
+
+    found = event_links(conference, session, details=with_details)
+
+    assert found == expected
+    assert (
         google_event_link(conference, session, details=with_details),
         outlook_event_link(conference, session, details=with_details),
-    )
-
-    assert found == (f"{GOOGLE_EVENT}?{urllib_query(google)}", f"{OUTLOOK_EVENT}?{urllib_query(outlook)}")
+    ) == expected
 
 
 @given(st.text(), st.text())
