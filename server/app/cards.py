@@ -10,6 +10,9 @@ least `MIN_ROWS` tall unless the room's next session starts sooner). Slots are c
 time from the first start, not wall time, so a day across a DST change still places every card
 in order. Cards starting together form a `Slot` with a time heading, in the rooms' column order,
 so the phone list, a screen reader and Tab all read a slot left to right.
+
+A snapshot makes each session's card once (`session_card`): the day's section, the session's
+page and its speakers' pages all show the same card.
 """
 
 from __future__ import annotations
