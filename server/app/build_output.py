@@ -88,9 +88,7 @@ class Output:
         # Part keys each file of this build was joined from; `_using` collects them during a make.
         self._uses: dict[str, list[str]] = {}
         self._using: list[str] | None = None
-        self._dirs: set[str] = set()
-        for path in self._last:
-            self._dirs.add(os.path.dirname(path))
+        self._dirs: set[str] | None = None  # directories known to exist; from the record when first needed
 
     def put(self, relative: str, key: str | None, make: Callable[[], bytes]) -> str:
         """Make and write `relative` unless the last build made it from the same key (key None:
@@ -131,9 +129,9 @@ class Output:
         made = self._made[source]
         self._made[relative] = made
         last = self._last.get(relative)
-        target = self.root / relative
         if last is not None and last[1] == made[1] and last[1] == self._last.get(source, ("", ""))[1]:
             return  # both unchanged: still the same file
+        target = self.root / relative
         self._parent(relative)
         try:
             os.link(self.root / source, target)  # a new file: nothing to replace
@@ -201,6 +199,8 @@ class Output:
         for key in set(self._last_parts) - set(kept):
             (self.parts / key).unlink(missing_ok=True)
         uses = {path: keys for path, keys in self._uses.items() if path in self._made}
+        if (self._made, kept, uses) == (self._last, self._last_parts, self._last_uses):
+            return  # the record on disk says all this already (a build without a change)
         record = {"format": _FORMAT, "files": self._made, "parts": kept, "uses": uses}
         temporary = self.record.with_name(self.record.name + ".tmp")
         self.root.mkdir(parents=True, exist_ok=True)
@@ -209,6 +209,8 @@ class Output:
 
     def _parent(self, relative: str) -> None:
         parent = os.path.dirname(relative)
+        if self._dirs is None:
+            self._dirs = {os.path.dirname(path) for path in self._last}
         if parent not in self._dirs:
             (self.root / parent).mkdir(parents=True, exist_ok=True)
             self._dirs.add(parent)
