@@ -81,3 +81,15 @@ def test_a_record_of_the_first_format_is_ignored(tmp_path: Path) -> None:
 
     assert (root / "page").read_bytes() == b"<main>one</main>"
     assert calls == [b"one"]
+
+
+def test_a_build_without_a_change_leaves_the_record_as_it_was(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    joined_build(root, "v1", [])
+    record = tmp_path / ".site.confcal-build.json"
+    before = record.stat().st_ino
+
+    joined_build(root, "v1", [])
+
+    assert record.stat().st_ino == before  # not written again (a rewrite renames a new file over it)
+    assert (root / "page").read_bytes() == b"<main>one</main>"
