@@ -341,20 +341,24 @@ def remade(out: Path) -> dict[str, str]:
     return {path: entry[0] for path, entry in record["files"].items()}
 
 
+def five_minutes_later(schedule: Schedule, moved: str) -> Schedule:
+    """`schedule` with session `moved` starting and ending five minutes later (the same day)."""
+    shifted = timedelta(minutes=5)
+    return dataclasses.replace(
+        schedule,
+        sessions=tuple(
+            dataclasses.replace(s, start=s.start + shifted, end=s.end + shifted) if s.id == moved else s
+            for s in schedule.sessions
+        ),
+    )
+
+
 def test_a_move_within_one_day_remakes_and_rewrites_only_that_days_pages(tmp_path: Path) -> None:
     db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
     schedule = two_days()
     moved = CHANGED  # on the second day, neither the conference's first nor its last session
     first = next(s for s in schedule.sessions if s.id == moved)
-    later = dataclasses.replace(
-        schedule,
-        sessions=tuple(
-            dataclasses.replace(s, start=s.start + timedelta(minutes=5), end=s.end + timedelta(minutes=5))
-            if s.id == moved
-            else s
-            for s in schedule.sessions
-        ),
-    )
+    later = five_minutes_later(schedule, moved)
     with Store.open(db) as store:
         store.ingest(schedule)
         live = store.live(DEMO)
@@ -408,15 +412,7 @@ def kept_parts(out: Path) -> dict[str, int]:
 def test_a_build_without_a_change_keeps_the_parts_a_later_move_joins_its_pages_from(tmp_path: Path) -> None:
     db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
     schedule = two_days()
-    later = dataclasses.replace(
-        schedule,
-        sessions=tuple(
-            dataclasses.replace(s, start=s.start + timedelta(minutes=5), end=s.end + timedelta(minutes=5))
-            if s.id == CHANGED
-            else s
-            for s in schedule.sessions
-        ),
-    )
+    later = five_minutes_later(schedule, CHANGED)
     with Store.open(db) as store:
         store.ingest(schedule)
     main(["build", "--db", db, str(out), "--base-url", BASE])
