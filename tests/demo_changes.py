@@ -1,12 +1,17 @@
 """One change to the demo conference, as the pages would bring it: a session moved by an hour. For
-the tests that follow a change from ingest to an attached calendar (tests/server/jobs, tests/deploy)."""
+the tests that follow a change from ingest to an attached calendar (tests/server/jobs, tests/deploy).
+`shifted` makes such a change on the model, for tests that build from a Schedule."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
+from collections.abc import Collection
+from datetime import timedelta
 from pathlib import Path
 
 from feeds.demo import DEMO_DIR
+from feeds.model import Schedule
 
 SLUG = "pytorch-conference-europe-2026"
 MOVED_TITLE = "Parameterized CUDA Graph Launch in PyTorch: CUDA Graphs Without the Pain"
@@ -25,3 +30,13 @@ def moved_pages(work: Path) -> Path:
     assert text.count(_BEFORE) == 2
     page.write_text(text.replace(_BEFORE, _AFTER), encoding="utf-8")
     return folder
+
+
+def shifted(schedule: Schedule, ids: Collection[str], by: timedelta) -> Schedule:
+    """`schedule` with the sessions `ids` name starting and ending `by` later."""
+    return dataclasses.replace(
+        schedule,
+        sessions=tuple(
+            dataclasses.replace(s, start=s.start + by, end=s.end + by) if s.id in ids else s for s in schedule.sessions
+        ),
+    )

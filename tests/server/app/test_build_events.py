@@ -3,9 +3,10 @@ events, and its feeds are byte for byte what a fresh rendering writes."""
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from demo_changes import shifted
 
 from feeds.model import Schedule
 from server.app.build_output import Output
@@ -28,20 +29,9 @@ def build(root: Path, schedule: Schedule) -> Published:
     return published
 
 
-def moved(schedule: Schedule, session_id: str) -> Schedule:
-    hour = timedelta(hours=1)
-    return dataclasses.replace(
-        schedule,
-        sessions=tuple(
-            dataclasses.replace(s, start=s.start + hour, end=s.end + hour) if s.id == session_id else s
-            for s in schedule.sessions
-        ),
-    )
-
-
 def test_a_rebuild_renders_only_the_moved_sessions_event(tmp_path: Path) -> None:
     schedule = demo_schedule()
-    later = moved(schedule, schedule.sessions[3].id)
+    later = shifted(schedule, {schedule.sessions[3].id}, timedelta(hours=1))
     first = build(tmp_path / "site", schedule)
 
     rebuilt = build(tmp_path / "site", later)
@@ -54,7 +44,7 @@ def test_a_rebuild_renders_only_the_moved_sessions_event(tmp_path: Path) -> None
 
 def test_a_build_that_renders_no_feed_keeps_the_events_for_the_next(tmp_path: Path) -> None:
     schedule = demo_schedule()
-    later = moved(schedule, schedule.sessions[3].id)
+    later = shifted(schedule, {schedule.sessions[3].id}, timedelta(hours=1))
     build(tmp_path / "site", schedule)
     unchanged = build(tmp_path / "site", schedule)
 
@@ -66,7 +56,7 @@ def test_a_build_that_renders_no_feed_keeps_the_events_for_the_next(tmp_path: Pa
 
 def test_a_damaged_events_part_is_not_used(tmp_path: Path) -> None:
     schedule = demo_schedule()
-    later = moved(schedule, schedule.sessions[3].id)
+    later = shifted(schedule, {schedule.sessions[3].id}, timedelta(hours=1))
     build(tmp_path / "site", schedule)
     for part in (tmp_path / ".site.confcal-build.parts").iterdir():
         part.write_bytes(part.read_bytes().replace(b"SUMMARY", b"SUMMARX"))

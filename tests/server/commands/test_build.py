@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
+from demo_changes import shifted
 
 from feeds.model import Conference, Schedule, Speaker
 from server.app import create_app
@@ -326,13 +327,8 @@ def two_days() -> Schedule:
     ordered = sorted(demo.sessions, key=lambda s: (s.start, s.id))
     later = {s.id for s in ordered[: len(ordered) // 2]}
     day = timedelta(days=1)
-    return dataclasses.replace(
-        demo,
-        conference=dataclasses.replace(demo.conference, end_date=demo.conference.end_date + day),
-        sessions=tuple(
-            dataclasses.replace(s, start=s.start + day, end=s.end + day) if s.id in later else s for s in demo.sessions
-        ),
-    )
+    longer = dataclasses.replace(demo.conference, end_date=demo.conference.end_date + day)
+    return shifted(dataclasses.replace(demo, conference=longer), later, day)
 
 
 def remade(out: Path) -> dict[str, str]:
@@ -341,24 +337,12 @@ def remade(out: Path) -> dict[str, str]:
     return {path: entry[0] for path, entry in record["files"].items()}
 
 
-def five_minutes_later(schedule: Schedule, moved: str) -> Schedule:
-    """`schedule` with session `moved` starting and ending five minutes later (the same day)."""
-    shifted = timedelta(minutes=5)
-    return dataclasses.replace(
-        schedule,
-        sessions=tuple(
-            dataclasses.replace(s, start=s.start + shifted, end=s.end + shifted) if s.id == moved else s
-            for s in schedule.sessions
-        ),
-    )
-
-
 def test_a_move_within_one_day_remakes_and_rewrites_only_that_days_pages(tmp_path: Path) -> None:
     db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
     schedule = two_days()
     moved = CHANGED  # on the second day, neither the conference's first nor its last session
     first = next(s for s in schedule.sessions if s.id == moved)
-    later = five_minutes_later(schedule, moved)
+    later = shifted(schedule, {moved}, timedelta(minutes=5))
     with Store.open(db) as store:
         store.ingest(schedule)
         live = store.live(DEMO)
@@ -412,7 +396,7 @@ def kept_parts(out: Path) -> dict[str, int]:
 def test_a_build_without_a_change_keeps_the_parts_a_later_move_joins_its_pages_from(tmp_path: Path) -> None:
     db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
     schedule = two_days()
-    later = five_minutes_later(schedule, CHANGED)
+    later = shifted(schedule, {CHANGED}, timedelta(minutes=5))
     with Store.open(db) as store:
         store.ingest(schedule)
     main(["build", "--db", db, str(out), "--base-url", BASE])
