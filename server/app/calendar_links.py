@@ -83,16 +83,6 @@ def event_links(conference: Conference, session: Session, *, details: bool = Tru
     return f"{GOOGLE_EVENT}?{_query(google)}", f"{OUTLOOK_EVENT}?{_query(outlook)}"
 
 
-def google_event_link(conference: Conference, session: Session, *, details: bool = True) -> str:
-    """Google Calendar's "add this event" template link."""
-    return event_links(conference, session, details=details)[0]
-
-
-def outlook_event_link(conference: Conference, session: Session, *, details: bool = True) -> str:
-    """Outlook on the web's new-event form, pre-filled."""
-    return event_links(conference, session, details=details)[1]
-
-
 def outlook_subscribe_link(feed_url: str, name: str) -> str:
     """Outlook on the web's "subscribe from web" form for an https feed URL."""
     # Both values go in even when empty, as urlencode puts them.

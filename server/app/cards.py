@@ -27,14 +27,14 @@ from zoneinfo import ZoneInfo
 from feeds.catalogue import day_name, day_slug, kind_name, kind_slug
 from feeds.model import Conference, Session
 from server.app import urls
-from server.app.calendar_links import event_links, google_event_link
+from server.app.calendar_links import event_links
 from server.app.published import Published
 
 SLOT = timedelta(minutes=5)
 MIN_ROWS = 2  # a 5-minute lightning talk still gets room for its time and title
 NO_ROOM = "No room given"
 
-__all__ = ["Card", "Day", "Slot", "days", "google_event_link", "make_card", "session_card", "utc_iso"]
+__all__ = ["Card", "Day", "Slot", "days", "make_card", "session_card", "utc_iso"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,6 @@ from server.app.calendar_links import (
     OUTLOOK_EVENT,
     OUTLOOK_SUBSCRIBE,
     event_links,
-    google_event_link,
-    outlook_event_link,
     outlook_subscribe_link,
     quote_component,
 )
@@ -90,10 +88,6 @@ def test_event_links_are_urllibs_for_any_session(made: tuple[Conference, Session
     found = event_links(conference, session, details=with_details)
 
     assert found == expected
-    assert (
-        google_event_link(conference, session, details=with_details),
-        outlook_event_link(conference, session, details=with_details),
-    ) == expected
 
 
 @given(st.text(), st.text())

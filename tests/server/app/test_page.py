@@ -19,7 +19,7 @@ from starlette.applications import Starlette
 from feeds.model import Conference, Room, Schedule, Session, Speaker, Track
 from server.app import create_app
 from server.app.assets import asset_path
-from server.app.calendar_links import google_event_link
+from server.app.calendar_links import event_links
 from server.app.cards import days
 from server.app.links import Site
 from server.app.page import page_files, page_representation
@@ -133,7 +133,7 @@ def test_google_event_link_carries_the_utc_times_and_zone() -> None:
     conference = Conference("C", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris")
     session = Session("s1", "Talk & more", paris(11), paris(11, 30), room=Room("Hall"))
 
-    query = parse_qs(urlsplit(google_event_link(conference, session)).query)
+    query = parse_qs(urlsplit(event_links(conference, session)[0]).query)
 
     assert query == {
         "action": ["TEMPLATE"],
