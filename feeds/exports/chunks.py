@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from feeds.exports import Exporter
 from feeds.exports.frab_layout import FrabDay
@@ -36,6 +36,7 @@ class Chunks:
         return b"".join([self.head, *made, self.tail])
 
 
+@runtime_checkable
 class ChunkedExporter(Exporter, Protocol):
     def chunks(self, schedule: Schedule, *, now: datetime, base_url: str | None = None) -> Chunks:
         """`render`'s document as head, day chunks and tail (`render` is their join)."""

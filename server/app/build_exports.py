@@ -14,17 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from feeds.exports.c3voc_json import C3vocJsonExporter
+from feeds.exports import EXPORTERS
 from feeds.exports.chunks import ChunkedExporter, DayChunk
-from feeds.exports.frab_xml import FrabXmlExporter
 from feeds.model import Session
 from server.app.api import sessions_body
 from server.app.build_output import Output, digest
+from server.app.exports import EXPORT_ROUTES
 from server.app.links import Site
 from server.app.published import Published
 
-# The exports the server answers (exports.EXPORT_ROUTES), by format name.
-CHUNKED: dict[str, ChunkedExporter] = {e.name: e for e in (FrabXmlExporter(), C3vocJsonExporter())}
+# The exports the server answers (exports.EXPORT_ROUTES), by format name: the registry's own.
+CHUNKED: dict[str, ChunkedExporter] = {
+    name: found for name in EXPORT_ROUTES.values() if isinstance(found := EXPORTERS[name], ChunkedExporter)
+}
 
 
 def export_body(
