@@ -25,7 +25,6 @@ class KeptEvents:
         self._output, self._published, self._sessions = output, published, sessions
         self._key = digest(base, "events")
         self._known: dict[str, bytes] | None = None
-        self._snapshot = {s.id: s for s in published.schedule.sessions}
         output.hold(self._key)
         published.cache.fallback = self.event
 
@@ -33,25 +32,28 @@ class KeptEvents:
         """The last build's bytes of this session's event, if it made them from the same inputs."""
         if alarm is not None or base_url != self._published.base_url or conference != self._published.conference:
             return None
-        if self._snapshot.get(session.id) is not session:
+        if self._published.session(session.id) is not session:
             return None  # not the snapshot's own session: its digest is not at hand
-        if self._known is None:
-            self._known = decode(self._output.kept(self._key) or b"")
-        return self._known.get(self._sessions[session.id])
+        return self._last().get(self._sessions[session.id])
 
     def save(self) -> None:
         """Keep the events of the snapshot's sessions for the next build, if any was rendered."""
         cache = self._published.cache
         if cache.renders == 0:
             return
-        if self._known is None:
-            self._known = decode(self._output.kept(self._key) or b"")
-        found = {digest: self._known[digest] for digest in self._sessions.values() if digest in self._known}
+        known = self._last()
+        found = {digest: known[digest] for digest in self._sessions.values() if digest in known}
         held = cache.held(self._published.conference, self._published.base_url, None)
         for sid, (session, data) in held.items():
-            if self._snapshot.get(sid) is session:
+            if self._published.session(sid) is session:
                 found[self._sessions[sid]] = data
         self._output.renew(self._key, encode(found))
+
+    def _last(self) -> dict[str, bytes]:
+        """The last build's events by session digest, read on first use."""
+        if self._known is None:
+            self._known = decode(self._output.kept(self._key) or b"")
+        return self._known
 
 
 def encode(events: dict[str, bytes]) -> bytes:
