@@ -20,6 +20,7 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import datetime
 from functools import partial
+from xml.sax.saxutils import escape
 
 from feeds.exports.chunks import Chunks, DayChunk
 from feeds.exports.frab_layout import FrabDay, FrabEvent, clock, duration_text, layout
@@ -108,15 +109,18 @@ class FrabXmlExporter:
 _INDENT = tuple("\n" + "  " * depth for depth in range(6))
 
 
+# What ElementTree escapes in an attribute value besides &, < and > (which `escape` always does).
+_ATTRIBUTE = {'"': "&quot;", "\r": "&#13;", "\n": "&#10;", "\t": "&#09;"}
+
+
 def _text(text: str) -> str:
     """Character data as ElementTree escapes it (after dropping what XML cannot carry)."""
-    return _clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escape(_clean(text))
 
 
 def _attribute(value: str) -> str:
     """An attribute value as ElementTree escapes it."""
-    escaped = _text(value).replace('"', "&quot;")
-    return escaped.replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#09;")
+    return escape(_clean(value), _ATTRIBUTE)
 
 
 def _leaf(depth: int, tag: str, text: str | None, attributes: str = "") -> str:
