@@ -46,6 +46,10 @@ _CODE = ("feeds", "server/app")
 _LIBRARIES = ("icalendar", "jinja2", "segno")
 _SAMPLE = 64
 
+# What the record needs of a file made (in this process or a worker): (its key, the digest of
+# its bytes), the parts it was joined from, whether its bytes were written.
+Entry = tuple[tuple[str | None, str], list[str] | None, bool]
+
 
 def digest(*parts: object) -> str:
     """A short content key of `parts` (their reprs: frozen dataclasses, strings, numbers)."""
@@ -122,6 +126,28 @@ class Output:
         os.replace(temporary, target)
         self.changed.append(target)
         return made
+
+    def outdated(self, relative: str, key: str) -> bool:
+        """Whether `put(relative, key, ...)` would make the file: the last build made it from
+        another key, or did not make it."""
+        last = self._last.get(relative)
+        return last is None or last[0] != key
+
+    def make(self, relative: str, key: str | None, make: Callable[[], bytes]) -> Entry:
+        """`put`, and what this build's record needs of the file, for `adopt` in another
+        process's `Output` (build_workers.py)."""
+        written = len(self.changed)
+        self.put(relative, key, make)
+        return self._made[relative], self._uses.get(relative), len(self.changed) > written
+
+    def adopt(self, relative: str, entry: Entry) -> None:
+        """Record `relative` as another process made and wrote it (`make`'s entry)."""
+        made, uses, written = entry
+        self._made[relative] = made
+        if uses:
+            self._uses[relative] = uses
+        if written:
+            self.changed.append(self.root / relative)
 
     def link(self, relative: str, source: str) -> None:
         """`relative` as a hard link to `source` (already put in this build), unless it is one

@@ -31,6 +31,7 @@ from server.app.build_events import KeptEvents
 from server.app.build_exports import CHUNKED, export_body, sessions_api_body
 from server.app.build_output import Output, code_key, digest
 from server.app.build_pages import PageParts, page_parts
+from server.app.build_workers import Workers
 from server.app.cards import page_path
 from server.app.conditional import Representation
 from server.app.detail_pages import (
@@ -177,6 +178,15 @@ def site_files(
         yield path, make()
 
 
+def independent(path: str) -> bool:
+    """Whether the file at this site-relative path is made from the snapshot alone, keeps no
+    part and is joined into no other file, so a worker process may make it (build_workers.py)."""
+    return path.startswith(_INDEPENDENT) or (path.startswith("sessions/") and path.endswith("/" + urls.PAGE_FILE))
+
+
+_INDEPENDENT = ("qr/", "speakers/")
+
+
 def write_conferences(
     snapshots: Sequence[Published],
     summaries: tuple[ConferenceSummary, ...],
@@ -185,28 +195,39 @@ def write_conferences(
     default: str | None,
     extra: Extra | None = None,
     started: Callable[[str], None] | None = None,
+    jobs: int = 1,
 ) -> list[Path]:
-    """Write every conference's site and `api/conferences` through one record; returns the
-    files written (new or with changed bytes)."""
+    """Write every conference's site and `api/conferences` through one record, with up to `jobs`
+    processes; returns the files written (new or with changed bytes)."""
     output = Output(outdir)
+    workers = Workers(output, jobs)
     owned: list[tuple[str, bool]] = []
     document = conferences_representation(summaries, root).body
     for path in (urls.CONFERENCES_API, urls.json_twin(urls.CONFERENCES_API)):
         output.put(path, None, partial(_same, document))
-    for published in snapshots:
-        slug = published.conference.slug
-        if started is not None:
-            started(slug)
-        site = conference_site(root, slug, default)
-        others = other_conferences(summaries, slug, root)
-        base = urls.conference_base(slug) + "/"
-        version = next(s.version for s in summaries if s.slug == slug)
-        for path, key, make in site_parts(published, site, others, extra, version, output):
-            output.put(base + path, key, make)
+    try:
+        for published in snapshots:
+            slug = published.conference.slug
+            if started is not None:
+                started(slug)
+            site = conference_site(root, slug, default)
+            others = other_conferences(summaries, slug, root)
+            base = urls.conference_base(slug) + "/"
+            version = next(s.version for s in summaries if s.slug == slug)
+            for path, key, make in site_parts(published, site, others, extra, version, output):
+                link = partial(output.link, path, base + path) if slug == default else None
+                if key is not None and independent(path):
+                    workers.put(base + path, key, make, link)
+                    continue
+                output.put(base + path, key, make)
+                if link is not None:
+                    link()
+                workers.poll()
+            owned += [(base + directory, recursive) for directory, recursive in OWNED]
             if slug == default:
-                output.link(path, base + path)
-        owned += [(base + directory, recursive) for directory, recursive in OWNED]
-        if slug == default:
-            owned += OWNED
+                owned += OWNED
+        workers.finish()
+    finally:
+        workers.stop()
     output.finish(owned)
     return output.changed

@@ -36,12 +36,30 @@ def register(subparsers: Any) -> None:
     add_base_url_option(parser)
     add_default_option(parser)
     add_quiet_option(parser)
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="processes that make pages and QR codes (default: one per core this process may use)",
+    )
     parser.set_defaults(run=run)
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (1 or more)")
+    return jobs
 
 
 def run(args: argparse.Namespace) -> int:
     # The store and the renderers load here, not with the module: `confcal build --help` and the
     # other commands' parsers do not need them (issue 12).
+    from server.app.build_workers import default_jobs
     from server.app.changes import changes_files
     from server.app.demo import seed_demo
     from server.app.links import Site, calendar_base
@@ -94,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
                 default,
                 lambda p, s: changes_files(p, s, store),
                 lambda slug: shown.step(f"writing {slug}"),
+                args.jobs or default_jobs(),
             )
     feeds = sum(len(p.feeds) for p in snapshots)
     sessions = sum(len(p.schedule.sessions) for p in snapshots)

@@ -15,7 +15,9 @@ from demo_changes import shifted
 
 from feeds.model import Conference, Schedule, Speaker
 from server.app import create_app
+from server.app.build_workers import FIRST
 from server.app.demo import demo_schedule
+from server.app.site_build import independent
 from server.cli import main
 from server.store import Store
 
@@ -416,3 +418,29 @@ def test_a_build_without_a_change_keeps_the_parts_a_later_move_joins_its_pages_f
     made = set(after) - set(first)
     assert len(made) == len(set(first) - set(after)) == 4
     assert len([key for key, inode in after.items() if key not in made and first[key] != inode]) == 1
+
+
+def test_two_jobs_write_the_site_and_record_one_job_writes(tmp_path: Path) -> None:
+    db = str(tmp_path / "store.sqlite")
+    two_conferences(db)
+    sites = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"site{jobs}"
+        main(["build", "--db", db, str(out), "--base-url", BASE, "--jobs", jobs])
+        record = json.loads((tmp_path / f".site{jobs}.confcal-build.json").read_text())
+        sites[jobs] = ({p: f.read_bytes() for p, f in site_files(out).items()}, record)
+    # More independent files than a fork waits for: the two-job build did use a worker.
+    independents = [p for p in sites["2"][1]["files"] if p.startswith("c/") and independent(p.split("/", 2)[2])]
+
+    assert len(independents) > FIRST
+    assert sites["2"] == sites["1"]
+    assert (tmp_path / "site2" / "index.html").samefile(tmp_path / "site2" / "c" / DEMO / "index.html")
+
+
+@pytest.mark.parametrize("jobs", ["0", "-1", "two"])
+def test_jobs_must_be_a_positive_number(tmp_path: Path, jobs: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["build", "--db", str(tmp_path / "s.sqlite"), str(tmp_path / "site"), "--jobs", jobs])
+
+    assert exit_info.value.code == 2
+    assert f"argument --jobs: {jobs!r} is not a number of processes (1 or more)" in capsys.readouterr().err

@@ -1,0 +1,165 @@
+"""Files of a static build made by forked worker processes, so `confcal build` uses every core
+(issue 12).
+
+Which files: those made from the snapshot alone that no other file is joined from and that keep
+no part: a session's page, a speaker's page, a feed's QR code (`site_build.independent`). They
+are about half of a full build's work (QR encoding alone a quarter). The build's own process
+keeps everything else: the feeds and their kept events, the schedule pages and their kept parts,
+the exports, the changelog (which reads the store) and the record.
+
+A file whose key the record already knows is skipped at once, as ever. The others wait in a
+batch; once the batch is worth a fork and a worker is free, a worker is forked for it. It
+inherits the snapshot (fork, copy on write: nothing is pickled but the results), makes and
+writes each file through its copy of `Output`, and sends back what the record needs of each
+file. A rebuild after one session moved has a handful of such files and never forks. Without
+`os.fork` (Windows) or with one job, every file is made in the build's process.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from server.app.build_output import Entry, Output
+from server.errors import ServerError
+
+# Pending files that make a fork worth it: a fork and its copy-on-write faults cost a few
+# milliseconds, a page about one.
+FIRST = 64
+# At most this many files to a worker at once, so that the build's process, once it has made
+# its own files, shares the rest instead of waiting for one long batch.
+BATCH = 1000
+
+Make = Callable[[], bytes]
+Then = Callable[[], None]  # run in the build's process once the file is there (the root's hard link)
+_Item = tuple[str, str, Make, Then | None]
+
+
+class WorkerFailed(ServerError):
+    """A worker process of `confcal build` failed or died; the build's record is not saved."""
+
+
+def default_jobs() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+@dataclass
+class _Worker:
+    pid: int
+    pipe: int
+    items: list[_Item]
+    received: list[bytes] = field(default_factory=list)
+
+
+class Workers:
+    """`put` for the independent files of a build into `output`, with up to `jobs - 1` workers."""
+
+    def __init__(self, output: Output, jobs: int) -> None:
+        self._output = output
+        self._jobs = jobs if hasattr(os, "fork") else 1
+        self._pending: list[_Item] = []
+        self._running: list[_Worker] = []
+
+    def put(self, relative: str, key: str, make: Make, then: Then | None = None) -> None:
+        """Make `relative` as `Output.put` does, here or in a worker; `then` runs here once it is there."""
+        if self._jobs < 2 or not self._output.outdated(relative, key):
+            self._output.put(relative, key, make)
+            if then is not None:
+                then()
+            return
+        self._pending.append((relative, key, make, then))
+        self.poll()
+
+    def poll(self) -> None:
+        """Take the results of the workers that are done and give the pending files to free
+        workers, a batch each. Cheap: the build calls it between any two files."""
+        if self._running:
+            self._collect(wait=False)
+        while len(self._pending) >= FIRST and len(self._running) < self._jobs - 1:
+            batch, self._pending = self._pending[:BATCH], self._pending[BATCH:]
+            self._running.append(_fork(self._output, batch))
+
+    def finish(self) -> None:
+        """Make the files still pending, here and in workers, and take every worker's results."""
+        try:
+            while self._pending:
+                self.poll()
+                if self._pending:
+                    # One file here while the workers run: they take batches from the front.
+                    relative, key, make, then = self._pending.pop()
+                    self._output.put(relative, key, make)
+                    if then is not None:
+                        then()
+            self._collect(wait=True)
+        finally:
+            self.stop()
+
+    def stop(self) -> None:
+        """End every worker still running (a build that failed here): no file is half-written,
+        each is renamed into place whole."""
+        for worker in self._running:
+            try:
+                os.kill(worker.pid, 9)
+            except ProcessLookupError:
+                pass
+            os.waitpid(worker.pid, 0)
+            os.close(worker.pipe)
+        self._running = []
+
+    def _collect(self, *, wait: bool) -> None:
+        """Take the results of the workers that are done (all of them, waiting, with `wait`)."""
+        for worker in list(self._running):
+            if not _receive(worker, wait):
+                continue
+            self._running.remove(worker)
+            os.close(worker.pipe)
+            _, status = os.waitpid(worker.pid, 0)
+            outcome = pickle.loads(b"".join(worker.received)) if worker.received else None
+            if status != 0 or not isinstance(outcome, list):
+                raise WorkerFailed(f"confcal build: a worker failed: {outcome or f'exit status {status}'}")
+            for (relative, _, _, then), entry in zip(worker.items, outcome, strict=True):
+                self._output.adopt(relative, entry)
+                if then is not None:
+                    then()
+
+
+def _receive(worker: _Worker, wait: bool) -> bool:
+    """Read what `worker` sent so far; whether it has sent everything (its end of the pipe closed)."""
+    os.set_blocking(worker.pipe, wait)
+    while True:
+        try:
+            chunk = os.read(worker.pipe, 1 << 16)
+        except BlockingIOError:
+            return False
+        if not chunk:
+            return True
+        worker.received.append(chunk)
+
+
+def _fork(output: Output, items: list[_Item]) -> _Worker:
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(writing)
+        return _Worker(pid, reading, items)
+    # The worker: make the files, send each one's record entry (or the error), and leave without
+    # running the parent's exit handlers (its store connection, its progress line).
+    os.close(reading)
+    status, current = 0, ""
+    entries: list[Entry] = []
+    outcome: list[Entry] | str = entries
+    try:
+        for current, key, make, _ in items:
+            entries.append(output.make(current, key, make))
+    except BaseException as error:  # the build's process reports it
+        outcome, status = f"{current}: {type(error).__name__}: {error}", 1
+    try:
+        with os.fdopen(writing, "wb") as pipe:
+            pipe.write(pickle.dumps(outcome))
+    finally:
+        os._exit(status)

@@ -1,0 +1,102 @@
+"""Files of a build made by forked workers (`Workers`): written and recorded as if made here."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from server.app.build_output import Output, body_digest
+from server.app.build_workers import FIRST, WorkerFailed, Workers
+
+COUNT = 3 * FIRST  # enough files for several workers' batches
+
+
+def made_by_pid(number: int) -> Callable[[], bytes]:
+    return lambda: f"{number} {os.getpid()}".encode()
+
+
+def build(root: Path, jobs: int, make: Callable[[int], Callable[[], bytes]] = made_by_pid) -> Output:
+    output = Output(root)
+    workers = Workers(output, jobs)
+    try:
+        for number in range(COUNT):
+            workers.put(f"f/{number}.txt", f"key {number}", make(number))
+        workers.finish()
+    finally:
+        workers.stop()
+    output.finish(())
+    return output
+
+
+def pids(root: Path) -> set[int]:
+    return {int(path.read_text().split()[1]) for path in (root / "f").iterdir()}
+
+
+def test_two_jobs_make_files_in_another_process(tmp_path: Path) -> None:
+    build(tmp_path / "site", jobs=2)
+
+    assert pids(tmp_path / "site") - {os.getpid()} != set()
+
+
+def test_one_job_makes_every_file_here(tmp_path: Path) -> None:
+    build(tmp_path / "site", jobs=1)
+
+    assert pids(tmp_path / "site") == {os.getpid()}
+
+
+def test_files_a_worker_made_are_in_the_record_and_among_the_files_written(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+
+    output = build(root, jobs=2)
+
+    record = json.loads((tmp_path / ".site.confcal-build.json").read_text())["files"]
+    names = [f"f/{n}.txt" for n in range(COUNT)]
+    assert record == {name: [f"key {name[2:-4]}", body_digest((root / name).read_bytes())] for name in names}
+    assert sorted(output.changed) == sorted(root / name for name in names)
+
+
+def test_files_whose_key_the_record_knows_are_not_made_again(tmp_path: Path) -> None:
+    build(tmp_path / "site", jobs=2)
+
+    def never(number: int) -> Callable[[], bytes]:
+        def make() -> bytes:
+            raise AssertionError(f"file {number} made again")
+
+        return make
+
+    output = build(tmp_path / "site", jobs=2, make=never)
+
+    assert output.changed == []
+
+
+def test_then_runs_here_once_the_file_is_there(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    output = Output(root)
+    workers = Workers(output, 2)
+    seen: list[tuple[int, bool]] = []
+    for number in range(COUNT):
+        path = f"f/{number}.txt"
+        workers.put(path, "k", made_by_pid(number), lambda p=path: seen.append((os.getpid(), (root / p).is_file())))
+    workers.finish()
+
+    assert seen == [(os.getpid(), True)] * COUNT
+
+
+def test_a_file_failing_in_a_worker_fails_the_build_naming_it(tmp_path: Path) -> None:
+    def failing(number: int) -> Callable[[], bytes]:
+        if number != 10:  # in the first batch, which goes to a worker
+            return made_by_pid(number)
+
+        def make() -> bytes:
+            raise ValueError("no such room")
+
+        return make
+
+    with pytest.raises(WorkerFailed, match=r"^confcal build: a worker failed: f/10.txt: ValueError: no such room$"):
+        build(tmp_path / "site", jobs=2, make=failing)
+
+    assert not (tmp_path / ".site.confcal-build.json").exists()
