@@ -40,6 +40,7 @@ from server.app.conditional import Representation, respond
 from server.app.context import RouteContext
 from server.app.exports import export_routes
 from server.app.fast_feeds import FeedFastPath
+from server.app.feed_index import feed_index_routes
 from server.app.feed_renders import FeedRenders
 from server.app.guards import Guards
 from server.app.health import HealthCollector, health_endpoint
@@ -214,6 +215,7 @@ def create_app(
     context = RouteContext(current=current, site=site, send=send, others=others)
     conference_routes: list[BaseRoute] = [
         *page_routes(context),
+        *feed_index_routes(context),
         *qr_routes(context),
         *export_routes(context),
         *changes_routes(context, store),

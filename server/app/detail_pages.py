@@ -56,7 +56,8 @@ def speakers(published: Published) -> dict[str, SpeakerEntry]:
     return published.memo(("speakers",), build)
 
 
-def _base(published: Published) -> dict[str, Any]:
+def heading(published: Published) -> dict[str, Any]:
+    """What base.html's header shows of the conference (its name, and when)."""
     conference = published.conference
     when = day_name(conference.start_date)
     if conference.end_date != conference.start_date:
@@ -64,7 +65,8 @@ def _base(published: Published) -> dict[str, Any]:
     return {"conference": conference, "when": when}
 
 
-def _html(body: bytes, sessions: tuple[Session, ...]) -> Representation:
+def html_page(body: bytes, sessions: tuple[Session, ...]) -> Representation:
+    """A page's representation: HTML, last changed with `sessions`, with the pages' CSP."""
     return Representation(body, HTML, last_modified(sessions), (("content-security-policy", CSP),))
 
 
@@ -76,7 +78,7 @@ def session_representation(published: Published, site: Site, session: Session) -
         text = session.description.replace("\r\n", "\n").strip()
         google, outlook = event_links(conference, session) if not session.cancelled else (None, None)
         context = {
-            **_base(published),
+            **heading(published),
             "description": f"{session.title}: {day_name(start.date())}, "
             f"{card.start_label}–{card.end_label} {card.zone_label}"
             + (f", {session.room.name}" if session.room else "")
@@ -90,7 +92,7 @@ def session_representation(published: Published, site: Site, session: Session) -
             "speaker_path": speaker_path,
             "hidden": set(),
         }
-        return _html(render("session.html", 2, context), (session,))
+        return html_page(render("session.html", 2, context), (session,))
 
     return published.memo(("session-page", site.base_url, session.id), build)
 
@@ -102,7 +104,7 @@ def speaker_representation(published: Published, site: Site, entry: SpeakerEntry
         feed = published.feed(FeedKind.SPEAKER.value, person.slug)
         feed_path = feed.path if feed else ""
         context = {
-            **_base(published),
+            **heading(published),
             "description": f"{person.name}"
             + (f" ({person.affiliation})" if person.affiliation else "")
             + f" at {conference.name}: {len(entry.sessions)} "
@@ -117,7 +119,7 @@ def speaker_representation(published: Published, site: Site, entry: SpeakerEntry
             "google": site.google(feed_path) if feed else "",
             "outlook": outlook_subscribe_link(site.url(feed_path), feed.spec.title) if feed else "",
         }
-        return _html(render("speaker.html", 2, context), entry.sessions)
+        return html_page(render("speaker.html", 2, context), entry.sessions)
 
     return published.memo(("speaker-page", site.base_url, entry.speaker.slug), build)
 
@@ -159,4 +161,4 @@ def detail_routes(context: RouteContext) -> list[Route]:
     ]
 
 
-__all__ = ["detail_files", "detail_routes", "speaker_path", "speakers"]
+__all__ = ["detail_files", "detail_routes", "heading", "html_page", "speaker_path", "speakers"]

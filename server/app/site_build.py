@@ -41,6 +41,7 @@ from server.app.detail_pages import (
     speakers,
 )
 from server.app.exports import EXPORT_ROUTES
+from server.app.feed_index import feed_index_paths, feed_index_representation
 from server.app.links import (
     ConferenceLink,
     Site,
@@ -125,6 +126,13 @@ def site_parts(
     # The feeds' list shows each feed's name, links and number of events, not the sessions.
     for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
         yield path, digest(base, "feeds", parts.feeds), partial(_body, feeds_representation, published, site)
+    # So does each page of a kind too long to list on the schedule pages (feed_index.py).
+    for kind, path in feed_index_paths(published):
+        yield (
+            path,
+            digest(base, "feed index", kind, parts.feeds),
+            partial(_body, feed_index_representation, published, site, kind),
+        )
     # The documents listing every session (sessions API, exports): one key.
     whole = digest(base, "sessions", sorted(sessions.values()))
     for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):

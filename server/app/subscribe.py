@@ -3,11 +3,13 @@ the https link to copy, Google, Outlook, download, QR), grouped by kind.
 
 The same on every page of a snapshot at one depth, so made once per snapshot, site and depth;
 joined from one part per group (`_feed_group.html`), so a static build re-renders only the
-groups whose feeds or event counts changed (page_parts.py, build_pages.py).
+groups whose feeds or event counts changed (page_parts.py, build_pages.py). A group of more
+than `LISTED_FEEDS` feeds shows a link to its kind's own page instead (feed_index.py).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -30,6 +32,12 @@ KIND_LABELS = {"all": "Everything", "track": "Tracks", "room": "Rooms", **FOLDED
 # Levels as attendees rank them; other names follow alphabetically, "any level" last.
 LEVEL_RANK = {"beginner": 0, "intermediate": 1, "advanced": 2, "expert": 3}
 LEVEL_LAST = {"any", "all", "all-levels", "any-level", "everyone"}
+# A kind with more feeds than this is not listed on the schedule pages but on a page of its own,
+# linked from its group. Each listed feed is about 1.2 KB of HTML (its links, link to copy and QR
+# code): 3,333 speakers of a 10,000-session conference made 3.9 MB of every schedule page, a page
+# people keep open on a phone all day. A hundred (about 120 KB) still reads as one list, and
+# keeps every group of an ordinary conference (its tracks, rooms, tens of speakers) on the page.
+LISTED_FEEDS = 100
 
 
 @dataclass(frozen=True)
@@ -76,9 +84,18 @@ def level_key(slug_and_name: tuple[str, str]) -> tuple[int, int, str]:
     return (0, rank, name) if rank is not None else (1, 0, name)
 
 
+def indexed_kinds(published: Published) -> frozenset[str]:
+    """The kinds with more than `LISTED_FEEDS` feeds: each has a page of its own (feed_index.py)
+    that its group on the schedule pages links to instead of listing them."""
+    counts = Counter(feed.spec.kind.value for feed in published.feeds)
+    return frozenset(kind for kind, count in counts.items() if count > LISTED_FEEDS)
+
+
 def subscribe_groups(published: Published, site: Site) -> list[dict[str, Any]]:
     """The catalogue's feeds in the subscribe section's groups: the main kinds first, then the
-    folded ones; each group's `shown` is everything it shows (its kind, label and feeds)."""
+    folded ones; each group's `shown` is everything it shows on the schedule pages (its kind,
+    label and feeds; or, for a kind with a page of its own, `index`, the number of feeds and
+    the link to that page)."""
 
     def build() -> list[dict[str, Any]]:
         main: list[dict[str, Any]] = []
@@ -93,8 +110,14 @@ def subscribe_groups(published: Published, site: Site) -> list[dict[str, Any]]:
             if group["kind"] == "level":
                 group["feeds"].sort(key=lambda f: level_key((f.slug, f.name)))
         groups = main + folded
+        indexed = indexed_kinds(published)
         for group in groups:
+            group["index"] = urls.feed_index(group["kind"]) if group["kind"] in indexed else ""
             group["shown"] = (group["kind"], group["label"], tuple(group["feeds"]))
+            if group["index"]:
+                count = len(group["feeds"])
+                group["link"] = f"All {count:,} {group['label'].lower()}' feeds"
+                group["shown"] = (group["kind"], group["label"], count, group["index"], group["link"])
         return groups
 
     return published.memo(("subscribe groups", site.base_url), build)

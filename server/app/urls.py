@@ -103,6 +103,12 @@ def speaker_page(slug: str) -> str:
     return f"speakers/{slug}/"
 
 
+def feed_index(kind: str) -> str:
+    """Every feed of one kind, on a page of its own (a directory; the static build writes its
+    index.html): where the schedule page links a group too long to list (subscribe.py)."""
+    return f"subscribe/{kind}/"
+
+
 # The public changelog (server/app/changes.py): a page (a directory; the static build writes its
 # index.html), its Atom feed, and the recent changes by session for the page's "your picks
 # changed" note.
@@ -138,6 +144,7 @@ ROUTE_STATIC_FILE = f"/{STATIC}/{{name}}"
 ROUTE_SERVICE_WORKER = f"/{SERVICE_WORKER}"
 ROUTE_SESSION_PAGE = "/sessions/{id}/"
 ROUTE_SPEAKER_PAGE = "/speakers/{slug}/"
+ROUTE_FEED_INDEX = "/subscribe/{kind}/"
 ROUTE_DAY_PAGE = "/days/{day}/"
 ROUTE_API_FEEDS = f"/{API_FEEDS}"
 ROUTE_API_SESSIONS = f"/{API_SESSIONS}"
