@@ -11,6 +11,8 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
+from crowded import SLUG as CROWDED_SLUG
+from crowded import crowded
 from demo_changes import shifted
 
 from feeds.model import Conference, Schedule, Speaker
@@ -18,6 +20,7 @@ from server.app import create_app
 from server.app.build_workers import FIRST
 from server.app.demo import demo_schedule
 from server.app.site_build import independent
+from server.app.subscribe import LISTED_FEEDS
 from server.cli import main
 from server.store import Store
 
@@ -444,3 +447,28 @@ def test_jobs_must_be_a_positive_number(tmp_path: Path, jobs: str, capsys: pytes
 
     assert exit_info.value.code == 2
     assert f"argument --jobs: {jobs!r} is not a number of processes (1 or more)" in capsys.readouterr().err
+
+
+def test_a_crowded_kinds_page_is_built_as_served_and_remade_only_when_its_feeds_change(tmp_path: Path) -> None:
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
+    schedule = crowded(LISTED_FEEDS + 1)
+    index, paths = "subscribe/speaker/index.html", ["/subscribe/speaker/", f"/c/{CROWDED_SLUG}/subscribe/speaker/"]
+    with Store.open(db) as store:
+        store.ingest(schedule)
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+    built, keys = tree(out), remade(out)
+    with Store.open(db) as store:
+        answers = served(store, paths, BASE)
+        store.ingest(shifted(schedule, {schedule.sessions[4].id}, timedelta(minutes=5)))  # on the first day
+
+    main(["build", "--db", db, str(out), "--base-url", BASE])  # one session moved: the same feeds
+    moved, moved_keys = tree(out), remade(out)
+    with Store.open(db) as store:
+        store.ingest(crowded(LISTED_FEEDS + 2))
+    main(["build", "--db", db, str(out), "--base-url", BASE])  # one more speaker
+
+    assert [built[index][0], built[f"c/{CROWDED_SLUG}/{index}"][0]] == [answers[path] for path in paths]
+    assert (moved[index], moved_keys[index]) == (built[index], keys[index])  # neither remade nor rewritten
+    assert moved_keys["index.html"] != keys["index.html"]  # the front page shows the moved session
+    assert remade(out)[index] != keys[index]
+    assert "All 102 speakers" in (out / index).read_text(encoding="utf-8")
