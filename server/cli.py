@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from feeds.errors import FeedsError
 from feeds.outbound import redact
@@ -30,6 +32,11 @@ COMMANDS = (
     "rollback",
     "caldav",
 )
+# Commands whose process ends with their work: they leave without the interpreter's teardown,
+# which frees their millions of objects one by one (0.5 s of a 10,000-session build, issue 12).
+# Their output is flushed first, and nothing of theirs waits for an exit handler: the store is
+# closed and every file written and renamed into place before `main` returns.
+QUICK_EXIT = frozenset({"build", "ingest"})
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -64,5 +71,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def entry() -> NoReturn:
+    """The `confcal` program: `main` and the exit."""
+    words = sys.argv[1:]
+    code = main(words)
+    if words[:1] and words[0] in QUICK_EXIT:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
