@@ -9,7 +9,9 @@ re-ingest and rebuild (and count the files whose bytes changed), start `confcal 
 first answer, ingest again and time until the server answers the new feed. With wrk (installed
 with apt-get when missing): `confcal serve` against a minimal Starlette app serving the same bytes
 on the fastest server measured (bench/ceiling_app.py), one worker each, for all.ics in full and as
-304, and for 1,000 personal feeds. Peak memory is each process's own maximum resident set.
+304, and for 1,000 personal feeds. Peak memory of a command is the larger of its own maximum
+resident set and the highest sum of proportional set sizes (PSS) of its process tree, sampled
+every 20 ms: `confcal build` forks workers that share most of their memory with it.
 Nothing here is a test: it prints figures.
 """
 
@@ -22,6 +24,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,17 +49,47 @@ class Run:
 
 
 def measure(command: list[str]) -> Run:
-    """Wall time, CPU time and the child's own peak RSS (wait4), for a whole command."""
+    """Wall time, CPU time (its workers' included, wait4) and peak memory, for a whole command."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV)
     assert process.stdout is not None
+    done = threading.Event()
+    tree_peak = [0.0]
+    sampler = threading.Thread(target=_sample_tree, args=(process.pid, done, tree_peak))
+    sampler.start()
     output = process.stdout.read().decode(errors="replace")
+    done.set()
+    sampler.join()
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.perf_counter() - start
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{output}")
-    return Run(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, output)
+    return Run(elapsed, usage.ru_utime + usage.ru_stime, max(usage.ru_maxrss / 1024, tree_peak[0]), output)
+
+
+def _sample_tree(pid: int, done: threading.Event, peak: list[float]) -> None:
+    """The highest PSS sum (MiB) of `pid` and its descendants, until `done`."""
+    while not done.wait(0.02):
+        peak[0] = max(peak[0], sum(_pss_kib(p) for p in _tree(pid)) / 1024)
+
+
+def _tree(pid: int) -> list[int]:
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    return [pid, *(d for child in children for d in _tree(int(child)))]
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def free_port() -> int:
