@@ -188,11 +188,14 @@ def site_files(
 
 def independent(path: str) -> bool:
     """Whether the file at this site-relative path is made from the snapshot alone, keeps no
-    part and is joined into no other file, so a worker process may make it (build_workers.py)."""
-    return path.startswith(_INDEPENDENT) or (path.startswith("sessions/") and path.endswith("/" + urls.PAGE_FILE))
+    part and is joined into no other file, so a worker process may make it (build_workers.py):
+    a session's download and page, a speaker's page, a QR code. (A session's download takes its
+    event from the snapshot's cache, which the feeds made before it filled: a worker forked
+    since has it too, and the build's process keeps the events for the next build.)"""
+    return path.startswith(_INDEPENDENT)
 
 
-_INDEPENDENT = ("qr/", "speakers/")
+_INDEPENDENT = ("qr/", "speakers/", "sessions/")
 
 
 def write_conferences(
