@@ -75,7 +75,9 @@ def entry() -> NoReturn:
     """The `confcal` program: `main` and the exit."""
     words = sys.argv[1:]
     code = main(words)
-    if words[:1] and words[0] in QUICK_EXIT:
+    # Not under a profiler or tracer (cProfile, coverage): they write their results at exit.
+    watched = sys.getprofile() is not None or sys.gettrace() is not None
+    if words[:1] and words[0] in QUICK_EXIT and not watched:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

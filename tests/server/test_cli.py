@@ -33,3 +33,12 @@ def test_a_build_prints_its_summary_into_a_pipe(tmp_path: Path) -> None:
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith("confcal build: 1 conference(s), 60 feeds, 28 sessions; ")
     assert done.stdout.endswith(" files written to " + str(tmp_path / "site") + "\n")
+
+
+def test_a_build_under_cprofile_leaves_its_profile(tmp_path: Path) -> None:
+    profile = tmp_path / "build.prof"
+    command = ["-m", "cProfile", "-o", str(profile), "-m", "server.cli", "build", "--db", str(tmp_path / "s.sqlite")]
+
+    done = subprocess.run([sys.executable, *command, str(tmp_path / "site")], capture_output=True, env=ENV)
+
+    assert (done.returncode, profile.is_file()) == (0, True)
