@@ -87,8 +87,13 @@ def level_key(slug_and_name: tuple[str, str]) -> tuple[int, int, str]:
 def indexed_kinds(published: Published) -> frozenset[str]:
     """The kinds with more than `LISTED_FEEDS` feeds: each has a page of its own (feed_index.py)
     that its group on the schedule pages links to instead of listing them."""
-    counts = Counter(feed.spec.kind.value for feed in published.feeds)
-    return frozenset(kind for kind, count in counts.items() if count > LISTED_FEEDS)
+
+    def count() -> frozenset[str]:
+        counts = Counter(feed.spec.kind.value for feed in published.feeds)
+        return frozenset(kind for kind, count in counts.items() if count > LISTED_FEEDS)
+
+    # Memoized: the route asks on every request.
+    return published.memo(("indexed kinds",), count)
 
 
 def subscribe_groups(published: Published, site: Site) -> list[dict[str, Any]]:
@@ -113,11 +118,12 @@ def subscribe_groups(published: Published, site: Site) -> list[dict[str, Any]]:
         indexed = indexed_kinds(published)
         for group in groups:
             group["index"] = urls.feed_index(group["kind"]) if group["kind"] in indexed else ""
-            group["shown"] = (group["kind"], group["label"], tuple(group["feeds"]))
             if group["index"]:
                 count = len(group["feeds"])
                 group["link"] = f"All {count:,} {group['label'].lower()}' feeds"
                 group["shown"] = (group["kind"], group["label"], count, group["index"], group["link"])
+            else:
+                group["shown"] = (group["kind"], group["label"], tuple(group["feeds"]))
         return groups
 
     return published.memo(("subscribe groups", site.base_url), build)
