@@ -43,7 +43,7 @@ PARTS = ".{}.confcal-build.parts"
 _FORMAT = 2  # 2: the parts each file was joined from ("uses")
 # Whose bytes a build's output depends on: confcal's rendering code and its data files.
 _CODE = ("feeds", "server/app")
-_LIBRARIES = ("icalendar", "jinja2", "segno")
+_LIBRARIES = ("icalendar", "jinja2", "zxing-cpp")
 _SAMPLE = 64
 
 # What the record needs of a file made (in this process or a worker): (its key, the digest of

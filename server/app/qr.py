@@ -1,4 +1,4 @@
-"""QR codes of feed links, drawn as SVG by the server (segno), for slides and posters.
+"""QR codes of feed links, drawn as SVG by the server, for slides and posters.
 
     GET /qr/all.svg, /qr/{kind}/{slug}.svg (urls.feed_qr), under each conference's base
 
@@ -6,6 +6,15 @@ The code holds the feed's absolute https(http) link rather than webcal://: every
 opens an https link, while webcal:// is only understood where a calendar app registered it, and
 calendar apps accept the https link for a subscription too. The SVG depends only on that text,
 so it is memoized by it and answered through `conditional.respond` (ETag, 304) like every feed.
+
+The code is made by zxing-cpp (C++, through its Python binding), not by a pure-Python encoder:
+`confcal build` makes one code per feed (3,407 at 10,000 sessions), and segno took about 1 ms a
+code even with its mask search turned off, about a quarter of a build's CPU (issue 12). zxing-cpp
+does the whole ISO/IEC 18004 encoding, the mask search (section 7.8.3) included, in about a
+fifth of that. We draw the SVG ourselves (`svg`): zxing-cpp's own SVG (`Barcode.to_svg`) has
+an XML declaration, a DOCTYPE and a "Zint Generated Symbol" description where we want an
+accessible `<title>`, is almost twice the bytes (a closed rectangle per run) and took longer
+to make than our drawing does.
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from xml.sax.saxutils import escape
 
-import segno
+import zxingcpp
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -29,44 +38,60 @@ SVG = "image/svg+xml"
 # Module size in CSS pixels and the quiet zone in modules: large enough to scan off a screen.
 SCALE = 4
 BORDER = 2
-# Any of the eight masks gives a valid code every reader decodes; segno's search for the best
-# one (ISO/IEC 18004 section 7.8.3) cost 80% of a QR code and the larger part of a whole
-# `confcal build` (issue 12), so the mask is fixed.
-MASK = 0
-# A run of dark modules in a matrix row (any non-zero module is dark).
-_DARK_RUN = re.compile(b"[^\x00]+")
+# Error correction level M (recovers about 15% of the codewords, ISO/IEC 18004): survives a
+# smudged poster. zxing-cpp ignores keyword arguments it does not know, so a misspelt option
+# would silently give level L, its default: tests/server/app/test_qr.py reads the level back.
+EC_LEVEL = "M"
+# A run of dark modules in a row of zxing-cpp's image (one byte a module: 0 dark, 255 light).
+_DARK_RUN = re.compile(b"\x00+")
 
 
 def qr_title(feed: Feed) -> str:
     return f"Subscribe: {feed.spec.title}"
 
 
-def qr_code(text: str) -> segno.QRCode:
-    """The QR code of `text` (error correction M: survives a smudged poster)."""
-    return segno.make(text, error="m", mask=MASK)
+def _eci(text: str) -> dict[str, str]:
+    """Non-ASCII text is marked as UTF-8 (ECI designator 26, ISO/IEC 18004 ECI mode). Unmarked bytes
+    are ISO-8859-1 by the standard, but readers guess (zxing-cpp's reads a lone "¡" as Shift_JIS
+    "｡"), and without the mark zxing-cpp writes Latin-1, Shift_JIS (Kanji mode) or UTF-8 bytes
+    as the text allows. The mark costs 12 bits, and UTF-8 more bytes than Latin-1 or Kanji mode:
+    a larger version for some texts; not for feed links, ASCII when the base URL is (slugs are)."""
+    return {} if text.isascii() else {"eci": "UTF-8"}
+
+
+def qr_code(text: str) -> list[bytes]:
+    """The modules of the QR code of `text`, one `bytes` a row (0 dark, 255 light), without
+    the quiet zone: the smallest version that holds `text` at error correction `EC_LEVEL`, with
+    the best of the eight masks by the standard's penalty rules (ISO/IEC 18004 section 7.8.3)."""
+    code = zxingcpp.create_barcode(text, zxingcpp.BarcodeFormat.QRCode, ec_level=EC_LEVEL, **_eci(text))
+    image = code.to_image(scale=1, add_quiet_zones=False)
+    # The image is a buffer of rows of one byte a module (slicing its bytes needs no numpy);
+    # zxing-cpp's stub declares only its __array_interface__, not the buffer protocol it has.
+    modules, width = bytes(image), image.shape[1]  # type: ignore[call-overload]
+    return [modules[start : start + width] for start in range(0, len(modules), width)]
 
 
 @lru_cache(maxsize=1024)
 def qr_svg(text: str, title: str) -> Representation:
     """`qr_code(text)` drawn as SVG."""
-    return Representation(svg(qr_code(text).matrix, title), SVG)
+    return Representation(svg(qr_code(text), title), SVG)
 
 
-def svg(matrix: Sequence[Sequence[int]], title: str) -> bytes:
-    """The code's modules as one SVG path of horizontal dark runs on a light square, byte for
-    byte what segno's SVG writer gives for these options (scale, border, colours, title, no
-    XML declaration), without its general colour and unit handling: that writer was 40% of a
-    QR code's cost and a static build draws one per feed (issue 12)."""
-    size = len(matrix) + 2 * BORDER
+def svg(rows: Sequence[bytes], title: str) -> bytes:
+    """The code's modules (`qr_code`) as one SVG path of horizontal dark runs on a light square
+    of `len(rows) + 2 * BORDER` modules, `SCALE` pixels each, titled `title` for screen readers.
+    One path of runs is a fraction of the bytes of a rectangle per module, and drawing it is a
+    fraction of the cost of a general SVG writer; a static build draws one per feed (issue 12)."""
+    size = len(rows) + 2 * BORDER
     runs: list[str] = []
     # The path moves relative to where the last run ended (x), on the row's middle (y): the
     # first run of a row moves down from the last row drawn, the others along the row.
     last_x, last_y = 0, 0.0
     y = BORDER - 0.5
-    for row in matrix:
+    for row in rows:
         y += 1
         # The row's dark runs found by the regex engine, not a Python step per module (issue 12).
-        spans = [run.span() for run in _DARK_RUN.finditer(bytes(row))]
+        spans = [run.span() for run in _DARK_RUN.finditer(row)]
         if not spans:
             continue
         (start, end), dy = spans[0], y - last_y
@@ -77,7 +102,7 @@ def svg(matrix: Sequence[Sequence[int]], title: str) -> bytes:
         last_x, last_y = BORDER + end, y
     pixels = size * SCALE
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{pixels}" height="{pixels}" class="segno">'
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{pixels}" height="{pixels}">'
         f'<title>{escape(title)}</title><g transform="scale({SCALE})">'
         f'<path fill="#fff" d="M0 0h{size}v{size}h-{size}z"/>'
         f'<path class="qrline" stroke="#000" d="{"".join(runs)}"/></g></svg>\n'
