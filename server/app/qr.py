@@ -10,11 +10,11 @@ so it is memoized by it and answered through `conditional.respond` (ETag, 304) l
 The code is made by zxing-cpp (C++, through its Python binding), not by a pure-Python encoder:
 `confcal build` makes one code per feed (3,407 at 10,000 sessions), and segno took about 1 ms a
 code even with its mask search turned off, about a quarter of a build's CPU (issue 12). zxing-cpp
-does the whole ISO/IEC 18004 encoding, the mask search (section 7.8.3) included, in under a
-third of that (0.34 against 1.15 ms for a 100-character feed link). We draw the SVG ourselves
-(`svg`): zxing-cpp's own (`Barcode.to_svg`) has an XML declaration, a DOCTYPE and a "Zint
-Generated Symbol" description where we want an accessible `<title>`, is almost twice the bytes
-(a closed rectangle per run) and took longer to make than our drawing does.
+does the whole ISO/IEC 18004 encoding in a sixteenth of that (0.07 against 1.16 ms for a
+100-character feed link, the mask fixed in both). We draw the SVG ourselves (`svg`): its own
+(`Barcode.to_svg`) has an XML declaration, a DOCTYPE and a "Zint Generated Symbol" description
+where we want an accessible `<title>`, is almost twice the bytes (a closed rectangle per run)
+and took longer to make than our drawing does.
 """
 
 from __future__ import annotations
@@ -42,6 +42,10 @@ BORDER = 2
 # smudged poster. zxing-cpp ignores keyword arguments it does not know, so a misspelt option
 # would silently give level L, its default: tests/server/app/test_qr.py reads the level back.
 EC_LEVEL = "M"
+# Any of the eight data masks gives a valid code every reader decodes; choosing the best by the
+# standard's penalty rules (ISO/IEC 18004 section 7.8.3) is four fifths of zxing-cpp's time for a
+# code (0.23 of 0.28 ms), and a build makes one per feed (issue 12), so the mask is fixed.
+MASK = 0
 # A run of dark modules in a row of zxing-cpp's image (one byte a module: 0 dark, 255 light).
 _DARK_RUN = re.compile(b"\x00+")
 
@@ -62,8 +66,8 @@ def _eci(text: str) -> dict[str, str]:
 def qr_code(text: str) -> list[bytes]:
     """The modules of the QR code of `text`, one `bytes` a row (0 dark, 255 light), without
     the quiet zone: the smallest version that holds `text` at error correction `EC_LEVEL`, with
-    the best of the eight masks by the standard's penalty rules (ISO/IEC 18004 section 7.8.3)."""
-    code = zxingcpp.create_barcode(text, zxingcpp.BarcodeFormat.QRCode, ec_level=EC_LEVEL, **_eci(text))
+    data mask `MASK`."""
+    code = zxingcpp.create_barcode(text, zxingcpp.BarcodeFormat.QRCode, ec_level=EC_LEVEL, data_mask=MASK, **_eci(text))
     image = code.to_image(scale=1, add_quiet_zones=False)
     # The image is a buffer of rows of one byte a module (slicing its bytes needs no numpy);
     # zxing-cpp's stub declares only its __array_interface__, not the buffer protocol it has.

@@ -4,6 +4,7 @@ structure pinned (size, title, background, the modules drawn)."""
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import numpy
 import numpy.typing
@@ -12,7 +13,7 @@ import zxingcpp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from server.app.qr import BORDER, SCALE, qr_code, qr_svg, svg
+from server.app.qr import BORDER, MASK, SCALE, qr_code, qr_svg, svg
 
 LINKS = [
     "http://127.0.0.1:8080/feeds/all.ics",
@@ -63,6 +64,17 @@ def test_the_drawn_svg_decodes_to_its_link_with_error_correction_m(link: str) ->
 @example("¡")  # the byte 0xA1 unmarked: zxing-cpp's reader guesses Shift_JIS, "｡"
 def test_any_text_drawn_decodes_to_itself_with_error_correction_m(text: str) -> None:
     assert _read(qr_svg.__wrapped__(text, "Subscribe").body) == [(text, "M")]
+
+
+@pytest.mark.parametrize("link", LINKS)
+def test_the_code_has_the_fixed_mask(link: str) -> None:
+    """zxing-cpp ignores an option it does not know: a misspelt one would bring the search back."""
+    pixels = numpy.pad(_modules_of(qr_svg.__wrapped__(link, "Subscribe").body), 2, constant_values=255)
+
+    found = zxingcpp.read_barcodes(pixels.repeat(SCALE, 0).repeat(SCALE, 1))
+
+    # The stub types `extra` as object; it is a dict of the symbol's details.
+    assert [cast(dict[str, object], f.extra)["DataMask"] for f in found] == [MASK]
 
 
 @pytest.mark.parametrize(("link", "modules"), zip(LINKS, MODULES, strict=True))
