@@ -2,9 +2,9 @@
 (issue 12).
 
 Which files: those made from the snapshot alone that no other file is joined from and that keep
-no part: a session's page, a speaker's page, a feed's QR code (`site_build.independent`). They
-are about half of a full build's work (QR encoding alone a quarter). The build's own process
-keeps everything else: the feeds and their kept events, the schedule pages and their kept parts,
+no part: a session's download and page, a speaker's page, a feed's QR code
+(`site_build.independent`), about half of a full build's work. The build's own process keeps
+everything else: the feeds and their kept events, the schedule pages and their kept parts,
 the exports, the changelog (which reads the store) and the record.
 
 A file whose key the record already knows is skipped at once, as ever. The others wait in a
