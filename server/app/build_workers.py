@@ -17,6 +17,7 @@ file. A rebuild after one session moved has a handful of such files and never fo
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 from collections.abc import Callable
@@ -64,6 +65,7 @@ class Workers:
         self._pending: list[_Item] = []
         self._running: list[_Worker] = []
         self._finishing = False
+        self._forked = False
 
     def put(self, relative: str, key: str, make: Make, then: Then | None = None) -> None:
         """Make `relative` as `Output.put` does, here or in a worker; `then` runs here once it is there."""
@@ -96,6 +98,7 @@ class Workers:
                 break
             batch, self._pending = self._pending[:size], self._pending[size:]
             self._running.append(_fork(self._output, batch))
+            self._forked = True
 
     def finish(self) -> None:
         """Make the files still pending, here and in workers, and take every worker's results."""
@@ -115,7 +118,10 @@ class Workers:
 
     def stop(self) -> None:
         """End every worker still running (a build that failed here): no file is half-written,
-        each is renamed into place whole."""
+        each is renamed into place whole. What the forks froze is the collector's again (all
+        of it: CPython keeps one frozen generation, so `bulk_allocation`'s too, early)."""
+        if self._forked:
+            gc.unfreeze()
         for worker in self._running:
             try:
                 os.kill(worker.pid, 9)
@@ -157,6 +163,11 @@ def _receive(worker: _Worker, wait: bool) -> bool:
 
 def _fork(output: Output, items: list[_Item]) -> _Worker:
     reading, writing = os.pipe()
+    # Out of the collector's sight in both processes, what exists now (the snapshot, its memos)
+    # stays shared: a collector's pass in the worker would write to every object's header and
+    # so copy every page of it (the `gc.freeze` advice for fork without exec). `Workers.stop`
+    # gives them back to the collector.
+    gc.freeze()
     pid = os.fork()
     if pid:
         os.close(writing)

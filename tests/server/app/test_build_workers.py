@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from collections.abc import Callable
@@ -100,3 +101,11 @@ def test_a_file_failing_in_a_worker_fails_the_build_naming_it(tmp_path: Path) ->
         build(tmp_path / "site", jobs=2, make=failing)
 
     assert not (tmp_path / ".site.confcal-build.json").exists()
+
+
+def test_the_objects_frozen_for_the_forks_are_the_collectors_again(tmp_path: Path) -> None:
+    frozen = gc.get_freeze_count()
+
+    build(tmp_path / "site", jobs=2)
+
+    assert (frozen, gc.get_freeze_count()) == (0, 0)
