@@ -4,6 +4,8 @@ that records every request and console error of one browser context."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -76,6 +78,17 @@ def new_visit(browser: Any, server: Running, **context_options: Any) -> Visit:
     )
     page.on("pageerror", lambda error: visit.console_errors.append(str(error)))
     return visit
+
+
+@contextmanager
+def checked_visit(browser: Any, server: Running) -> Iterator[Visit]:
+    """A fresh context (empty localStorage) at desktop size, checked when it closes: no console
+    error, no request off the server."""
+    current = new_visit(browser, server)
+    yield current
+    current.context.close()
+    assert current.console_errors == []
+    assert current.foreign_requests() == []
 
 
 def unfold(page: Any, summary: str) -> None:

@@ -19,7 +19,7 @@ from browser_helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
     Visit,
-    new_visit,
+    checked_visit,
     unavailable,
 )
 from serve_process import Running, running_confcal
@@ -50,8 +50,5 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def visit(browser: Any, server: Running) -> Iterator[Visit]:
     """A fresh context (empty localStorage) at desktop size, checked at teardown."""
-    current = new_visit(browser, server)
-    yield current
-    current.context.close()
-    assert current.console_errors == []
-    assert current.foreign_requests() == []
+    with checked_visit(browser, server) as current:
+        yield current

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import Visit, new_visit, unfold
+from browser_helpers import Visit, checked_visit, unfold
 from crowded import crowded
 from serve_process import Running, running_confcal
 
@@ -31,11 +31,8 @@ def crowded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running
 
 @pytest.fixture
 def crowded_visit(browser: Any, crowded_server: Running) -> Iterator[Visit]:
-    current = new_visit(browser, crowded_server)
-    yield current
-    current.context.close()
-    assert current.console_errors == []
-    assert current.foreign_requests() == []
+    with checked_visit(browser, crowded_server) as current:
+        yield current
 
 
 def test_the_link_survives_the_feed_search_and_leads_to_every_feed(crowded_visit: Visit) -> None:
