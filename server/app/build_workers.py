@@ -57,7 +57,8 @@ class _Worker:
 
 
 class Workers:
-    """`put` for the independent files of a build into `output`, with up to `jobs - 1` workers."""
+    """`put` for every file of a build into `output`, the independent ones shared with up to
+    `jobs - 1` workers."""
 
     def __init__(self, output: Output, jobs: int) -> None:
         self._output = output
@@ -67,15 +68,19 @@ class Workers:
         self._finishing = False
         self._forked = False
 
-    def put(self, relative: str, key: str, make: Make, then: Then | None = None) -> None:
-        """Make `relative` as `Output.put` does, here or in a worker; `then` runs here once it is there."""
-        if self._jobs < 2 or not self._output.outdated(relative, key):
-            self._output.put(relative, key, make)
-            if then is not None:
-                then()
-            return
-        self._pending.append((relative, key, make, then))
+    def put(self, relative: str, key: str | None, make: Make, then: Then | None = None, *, shared: bool) -> None:
+        """Make `relative` as `Output.put` does, here or, when `shared` (`site_build.independent`)
+        and its key is not the last build's, in a worker; `then` runs here once it is there."""
+        if shared and key is not None and self._jobs > 1 and self._output.outdated(relative, key):
+            self._pending.append((relative, key, make, then))
+        else:
+            self._here(relative, key, make, then)
         self.poll()
+
+    def _here(self, relative: str, key: str | None, make: Make, then: Then | None) -> None:
+        self._output.put(relative, key, make)
+        if then is not None:
+            then()
 
     def poll(self) -> None:
         """Take the results of the workers that are done and give the pending files to the free
@@ -88,7 +93,7 @@ class Workers:
         # While this process has files of its own to make, the free workers share every pending
         # file; once it has none (finish), it takes a share too. Few large batches rather than
         # many small ones: each fork copies the pages its worker touches (page tables, reference
-        # counts), about 80 ms of system time a fork at 10,000 sessions.
+        # counts), tens of milliseconds of system time a fork at 10,000 sessions.
         shares = free + (1 if self._finishing else 0)
         size = max(FIRST, -(-len(self._pending) // shares))
         if not self._finishing:
@@ -108,10 +113,7 @@ class Workers:
                 self.poll()
                 if self._pending:
                     # One file here while the workers run: they took their batches from the front.
-                    relative, key, make, then = self._pending.pop()
-                    self._output.put(relative, key, make)
-                    if then is not None:
-                        then()
+                    self._here(*self._pending.pop())
             self._collect(wait=True)
         finally:
             self.stop()

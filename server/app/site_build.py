@@ -227,13 +227,7 @@ def write_conferences(
             version = next(s.version for s in summaries if s.slug == slug)
             for path, key, make in site_parts(published, site, others, extra, version, output):
                 link = partial(output.link, path, base + path) if slug == default else None
-                if key is not None and independent(path):
-                    workers.put(base + path, key, make, link)
-                    continue
-                output.put(base + path, key, make)
-                if link is not None:
-                    link()
-                workers.poll()
+                workers.put(base + path, key, make, link, shared=independent(path))
             owned += [(base + directory, recursive) for directory, recursive in OWNED]
             if slug == default:
                 owned += OWNED

@@ -25,7 +25,7 @@ def build(root: Path, jobs: int, make: Callable[[int], Callable[[], bytes]] = ma
     workers = Workers(output, jobs)
     try:
         for number in range(COUNT):
-            workers.put(f"f/{number}.txt", f"key {number}", make(number))
+            workers.put(f"f/{number}.txt", f"key {number}", make(number), shared=True)
         workers.finish()
     finally:
         workers.stop()
@@ -81,7 +81,9 @@ def test_then_runs_here_once_the_file_is_there(tmp_path: Path) -> None:
     seen: list[tuple[int, bool]] = []
     for number in range(COUNT):
         path = f"f/{number}.txt"
-        workers.put(path, "k", made_by_pid(number), lambda p=path: seen.append((os.getpid(), (root / p).is_file())))
+        workers.put(
+            path, "k", made_by_pid(number), lambda p=path: seen.append((os.getpid(), (root / p).is_file())), shared=True
+        )
     workers.finish()
 
     assert seen == [(os.getpid(), True)] * COUNT
