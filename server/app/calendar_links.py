@@ -83,6 +83,11 @@ def event_links(conference: Conference, session: Session, *, details: bool = Tru
     return f"{GOOGLE_EVENT}?{_query(google)}", f"{OUTLOOK_EVENT}?{_query(outlook)}"
 
 
+def offered_links(conference: Conference, session: Session, *, details: bool = True) -> tuple[str | None, str | None]:
+    """`event_links` of a session people can still add to a calendar; none of a cancelled one."""
+    return (None, None) if session.cancelled else event_links(conference, session, details=details)
+
+
 def outlook_subscribe_link(feed_url: str, name: str) -> str:
     """Outlook on the web's "subscribe from web" form for an https feed URL."""
     # Both values go in even when empty, as urlencode puts them.

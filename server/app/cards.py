@@ -27,7 +27,7 @@ from zoneinfo import ZoneInfo
 from feeds.catalogue import day_name, day_slug, kind_name, kind_slug
 from feeds.model import Conference, Session
 from server.app import urls
-from server.app.calendar_links import event_links
+from server.app.calendar_links import offered_links
 from server.app.published import Published
 
 SLOT = timedelta(minutes=5)
@@ -111,9 +111,8 @@ def page_path(session: Session) -> str:
 def make_card(conference: Conference, session: Session) -> Card:
     zone = conference.zone
     start, end = session.start.astimezone(zone), session.end.astimezone(zone)
-    # Without the abstract: a card's link stays short; the session page carries it. A cancelled
-    # session has none: there is nothing to add.
-    google, outlook = event_links(conference, session, details=False) if not session.cancelled else (None, None)
+    # Without the abstract: a card's link stays short; the session page carries it.
+    google, outlook = offered_links(conference, session, details=False)
     return Card(
         session=session,
         day=day_slug(session, conference),

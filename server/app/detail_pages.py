@@ -21,7 +21,7 @@ from starlette.routing import Route
 from feeds.catalogue import FeedKind, day_name
 from feeds.model import Session, Speaker
 from server.app import params, urls
-from server.app.calendar_links import event_links, outlook_subscribe_link
+from server.app.calendar_links import offered_links, outlook_subscribe_link
 from server.app.cards import page_path, session_card
 from server.app.conditional import HTML, Representation
 from server.app.context import RouteContext
@@ -76,7 +76,7 @@ def session_representation(published: Published, site: Site, session: Session) -
         card = session_card(published, session)
         start = session.start.astimezone(conference.zone)
         text = session.description.replace("\r\n", "\n").strip()
-        google, outlook = event_links(conference, session) if not session.cancelled else (None, None)
+        google, outlook = offered_links(conference, session)
         context = {
             **heading(published),
             "description": f"{session.title}: {day_name(start.date())}, "
