@@ -148,17 +148,17 @@ def _event(out: list[str], event: FrabEvent, base_url: str | None) -> None:
     out.append(_leaf(4, "type", session.kind))
     out.append(_leaf(4, "abstract", None))
     out.append(_leaf(4, "description", session.description))
-    if session.speakers:
-        out.append(f"{_INDENT[4]}<persons>")
-        out.extend(_leaf(5, "person", speaker.name) for speaker in session.speakers)
-        out.append(f"{_INDENT[4]}</persons>")
-    else:
-        out.append(f"{_INDENT[4]}<persons />")
+    _holding(out, 4, "persons", [_leaf(5, "person", speaker.name) for speaker in session.speakers])
     link = _http(session.url)
-    if link:
-        out.append(f"{_INDENT[4]}<links>")
-        out.append(_leaf(5, "link", session.title, f' href="{_attribute(link)}"'))
-        out.append(f"{_INDENT[4]}</links>")
-    else:
-        out.append(f"{_INDENT[4]}<links />")
+    _holding(out, 4, "links", [_leaf(5, "link", session.title, f' href="{_attribute(link)}"')] if link else [])
     out.append(f"{_INDENT[3]}</event>")
+
+
+def _holding(out: list[str], depth: int, tag: str, children: list[str]) -> None:
+    """An element of `children` (written one level deeper); without any, ElementTree's short form."""
+    if not children:
+        out.append(f"{_INDENT[depth]}<{tag} />")
+        return
+    out.append(f"{_INDENT[depth]}<{tag}>")
+    out.extend(children)
+    out.append(f"{_INDENT[depth]}</{tag}>")
