@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
         type=_jobs,
         default=None,
         metavar="N",
-        help="processes that make pages and QR codes (default: one per core this process may use)",
+        help="processes that make session and speaker files and QR codes (default: one per core this process may use)",
     )
     parser.set_defaults(run=run)
 
