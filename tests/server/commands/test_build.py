@@ -306,6 +306,18 @@ def test_a_rebuild_without_a_change_writes_nothing(tmp_path: Path) -> None:
     assert tree(out) == before
 
 
+def test_a_build_without_its_record_rewrites_no_file_whose_bytes_are_the_same(tmp_path: Path) -> None:
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
+    two_conferences(db)
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+    before = tree(out)
+    (tmp_path / ".site.confcal-build.json").unlink()
+
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+
+    assert tree(out) == before
+
+
 def test_the_default_conference_at_the_root_is_hard_links_to_its_base(tmp_path: Path) -> None:
     db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
 
