@@ -85,13 +85,16 @@ def _speaker_dict(speaker: Speaker) -> dict[str, Any]:
     return {name: getattr(speaker, name) for name in _SPEAKER_FIELDS}
 
 
-def session_from_row(row: Mapping[Any, Any]) -> Session:
-    room = Room(row["room_name"], row["room_slug"] or "") if row["room_name"] else None
-    track = Track(row["track_name"], row["track_slug"] or "") if row["track_name"] else None
-    level = Level(row["level_name"], row["level_slug"] or "") if row["level_name"] else None
+def session_from_row(row: Mapping[Any, Any], known: dict[tuple[Any, ...], Any] | None = None) -> Session:
+    """The session a row holds. Rows read together pass one `known`: their rooms, tracks, levels
+    and speakers are then made once and shared (10,000 sessions name a few hundred of them;
+    making each anew was a third of reading the schedule)."""
+    found = {} if known is None else known
+    room = _shared(found, Room, row["room_name"], row["room_slug"] or "") if row["room_name"] else None
+    track = _shared(found, Track, row["track_name"], row["track_slug"] or "") if row["track_name"] else None
+    level = _shared(found, Level, row["level_name"], row["level_slug"] or "") if row["level_name"] else None
     speakers = tuple(
-        Speaker(name=s["name"], slug=s["slug"], role=s["role"], affiliation=s["affiliation"], bio=s["bio"])
-        for s in row["speakers"]
+        _shared(found, Speaker, s["name"], s["slug"], s["role"], s["affiliation"], s["bio"]) for s in row["speakers"]
     )
     return Session(
         id=row["id"],
@@ -111,3 +114,12 @@ def session_from_row(row: Mapping[Any, Any]) -> Session:
         modified=from_db_time(row["modified"]) if row["modified"] else None,
         source_id=row["source_id"],
     )
+
+
+def _shared(known: dict[tuple[Any, ...], Any], kind: type[Any], *fields: Any) -> Any:
+    """`kind(*fields)`, the same object for the same fields within one `known`."""
+    key = (kind, *fields)
+    made = known.get(key)
+    if made is None:
+        made = known[key] = kind(*fields)
+    return made

@@ -325,7 +325,8 @@ def _upsert_conference(conn: Connection, conference: Conference) -> None:
 
 def _load_sessions(conn: Connection, slug: str) -> list[Session]:
     found = conn.execute(select(sessions).where(sessions.c.conference == slug)).mappings()
-    return [rows.session_from_row(r) for r in found]
+    known: dict[tuple[object, ...], object] = {}
+    return [rows.session_from_row(r, known) for r in found]
 
 
 def _latest_version(conn: Connection, slug: str) -> int:
