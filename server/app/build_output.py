@@ -93,6 +93,10 @@ class Output:
         self._parts: dict[str, str] = {}
         if not _present(root, self._last):
             self._last = {}  # the directory was emptied or replaced: read and compare instead
+        # Without a record, a file already there may hold the bytes this build makes (a build that
+        # kept no record): compare before writing. With one, or into an empty directory, a file the
+        # record does not name is new: a failed open per file was 4% of a first build.
+        self._compare = not self._last and _holds_files(self._root)
         self._made: dict[str, tuple[str | None, str]] = {}
         # Part keys each file of this build was joined from; `_using` collects them during a make.
         self._uses: dict[str, list[str]] = {}
@@ -124,11 +128,12 @@ class Output:
             return made
         target = f"{self._root}/{relative}"
         parent = self._parent(relative)
-        if last is None and parent not in self._created and _same_bytes(target, body):
+        if last is None and self._compare and parent not in self._created and _same_bytes(target, body):
             return made  # made by a build that kept no record
-        # Beside and renamed over, so a host never serves half a file.
+        # Beside and renamed over, so a host never serves half a file. Unbuffered: one write of
+        # the whole body, and no isatty() probe per file.
         temporary = _temporary(target)
-        with open(temporary, "wb") as out:
+        with open(temporary, "wb", buffering=0) as out:
             out.write(body)
         os.replace(temporary, target)
         self._changed.append(relative)
@@ -255,10 +260,14 @@ class Output:
         if self._dirs is None:
             self._dirs = {os.path.dirname(path) for path in self._last}
         if parent not in self._dirs:
-            # One stat per directory spares a failed open per file in it: in a first build into
-            # an empty directory, those were 4% of the time.
-            if not os.path.isdir(f"{self._root}/{parent}"):
-                os.makedirs(f"{self._root}/{parent}", exist_ok=True)
+            path = f"{self._root}/{parent}"
+            try:
+                os.mkdir(path)  # one call for the usual case: its parent is there
+                self._created.add(parent)
+            except FileExistsError:
+                pass
+            except FileNotFoundError:
+                os.makedirs(path)
                 self._created.add(parent)
             self._dirs.add(parent)
         return parent
@@ -290,6 +299,15 @@ def _present(root: Path, record: dict[str, tuple[str | None, str]]) -> bool:
     names = sorted(record)
     step = max(1, len(names) // _SAMPLE)
     return all((root / name).is_file() for name in names[::step])
+
+
+def _holds_files(root: str) -> bool:
+    """Whether the directory `root` is there and not empty."""
+    try:
+        with os.scandir(root) as entries:
+            return any(True for _ in entries)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
 
 def _temporary(target: str) -> str:

@@ -32,6 +32,7 @@ FIRST = 64
 # At most this many files to a worker while this process makes its own: the files still pending
 # when it is done are shared with it, and a worker's batch cannot be.
 BATCH = 2000
+_LOOK = 32
 Make = Callable[[], bytes]
 Then = Callable[[], None]  # run in the build's process once the file is there (the root's hard link)
 _Item = tuple[str, str, Make, Then | None]
@@ -67,6 +68,7 @@ class Workers:
         self._running: list[_Worker] = []
         self._finishing = False
         self._forked = False
+        self._polls = 0
 
     def put(self, relative: str, key: str | None, make: Make, then: Then | None = None, *, shared: bool) -> None:
         """Make `relative` as `Output.put` does, here or, when `shared` (`site_build.independent`)
@@ -85,7 +87,10 @@ class Workers:
     def poll(self) -> None:
         """Take the results of the workers that are done and give the pending files to the free
         ones. Cheap: the build calls it between any two files."""
-        if self._running:
+        self._polls += 1
+        # A look at the workers' pipes is a system call each: one file in 32 is often enough
+        # (a worker's batch takes thousands of files' time), except when finishing.
+        if self._running and (self._finishing or self._polls % _LOOK == 0):
             self._collect(wait=False)
         free = self._jobs - 1 - len(self._running)
         if free < 1 or len(self._pending) < FIRST:
@@ -152,7 +157,8 @@ class Workers:
 
 def _receive(worker: _Worker, wait: bool) -> bool:
     """Read what `worker` sent so far; whether it has sent everything (its end of the pipe closed)."""
-    os.set_blocking(worker.pipe, wait)
+    if wait:
+        os.set_blocking(worker.pipe, True)  # non-blocking from `_fork` on: one call less per poll
     while True:
         try:
             chunk = os.read(worker.pipe, 1 << 16)
@@ -173,6 +179,7 @@ def _fork(output: Output, items: list[_Item]) -> _Worker:
     pid = os.fork()
     if pid:
         os.close(writing)
+        os.set_blocking(reading, False)
         return _Worker(pid, reading, items)
     # The worker: make the files, send each one's record entry (or the error), and leave without
     # running the parent's exit handlers (its store connection, its progress line).
