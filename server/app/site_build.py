@@ -86,19 +86,8 @@ def site_parts(
     # session serves both files and every key listing sessions (20,000 fewer digests a build).
     sessions = {s.id: digest(base, s) for s in published.schedule.sessions}
     events = KeptEvents(output, base, published, sessions) if output is not None else None
-    for feed in published.feeds:
-        members = [sessions[s.id] for s in feed.sessions]
-        yield feed.path, digest(base, feed.spec, members), partial(_feed_body, feed)
-        url, title = site.url(feed.path), qr_title(feed)
-        yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
-    for session in published.schedule.sessions:
-        # Ids come from feeds.identity (hex); the check guards the file system all the same.
-        if is_safe_id(session.id):
-            yield (
-                urls.session_download(session.id),
-                sessions[session.id],
-                partial(_body, published.session_download, session),
-            )
+    # Session and speaker pages first: a parallel build's workers make them (`independent`)
+    # while this process renders the feeds, instead of waiting for the feeds' QR codes alone.
     everything = published.feed(FeedKind.ALL.value, "")
     for session in everything.sessions if everything else ():
         if is_safe_id(session.id):
@@ -120,6 +109,20 @@ def site_parts(
             ),
             partial(_body, speaker_representation, published, site, entry),
         )
+    for feed in published.feeds:
+        members = [sessions[s.id] for s in feed.sessions]
+        yield feed.path, digest(base, feed.spec, members), partial(_feed_body, feed)
+        url, title = site.url(feed.path), qr_title(feed)
+        yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
+    # The downloads after the feeds: each takes its event from the cache the feeds filled.
+    for session in published.schedule.sessions:
+        # Ids come from feeds.identity (hex); the check guards the file system all the same.
+        if is_safe_id(session.id):
+            yield (
+                urls.session_download(session.id),
+                sessions[session.id],
+                partial(_body, published.session_download, session),
+            )
     # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).
     parts = PageParts(output, base, published, site, sessions)
     yield from page_parts(published, site, others, parts)
