@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -32,7 +33,7 @@ FIRST = 64
 # At most this many files to a worker while this process makes its own: the files still pending
 # when it is done are shared with it, and a worker's batch cannot be.
 BATCH = 2000
-_LOOK = 32
+_LOOK = 0.005  # seconds
 Make = Callable[[], bytes]
 Then = Callable[[], None]  # run in the build's process once the file is there (the root's hard link)
 _Item = tuple[str, str, Make, Then | None]
@@ -68,7 +69,7 @@ class Workers:
         self._running: list[_Worker] = []
         self._finishing = False
         self._forked = False
-        self._polls = 0
+        self._look = 0.0  # when to look at the workers' pipes next (time.monotonic)
 
     def put(self, relative: str, key: str | None, make: Make, then: Then | None = None, *, shared: bool) -> None:
         """Make `relative` as `Output.put` does, here or, when `shared` (`site_build.independent`)
@@ -87,11 +88,11 @@ class Workers:
     def poll(self) -> None:
         """Take the results of the workers that are done and give the pending files to the free
         ones. Cheap: the build calls it between any two files."""
-        self._polls += 1
-        # A look at the workers' pipes is a system call each: one file in 32 is often enough
-        # (a worker's batch takes thousands of files' time), except when finishing.
-        if self._running and (self._finishing or self._polls % _LOOK == 0):
+        # A look at the workers' pipes is a system call each: not more often than every few
+        # milliseconds (a worker's batch takes a second or more), but at once when finishing.
+        if self._running and (self._finishing or time.monotonic() >= self._look):
             self._collect(wait=False)
+            self._look = time.monotonic() + _LOOK
         free = self._jobs - 1 - len(self._running)
         if free < 1 or len(self._pending) < FIRST:
             return
