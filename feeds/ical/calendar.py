@@ -11,17 +11,18 @@ from datetime import date, timedelta
 from functools import lru_cache, partial
 
 from icalendar import Calendar, vDuration
-from icalendar.parser import Contentline, Parameters
 
 from feeds.ical.cache import EventCache
 from feeds.ical.contentline import ensure_folded
 from feeds.ical.event import render_event
-from feeds.ical.text import Text
+from feeds.ical.text import Text, clean_text, escape
 from feeds.ical.timezone import vtimezone_bytes
+from feeds.ical.writer import fold
 from feeds.model import Conference, Session
 
 # Stable on purpose: no version number, so upgrading confcal does not change every feed's bytes.
 PRODID = "-//confcal//Conference schedule feeds//EN"
+_CRLF = b"\r\n"
 _END = b"END:VCALENDAR\r\n"
 
 
@@ -49,18 +50,33 @@ def _header_template(tzid: str, refresh: timedelta, method: str | None) -> bytes
     return ensure_folded(data[: -len(_END)])
 
 
+@lru_cache(maxsize=64)
+def _header_parts(tzid: str, refresh: timedelta, method: str | None) -> tuple[bytes, bytes, bytes]:
+    """`_header_template` cut around its NAME and X-WR-CALNAME lines: the lines before NAME,
+    those between the two, and those after X-WR-CALNAME, each piece whole CRLF-ended lines (or
+    empty). Everything in them depends only on the arguments, so every feed and download of a
+    conference shares them."""
+    lines = _header_template(tzid, refresh, method).split(_CRLF)
+    name, calname = lines.index(f"NAME:{_TITLE}".encode()), lines.index(f"X-WR-CALNAME:{_TITLE}".encode())
+    assert name < calname  # the template's order, which the pieces below keep
+    return (
+        b"".join(line + _CRLF for line in lines[:name]),
+        b"".join(line + _CRLF for line in lines[name + 1 : calname]),
+        _CRLF.join(lines[calname + 1 :]),  # the template ends with CRLF: its last piece is b""
+    )
+
+
 @lru_cache(maxsize=1024)
 def _header(title: str, tzid: str, refresh: timedelta, method: str | None) -> bytes:
-    """The header with the title's lines filled in. Every session download has its own title,
-    so building an icalendar Calendar per title cost more than the download's event; the
-    title lines are escaped by the same `Text` and folded by icalendar's own Contentline."""
-    template = _header_template(tzid, refresh, method)
-    value = Text(title)
-    for name in ("NAME", "X-WR-CALNAME"):
-        line = f"{name}:{_TITLE}\r\n".encode()
-        folded = Contentline.from_parts(name, Parameters(), value).to_ical() + b"\r\n"
-        template = template.replace(line, folded, 1)
-    return template
+    """The header with the title's lines (RFC 7986 5.1 NAME, X-WR-CALNAME) filled in: TEXT
+    (RFC 5545 3.3.11) cleaned and escaped as `feeds.ical.text.Text` writes it, folded (3.1) by
+    `feeds.ical.writer.fold`, which folds as icalendar's Contentline does (never after a
+    backslash or caret; tests/feeds/ical/test_ical_writer.py compares the two on any line).
+    Every session download has its own title, and building icalendar objects per title (a
+    Contentline and its per-character fold) cost more than the download's event (issue 12)."""
+    before, between, after = _header_parts(tzid, refresh, method)
+    value = escape(clean_text(title))
+    return b"".join((before, fold("NAME:" + value), _CRLF, between, fold("X-WR-CALNAME:" + value), _CRLF, after))
 
 
 def _date_span(conference: Conference, sessions: Sequence[Session]) -> tuple[date, date]:

@@ -6,9 +6,11 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from icalendar import Calendar
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from icalendar import Calendar, vDuration
 
-from feeds.ical import EventCache, render_calendar, render_session
+from feeds.ical import PRODID, EventCache, render_calendar, render_session
 from feeds.ical.text import Text
 from feeds.ical.timezone import vtimezone_bytes
 from feeds.model import Conference, Session, Status
@@ -241,3 +243,58 @@ def test_long_hostile_title_is_folded_and_escaped_as_icalendar_does(
 
     header = data.split(b"BEGIN:VTIMEZONE")[0].split(b"\r\n")
     assert [line for line in header if line.startswith((b"NAME", b"X-WR-CALNAME", b" "))] == wanted
+
+
+def _icalendar_header(title: str, tzid: str, refresh: timedelta, method: str | None) -> bytes:
+    """The header icalendar itself writes for these properties (the order the feeds use)."""
+    cal = Calendar()
+    cal.add("prodid", PRODID)
+    cal.add("version", "2.0")
+    cal.add("calscale", "GREGORIAN")
+    if method:
+        cal.add("method", method)
+    cal.add("name", Text(title))
+    cal.add("x-wr-calname", Text(title))
+    cal.add("x-wr-timezone", tzid)
+    cal.add("refresh-interval", vDuration(refresh), parameters={"VALUE": "DURATION"})
+    cal.add("x-published-ttl", vDuration(refresh))
+    data: bytes = cal.to_ical()
+    return data.removesuffix(b"END:VCALENDAR\r\n")
+
+
+# Titles that fold, with escapes and multi-byte characters anywhere (at the fold points too).
+TITLES = st.lists(
+    st.one_of(
+        st.sampled_from([",", ";", "\\", "^", "\n", "\r", "é", "😀", "漢", "\x01", "x" * 40]),
+        st.characters(exclude_categories=("Cs",)),
+    ),
+    max_size=120,
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    calendars=st.lists(
+        st.tuples(
+            TITLES,
+            st.sampled_from(["Europe/Paris", "America/New_York", "UTC", "Asia/Kolkata"]),
+            st.sampled_from([timedelta(hours=1), timedelta(minutes=30)]),
+            st.sampled_from(["PUBLISH", None]),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_the_cached_header_is_icalendars_for_exactly_its_title_zone_refresh_and_method(
+    calendars: list[tuple[str, str, timedelta, str | None]],
+) -> None:
+    """Headers are cached across calls (this test's examples share the caches): a key missing a
+    part would give one calendar another's zone, refresh, method or title."""
+    made = [
+        render_calendar(
+            Conference("C", tzid, date(2026, 4, 7), date(2026, 4, 7)), [], title=title, refresh=refresh, method=method
+        )
+        for title, tzid, refresh, method in calendars
+    ]
+
+    assert made == [_icalendar_header(*calendar) + b"END:VCALENDAR\r\n" for calendar in calendars]

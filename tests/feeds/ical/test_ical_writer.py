@@ -6,8 +6,9 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from icalendar.parser import Contentline
 
 from feeds.ical.event import build_event, render_event
 from feeds.ical.writer import fold, writes_tzid
@@ -102,3 +103,24 @@ def test_fold_never_ends_a_line_with_an_escape_character(escape: str) -> None:
 
 def test_utc_is_left_to_icalendar() -> None:
     assert (writes_tzid("Europe/Paris"), writes_tzid("UTC")) == (True, False)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.integers(0, 150),
+    st.lists(
+        st.one_of(
+            TRICKY.filter(lambda c: "\n" not in c), st.characters(exclude_characters="\n", exclude_categories=("Cs",))
+        ),
+        max_size=300,
+    ),
+)
+# An escape character, or one after a multi-byte character, where the first or second line ends.
+@example(68, ["\\", "n"])
+@example(67, ["é", "^", "n"])
+@example(141, ["^", "^"])
+def test_fold_is_icalendars_fold_for_any_line(padding: int, chars: list[str]) -> None:
+    """The calendar header folds its title lines with `fold` too (feeds.ical.calendar._header)."""
+    line = "NAME:" + "x" * padding + "".join(chars)
+
+    assert fold(line) == Contentline(line).to_ical()
