@@ -52,7 +52,13 @@ class EventCache:
         key: Key = (session.id, session.revision, session.status, base_url, alarm)
         with self._lock:
             hit = self._entries.get(key)
-            if hit is not None and hit[0] == conference and hit[1] == session:
+            # A build passes the very objects it stored: `is` first spares two dataclass compares
+            # a hit (80,000 of them at 10,000 sessions, issue 12); equal objects still hit.
+            if (
+                hit is not None
+                and (hit[0] is conference or hit[0] == conference)
+                and (hit[1] is session or hit[1] == session)
+            ):
                 self._entries.move_to_end(key)
                 return hit[2]
         known = self.fallback(conference, session, base_url, alarm) if self.fallback is not None else None
