@@ -117,3 +117,21 @@ def test_any_module_grid_is_drawn_exactly(noise: list[bytes]) -> None:
     expected = numpy.pad(numpy.array([list(row) for row in rows], dtype=numpy.uint8), BORDER, constant_values=255)
 
     assert (_modules_of(svg(rows, "Subscribe")) == expected).all()
+
+
+@pytest.mark.parametrize(
+    ("grid", "path"),
+    [
+        # Runs at both edges, an empty row crossed, a row starting left of the last run's end.
+        (["#...#", ".....", ".##..", "#####", "....."], b"M2 2.5h1m3 0h1m-4 2h2m-3 1h5"),
+        # The first run below an empty first row, and a row's first run right of the last end.
+        ([".....", "..#.#", ".....", "#....", "....#"], b"M4 3.5h1m1 0h1m-5 2h1m3 1h1"),
+        (["..", ".."], b""),
+    ],
+)
+def test_the_path_is_written_in_its_fixed_form(grid: list[str], path: bytes) -> None:
+    """The exact bytes, not only the modules they draw: every feed's QR code keeps its bytes
+    (and ETag) from one drawer to the next."""
+    rows = [bytes(0 if module == "#" else 255 for module in row) for row in grid]
+
+    assert _PATH.search(svg(rows, "Subscribe")).group(1) == path  # type: ignore[union-attr]
