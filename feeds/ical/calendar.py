@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, timedelta
 from functools import lru_cache, partial
+from operator import attrgetter
 
 from icalendar import Calendar, vDuration
 
@@ -24,6 +25,7 @@ from feeds.model import Conference, Session
 PRODID = "-//confcal//Conference schedule feeds//EN"
 _CRLF = b"\r\n"
 _END = b"END:VCALENDAR\r\n"
+_SESSION_START, _SESSION_END = attrgetter("start"), attrgetter("end")
 
 
 # Stands for the title in the cached header template: plain ASCII, short enough never to fold.
@@ -83,13 +85,14 @@ def _date_span(conference: Conference, sessions: Sequence[Session]) -> tuple[dat
     """Local dates from the first start to the last end, widened to the conference's dates so
     that the VTIMEZONE does not change when one session moves within them."""
     zone = conference.zone
-    first = min(s.start for s in sessions).astimezone(zone).date()
-    last = max(s.end for s in sessions).astimezone(zone).date()
+    # map with attrgetter: no Python step per session (a 10k build spans 100,000, issue 12).
+    first = min(map(_SESSION_START, sessions)).astimezone(zone).date()
+    last = max(map(_SESSION_END, sessions)).astimezone(zone).date()
     return min(first, conference.start_date), max(last, conference.end_date)
 
 
 def _event_bytes(conference: Conference, session: Session, base_url: str | None, alarm: int | None) -> bytes:
-    return ensure_folded(render_event(conference, session, base_url=base_url, alarm=alarm))
+    return render_event(conference, session, base_url=base_url, alarm=alarm)
 
 
 def render_calendar(
