@@ -88,9 +88,10 @@ class _Steps(dict[bytes, str]):
     so a code's path is joined by the dict in C rather than formatted by Python for each of its
     ~300 runs (3,407 codes a 10k build, issue 12)."""
 
-    # Far above what QR codes use (a few thousand at most: runs end at the finder and timing
-    # patterns); bounds the memory any other grid could take.
-    LIMIT = 100_000
+    # Far above what a width's QR codes use (150 to 720 steps a width for 3,000 random texts of
+    # up to 400 characters: long light runs are rare); bounds the memory (some 150 bytes a
+    # step) any other grid could take.
+    LIMIT = 50_000
 
     def __init__(self, width: int) -> None:
         super().__init__()
@@ -107,7 +108,7 @@ class _Steps(dict[bytes, str]):
 
 # A dark run with the light modules and row ends before it, in the rows joined by b"\n".
 _RUN = re.compile(b"[^\x00]*\x00+")
-_steps: dict[int, _Steps] = {}  # by width; one a QR version in use
+_STEPS_BY_WIDTH: dict[int, _Steps] = {}  # one a QR version drawn
 
 
 def svg(rows: Sequence[bytes], title: str) -> bytes:
@@ -130,9 +131,9 @@ def svg(rows: Sequence[bytes], title: str) -> bytes:
         x = BORDER + light - first.rfind(b"\n") - 1
         y = BORDER + 0.5 + first.count(b"\n")
         path = f"M{x} {int(y) if y == int(y) else y}h{len(first) - light}"
-        steps = _steps.get(len(rows))
+        steps = _STEPS_BY_WIDTH.get(len(rows))
         if steps is None:
-            steps = _steps.setdefault(len(rows), _Steps(len(rows)))
+            steps = _STEPS_BY_WIDTH.setdefault(len(rows), _Steps(len(rows)))
         path += "".join(map(steps.__getitem__, islice(runs, 1, None)))
     pixels = size * SCALE
     return (
