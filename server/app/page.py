@@ -44,7 +44,7 @@ from server.app.page_parts import (
 )
 from server.app.published import Published, last_modified
 from server.app.qr import qr_svg, qr_title
-from server.app.render import CSP, fragment
+from server.app.render import CSP, page_text
 from server.app.search import matching
 from server.app.subscribe import level_key, subscribe_section
 from server.app.view import ALL_DAYS, View
@@ -172,7 +172,7 @@ def page_frame(
 ) -> PageFrame:
     depth = 2 if day_page else 0
     context = page_context(published, site, view, others, day_page)
-    text = fragment("schedule.html", depth, context)
+    text = page_text("schedule.html", depth, context)
     return PageFrame(text, depth, tuple(context["shown_days"]), frozenset(context["hidden"]))
 
 

@@ -9,12 +9,15 @@ Schedule text is third-party input: autoescaping is on for every template.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from feeds.model import Conference
 from server.app import urls
 from server.app.assets import asset_path
 
@@ -51,8 +54,42 @@ def relative(depth: int) -> Callable[[str], str]:
     return rel
 
 
+@dataclass(frozen=True)
+class Frame:
+    """The parts of base.html the same on every page of one conference at one depth
+    (_frame.html's macros): its static links, the body's data attributes, the crumbs back to
+    the schedule and the footer."""
+
+    head: Markup
+    body_data: Markup
+    crumbs: Markup
+    foot: Markup
+
+
+@lru_cache(maxsize=64)
+def frame(conference: Conference, depth: int) -> Frame:
+    """The frame of `conference`'s pages `depth` directories down, rendered once: a build's
+    13,333 session and speaker pages each rendered it again (0.3 of their 2.1 s CPU, issue 12).
+    The key is exact: _frame.html reads nothing but the conference and the depth's links (the
+    static files' hashed names are read once per process, assets.py), and a conference equals
+    another only when every field does."""
+    macros = _env.get_template("_frame.html").make_module(_globals(depth, {"conference": conference}))
+
+    def part(name: str) -> Markup:
+        return Markup(getattr(macros, name)())
+
+    return Frame(part("head"), part("body_data"), part("crumbs"), part("foot"))
+
+
+def page_text(template: str, depth: int, context: dict[str, Any]) -> str:
+    """A page extending base.html (`context` has its conference), with the conference's frame."""
+    frame_of = frame(context["conference"], depth)
+    return _env.get_template(template).render(_globals(depth, context), frame=frame_of)
+
+
 def render(template: str, depth: int, context: dict[str, Any]) -> bytes:
-    return _env.get_template(template).render(_globals(depth, context)).encode("utf-8")
+    """`page_text` as the bytes of a response."""
+    return page_text(template, depth, context).encode("utf-8")
 
 
 def fragment(template: str, depth: int, context: dict[str, Any]) -> Markup:

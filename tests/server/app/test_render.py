@@ -1,0 +1,53 @@
+"""Pages share their conference's frame (render.py), rendered once per conference and depth:
+a page must still show its own conference and link from its own depth."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+
+from app_helpers import NOW, paris
+
+from feeds.model import Conference, Room, Schedule, Session
+from server.app.detail_pages import session_representation
+from server.app.links import Site
+from server.app.published import Published
+from server.app.render import frame
+
+CONFERENCE = Conference("Conf & Co", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris")
+TALK = Session("s1", "Talk", paris(11), paris(11, 30), room=Room("Hall"))
+SITE = Site.of("https://cal.example.org")
+
+
+def framed_lines(body: bytes) -> list[str]:
+    """The page's lines that come from its frame and name its conference."""
+    return [line for line in body.decode().splitlines() if line.startswith(("<body", '<p class="crumbs">'))]
+
+
+def session_page(conference: Conference) -> bytes:
+    published = Published(Schedule(conference, (TALK,)), now=NOW)
+    return session_representation(published, SITE, TALK).body
+
+
+def test_a_renamed_conference_gets_a_frame_of_its_own() -> None:
+    renamed = replace(CONFERENCE, name="Renamed <Conf>", slug="renamed", timezone="Europe/London")
+    session_page(CONFERENCE)
+
+    lines = framed_lines(session_page(renamed))
+
+    assert lines == [
+        '<body class="detail-page" data-conference="renamed" data-timezone="Europe/London" '
+        'data-storage-key="confcal:picks:renamed" data-api="../../api/picks" data-home="../../" '
+        'data-sw="../../sw.js">',
+        '<p class="crumbs"><a href="../../">Renamed &lt;Conf&gt;: schedule</a></p>',
+    ]
+
+
+def test_a_frame_links_from_its_own_depth() -> None:
+    top, down = frame(CONFERENCE, 0), frame(CONFERENCE, 2)
+
+    assert (top.crumbs, down.crumbs) == (
+        '<p class="crumbs"><a href="./">Conf &amp; Co: schedule</a></p>',
+        '<p class="crumbs"><a href="../../">Conf &amp; Co: schedule</a></p>',
+    )
+    assert str(down.head).replace('"../../static/', '"static/') == str(top.head) != str(down.head)
