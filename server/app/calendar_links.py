@@ -14,6 +14,8 @@ A static build makes two event links for every session's card and two for its pa
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from feeds.model import Conference, Session
 
 GOOGLE_EVENT = "https://calendar.google.com/calendar/render"
@@ -43,6 +45,12 @@ def _query(pairs: tuple[tuple[str, str], ...]) -> str:
     return "&".join(f"{key}={value}" for key, value in pairs if value)
 
 
+@lru_cache(maxsize=64)
+def _zone(timezone: str) -> str:
+    """The quoted zone name: the same for every session of a conference."""
+    return quote_component(timezone)
+
+
 def _details(session: Session) -> str:
     text = session.description
     if len(text) > _DETAILS_MAX:
@@ -61,22 +69,24 @@ def event_links(conference: Conference, session: Session, *, details: bool = Tru
     title = quote_component(session.title)
     about = quote_component(_details(session)) if details else ""
     where = quote_component(_where(conference, session))
-    # Google's compact stamps are the same instants without the separators (a year has none).
-    dates = f"{start}/{end}".replace("-", "").replace(":", "")
+    # A stamp is digits, "-", "T", ":" and "Z" (a year has no sign), of which quoting changes
+    # ":" only; Google's compact stamps are the same instants without "-" and ":", joined by
+    # a quoted "/".
+    dates = f"{start}%2F{end}".replace("-", "").replace(":", "")
     google = (
         ("action", "TEMPLATE"),
         ("text", title),
-        ("dates", quote_component(dates)),
+        ("dates", dates),
         ("details", about),
         ("location", where),
-        ("ctz", quote_component(conference.timezone)),
+        ("ctz", _zone(conference.timezone)),
     )
     outlook = (
         ("path", _COMPOSE),
         ("rru", "addevent"),
         ("subject", title),
-        ("startdt", quote_component(start)),
-        ("enddt", quote_component(end)),
+        ("startdt", start.replace(":", "%3A")),
+        ("enddt", end.replace(":", "%3A")),
         ("body", about),
         ("location", where),
     )
