@@ -63,6 +63,11 @@ class Card:
         return self.session.id
 
     @property
+    def anchor(self) -> str:
+        """The card's id on the schedule page, where a feed's link to the session points."""
+        return urls.session_anchor(self.session.id)
+
+    @property
     def room_slug(self) -> str:
         return self.session.room.slug if self.session.room else ""
 

@@ -89,7 +89,8 @@ def session_representation(published: Published, site: Site, session: Session) -
             "paragraphs": [p.strip() for p in text.split("\n\n") if p.strip()],
             "google": google,
             "outlook": outlook,
-            "speaker_path": speaker_path,
+            # Paths made here: a function called from a template goes through Context.call.
+            "speaker_paths": [(p, speaker_path(p)) for p in session.speakers],
             "hidden": set(),
         }
         return html_page(render("session.html", 2, context), (session,))
