@@ -121,8 +121,9 @@ def make_card(conference: Conference, session: Session) -> Card:
     return Card(
         session=session,
         day=day_slug(session, conference),
-        start_label=start.strftime("%H:%M"),
-        end_label=end.strftime("%H:%M"),
+        # strftime("%H:%M") exactly, without strftime's detour through the C library (issue 12).
+        start_label=f"{start.hour:02}:{start.minute:02}",
+        end_label=f"{end.hour:02}:{end.minute:02}",
         zone_label=start.tzname() or conference.timezone,
         start_local=start.isoformat(),
         end_local=end.isoformat(),
