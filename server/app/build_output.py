@@ -267,7 +267,9 @@ class Output:
             except FileExistsError:
                 pass
             except FileNotFoundError:
-                os.makedirs(path)
+                # Not there a moment ago, so new in this build, which another of its processes
+                # may be making at the same time.
+                os.makedirs(path, exist_ok=True)
                 self._created.add(parent)
             self._dirs.add(parent)
         return parent
