@@ -148,9 +148,10 @@ class AccessHandler(logging.StreamHandler):  # type: ignore[type-arg]
 
 
 def log_config(log_format: str = "text", level: str = "info") -> dict[str, Any]:
-    """A `logging.config.dictConfig` for uvicorn (which applies it in every worker process) and the
-    job workers: uvicorn's loggers plus confcal's, access lines on stdout, the rest on stderr.
-    uvicorn's own access log stays off: the app writes it without pick tokens."""
+    """A `logging.config.dictConfig` for the server (granian applies it in every worker process)
+    and the job workers: uvicorn's layout and loggers (its middleware may log), granian's and
+    confcal's; access lines on stdout, the rest on stderr. The server's own access log stays off:
+    the app writes it without pick tokens."""
     config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
     if log_format == "json":
         json_formatter = {"()": f"{__name__}.JsonFormatter"}
@@ -164,6 +165,8 @@ def log_config(log_format: str = "text", level: str = "info") -> dict[str, Any]:
     }
     for name in ("uvicorn", "uvicorn.error"):
         config["loggers"][name]["level"] = upper
+    # granian's own messages (start, workers, stop), as uvicorn's were: on stderr, this layout.
+    config["loggers"]["_granian"] = {"handlers": ["default"], "level": upper, "propagate": False}
     config["loggers"]["confcal"] = {"handlers": ["default"], "level": upper, "propagate": False}
     config["loggers"]["confcal.access"] = {"handlers": ["confcal_access"], "level": upper, "propagate": False}
     config["loggers"]["huey"] = {"handlers": ["default"], "level": upper, "propagate": False}
@@ -172,5 +175,5 @@ def log_config(log_format: str = "text", level: str = "info") -> dict[str, Any]:
 
 
 def configure(log_format: str = "text", level: str = "info") -> None:
-    """Apply `log_config` to this process (for commands that do not run uvicorn)."""
+    """Apply `log_config` to this process (for commands that do not run the server)."""
     logging.config.dictConfig(log_config(log_format, level))

@@ -1,6 +1,6 @@
 """The app as `confcal serve` runs it: built inside each server process from settings the command
 passes through the environment, so `--workers N` can start N processes that each open their own
-store connection pool and build their own app (uvicorn imports `server.app.factory:from_environment`
+store connection pool and build their own app (granian imports `server.app.factory:from_environment`
 by name in every worker).
 
 What each process holds by itself: the published snapshots (each polls the store's version), the
@@ -17,8 +17,11 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass
+from typing import Any, cast
 
 from starlette.applications import Starlette
+from starlette.types import ASGIApp
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from server.app.app import create_app
 from server.app.guards import Guards
@@ -47,6 +50,7 @@ class AppSettings:
     allowed_hosts: tuple[str, ...] | None = None
     pick_burst: int = 60
     pick_sets_per_hour: float = 600.0
+    trusted_proxies: tuple[str, ...] = ()  # addresses or networks whose X-Forwarded-For counts
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -55,7 +59,8 @@ class AppSettings:
     def from_json(cls, text: str) -> AppSettings:
         raw = json.loads(text)
         hosts = raw.pop("allowed_hosts")
-        return cls(**raw, allowed_hosts=None if hosts is None else tuple(hosts))
+        proxies = tuple(raw.pop("trusted_proxies", ()))
+        return cls(**raw, allowed_hosts=None if hosts is None else tuple(hosts), trusted_proxies=proxies)
 
 
 def build(settings: AppSettings) -> Starlette:
@@ -88,9 +93,16 @@ def build(settings: AppSettings) -> Starlette:
     )
 
 
-def from_environment() -> Starlette:
-    """uvicorn's app factory: the settings `confcal serve` put in $CONFCAL_SERVE_APP."""
+def from_environment() -> ASGIApp:
+    """The server's app factory: the settings `confcal serve` put in $CONFCAL_SERVE_APP. Behind a
+    trusted proxy, the client address and scheme come from its X-Forwarded-For and
+    X-Forwarded-Proto (uvicorn's middleware for it: granian has none of its own)."""
     text = os.environ.get(SETTINGS_ENV)
     if not text:
         raise NoAppSettings(f"${SETTINGS_ENV} is not set: start the server with `confcal serve`")
-    return build(AppSettings.from_json(text))
+    settings = AppSettings.from_json(text)
+    app = build(settings)
+    if settings.trusted_proxies:
+        # uvicorn and Starlette type the same ASGI callables differently.
+        return cast(ASGIApp, ProxyHeadersMiddleware(cast(Any, app), trusted_hosts=list(settings.trusted_proxies)))
+    return app

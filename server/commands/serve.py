@@ -1,4 +1,4 @@
-"""`confcal serve`: the subscription server (Starlette on uvicorn) for the schedules in the store.
+"""`confcal serve`: the subscription server (Starlette on granian) for the schedules in the store.
 
 Every setting can also come from the environment or a TOML file (`--config`; the README's
 configuration table lists them all). `--workers N` starts N server processes on one port, each
@@ -6,7 +6,7 @@ building its own app from the same settings (server.app.factory); they share onl
 What must happen once per serve happens here, in the process that starts them, before they
 start: the demo seed and the background jobs (refreshing `confcal source` sources, syncing
 attached CalDAV calendars; `--no-jobs` leaves them to `confcal worker` processes). The jobs run as threads of this process, which with
-several workers is uvicorn's supervisor: one consumer per serve, never one per worker (and were
+several workers is granian's supervisor: one consumer per serve, never one per worker (and were
 there several, as with `confcal worker` processes, each source is claimed by one at a time).
 
 The demo conference is seeded with `--demo` into a store without a schedule; by default only an
@@ -23,6 +23,7 @@ address and every --allowed-host); other Host values get 400. Behind a reverse p
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import shutil
 import tempfile
@@ -30,8 +31,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import timedelta
 from typing import Any
-
-import uvicorn
 
 from server.app.demo import seed_demo
 from server.app.factory import FACTORY, SETTINGS_ENV, AppSettings
@@ -75,6 +74,7 @@ def app_settings(args: argparse.Namespace) -> AppSettings:
         allowed_hosts=default_hosts(args.host, tuple(args.allowed_host)),
         pick_burst=args.pick_burst,
         pick_sets_per_hour=args.pick_sets_per_hour,
+        trusted_proxies=tuple(args.trusted_proxy),
     )
 
 
@@ -102,21 +102,34 @@ def run(args: argparse.Namespace) -> int:
     # The worker processes read their settings from the environment they inherit.
     os.environ[SETTINGS_ENV] = app_settings(args).to_json()
     with metrics_folder(args.workers), Store.open(args.db) as store:
-        # Started before uvicorn, in the main thread (see server.jobs.runner.jobs_in_process).
+        # Started before the server, in the main thread (see server.jobs.runner.jobs_in_process).
         lease = timedelta(seconds=args.refresh_lease)
         sync = settings.sync_settings(args)
         with jobs_in_process(store, lease=lease, sync=sync) if args.jobs else nullcontext():
-            uvicorn.run(
-                FACTORY,
-                factory=True,
-                workers=args.workers,
-                host=args.host,
-                port=args.port,
-                log_level=args.log_level,
-                log_config=log_config(args.log_format, args.log_level),
-                access_log=False,
-                # uvicorn trusts X-Forwarded-For from 127.0.0.1 unless told otherwise.
-                proxy_headers=bool(args.trusted_proxy),
-                forwarded_allow_ips=args.trusted_proxy or None,
-            )
+            serve_http(args)
     return 0
+
+
+def serve_http(args: argparse.Namespace) -> None:
+    """The app on granian, `--workers` processes, until SIGINT or SIGTERM. granian by measurement
+    (bench/asgi_servers.py, README "ASGI server"): with its HTTP in Rust threads it answers more
+    requests a second than uvicorn with uvloop and httptools, whose Python protocol code runs
+    on the app's one thread."""
+    from granian import Granian
+    from granian.constants import Interfaces
+    from granian.log import LogLevels
+
+    # Workers start from a fresh interpreter, not a fork of this process: its job threads may
+    # hold locks (the store's pool, logging) at the moment a fork would copy them.
+    multiprocessing.set_start_method("spawn", force=True)
+    Granian(
+        FACTORY,
+        factory=True,
+        interface=Interfaces.ASGI,
+        address=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level=LogLevels(args.log_level),
+        log_dictconfig=log_config(args.log_format, args.log_level),
+        log_access=False,  # the app writes the access log, without pick tokens
+    ).serve()
