@@ -119,10 +119,17 @@ def wait_until(check: object, limit: float = 120.0) -> float:
 
 
 def peak_of(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    """The peak resident set (MiB) of a running server: the sum of each of its processes' own
+    peaks (`confcal serve` is granian's supervisor and the worker processes it spawned, each
+    holding the schedule). An upper bound: libraries mapped in several processes count in each."""
+    total = 0
+    for process in _tree(pid):
+        try:
+            lines = Path(f"/proc/{process}/status").read_text().splitlines()
+        except OSError:
+            continue
+        total += sum(int(line.split()[1]) for line in lines if line.startswith("VmHWM:"))
+    return total / 1024 if total else float("nan")
 
 
 class Server:

@@ -14,9 +14,7 @@ double delete.
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import asdict, dataclass
 from typing import Any, cast
 
 from starlette.applications import Starlette
@@ -24,6 +22,7 @@ from starlette.types import ASGIApp
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from server.app.app import create_app
+from server.app.app_settings import SETTINGS_ENV, AppSettings
 from server.app.guards import Guards
 from server.app.ratelimit import Rate
 from server.errors import ServerError
@@ -32,35 +31,9 @@ from server.jobs.queue import JobsError
 from server.jobs.triggers import SyncTriggers
 from server.store import Store
 
-SETTINGS_ENV = "CONFCAL_SERVE_APP"
-FACTORY = f"{__name__}:from_environment"
-
 
 class NoAppSettings(ServerError):
     """The factory ran without the settings `confcal serve` passes (started by hand)."""
-
-
-@dataclass(frozen=True)
-class AppSettings:
-    db: str | None
-    base_url: str | None = None
-    default: str | None = None
-    max_age: int = 300
-    poll: float = 0.5
-    allowed_hosts: tuple[str, ...] | None = None
-    pick_burst: int = 60
-    pick_sets_per_hour: float = 600.0
-    trusted_proxies: tuple[str, ...] = ()  # addresses or networks whose X-Forwarded-For counts
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self))
-
-    @classmethod
-    def from_json(cls, text: str) -> AppSettings:
-        raw = json.loads(text)
-        hosts = raw.pop("allowed_hosts")
-        proxies = tuple(raw.pop("trusted_proxies", ()))
-        return cls(**raw, allowed_hosts=None if hosts is None else tuple(hosts), trusted_proxies=proxies)
 
 
 def build(settings: AppSettings) -> Starlette:

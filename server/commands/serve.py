@@ -32,8 +32,8 @@ from contextlib import contextmanager, nullcontext
 from datetime import timedelta
 from typing import Any
 
+from server.app.app_settings import FACTORY, SETTINGS_ENV, AppSettings
 from server.app.demo import seed_demo
-from server.app.factory import FACTORY, SETTINGS_ENV, AppSettings
 from server.app.guards import default_hosts
 from server.commands import settings
 from server.config import add_options, resolve
