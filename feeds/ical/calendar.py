@@ -32,22 +32,27 @@ _SESSION_START, _SESSION_END = attrgetter("start"), attrgetter("end")
 _TITLE = "TITLE-PLACEHOLDER"
 
 
-@lru_cache(maxsize=64)
-def _header_template(tzid: str, refresh: timedelta, method: str | None) -> bytes:
-    """BEGIN:VCALENDAR and the calendar properties, without the END line, titled `_TITLE`."""
+def header_calendar(title: str, tzid: str, refresh: timedelta, method: str | None) -> Calendar:
+    """A VCALENDAR with the calendar properties every feed and download has, and no component."""
     cal = Calendar()
     cal.add("prodid", PRODID)
     cal.add("version", "2.0")
     cal.add("calscale", "GREGORIAN")
     if method:
         cal.add("method", method)
-    cal.add("name", Text(_TITLE))  # RFC 7986 5.1
-    cal.add("x-wr-calname", Text(_TITLE))  # the de-facto name for Apple, Google and Outlook
+    cal.add("name", Text(title))  # RFC 7986 5.1
+    cal.add("x-wr-calname", Text(title))  # the de-facto name for Apple, Google and Outlook
     cal.add("x-wr-timezone", tzid)
     # RFC 7986 5.7 wants VALUE=DURATION spelt out; X-PUBLISHED-TTL is Outlook's equivalent.
     cal.add("refresh-interval", vDuration(refresh), parameters={"VALUE": "DURATION"})
     cal.add("x-published-ttl", vDuration(refresh))
-    data: bytes = cal.to_ical()
+    return cal
+
+
+@lru_cache(maxsize=64)
+def _header_template(tzid: str, refresh: timedelta, method: str | None) -> bytes:
+    """BEGIN:VCALENDAR and the calendar properties, without the END line, titled `_TITLE`."""
+    data: bytes = header_calendar(_TITLE, tzid, refresh, method).to_ical()
     assert data.endswith(_END)
     return ensure_folded(data[: -len(_END)])
 

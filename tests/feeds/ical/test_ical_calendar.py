@@ -8,9 +8,10 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from icalendar import Calendar, vDuration
+from icalendar import Calendar
 
-from feeds.ical import PRODID, EventCache, render_calendar, render_session
+from feeds.ical import EventCache, render_calendar, render_session
+from feeds.ical.calendar import header_calendar
 from feeds.ical.text import Text
 from feeds.ical.timezone import vtimezone_bytes
 from feeds.model import Conference, Session, Status
@@ -246,19 +247,8 @@ def test_long_hostile_title_is_folded_and_escaped_as_icalendar_does(
 
 
 def _icalendar_header(title: str, tzid: str, refresh: timedelta, method: str | None) -> bytes:
-    """The header icalendar itself writes for these properties (the order the feeds use)."""
-    cal = Calendar()
-    cal.add("prodid", PRODID)
-    cal.add("version", "2.0")
-    cal.add("calscale", "GREGORIAN")
-    if method:
-        cal.add("method", method)
-    cal.add("name", Text(title))
-    cal.add("x-wr-calname", Text(title))
-    cal.add("x-wr-timezone", tzid)
-    cal.add("refresh-interval", vDuration(refresh), parameters={"VALUE": "DURATION"})
-    cal.add("x-published-ttl", vDuration(refresh))
-    data: bytes = cal.to_ical()
+    """The header icalendar itself writes for these properties, whole (no cut, no cache)."""
+    data: bytes = header_calendar(title, tzid, refresh, method).to_ical()
     return data.removesuffix(b"END:VCALENDAR\r\n")
 
 
