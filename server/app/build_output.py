@@ -102,8 +102,6 @@ class Output:
         self._uses: dict[str, list[str]] = {}
         self._using: list[str] | None = None
         self._dirs: set[str] | None = None  # directories known to exist; from the record when first needed
-        # Directories this build created: a file in one is new, with nothing there to compare.
-        self._created: set[str] = set()
 
     def put(self, relative: str, key: str | None, make: Callable[[], bytes]) -> str:
         """Make and write `relative` unless the last build made it from the same key (key None:
@@ -127,9 +125,9 @@ class Output:
         if last is not None and last[1] == made:
             return made
         target = f"{self._root}/{relative}"
-        parent = self._parent(relative)
-        if last is None and self._compare and parent not in self._created and _same_bytes(target, body):
+        if last is None and self._compare and _same_bytes(target, body):
             return made  # made by a build that kept no record
+        self._parent(relative)
         # Beside and renamed over, so a host never serves half a file. Unbuffered: one write of
         # the whole body, and no isatty() probe per file.
         temporary = _temporary(target)
@@ -254,8 +252,8 @@ class Output:
         temporary.write_text(json.dumps(record, separators=(",", ":")), encoding="utf-8")
         os.replace(temporary, self.record)
 
-    def _parent(self, relative: str) -> str:
-        """The directory of `relative`, made if it is not there."""
+    def _parent(self, relative: str) -> None:
+        """Make the directory of `relative` if it is not there."""
         parent = os.path.dirname(relative)
         if self._dirs is None:
             self._dirs = {os.path.dirname(path) for path in self._last}
@@ -263,16 +261,11 @@ class Output:
             path = f"{self._root}/{parent}"
             try:
                 os.mkdir(path)  # one call for the usual case: its parent is there
-                self._created.add(parent)
             except FileExistsError:
-                pass
+                pass  # there already, or made by another of the build's processes just now
             except FileNotFoundError:
-                # Not there a moment ago, so new in this build, which another of its processes
-                # may be making at the same time.
                 os.makedirs(path, exist_ok=True)
-                self._created.add(parent)
             self._dirs.add(parent)
-        return parent
 
 
 def record_path(root: Path) -> Path:
