@@ -129,8 +129,8 @@ def svg(rows: Sequence[bytes], title: str) -> bytes:
         light = len(first.rstrip(b"\x00"))
         # The light modules before it on its own row are those after its last row end (if any).
         x = BORDER + light - first.rfind(b"\n") - 1
-        y = BORDER + 0.5 + first.count(b"\n")
-        path = f"M{x} {int(y) if y == int(y) else y}h{len(first) - light}"
+        y = BORDER + 0.5 + first.count(b"\n")  # a row's middle: never a whole number
+        path = f"M{x} {y}h{len(first) - light}"
         steps = _STEPS_BY_WIDTH.get(len(rows))
         if steps is None:
             steps = _STEPS_BY_WIDTH.setdefault(len(rows), _Steps(len(rows)))
