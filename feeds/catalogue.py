@@ -148,6 +148,19 @@ def visible(session: Session, now: datetime, grace: timedelta = CANCELLED_GRACE)
     return now - session.modified <= grace
 
 
+def visible_until(schedule: Schedule, now: datetime, grace: timedelta = CANCELLED_GRACE) -> datetime | None:
+    """The last instant at which every session `visible` at `now` still is: the earliest end of
+    a cancelled session's grace period not yet over. None when no visible session will ever
+    leave (so what the schedule shows depends on `now` only through `visible`, and is the same
+    at any instant from `now` up to this one)."""
+    ends = [
+        s.modified + grace
+        for s in schedule.sessions
+        if s.cancelled and s.modified is not None and now - s.modified <= grace
+    ]
+    return min(ends, default=None)
+
+
 def partition(
     schedule: Schedule,
     *,
@@ -180,4 +193,5 @@ __all__ = [
     "day_slug",
     "partition",
     "visible",
+    "visible_until",
 ]

@@ -23,6 +23,11 @@ the record gave them. The record names the parts each file was joined from, so a
 its key keeps its parts for a later build that needs them (a build with no change uses no part
 but must not lose them); the other parts this build did not use are removed.
 
+The record also names, for each conference, the stamp of everything its files are made from
+besides its sessions (build_conferences.py): a later build with the same stamp, while no
+cancelled session's grace period has ended, takes the conference's files as they are (`carry`)
+without reading its schedule.
+
 A file is written beside its target and renamed over it, so a host serving the directory never
 sees a half-written file. The default conference's copy at the root is made of hard links to
 the files under its base path: the bytes are the same, written once.
@@ -34,6 +39,8 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
@@ -49,6 +56,24 @@ _SAMPLE = 64
 # What the record needs of a file made (in this process or a worker): (its key, the digest of
 # its bytes), the parts it was joined from, whether its bytes were written.
 Entry = tuple[tuple[str | None, str], list[str] | None, bool]
+
+
+@dataclass(frozen=True)
+class Stamped:
+    """A conference as a build wrote it: the stamp of what its files are made from besides its
+    sessions, the instants between which its sessions' visibility stays as it was then (`from`
+    is the build's time: a clock set back could show a session again), and its counts."""
+
+    stamp: str
+    made: datetime
+    until: datetime | None
+    feeds: int
+    sessions: int
+    parts: tuple[str, ...] = ()  # kept outside any file's parts (its events, build_events.py)
+
+    def holds(self, stamp: str, now: datetime) -> bool:
+        """Whether a build at `now` with `stamp` would make the same files."""
+        return stamp == self.stamp and self.made <= now and (self.until is None or now <= self.until)
 
 
 def digest(*parts: object) -> str:
@@ -89,10 +114,11 @@ class Output:
         self.record = record_path(root)
         self._changed: list[str] = []
         self.parts = self.record.with_name(PARTS.format(root.resolve().name))
-        self._last, self._last_parts, self._last_uses = _load(self.record)
+        self._last, self._last_parts, self._last_uses, self._last_stamps = _load(self.record)
         self._parts: dict[str, str] = {}
         if not _present(root, self._last):
-            self._last = {}  # the directory was emptied or replaced: read and compare instead
+            self._last, self._last_stamps = {}, {}  # the directory was emptied or replaced: read and compare instead
+        self._stamps: dict[str, Stamped] = {}
         # Without a record, a file already there may hold the bytes this build makes (a build that
         # kept no record): compare before writing. With one, or into an empty directory, a file the
         # record does not name is new: a failed open per file was 4% of a first build.
@@ -228,6 +254,29 @@ class Output:
         os.replace(temporary, self.parts / key)
         self._parts[key] = body_digest(body)
 
+    def stamped(self, conference: str) -> Stamped | None:
+        """What the last build recorded of `conference` (slug), if it wrote it."""
+        return self._last_stamps.get(conference)
+
+    def stamp(self, conference: str, stamped: Stamped) -> None:
+        """Record `conference` as this build wrote it (or carried it: then the last build's own)."""
+        self._stamps[conference] = stamped
+
+    def held(self) -> set[str]:
+        """The keys of the parts this build keeps so far."""
+        return set(self._parts)
+
+    def carry(self, mine: Callable[[str], bool]) -> None:
+        """Take the last build's files whose paths are `mine` as they are (a conference whose
+        stamp holds, build_conferences.py), except those this build made already: nothing is
+        made, read or checked, as for a file skipped by its key."""
+        for relative, made in self._last.items():
+            if relative not in self._made and mine(relative):
+                self._made[relative] = made
+                uses = self._last_uses.get(relative)
+                if uses:
+                    self._uses[relative] = uses
+
     def finish(self, owned: Iterable[tuple[str, bool]]) -> None:
         """Remove the last build's files this build did not make, and any other .ics file in
         the `owned` directories ((path, recursive)), and save the record."""
@@ -244,9 +293,10 @@ class Output:
         for key in set(self._last_parts) - set(kept):
             (self.parts / key).unlink(missing_ok=True)
         uses = {path: keys for path, keys in self._uses.items() if path in self._made}
-        if (self._made, kept, uses) == (self._last, self._last_parts, self._last_uses):
+        if (self._made, kept, uses, self._stamps) == (self._last, self._last_parts, self._last_uses, self._last_stamps):
             return  # the record on disk says all this already (a build without a change)
-        record = {"format": _FORMAT, "files": self._made, "parts": kept, "uses": uses}
+        stamps = {slug: _stamp_json(stamped) for slug, stamped in self._stamps.items()}
+        record = {"format": _FORMAT, "files": self._made, "parts": kept, "uses": uses, "conferences": stamps}
         temporary = self.record.with_name(self.record.name + ".tmp")
         self.root.mkdir(parents=True, exist_ok=True)
         temporary.write_text(json.dumps(record, separators=(",", ":")), encoding="utf-8")
@@ -326,7 +376,33 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-Record = tuple[dict[str, tuple[str | None, str]], dict[str, str], dict[str, list[str]]]
+Record = tuple[dict[str, tuple[str | None, str]], dict[str, str], dict[str, list[str]], dict[str, Stamped]]
+
+
+def _stamp_json(stamped: Stamped) -> list[object]:
+    until = stamped.until.isoformat() if stamped.until is not None else None
+    return [stamped.stamp, stamped.made.isoformat(), until, stamped.feeds, stamped.sessions, list(stamped.parts)]
+
+
+def _stamps(found: object) -> dict[str, Stamped]:
+    """The record's conferences; one it cannot read is left out (its files are then keyed one by one)."""
+    stamps: dict[str, Stamped] = {}
+    for slug, entry in found.items() if isinstance(found, dict) else ():
+        try:
+            stamp, made, until, feeds, sessions, parts = entry
+            stamped = Stamped(
+                str(stamp),
+                datetime.fromisoformat(made),
+                datetime.fromisoformat(until) if until is not None else None,
+                int(feeds),
+                int(sessions),
+                tuple(str(key) for key in parts),
+            )
+        except (TypeError, ValueError):
+            continue
+        if stamped.made.tzinfo is not None and (stamped.until is None or stamped.until.tzinfo is not None):
+            stamps[str(slug)] = stamped
+    return stamps
 
 
 def _load(path: Path) -> Record:
@@ -336,12 +412,12 @@ def _load(path: Path) -> Record:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}, {}, {}
+        return {}, {}, {}, {}
     if not isinstance(record, dict) or record.get("format") != _FORMAT:
-        return {}, {}, {}
+        return {}, {}, {}, {}
     files = record.get("files")
     if not isinstance(files, dict):
-        return {}, {}, {}
+        return {}, {}, {}, {}
     parts, uses = record.get("parts"), record.get("uses")
     return (
         {
@@ -359,4 +435,5 @@ def _load(path: Path) -> Record:
             for name, keys in (uses.items() if isinstance(uses, dict) else ())
             if isinstance(keys, list)
         },
+        _stamps(record.get("conferences")),
     )

@@ -11,27 +11,24 @@ build writes goes through one `Output` (build_output.py) with a key naming what 
 from: a rebuild makes only the files whose inputs changed (a moved session: its own files, its
 feeds and the documents listing every session), rewrites only those whose bytes changed (the
 others keep their mtime, so sync tools skip them), and removes what the last build wrote and
-this one did not (a dropped feed disappears rather than going stale).
+this one did not (a dropped feed disappears rather than going stale). Every conference goes
+through one record (build_conferences.py), which carries a conference over whole when nothing
+it is made from changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from pathlib import Path
 
 from feeds.catalogue import FeedKind
 from server.app import urls
-from server.app.api import (
-    conferences_representation,
-    feeds_representation,
-)
+from server.app.api import feeds_representation
 from server.app.assets import service_worker, static_files
 from server.app.build_events import KeptEvents
 from server.app.build_exports import CHUNKED, export_body, sessions_api_body
 from server.app.build_output import Output, code_key, digest
 from server.app.build_pages import PageParts, page_parts
-from server.app.build_workers import Workers
 from server.app.cards import page_path
 from server.app.conditional import Representation
 from server.app.detail_pages import (
@@ -42,16 +39,10 @@ from server.app.detail_pages import (
 )
 from server.app.exports import EXPORT_ROUTES
 from server.app.feed_index import feed_index_paths, feed_index_representation
-from server.app.links import (
-    ConferenceLink,
-    Site,
-    conference_site,
-    other_conferences,
-)
+from server.app.links import ConferenceLink, Site
 from server.app.params import is_safe_id
 from server.app.published import Feed, Published
 from server.app.qr import qr_svg, qr_title
-from server.store.report import ConferenceSummary
 
 # More files of a conference from outside its snapshot (the changelog reads the store's history),
 # at these paths; they change only with a new version of the conference.
@@ -199,43 +190,3 @@ def independent(path: str) -> bool:
 
 
 _INDEPENDENT = ("qr/", "speakers/", "sessions/")
-
-
-def write_conferences(
-    snapshots: Sequence[Published],
-    summaries: tuple[ConferenceSummary, ...],
-    outdir: Path,
-    root: Site,
-    default: str | None,
-    extra: Extra | None = None,
-    started: Callable[[str], None] | None = None,
-    jobs: int = 1,
-) -> list[Path]:
-    """Write every conference's site and `api/conferences` through one record, with up to `jobs`
-    processes; returns the files written (new or with changed bytes)."""
-    output = Output(outdir)
-    workers = Workers(output, jobs)
-    owned: list[tuple[str, bool]] = []
-    document = conferences_representation(summaries, root).body
-    for path in (urls.CONFERENCES_API, urls.json_twin(urls.CONFERENCES_API)):
-        output.put(path, None, partial(_same, document))
-    try:
-        for published in snapshots:
-            slug = published.conference.slug
-            if started is not None:
-                started(slug)
-            site = conference_site(root, slug, default)
-            others = other_conferences(summaries, slug, root)
-            base = urls.conference_base(slug) + "/"
-            version = next(s.version for s in summaries if s.slug == slug)
-            for path, key, make in site_parts(published, site, others, extra, version, output):
-                link = partial(output.link, path, base + path) if slug == default else None
-                workers.put(base + path, key, make, link, shared=independent(path))
-            owned += [(base + directory, recursive) for directory, recursive in OWNED]
-            if slug == default:
-                owned += OWNED
-        workers.finish()
-    finally:
-        workers.stop()
-    output.finish(owned)
-    return output.changed

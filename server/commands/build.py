@@ -11,15 +11,12 @@ import argparse
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from server.commands import add_base_url_option, add_db_option, add_default_option
 from server.commands.collector import bulk_allocation
 from server.commands.progress import add_quiet_option, progress
 from server.errors import StoreError
-
-if TYPE_CHECKING:
-    from server.app.published import Published
 
 # Without --base-url the links point where `confcal serve` listens by default.
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
@@ -59,12 +56,11 @@ def _jobs(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     # The store and the renderers load here, not with the module: `confcal build --help` and the
     # other commands' parsers do not need them (issue 12).
+    from server.app.build_conferences import loader, write_conferences
     from server.app.build_workers import default_jobs
     from server.app.changes import changes_files
     from server.app.demo import seed_demo
-    from server.app.links import Site, calendar_base
-    from server.app.published import Published
-    from server.app.site_build import write_conferences
+    from server.app.links import Site
     from server.store import Store
 
     if args.base_url is None:
@@ -83,41 +79,25 @@ def run(args: argparse.Namespace) -> int:
         if default not in {c.slug for c in summaries}:
             raise StoreError(f"--default {default}: no such conference in the store")
         now = datetime.now(UTC)
-        root = Site.of(args.base_url or DEFAULT_BASE_URL)
-        snapshots: list[Published] = []
+
         # Two steps per conference: its snapshot (the store read once), then its files.
         with progress("confcal build", 2 * len(summaries), quiet=args.quiet) as shown:
-            for summary in summaries:
-                shown.step(f"rendering {summary.slug}")
-                schedule = store.live(summary.slug)
-                if schedule is None:
-                    continue
-                # The calendar bytes use the configured base URL only, exactly as the server renders them.
-                snapshots.append(
-                    Published(
-                        schedule,
-                        now=now,
-                        base_url=calendar_base(args.base_url, summary.slug, default),
-                        # Feeds are rendered only when the build's record does not know their content.
-                        lazy=True,
-                    )
-                )
             # One record for every file of every conference (build_output.py); the changelog
             # of each conference (changes/, changes.atom, api/changes) comes from the store.
-            changed = write_conferences(
-                snapshots,
+            built = write_conferences(
                 summaries,
+                loader(store, now),
                 args.outdir,
-                root,
+                Site.of(args.base_url or DEFAULT_BASE_URL),
                 default,
-                lambda p, s: changes_files(p, s, store),
-                lambda slug: shown.step(f"writing {slug}"),
-                args.jobs or default_jobs(),
+                now=now,
+                base_url=args.base_url,
+                extra=lambda p, s: changes_files(p, s, store),
+                started=shown.step,
+                jobs=args.jobs or default_jobs(),
             )
-    feeds = sum(len(p.feeds) for p in snapshots)
-    sessions = sum(len(p.schedule.sessions) for p in snapshots)
     print(
-        f"confcal build: {len(snapshots)} conference(s), {feeds} feeds, {sessions} sessions; "
-        f"{len(changed)} files written to {args.outdir}"
+        f"confcal build: {built.conferences} conference(s), {built.feeds} feeds, {built.sessions} sessions; "
+        f"{len(built.changed)} files written to {args.outdir}"
     )
     return 0

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from feeds.catalogue import FeedKind, FeedSpec, catalogue, partition
+from feeds.catalogue import CANCELLED_GRACE, FeedKind, FeedSpec, catalogue, partition, visible, visible_until
 from feeds.errors import FilterError
 from feeds.model import (
     Conference,
@@ -189,3 +189,25 @@ def test_kind_feed_is_named_in_sentence_case() -> None:
     names = [s.name for s in catalogue(schedule) if s.kind is FeedKind.KIND]
 
     assert names == ["Lightning talk"]
+
+
+def test_visible_until_is_none_when_no_cancelled_session_will_leave() -> None:
+    without_date = _session("x", 9, status=Status.CANCELLED)  # kept: its cancellation has no date
+    long_gone = _session("y", 9, status=Status.CANCELLED, modified=NOW - timedelta(days=40))
+
+    until = visible_until(Schedule(CONF, (without_date, long_gone, *SCHEDULE.sessions)), NOW)
+
+    assert until is None
+
+
+def test_visible_until_is_the_first_end_of_a_grace_period_still_running() -> None:
+    older = _session("x", 9, status=Status.CANCELLED, modified=NOW - timedelta(days=20))
+    newer = _session("y", 9, status=Status.CANCELLED, modified=NOW - timedelta(days=2))
+    schedule = Schedule(CONF, (newer, older, *SCHEDULE.sessions))
+
+    until = visible_until(schedule, NOW)
+
+    assert until == NOW + timedelta(days=10)
+    assert until == older.modified + CANCELLED_GRACE  # type: ignore[operator]
+    assert [visible(s, until) for s in (older, newer)] == [True, True]
+    assert [visible(s, until + timedelta(microseconds=1)) for s in (older, newer)] == [False, True]

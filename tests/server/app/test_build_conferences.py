@@ -1,0 +1,156 @@
+"""A build carries over the files of a conference nothing it is made from changed, and remakes
+the conference when anything did: its sessions, a base URL, the default, another conference's
+name, or the clock passing the end of a cancellation's grace period."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, date, datetime, timedelta
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from feeds.catalogue import CANCELLED_GRACE
+from feeds.model import Conference, Schedule
+from server.app.build_conferences import Built, Load, loader, write_conferences
+from server.app.changes import changes_files
+from server.app.demo import demo_schedule
+from server.app.links import Site
+from server.app.published import Published
+from server.store import Store
+from server.store.report import ConferenceSummary
+
+BASE = "https://cal.example.org"
+DEMO = "pytorch-conference-europe-2026"
+SECOND = Conference("Second Conf", "Europe/Berlin", date(2026, 6, 1), date(2026, 6, 2))
+NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+def build(
+    store: Store,
+    out: Path,
+    *,
+    now: datetime = NOW,
+    base_url: str = BASE,
+    default: str = DEMO,
+    read: list[str] | None = None,
+) -> Built:
+    """Build every conference of `store` into `out`, as `confcal build` does, noting in `read`
+    the conferences whose schedule was read."""
+    load = loader(store, now)
+
+    def noted(summary: ConferenceSummary, calendars: str | None) -> Published | None:
+        if read is not None:
+            read.append(summary.slug)
+        return load(summary, calendars)
+
+    reading: Load = noted
+    return write_conferences(
+        store.conferences(),
+        reading,
+        out,
+        Site.of(base_url),
+        default,
+        now=now,
+        base_url=base_url,
+        extra=lambda p, s: changes_files(p, s, store),
+    )
+
+
+def files(out: Path) -> dict[str, bytes]:
+    return {f.relative_to(out).as_posix(): f.read_bytes() for f in sorted(out.rglob("*")) if f.is_file()}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """The demo and a second conference, ingested the day before NOW."""
+    with Store.open(str(tmp_path / "store.sqlite")) as opened:
+        opened.ingest(demo_schedule(), now=NOW - timedelta(days=1))
+        opened.ingest(dataclasses.replace(demo_schedule(), conference=SECOND), now=NOW - timedelta(days=1))
+        yield opened
+
+
+def without_first_session(schedule: Schedule) -> Schedule:
+    return dataclasses.replace(schedule, sessions=schedule.sessions[1:])
+
+
+def test_a_conference_without_a_change_is_carried_over_without_reading_it(store: Store, tmp_path: Path) -> None:
+    build(store, tmp_path / "site")
+    store.ingest(without_first_session(demo_schedule()), now=NOW)
+    read: list[str] = []
+
+    built = build(store, tmp_path / "site", read=read)
+
+    assert read == [DEMO]
+    assert built.carried == ["second-conf"]
+    assert (built.conferences, built.sessions) == (2, 56)
+    build(store, tmp_path / "fresh")
+    assert files(tmp_path / "site") == files(tmp_path / "fresh")
+
+
+def test_a_build_without_a_change_reads_no_schedule_and_writes_nothing(store: Store, tmp_path: Path) -> None:
+    first = build(store, tmp_path / "site")
+    before = files(tmp_path / "site")
+    read: list[str] = []
+
+    again = build(store, tmp_path / "site", now=NOW + timedelta(days=3), read=read)
+
+    assert (read, again.carried, again.changed) == ([], [DEMO, "second-conf"], [])
+    assert (again.feeds, again.sessions) == (first.feeds, first.sessions)
+    assert files(tmp_path / "site") == before
+
+
+def test_another_base_url_remakes_every_conference(store: Store, tmp_path: Path) -> None:
+    build(store, tmp_path / "site")
+
+    built = build(store, tmp_path / "site", base_url="https://other.example.org")
+
+    assert built.carried == []
+    build(store, tmp_path / "fresh", base_url="https://other.example.org")
+    assert files(tmp_path / "site") == files(tmp_path / "fresh")
+
+
+def test_another_default_remakes_both_conferences_and_the_root_copy(store: Store, tmp_path: Path) -> None:
+    build(store, tmp_path / "site")
+
+    built = build(store, tmp_path / "site", default="second-conf")
+
+    assert built.carried == []
+    build(store, tmp_path / "fresh", default="second-conf")
+    assert files(tmp_path / "site") == files(tmp_path / "fresh")
+
+
+def test_a_renamed_conference_remakes_the_pages_linking_to_it(store: Store, tmp_path: Path) -> None:
+    build(store, tmp_path / "site")
+    renamed = dataclasses.replace(SECOND, name="Second Conf, Renamed")
+    store.ingest(dataclasses.replace(demo_schedule(), conference=renamed), now=NOW)
+
+    built = build(store, tmp_path / "site")
+
+    assert built.carried == []  # the demo's pages name the other conference
+    build(store, tmp_path / "fresh")
+    assert files(tmp_path / "site") == files(tmp_path / "fresh")
+
+
+def test_the_end_of_a_cancellations_grace_period_remakes_its_conference(store: Store, tmp_path: Path) -> None:
+    store.ingest(without_first_session(demo_schedule()), now=NOW)  # cancelled at NOW
+    build(store, tmp_path / "site", now=NOW + timedelta(days=1))
+    within = build(store, tmp_path / "site", now=NOW + CANCELLED_GRACE)
+    read: list[str] = []
+
+    after = build(store, tmp_path / "site", now=NOW + CANCELLED_GRACE + timedelta(seconds=1), read=read)
+
+    assert within.carried == [DEMO, "second-conf"]
+    assert (read, after.carried) == ([DEMO], ["second-conf"])
+    assert after.changed != []  # the cancelled session left the feeds
+    build(store, tmp_path / "fresh", now=NOW + CANCELLED_GRACE + timedelta(seconds=1))
+    assert files(tmp_path / "site") == files(tmp_path / "fresh")
+
+
+def test_a_clock_set_back_remakes_every_conference(store: Store, tmp_path: Path) -> None:
+    build(store, tmp_path / "site")
+
+    built = build(store, tmp_path / "site", now=NOW - timedelta(hours=1))
+
+    assert built.carried == []
