@@ -5,8 +5,8 @@ name, or the clock passing the end of a cancellation's grace period."""
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, date, datetime, timedelta
 from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
