@@ -24,7 +24,8 @@ from feeds.catalogue import visible_until
 from feeds.model import Schedule
 from server.app import urls
 from server.app.api import conferences_representation
-from server.app.build_output import Output, Stamped, code_key, digest
+from server.app.build_output import Output, code_key, digest
+from server.app.build_record import Stamped
 from server.app.build_workers import Workers
 from server.app.links import Site, calendar_base, conference_site, other_conferences
 from server.app.published import Published
@@ -64,6 +65,12 @@ class Built:
     sessions: int = 0
     carried: list[str] = field(default_factory=list)
 
+    def add(self, feeds: int, sessions: int) -> None:
+        """Count one more conference."""
+        self.conferences += 1
+        self.feeds += feeds
+        self.sessions += sessions
+
 
 def write_conferences(
     summaries: Sequence[ConferenceSummary],
@@ -101,15 +108,11 @@ def write_conferences(
             if last is not None and last.holds(stamp, now):
                 _step(started, f"{slug} unchanged")
                 output.carry(partial(_mine, base, slug == default))
-                for key in last.parts:
-                    output.hold(key)
+                for part in last.parts:
+                    output.hold(part)
                 output.stamp(slug, last)
                 built.carried.append(slug)
-                built.conferences, built.feeds, built.sessions = (
-                    built.conferences + 1,
-                    built.feeds + last.feeds,
-                    built.sessions + last.sessions,
-                )
+                built.add(last.feeds, last.sessions)
                 _step(started, f"{slug} unchanged")
             else:
                 _step(started, f"rendering {slug}")
@@ -125,9 +128,7 @@ def write_conferences(
                 until = visible_until(schedule, now)
                 parts = tuple(sorted(output.held() - before))
                 output.stamp(slug, Stamped(stamp, now, until, len(published.feeds), len(schedule.sessions), parts))
-                built.conferences += 1
-                built.feeds += len(published.feeds)
-                built.sessions += len(schedule.sessions)
+                built.add(len(published.feeds), len(schedule.sessions))
             owned += [(base + directory, recursive) for directory, recursive in OWNED]
             if slug == default:
                 owned += OWNED

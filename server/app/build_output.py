@@ -36,18 +36,14 @@ the files under its base path: the bytes are the same, written once.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from datetime import datetime
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
 
-RECORD = ".{}.confcal-build.json"
-PARTS = ".{}.confcal-build.parts"
-_FORMAT = 3  # 2: the parts each file was joined from ("uses"); 3: SHA-256 digests of bytes
+from server.app.build_record import PARTS, Record, Stamped, load, record_path, save
+
 # Whose bytes a build's output depends on: confcal's rendering code and its data files.
 _CODE = ("feeds", "server/app")
 _LIBRARIES = ("icalendar", "jinja2", "zxing-cpp")
@@ -56,24 +52,6 @@ _SAMPLE = 64
 # What the record needs of a file made (in this process or a worker): (its key, the digest of
 # its bytes), the parts it was joined from, whether its bytes were written.
 Entry = tuple[tuple[str | None, str], list[str] | None, bool]
-
-
-@dataclass(frozen=True)
-class Stamped:
-    """A conference as a build wrote it: the stamp of what its files are made from besides its
-    sessions, the instants between which its sessions' visibility stays as it was then (`from`
-    is the build's time: a clock set back could show a session again), and its counts."""
-
-    stamp: str
-    made: datetime
-    until: datetime | None
-    feeds: int
-    sessions: int
-    parts: tuple[str, ...] = ()  # kept outside any file's parts (its events, build_events.py)
-
-    def holds(self, stamp: str, now: datetime) -> bool:
-        """Whether a build at `now` with `stamp` would make the same files."""
-        return stamp == self.stamp and self.made <= now and (self.until is None or now <= self.until)
 
 
 def digest(*parts: object) -> str:
@@ -114,7 +92,7 @@ class Output:
         self.record = record_path(root)
         self._changed: list[str] = []
         self.parts = self.record.with_name(PARTS.format(root.resolve().name))
-        self._last, self._last_parts, self._last_uses, self._last_stamps = _load(self.record)
+        self._last, self._last_parts, self._last_uses, self._last_stamps = load(self.record)
         self._parts: dict[str, str] = {}
         if not _present(root, self._last):
             self._last, self._last_stamps = {}, {}  # the directory was emptied or replaced: read and compare instead
@@ -295,12 +273,8 @@ class Output:
         uses = {path: keys for path, keys in self._uses.items() if path in self._made}
         if (self._made, kept, uses, self._stamps) == (self._last, self._last_parts, self._last_uses, self._last_stamps):
             return  # the record on disk says all this already (a build without a change)
-        stamps = {slug: _stamp_json(stamped) for slug, stamped in self._stamps.items()}
-        record = {"format": _FORMAT, "files": self._made, "parts": kept, "uses": uses, "conferences": stamps}
-        temporary = self.record.with_name(self.record.name + ".tmp")
         self.root.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(json.dumps(record, separators=(",", ":")), encoding="utf-8")
-        os.replace(temporary, self.record)
+        save(self.record, Record(self._made, kept, uses, self._stamps))
 
     def _parent(self, relative: str) -> None:
         """Make the directory of `relative` if it is not there."""
@@ -316,12 +290,6 @@ class Output:
             except FileNotFoundError:
                 os.makedirs(path, exist_ok=True)
             self._dirs.add(parent)
-
-
-def record_path(root: Path) -> Path:
-    """Where the record of the build into `root` is kept: beside it, named after it."""
-    absolute = root.resolve()
-    return absolute.parent / RECORD.format(absolute.name)
 
 
 def _ics_files(root: Path, directory: str, recursive: bool) -> Iterator[str]:
@@ -374,66 +342,3 @@ def _read(path: Path) -> bytes | None:
         return path.read_bytes()
     except OSError:
         return None
-
-
-Record = tuple[dict[str, tuple[str | None, str]], dict[str, str], dict[str, list[str]], dict[str, Stamped]]
-
-
-def _stamp_json(stamped: Stamped) -> list[object]:
-    until = stamped.until.isoformat() if stamped.until is not None else None
-    return [stamped.stamp, stamped.made.isoformat(), until, stamped.feeds, stamped.sessions, list(stamped.parts)]
-
-
-def _stamps(found: object) -> dict[str, Stamped]:
-    """The record's conferences; one it cannot read is left out (its files are then keyed one by one)."""
-    stamps: dict[str, Stamped] = {}
-    for slug, entry in found.items() if isinstance(found, dict) else ():
-        try:
-            stamp, made, until, feeds, sessions, parts = entry
-            stamped = Stamped(
-                str(stamp),
-                datetime.fromisoformat(made),
-                datetime.fromisoformat(until) if until is not None else None,
-                int(feeds),
-                int(sessions),
-                tuple(str(key) for key in parts),
-            )
-        except (TypeError, ValueError):
-            continue
-        if stamped.made.tzinfo is not None and (stamped.until is None or stamped.until.tzinfo is not None):
-            stamps[str(slug)] = stamped
-    return stamps
-
-
-def _load(path: Path) -> Record:
-    """The last build's record (files, parts, the parts each file was joined from), or nothing
-    when there is none, it cannot be read or it is of another format (then every file is read
-    and compared, and every part made again, once)."""
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}, {}, {}, {}
-    if not isinstance(record, dict) or record.get("format") != _FORMAT:
-        return {}, {}, {}, {}
-    files = record.get("files")
-    if not isinstance(files, dict):
-        return {}, {}, {}, {}
-    parts, uses = record.get("parts"), record.get("uses")
-    return (
-        {
-            str(name): (entry[0], entry[1])
-            for name, entry in files.items()
-            if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str)
-        },
-        {
-            str(key): known
-            for key, known in (parts.items() if isinstance(parts, dict) else ())
-            if isinstance(known, str)
-        },
-        {
-            str(name): [key for key in keys if isinstance(key, str)]
-            for name, keys in (uses.items() if isinstance(uses, dict) else ())
-            if isinstance(keys, list)
-        },
-        _stamps(record.get("conferences")),
-    )

@@ -1,10 +1,14 @@
-"""The build record's kept parts (`Output.part`): reused only while intact, dropped when unused."""
+"""The build record's kept parts (`Output.part`): reused only while intact, dropped when unused;
+and the conferences' stamps it keeps."""
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 from server.app.build_output import Output
+from server.app.build_record import Stamped
 
 
 def made(calls: list[bytes], body: bytes) -> bytes:
@@ -93,3 +97,29 @@ def test_a_build_without_a_change_leaves_the_record_as_it_was(tmp_path: Path) ->
 
     assert record.stat().st_ino == before  # not written again (a rewrite renames a new file over it)
     assert (root / "page").read_bytes() == b"<main>one</main>"
+
+
+def test_a_conferences_stamp_is_read_back_as_the_build_recorded_it(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    stamped = Stamped("s1", datetime(2026, 3, 1, 12, tzinfo=UTC), None, 60, 28, ("events",))
+    output = Output(root)
+    output.put("page", "k", lambda: b"<main></main>")
+    output.stamp("conf", stamped)
+    output.finish(())
+
+    assert Output(root).stamped("conf") == stamped
+
+
+def test_a_stamp_the_build_cannot_read_is_left_out(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    output = Output(root)
+    output.put("page", "k", lambda: b"<main></main>")
+    output.finish(())
+    record = tmp_path / ".site.confcal-build.json"
+    found = json.loads(record.read_text(encoding="utf-8"))
+    found["conferences"] = {"naive": ["s1", "2026-03-01T12:00:00", None, 1, 1, []], "short": ["s1"], "odd": 3}
+    record.write_text(json.dumps(found), encoding="utf-8")
+
+    output = Output(root)
+
+    assert [output.stamped(slug) for slug in ("naive", "short", "odd")] == [None, None, None]
