@@ -29,7 +29,7 @@ from pathlib import Path
 
 import httpx
 from asgi_servers import cpu_seconds
-from run import CONFCAL, ENV, IDENTITY, free_port, measure, peak_of
+from run import CONFCAL, ENV, IDENTITY, compiled, free_port, measure, peak_of
 
 BENCH = Path(__file__).resolve().parent
 POLL = 0.02
@@ -163,6 +163,7 @@ def main() -> None:
     parser.add_argument("--sessions", default="1000,10000,50000", help="sizes, comma-separated")
     parser.add_argument("--no-build", action="store_true", help="skip confcal build (the slow part at 50k)")
     args = parser.parse_args()
+    compiled()
     results = {n: one_size(n, build=not args.no_build) for n in (int(s) for s in args.sessions.split(","))}
     print()
     print(table(results))
