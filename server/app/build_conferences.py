@@ -1,8 +1,8 @@
 """Every conference of a static build through one record, and `api/conferences` at the root.
 
 A conference's files are made from its sessions and from a few things around them: the
-conference's version in the store (which moves with every ingest that changed it, and names its
-changelog), the site's and the calendars' base URLs, whether it is the default conference (its
+conference's version in the store and when it was recorded (the version moves with every ingest
+of the conference and names its changelog; a store made anew counts versions from 1 again), the site's and the calendars' base URLs, whether it is the default conference (its
 copy at the root), the links to the other conferences, and confcal's own code (`code_key`).
 Those go into the conference's stamp. When the last build recorded the same stamp, and no
 cancelled session's grace period ended since (the one way the clock changes what a schedule
@@ -101,8 +101,18 @@ def write_conferences(
             others = other_conferences(tuple(summaries), slug, root)
             calendars = calendar_base(base_url, slug, default)
             base = urls.conference_base(slug) + "/"
+            # The changelog files are keyed on this: a new store's version 3 is not the old one's.
+            history = digest(summary.version, summary.recorded)
             stamp = digest(
-                code_key(), "conference", slug, summary.version, site, calendars, others, slug == default, extra is None
+                code_key(),
+                "conference",
+                slug,
+                history,
+                site,
+                calendars,
+                others,
+                slug == default,
+                extra is None,
             )
             last = output.stamped(slug)
             if last is not None and last.holds(stamp, now):
@@ -121,7 +131,7 @@ def write_conferences(
                     continue
                 _step(started, f"writing {slug}")
                 before = output.held()
-                for path, key, make in site_parts(published, site, others, extra, summary.version, output):
+                for path, key, make in site_parts(published, site, others, extra, history, output):
                     link = partial(output.link, path, base + path) if slug == default else None
                     workers.put(base + path, key, make, link, shared=independent(path))
                 schedule = published.schedule

@@ -67,7 +67,7 @@ def site_parts(
     site: Site,
     others: tuple[ConferenceLink, ...] = (),
     extra: Extra | None = None,
-    version: int = 0,
+    history: str = "",
     output: Output | None = None,
 ) -> Iterator[Part]:
     """Every file of one conference's site, each with the key of what it is made from."""
@@ -139,10 +139,11 @@ def site_parts(
     for path, body in static_files():
         yield path, base, partial(_same, body)
     if extra is not None:
-        # From the store's history, not the snapshot: keyed by the conference's latest version.
+        # From the store's history, not the snapshot: keyed by the conference's latest version
+        # and when it was recorded (`history`).
         files = _Once(partial(extra, published, site))
         for path in EXTRA_PATHS:
-            yield path, digest(base, "history", version), partial(files.body, path)
+            yield path, digest(base, "history", history), partial(files.body, path)
     if events is not None:
         events.save()  # every file of the conference is made: its events are all rendered by now
 

@@ -119,12 +119,14 @@ class IngestReport:
 class ConferenceSummary:
     """One conference in the store: its details, its live (confirmed) session count, the version
     that first brought it in (the store's order of conferences) and its own latest version (which
-    moves only when this conference is ingested again)."""
+    moves only when this conference is ingested again), with when that version was recorded (so
+    a version number read from another store, which counts from 1 as well, is told apart)."""
 
     conference: Conference
     sessions: int
     first_version: int
     version: int
+    recorded: datetime | None = None
 
     @property
     def slug(self) -> str:

@@ -199,6 +199,13 @@ class Store:
         try:
             with self.engine.connect() as conn:
                 order = {r.conference: (r.first, r.latest) for r in conn.execute(by_version)}
+                latest_ids = [ids[1] for ids in order.values()]
+                recorded = {
+                    r.id: rows.from_db_time(r.created)
+                    for r in conn.execute(
+                        select(versions.c.id, versions.c.created).where(versions.c.id.in_(latest_ids))
+                    )
+                }
                 counts = {r.conference: int(r.sessions) for r in conn.execute(live_counts)}
                 found = conn.execute(select(conferences)).mappings().all()
         except SQLAlchemyError as exc:
@@ -209,6 +216,7 @@ class Store:
                 sessions=counts.get(row["slug"], 0),
                 first_version=order[row["slug"]][0],
                 version=order[row["slug"]][1],
+                recorded=recorded.get(order[row["slug"]][1]),
             )
             for row in found
             if row["slug"] in order

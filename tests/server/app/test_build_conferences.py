@@ -154,3 +154,19 @@ def test_a_clock_set_back_remakes_every_conference(store: Store, tmp_path: Path)
     built = build(store, tmp_path / "site", now=NOW - timedelta(hours=1))
 
     assert built.carried == []
+
+
+def test_a_store_made_anew_remakes_its_conferences_though_it_counts_versions_alike(
+    store: Store, tmp_path: Path
+) -> None:
+    build(store, tmp_path / "site")
+    with Store.open(str(tmp_path / "anew.sqlite")) as anew:
+        anew.ingest(without_first_session(demo_schedule()), now=NOW)
+        anew.ingest(dataclasses.replace(demo_schedule(), conference=SECOND), now=NOW)
+        assert [c.version for c in anew.conferences()] == [c.version for c in store.conferences()]
+
+        built = build(anew, tmp_path / "site")
+
+        assert built.carried == []
+        build(anew, tmp_path / "fresh")
+    assert files(tmp_path / "site") == files(tmp_path / "fresh")
