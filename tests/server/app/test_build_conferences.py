@@ -101,23 +101,20 @@ def test_a_build_without_a_change_reads_no_schedule_and_writes_nothing(store: St
     assert files(tmp_path / "site") == before
 
 
-def test_another_base_url_remakes_every_conference(store: Store, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("base_url", "default"),
+    [("https://other.example.org", DEMO), (BASE, "second-conf")],
+    ids=["another base URL", "another default, so another root copy"],
+)
+def test_another_build_option_remakes_every_conference(
+    store: Store, tmp_path: Path, base_url: str, default: str
+) -> None:
     build(store, tmp_path / "site")
 
-    built = build(store, tmp_path / "site", base_url="https://other.example.org")
+    built = build(store, tmp_path / "site", base_url=base_url, default=default)
 
     assert built.carried == []
-    build(store, tmp_path / "fresh", base_url="https://other.example.org")
-    assert files(tmp_path / "site") == files(tmp_path / "fresh")
-
-
-def test_another_default_remakes_both_conferences_and_the_root_copy(store: Store, tmp_path: Path) -> None:
-    build(store, tmp_path / "site")
-
-    built = build(store, tmp_path / "site", default="second-conf")
-
-    assert built.carried == []
-    build(store, tmp_path / "fresh", default="second-conf")
+    build(store, tmp_path / "fresh", base_url=base_url, default=default)
     assert files(tmp_path / "site") == files(tmp_path / "fresh")
 
 
