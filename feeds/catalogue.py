@@ -81,16 +81,27 @@ def _day_entry(day: str) -> tuple[str, str]:
     return day, day_name(date.fromisoformat(day))
 
 
-def facets(session: Session, conference: Conference) -> dict[FeedKind, list[tuple[str, str]]]:
-    """(slug, display name) of every feed the session belongs to, by kind."""
-    return {
-        FeedKind.TRACK: _named(session.track),
-        FeedKind.ROOM: _named(session.room),
-        FeedKind.SPEAKER: [(s.slug, s.name) for s in session.speakers],
-        FeedKind.LEVEL: _named(session.level),
-        FeedKind.DAY: [_day_entry(day_slug(session, conference))],
-        FeedKind.KIND: [(kind_slug(session.kind), kind_name(session.kind))],
-    }
+def _places(session: Session, conference: Conference, days: dict[datetime, tuple[str, str]]) -> list[_Place]:
+    """(kind, slug, display name) of every feed the session belongs to, in `LABELS` order; `days`
+    caches a start's day (thousands of sessions share a few hundred starts, and converting to
+    the conference zone is the costly part)."""
+    places: list[_Place] = []
+    if session.track:
+        places.append((FeedKind.TRACK, session.track.slug, session.track.name))
+    if session.room:
+        places.append((FeedKind.ROOM, session.room.slug, session.room.name))
+    places += [(FeedKind.SPEAKER, s.slug, s.name) for s in session.speakers]
+    if session.level:
+        places.append((FeedKind.LEVEL, session.level.slug, session.level.name))
+    day = days.get(session.start)
+    if day is None:
+        day = days[session.start] = _day_entry(day_slug(session, conference))
+    places.append((FeedKind.DAY, *day))
+    places.append((FeedKind.KIND, kind_slug(session.kind), kind_name(session.kind)))
+    return places
+
+
+_Place = tuple[FeedKind, str, str]
 
 
 def slugs_of(kind: FeedKind, session: Session, conference: Conference) -> list[str]:
@@ -121,11 +132,11 @@ def catalogue(schedule: Schedule) -> list[FeedSpec]:
     disagree on spelling) share a feed named after the alphabetically first."""
     conference = schedule.conference
     names: dict[FeedKind, dict[str, str]] = {kind: {} for kind in LABELS}
+    days: dict[datetime, tuple[str, str]] = {}
     for session in schedule.sessions:
-        for kind, values in facets(session, conference).items():
-            for slug, name in values:
-                known = names[kind].get(slug)
-                names[kind][slug] = name if known is None else min(known, name)
+        for kind, slug, name in _places(session, conference, days):
+            known = names[kind].get(slug)
+            names[kind][slug] = name if known is None else min(known, name)
     specs = [FeedSpec(FeedKind.ALL, "", conference.name, conference.name)]
     for kind, by_slug in names.items():
         for slug in sorted(by_slug):
@@ -178,10 +189,11 @@ def partition(
         key=lambda s: (s.start, s.id),
     )
     groups: dict[tuple[FeedKind, str], list[Session]] = {(FeedKind.ALL, ""): list(ordered)}
+    days: dict[datetime, tuple[str, str]] = {}
     for session in ordered:
-        for kind in LABELS:
-            for slug in dict.fromkeys(slugs_of(kind, session, conference)):
-                groups.setdefault((kind, slug), []).append(session)
+        # Once per feed, though two of its speakers share a slug.
+        for key in dict.fromkeys((kind, slug) for kind, slug, _ in _places(session, conference, days)):
+            groups.setdefault(key, []).append(session)
     return groups
 
 
