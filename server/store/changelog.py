@@ -37,19 +37,42 @@ def changelog(records: Sequence[VersionRecord], written: Mapping[int, Sequence[S
         else:
             changes = compare(state, rows)
         state.update(rows)
-        rollback = record.diff.get("rollback_of")
-        entries.append(
-            VersionChanges(
-                version=record.version,
-                conference=record.conference,
-                created=record.created,
-                changes=changes,
-                first=index == 0,
-                rollback_of=int(rollback) if rollback is not None else None,
-                sessions=state.live,
-            )
-        )
+        entries.append(_entry(record, changes, first=index == 0, live=state.live))
     return tuple(entries)
+
+
+def changelog_tail(
+    records: Sequence[VersionRecord], written: Mapping[int, Sequence[Session]], before: Mapping[str, Session], live: int
+) -> tuple[VersionChanges, ...]:
+    """The entries `changelog` makes for `records`, versions after the first and after the recorded
+    baseline (oldest first), without the versions before them: `before` holds every session they
+    write as the version before the first of them left it (none: not there yet), `live` is that
+    version's live sessions (its entry's `sessions`). So a build adding one version reads its rows
+    and the rows it changed, not every row of every version (changelog_since.py, issue 12)."""
+    state = dict(before)
+    entries: list[VersionChanges] = []
+    for record in records:
+        rows = written.get(record.version, ())
+        changes = compare(state, rows)
+        for session in rows:
+            last = state.get(session.id)
+            live += (not session.cancelled) - (last is not None and not last.cancelled)
+            state[session.id] = session
+        entries.append(_entry(record, changes, first=False, live=live))
+    return tuple(entries)
+
+
+def _entry(record: VersionRecord, changes: tuple[SessionChange, ...], *, first: bool, live: int) -> VersionChanges:
+    rollback = record.diff.get("rollback_of")
+    return VersionChanges(
+        version=record.version,
+        conference=record.conference,
+        created=record.created,
+        changes=changes,
+        first=first,
+        rollback_of=int(rollback) if rollback is not None else None,
+        sessions=live,
+    )
 
 
 def _written(rows: Sequence[Session]) -> Written:

@@ -18,7 +18,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from feeds.model import Conference, Schedule, Session, Status
 from server.errors import StoreError
-from server.store import history, rows, schema
+from server.store import changelog_since, history, rows, schema
 from server.store.caldav_wanted import want_for_conference
 from server.store.changelog import changelog
 from server.store.changes import VersionChanges
@@ -316,6 +316,24 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
         return changelog(records, written)
+
+    def changelog_stamps(self, conference: str) -> changelog_since.Stamps:
+        """What names each version's changelog entry (server.store.changelog_since)."""
+        try:
+            with self.engine.connect() as conn:
+                return changelog_since.stamps(conn, conference)
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
+
+    def changelog_since(self, conference: str, since: int, live: int) -> tuple[VersionChanges, ...] | None:
+        """`changelog(conference)`'s entries after version `since` (whose entry counted `live`
+        sessions), reading the rows they wrote and changed only; None when the whole changelog
+        must be read (server.store.changelog_since)."""
+        try:
+            with self.engine.connect() as conn:
+                return changelog_since.changelog_since(conn, conference, since, live)
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,0 +1,137 @@
+"""The changelog's newest versions read without the whole history (issue 12).
+
+`confcal build` keeps what each version contributes to the changelog documents, so a rebuild
+after one ingest needs the changes of the new version alone. `changelog_since` reads the rows
+the new versions wrote (small) and, for each session they wrote, the row that was current
+before them: found in the older versions' recorded content (history.encode), newest first.
+The oldest of those (the version that published the schedule) holds every session; parsing
+all 10,000 of its rows was most of a rebuild's changelog, so a few rows are looked up in its
+text instead (`rows_in`), which falls back to parsing when the text is not laid out as expected.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Connection, select
+
+from feeds.model import Session
+from server.store import history, rows
+from server.store.changelog import changelog_tail
+from server.store.changes import VersionChanges
+from server.store.history import VersionRecord, Written
+from server.store.tables import version_content, versions
+
+# Every row history.encode writes begins with its first key in sorted order (a session always
+# has a description, and no other key sorts before it); a speaker's object begins otherwise.
+_ROW = b'{"description":'
+# A lookup scans the whole text once per id: beyond a few ids, one parse is cheaper.
+_LOOKUPS = 8
+
+
+@dataclass(frozen=True)
+class Stamps:
+    """What names the changelog entry of each version of a conference: the version, when it was
+    made, and the first version whose rows the store recorded (history.first_recorded; None: none
+    yet). An entry is made from that version's rows and the rows before it, which never change,
+    or, for a version up to the first recorded one, from its diff and the first recorded rows."""
+
+    versions: tuple[tuple[int, datetime], ...]  # (version, created), oldest first
+    recorded: int | None
+
+
+def stamps(conn: Connection, slug: str) -> Stamps:
+    """The `Stamps` of `slug`'s versions, read without their diffs or rows."""
+    query = select(versions.c.id, versions.c.created).where(versions.c.conference == slug).order_by(versions.c.id)
+    found = tuple((int(version), rows.from_db_time(created)) for version, created in conn.execute(query))
+    return Stamps(found, history.first_recorded(conn, slug))
+
+
+def changelog_since(conn: Connection, slug: str, since: int, live: int) -> tuple[VersionChanges, ...] | None:
+    """The changelog entries of the versions of `slug` after `since`, as `changelog` makes them
+    (oldest first), given `live`, the `sessions` of version `since`'s entry; None when the store
+    recorded no content up to `since` (the whole changelog must be read then: its older entries
+    come from the diffs)."""
+    start = history.first_recorded(conn, slug)
+    if start is None or since < start:
+        return None
+    found = conn.execute(
+        select(versions).where(versions.c.conference == slug, versions.c.id > since).order_by(versions.c.id)
+    )
+    records = [
+        VersionRecord(int(r["id"]), r["conference"], rows.from_db_time(r["created"]), r["diff"])
+        for r in found.mappings()
+    ]
+    content = select(version_content.c.version, version_content.c.sessions).where(
+        version_content.c.conference == slug, version_content.c.version > since
+    )
+    written = {int(version): Written.of(data) for version, data in conn.execute(content)}
+    wanted = {sid for rows_of in written.values() for sid in rows_of.ids()}
+    return changelog_tail(records, written, _rows_before(conn, slug, since, wanted), live)
+
+
+def _rows_before(conn: Connection, slug: str, since: int, wanted: set[str]) -> dict[str, Session]:
+    """The sessions of `wanted` as version `since` left them (the newest recorded row of each)."""
+    older = (
+        select(version_content.c.sessions)
+        .where(version_content.c.conference == slug, version_content.c.version <= since)
+        .order_by(version_content.c.version.desc())
+    )
+    found: dict[str, Session] = {}
+    missing = set(wanted)
+    for (data,) in conn.execute(older):
+        if not missing:
+            break
+        newest = rows_in(data, missing)
+        found.update(newest)
+        missing.difference_update(newest)
+    return found
+
+
+def rows_in(data: bytes, wanted: Collection[str]) -> dict[str, Session]:
+    """The sessions of `wanted` among the rows `data` (history.encode) holds."""
+    text = zlib.decompress(data)
+    looked_up = look_up(text, wanted) if len(wanted) <= _LOOKUPS else None
+    if looked_up is not None:
+        return looked_up
+    parsed = Written(json.loads(text))
+    return {sid: session for sid in wanted if (session := parsed.session(sid)) is not None}
+
+
+def look_up(text: bytes, wanted: Collection[str]) -> dict[str, Session] | None:
+    """The rows of `wanted` cut out of encode's text and parsed alone; None when the text is not
+    as encode lays it out (sorted keys, no spaces, ASCII), so the caller parses it whole.
+
+    A `"` inside a JSON string is always escaped, so `,"id":"…"` is an object's "id" key (a row's:
+    speakers have no id); the row is the object from the `{"description":` before it to the one
+    after it, and is used only when it parses alone as an object with that id."""
+    if text == b"[]":
+        return {}
+    if not text.startswith(b"[" + _ROW) or not text.endswith(b"}]") or b',"id":"' not in text:
+        return None
+    found: dict[str, Session] = {}
+    for sid in wanted:
+        key = b',"id":' + json.dumps(sid).encode()
+        at = text.find(key)
+        if at < 0:
+            continue  # not a row of this version
+        if text.find(key, at + 1) >= 0:
+            return None
+        start = text.rfind(_ROW, 0, at)
+        if start < 1:
+            return None
+        end = text.find(b"}," + _ROW, at)
+        piece = text[start : len(text) - 1 if end < 0 else end + 1]
+        try:
+            row = json.loads(piece)
+            session = Written([row]).session(sid) if isinstance(row, dict) and row.get("id") == sid else None
+        except (ValueError, KeyError, TypeError):
+            return None
+        if session is None or text[start - 1] not in b"[,":
+            return None
+        found[sid] = session
+    return found

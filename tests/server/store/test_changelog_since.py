@@ -1,0 +1,138 @@
+"""The changelog's newest versions read without the whole history (server.store.changelog_since,
+issue 12): the same entries as the whole changelog's, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import zlib
+from typing import Any
+
+import pytest
+from sqlalchemy import delete
+from store_builders import FIRST, SECOND, THIRD, at, schedule, six_talks, talk
+
+from feeds.model import Session, Status
+from server.store import Store
+from server.store.changelog_since import Stamps, look_up, rows_in
+from server.store.history import encode, version_content
+from server.store.rows import session_row
+
+SLUG = "pytorch-conference-europe-2026"
+
+
+def talks_with_ids() -> list[Session]:
+    return [dataclasses.replace(s, id=f"{n:010x}") for n, s in enumerate(six_talks())]
+
+
+def rows(*sessions: Session) -> bytes:
+    return encode([session_row(SLUG, s, 1) for s in sessions])
+
+
+def many_versions(store: Store) -> None:
+    """Versions 1-6: published; talk 1 moved and talk 2 retitled; only a description edited;
+    talk 3 cancelled and a new talk added; talk 3 restored; rolled back to version 2."""
+    talks = list(six_talks())
+    store.ingest(schedule(*talks), now=FIRST)
+    talks[0] = dataclasses.replace(talks[0], start=at(17), end=at(17, 25))
+    talks[1] = dataclasses.replace(talks[1], title="Compilers for Everybody")
+    store.ingest(schedule(*talks), now=SECOND)
+    talks[4] = dataclasses.replace(talks[4], description="Edited.")
+    store.ingest(schedule(*talks), now=SECOND)
+    store.ingest(schedule(*talks[:2], *talks[3:], talk("Keynote", 9, "Guido van Rossum")), now=THIRD)
+    store.ingest(schedule(*talks, talk("Keynote", 9, "Guido van Rossum")), now=THIRD)
+    store.rollback(2, now=THIRD)
+
+
+def test_entries_after_any_version_are_the_whole_changelogs(store: Store) -> None:
+    many_versions(store)
+    whole = store.changelog(SLUG)
+
+    tails = [store.changelog_since(SLUG, e.version, e.sessions) for e in whole]
+
+    assert [len(e.changes) for e in whole] == [0, 2, 0, 2, 1, 1]
+    assert [e.sessions for e in whole] == [6, 6, 6, 6, 7, 6]
+    assert tails == [whole[n + 1 :] for n in range(len(whole))]
+
+
+def test_a_store_without_content_up_to_the_version_needs_the_whole_changelog(store: Store) -> None:
+    talks = six_talks()
+    store.ingest(schedule(*talks), now=FIRST)
+    store.ingest(schedule(*talks[1:]), now=SECOND)
+    with store.engine.begin() as conn:  # as a store made before the content table existed
+        conn.execute(delete(version_content))
+    store.ingest(schedule(*talks), now=THIRD)  # records the baseline (version 2), then version 3
+    whole = store.changelog(SLUG)
+
+    assert store.changelog_since(SLUG, 1, whole[0].sessions) is None
+    assert store.changelog_since(SLUG, 2, whole[1].sessions) == whole[2:]
+
+
+def test_stamps_are_every_version_oldest_first_and_the_first_recorded(store: Store) -> None:
+    store.ingest(schedule(*six_talks()), now=FIRST)
+    store.ingest(schedule(*six_talks()[1:]), now=SECOND)
+    with store.engine.begin() as conn:  # as a store made before the content table existed
+        conn.execute(delete(version_content))
+    before_upgrade = store.changelog_stamps(SLUG)
+    store.ingest(schedule(*six_talks()), now=THIRD)
+
+    assert before_upgrade == Stamps(((1, FIRST), (2, SECOND)), None)
+    assert store.changelog_stamps(SLUG) == Stamps(((1, FIRST), (2, SECOND), (3, THIRD)), 2)
+    assert store.changelog_stamps("no-such-conference") == Stamps((), None)
+
+
+def test_rows_are_looked_up_in_the_text_encode_writes() -> None:
+    talks = talks_with_ids()
+    talks[2] = dataclasses.replace(talks[2], status=Status.CANCELLED)
+    data = rows(*talks)
+    text = zlib.decompress(data)
+
+    found = look_up(text, [talks[0].id, talks[2].id, talks[5].id, "ffffffffff"])
+
+    assert found == {talks[0].id: talks[0], talks[2].id: talks[2], talks[5].id: talks[5]}
+    assert look_up(b"[]", [talks[0].id]) == {}
+
+
+def test_text_that_looks_like_a_row_inside_a_string_is_not_taken_for_one() -> None:
+    talks = talks_with_ids()
+    decoy = f'x"}},{{"description":"y","ends_at":null,"id":"{talks[1].id}"}}'
+    talks[0] = dataclasses.replace(talks[0], description=decoy, title='{"description":')
+    data = rows(*talks)
+
+    found = rows_in(data, [talks[0].id, talks[1].id])
+
+    assert found == {talks[0].id: talks[0], talks[1].id: talks[1]}
+
+
+def spaced(found: list[dict[str, Any]]) -> bytes:
+    return json.dumps(found).encode()
+
+
+def keys_reversed(found: list[dict[str, Any]]) -> bytes:
+    return json.dumps([dict(reversed(row.items())) for row in found], separators=(",", ":")).encode()
+
+
+@pytest.mark.parametrize("layout", [spaced, keys_reversed])
+def test_text_laid_out_otherwise_is_parsed_whole(layout: Any) -> None:
+    talks = talks_with_ids()
+    text = layout(json.loads(zlib.decompress(rows(*talks))))
+
+    assert look_up(text, [talks[3].id]) is None
+    assert rows_in(zlib.compress(text), [talks[3].id]) == {talks[3].id: talks[3]}
+
+
+def test_many_ids_are_found_by_one_parse() -> None:
+    talks = [dataclasses.replace(talk(f"Talk {n}", 10, "Ada Lovelace"), id=f"{n:010x}") for n in range(12)]
+
+    found = rows_in(rows(*talks), [s.id for s in talks] + ["ffffffffff"])
+
+    assert found == {s.id: s for s in talks}
+
+
+def test_a_session_written_twice_is_its_last_row_as_in_a_whole_parse() -> None:
+    talks = talks_with_ids()
+    again = dataclasses.replace(talks[1], title="Compilers for Everybody")
+
+    found = rows_in(rows(*talks, again), [again.id])
+
+    assert found == {again.id: again}
