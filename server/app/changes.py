@@ -13,17 +13,21 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 from xml.etree import ElementTree as ET
 from zoneinfo import ZoneInfo
 
+from markupsafe import Markup
+
+from feeds.model import Conference
 from server.app import urls
 from server.app.conditional import HTML, JSON, Representation
 from server.app.links import Site
 from server.app.published import Published
-from server.app.render import CSP, render
+from server.app.render import CSP, fragment, render
 from server.store.changes import ChangeKind, SessionChange, VersionChanges, description_line, place
 
 if TYPE_CHECKING:
@@ -93,6 +97,56 @@ class _Item:
     text: str
 
 
+@dataclass(frozen=True)
+class Entry:
+    """What one visible version puts in the three documents, rendered: its section of the page,
+    its Atom entry and its sessions in `api/changes`. A version's changes never change once
+    published, so this depends on the version, the conference (its zone), the site's base URL
+    (the Atom content's links) and the code alone: a build keeps it (build_changes.py)."""
+
+    version: int
+    first: bool
+    updated: str  # RFC 3339, UTC (Atom `updated`, the page's <time>)
+    id: str  # the Atom entry's id
+    title: str  # the Atom entry's title
+    summary: str
+    section: str  # the page's <section> (HTML)
+    content: str  # the Atom entry's content: the page's lists with absolute links (HTML)
+    noted: dict[str, list[dict[str, str]]]  # `api/changes`: what changed of each session
+
+
+def entry_of(entry: VersionChanges, site: Site, zone: ZoneInfo) -> Entry:
+    """`entry` (a visible version) rendered for the page, the Atom feed and `api/changes`."""
+    groups = [] if entry.first else _groups(entry, zone)
+    section = {
+        "version": entry.version,
+        "heading": _heading(entry),
+        "summary": _summary(entry),
+        "updated": _updated(entry),
+        "when": entry.created.strftime("%-d %B %Y, %H:%M UTC"),
+        "groups": groups,
+    }
+    return Entry(
+        version=entry.version,
+        first=entry.first,
+        updated=_updated(entry),
+        id=entry_id(entry),
+        title=f"{_heading(entry)} (version {entry.version})",
+        summary=_summary(entry),
+        section=str(fragment("_changes_entry.html", 1, {"entry": section})),
+        content=_entry_html(_summary(entry), groups, site),
+        noted=_noted(entry, zone),
+    )
+
+
+def entries(published: Published, site: Site, log: ChangeLog) -> tuple[Entry, ...]:
+    """The entries of the conference's visible versions, newest first; once per snapshot and site."""
+    zone = published.conference.zone
+    return published.memo(
+        ("changes-entries", site.base_url), lambda: tuple(entry_of(e, site, zone) for e in visible(published, log))
+    )
+
+
 def _groups(entry: VersionChanges, zone: ZoneInfo) -> list[dict[str, Any]]:
     return [
         {
@@ -109,29 +163,27 @@ def _updated(entry: VersionChanges) -> str:
     return entry.created.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _modified(published: Published, log: ChangeLog) -> datetime | None:
+    found = visible(published, log)
+    return found[0].created if found else None
+
+
+def page_body(conference: Conference, found: Sequence[Entry]) -> bytes:
+    """The changelog page listing `found` (newest first)."""
+    context = {
+        "conference": conference,
+        "when": "",
+        "description": f"Every published change to the schedule of {conference.name}: new, moved, "
+        "retitled and cancelled sessions.",
+        "sections": [Markup(e.section) for e in found],
+    }
+    return render("changes.html", 1, context)
+
+
 def changes_page(published: Published, site: Site, log: ChangeLog) -> Representation:
     def build() -> Representation:
-        conference = published.conference
-        entries = visible(published, log)
-        context = {
-            "conference": conference,
-            "when": "",
-            "description": f"Every published change to the schedule of {conference.name}: new, moved, "
-            "retitled and cancelled sessions.",
-            "entries": [
-                {
-                    "version": e.version,
-                    "heading": _heading(e),
-                    "summary": _summary(e),
-                    "updated": _updated(e),
-                    "when": e.created.strftime("%-d %B %Y, %H:%M UTC"),
-                    "groups": [] if e.first else _groups(e, conference.zone),
-                }
-                for e in entries
-            ],
-        }
-        body = render("changes.html", 1, context)
-        return Representation(body, HTML, entries[0].created if entries else None, (("content-security-policy", CSP),))
+        body = page_body(published.conference, entries(published, site, log))
+        return Representation(body, HTML, _modified(published, log), (("content-security-policy", CSP),))
 
     return published.memo(("changes-page", site.base_url), build)
 
@@ -143,44 +195,49 @@ def entry_id(entry: VersionChanges) -> str:
     return uuid.uuid5(uuid.NAMESPACE_URL, name).urn
 
 
+def atom_body(conference: Conference, site: Site, found: Sequence[Entry]) -> bytes:
+    """The Atom feed (RFC 4287) of `found` (newest first): one entry per visible version."""
+    recent_entries = found[:RECENT]
+    ET.register_namespace("", ATOM_NS)
+
+    def sub(parent: ET.Element, tag: str, value: str | None = None, **attrs: str) -> ET.Element:
+        element = ET.SubElement(parent, f"{{{ATOM_NS}}}{tag}", attrs)
+        element.text = value
+        return element
+
+    feed = ET.Element(f"{{{ATOM_NS}}}feed")
+    sub(feed, "id", uuid.uuid5(uuid.NAMESPACE_URL, f"confcal:{conference.slug}:changes").urn)
+    sub(feed, "title", f"{conference.name}: schedule changes")
+    sub(feed, "updated", recent_entries[0].updated if recent_entries else "1970-01-01T00:00:00Z")
+    sub(sub(feed, "author"), "name", conference.name)
+    sub(feed, "link", rel="self", type="application/atom+xml", href=site.url(urls.CHANGES_ATOM))
+    sub(feed, "link", rel="alternate", type="text/html", href=site.url(urls.CHANGES))
+    for entry in recent_entries:
+        item = sub(feed, "entry")
+        sub(item, "id", entry.id)
+        sub(item, "title", entry.title)
+        sub(item, "updated", entry.updated)
+        sub(item, "link", rel="alternate", type="text/html", href=site.url(f"{urls.CHANGES}#v{entry.version}"))
+        sub(item, "summary", entry.summary)
+        sub(item, "content", entry.content, type="html")
+    body: bytes = ET.tostring(feed, encoding="utf-8", xml_declaration=True)
+    return body + b"\n"
+
+
 def atom(published: Published, site: Site, log: ChangeLog) -> Representation:
     """The Atom feed (RFC 4287): one entry per visible version, newest first."""
 
     def build() -> Representation:
-        conference = published.conference
-        entries = visible(published, log)[:RECENT]
-        ET.register_namespace("", ATOM_NS)
-
-        def sub(parent: ET.Element, tag: str, value: str | None = None, **attrs: str) -> ET.Element:
-            element = ET.SubElement(parent, f"{{{ATOM_NS}}}{tag}", attrs)
-            element.text = value
-            return element
-
-        feed = ET.Element(f"{{{ATOM_NS}}}feed")
-        sub(feed, "id", uuid.uuid5(uuid.NAMESPACE_URL, f"confcal:{conference.slug}:changes").urn)
-        sub(feed, "title", f"{conference.name}: schedule changes")
-        sub(feed, "updated", _updated(entries[0]) if entries else "1970-01-01T00:00:00Z")
-        sub(sub(feed, "author"), "name", conference.name)
-        sub(feed, "link", rel="self", type="application/atom+xml", href=site.url(urls.CHANGES_ATOM))
-        sub(feed, "link", rel="alternate", type="text/html", href=site.url(urls.CHANGES))
-        for entry in entries:
-            item = sub(feed, "entry")
-            sub(item, "id", entry_id(entry))
-            sub(item, "title", f"{_heading(entry)} (version {entry.version})")
-            sub(item, "updated", _updated(entry))
-            sub(item, "link", rel="alternate", type="text/html", href=site.url(f"{urls.CHANGES}#v{entry.version}"))
-            sub(item, "summary", _summary(entry))
-            sub(item, "content", _entry_html(entry, site, conference.zone), type="html")
-        body = ET.tostring(feed, encoding="utf-8", xml_declaration=True) + b"\n"
-        return Representation(body, ATOM, entries[0].created if entries else None)
+        body = atom_body(published.conference, site, entries(published, site, log))
+        return Representation(body, ATOM, _modified(published, log))
 
     return published.memo(("changes-atom", site.base_url), build)
 
 
-def _entry_html(entry: VersionChanges, site: Site, zone: ZoneInfo) -> str:
+def _entry_html(summary: str, groups: list[dict[str, Any]], site: Site) -> str:
     """The entry's content: the page's lists, with absolute links (escaped once more by XML)."""
-    parts = [ET.tostring(_element("p", _summary(entry)), encoding="unicode")]
-    for group in [] if entry.first else _groups(entry, zone):
+    parts = [ET.tostring(_element("p", summary), encoding="unicode")]
+    for group in groups:
         parts.append(ET.tostring(_element("h3", group["label"]), encoding="unicode"))
         listing = ET.Element("ul")
         for item in group["items"]:
@@ -198,27 +255,23 @@ def _element(tag: str, value: str) -> ET.Element:
     return element
 
 
-def recent(published: Published, log: ChangeLog) -> Representation:
+def recent_body(found: Sequence[Entry]) -> bytes:
     """`{"version": N, "changes": [{"version", "updated", "sessions": {id: [{"kind", "text"}]}}]}`,
     newest first: the changes the page can tell an attendee about their picks."""
+    document = {
+        "version": found[0].version if found else 0,
+        "changes": [
+            {"version": e.version, "updated": e.updated, "sessions": e.noted} for e in found[:RECENT] if not e.first
+        ],
+    }
+    return json.dumps(document, ensure_ascii=False, sort_keys=True).encode("utf-8")
+
+
+def recent(published: Published, site: Site, log: ChangeLog) -> Representation:
+    """`recent_body` of the conference's visible versions (the same bytes under any site)."""
 
     def build() -> Representation:
-        zone = published.conference.zone
-        entries = visible(published, log)
-        document = {
-            "version": entries[0].version if entries else 0,
-            "changes": [
-                {
-                    "version": e.version,
-                    "updated": _updated(e),
-                    "sessions": _noted(e, zone),
-                }
-                for e in entries[:RECENT]
-                if not e.first
-            ],
-        }
-        body = json.dumps(document, ensure_ascii=False, sort_keys=True).encode("utf-8")
-        return Representation(body, JSON, entries[0].created if entries else None)
+        return Representation(recent_body(entries(published, site, log)), JSON, _modified(published, log))
 
     return published.memo(("changes-json",), build)
 
@@ -254,15 +307,6 @@ def change_notes(published: Published, log: ChangeLog) -> dict[str, str]:
     return published.memo(("change-notes",), build)
 
 
-def changes_files(published: Published, site: Site, log: ChangeLog) -> Iterator[tuple[str, bytes]]:
-    """For `confcal build`: the three documents at the paths the server answers them."""
-    yield urls.CHANGES + urls.PAGE_FILE, changes_page(published, site, log).body
-    yield urls.CHANGES_ATOM, atom(published, site, log).body
-    document = recent(published, log).body
-    yield urls.API_CHANGES, document
-    yield urls.json_twin(urls.API_CHANGES), document
-
-
 def changes_routes(context: RouteContext, log: ChangeLog) -> list[Route]:
     # The web stack loads here, not with the module: `confcal build` writes these documents
     # through changes_files and never serves them (issue 12).
@@ -279,7 +323,7 @@ def changes_routes(context: RouteContext, log: ChangeLog) -> list[Route]:
 
     page = route(lambda p, s: changes_page(p, s, log))
     feed = route(lambda p, s: atom(p, s, log))
-    document = route(lambda p, s: recent(p, log))
+    document = route(lambda p, s: recent(p, s, log))
     return [
         Route(urls.ROUTE_CHANGES, page, methods=["GET", "HEAD"]),
         Route(urls.ROUTE_CHANGES_ATOM, feed, methods=["GET", "HEAD"]),

@@ -45,8 +45,9 @@ from server.app.published import Feed, Published
 from server.app.qr import qr_svg, qr_title
 
 # More files of a conference from outside its snapshot (the changelog reads the store's history),
-# at these paths; they change only with a new version of the conference.
-Extra = Callable[[Published, Site], Iterable[tuple[str, bytes]]]
+# at these paths; they change only with a new version of the conference. They may keep parts in
+# the build's output (build_changes.py).
+Extra = Callable[[Published, Site, Output | None], Iterable[tuple[str, bytes]]]
 EXTRA_PATHS = (
     urls.CHANGES + urls.PAGE_FILE,
     urls.CHANGES_ATOM,
@@ -141,7 +142,7 @@ def site_parts(
     if extra is not None:
         # From the store's history, not the snapshot: keyed by the conference's latest version
         # and when it was recorded (`history`).
-        files = _Once(partial(extra, published, site))
+        files = _Once(partial(extra, published, site, output))
         for path in EXTRA_PATHS:
             yield path, digest(base, "history", history), partial(files.body, path)
     if events is not None:

@@ -56,9 +56,9 @@ def _jobs(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     # The store and the renderers load here, not with the module: `confcal build --help` and the
     # other commands' parsers do not need them (issue 12).
+    from server.app.build_changes import changes_files
     from server.app.build_conferences import loader, write_conferences
     from server.app.build_workers import default_jobs
-    from server.app.changes import changes_files
     from server.app.demo import seed_demo
     from server.app.links import Site
     from server.store import Store
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
                 default,
                 now=now,
                 base_url=args.base_url,
-                extra=lambda p, s: changes_files(p, s, store),
+                extra=lambda p, s, o: changes_files(p, s, store, o),
                 started=shown.step,
                 jobs=args.jobs or default_jobs(),
             )

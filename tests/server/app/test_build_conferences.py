@@ -14,7 +14,7 @@ import pytest
 from feeds.catalogue import CANCELLED_GRACE
 from feeds.model import Conference, Schedule
 from server.app.build_conferences import Built, Load, loader, write_conferences
-from server.app.changes import changes_files
+from server.app.build_changes import changes_files
 from server.app.demo import demo_schedule
 from server.app.links import Site
 from server.app.published import Published
@@ -54,7 +54,7 @@ def build(
         default,
         now=now,
         base_url=base_url,
-        extra=lambda p, s: changes_files(p, s, store),
+        extra=lambda p, s, o: changes_files(p, s, store, o),
     )
 
 
