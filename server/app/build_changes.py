@@ -21,7 +21,8 @@ from typing import Protocol
 
 from server.app import urls
 from server.app.build_output import Output, code_key, digest
-from server.app.changes import ChangeLog, Entry, atom_body, entries, entry_of, page_body, recent_body
+from server.app.changes import ChangeLog, entries
+from server.app.changes_entries import Entry, atom_body, entry_of, page_body, recent_body
 from server.app.links import Site
 from server.app.published import Published
 from server.store.changelog_since import Stamps
