@@ -1,13 +1,14 @@
 """The changelog documents of a static build (changes/, changes.atom, api/changes; issue 12),
 joined from one kept part per version.
 
-What a version shows in them (changes.Entry) never changes once the version is published: its
-changes are between its own rows and the rows before it, both fixed in the store's history,
-and it is rendered in the conference's zone with links under the site's base URL. So a build
-keeps each version's entry by (the code, the conference, the base URL, the version and when it
-was made), and a rebuild after an ingest renders the new version alone, reading from the store
-only the versions' stamps and what the new version changed (Store.changelog_since) instead of
-every row of every version.
+What a version shows in them (changes_entries.Entry) never changes once the version is
+published: its changes are between its own rows and the rows before it, both fixed in the
+store's history, and it is rendered in the conference's zone with links under the site's base
+URL. So a build keeps each version's entry by the code, the conference, the base URL and the
+version's `Stamps` (its number, when it was made, the first version whose rows the store
+recorded), and a rebuild after an ingest renders the new version alone, reading from the store
+only the stamps and what the new version changed (Store.changelog_since) instead of every row
+of every version.
 """
 
 from __future__ import annotations

@@ -75,7 +75,8 @@ class Entry:
     """What one visible version puts in the three documents, rendered: its section of the page,
     its Atom entry and its sessions in `api/changes`. A version's changes never change once
     published, so this depends on the version, the conference (its zone), the site's base URL
-    (the Atom content's links) and the code alone: a build keeps it (build_changes.py)."""
+    (the Atom content's links) and the code alone (and for a version from before the store
+    recorded rows, on the first version it recorded): a build keeps it (build_changes.py)."""
 
     version: int
     first: bool
