@@ -122,7 +122,7 @@ def test_text_laid_out_otherwise_is_parsed_whole(layout: Any) -> None:
 
 
 def test_many_ids_are_found_by_one_parse() -> None:
-    talks = [dataclasses.replace(talk(f"Talk {n}", 10, "Ada Lovelace"), id=f"{n:010x}") for n in range(12)]
+    talks = [dataclasses.replace(talk(f"Talk {n}", 10, "Ada Lovelace"), id=f"{n:010x}") for n in range(40)]
 
     found = rows_in(rows(*talks), [s.id for s in talks] + ["ffffffffff"])
 
