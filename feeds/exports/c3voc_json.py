@@ -21,7 +21,7 @@ from functools import lru_cache, partial
 from typing import Any
 
 from feeds.exports.chunks import Chunks, DayChunk
-from feeds.exports.frab_layout import FrabDay, FrabEvent, FrabSchedule, clock, duration_text, layout
+from feeds.exports.frab_layout import FrabDay, FrabEvent, clock, duration_text, layout, room_guid
 from feeds.ical.event import session_url
 from feeds.model import Schedule
 
@@ -94,7 +94,7 @@ class C3vocJsonExporter:
             conf["time_zone_name"] = conference.timezone
         if conference.source_url:
             conf["url"] = conference.source_url
-        conf["rooms"] = [{"name": name, "guid": guid} for name, guid in _room_guids(view)]
+        conf["rooms"] = [{"name": name, "guid": room_guid(conference, name)} for name in view.rooms]
         conf["tracks"] = [{"name": track} for track in view.tracks]
         conf["days"] = []
         document: dict[str, Any] = {"$schema": SCHEMA, "generator": {"name": "confcal"}}
@@ -124,8 +124,3 @@ def _day(day: FrabDay, base_url: str | None) -> bytes:
         "rooms": {room.name: [_event(e, base_url) for e in room.events] for room in day.rooms},
     }
     return (("" if day.index == 1 else ",") + _dumps(shown)).encode("utf-8")
-
-
-def _room_guids(view: FrabSchedule) -> list[tuple[str, str]]:
-    guids = {room.name: room.guid for day in view.days for room in day.rooms}
-    return [(name, guids[name]) for name in view.rooms]

@@ -5,6 +5,23 @@ Apps (EventFahrplan, Giggity, ConfClerk) remember favourites and alarms by an ev
 `guid`, so both are stable across re-ingests: the `guid` is the source's own (a frab or pretalx
 guid survives a round trip) or a UUIDv5 of the session's iCalendar UID; the numeric `id` is derived
 from the session id, never from its position in the schedule.
+
+A day is laid out (its rooms, its events' guids and slugs) only when its `rooms` are first read:
+a static build that kept the chunk of an unchanged day never lays it out (issue 12), so what a
+day's chunk is made from must be known without its layout. It is the day's `index` and `date`,
+its sessions with their numeric ids (`numbered`) and the conference; everything else a chunk
+shows is a function of those. Three things cross days, and this is how each is covered:
+- a numeric id: a hash of the session id, but a collision moves it to the next free number in
+  session-id order over the whole conference, so a session added on another day can move it.
+  Each day carries its sessions' numbers (computed for the whole conference, cheap: no UUIDs);
+- a day's index, its position among all the programme days (a day with sessions added before it
+  moves it). The index is the day's own field; schedule.json's comma before every day but the
+  first follows from it;
+- the conference-wide room list (sorted by `fold`): a day's rooms are in that order, but it is
+  a total order on names, so a day's order follows from its own rooms' names alone. The list
+  itself is written only in the head (schedule.json's "rooms"), which is made every time.
+The zone (programme days, day start and end), the slug (acronym, guids) and the venue or name
+(an event without a room) are the conference's, so a day's inputs name it whole.
 """
 
 from __future__ import annotations
@@ -14,6 +31,7 @@ import uuid
 import weakref
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from functools import cached_property
 
 from feeds.ical import uid
 from feeds.model import Conference, Schedule, Session
@@ -44,11 +62,39 @@ class FrabRoom:
 
 @dataclass(frozen=True)
 class FrabDay:
-    index: int
+    index: int  # 1 for the first programme day
     date: date
     start: datetime
     end: datetime
-    rooms: tuple[FrabRoom, ...]
+    conference: Conference
+    # The day's confirmed sessions with their numeric ids, in the schedule's order: with `index`,
+    # `date` and the conference, everything the day's chunk is made from (see the module doc).
+    numbered: tuple[tuple[Session, int], ...]
+
+    @cached_property
+    def rooms(self) -> tuple[FrabRoom, ...]:
+        """The day's rooms in the conference's room order, each with its events by start."""
+        conference = self.conference
+        short = acronym(conference)
+        no_room = conference.venue or conference.name
+        zone = conference.zone
+        by_room: dict[str, list[FrabEvent]] = {}
+        for session, number in sorted(self.numbered, key=lambda n: _order(n[0])):
+            room = session.room.name if session.room else no_room
+            event = FrabEvent(
+                session=session,
+                number=number,
+                guid=session_guid(conference, session),
+                slug=f"{short}-{number}-{slugify(session.title)}",
+                room=room,
+                start=session.start.astimezone(zone),
+                duration=session.end - session.start,
+            )
+            by_room.setdefault(room, []).append(event)
+        return tuple(
+            FrabRoom(name, room_guid(conference, name), tuple(by_room[name]))
+            for name in sorted(by_room, key=_name_order)
+        )
 
 
 @dataclass(frozen=True)
@@ -90,11 +136,15 @@ def room_guid(conference: Conference, name: str) -> str:
 def _numbers(sessions: list[Session]) -> dict[str, int]:
     """A stable positive id per session id; a rare hash collision moves to the next free number,
     decided in session-id order so it does not depend on the schedule's order."""
+    ids = {s.id for s in sessions}
+    sha256, number_of, low, span = hashlib.sha256, int.from_bytes, _ID_LOW, _ID_HIGH - _ID_LOW  # a tight loop
+    hashed = {i: low + number_of(sha256(i.encode("utf-8")).digest()[:8], "big") % span for i in ids}
+    if len(set(hashed.values())) == len(hashed):
+        return hashed  # no collision (the usual case): no number moves
     taken: dict[str, int] = {}
     used: set[int] = set()
-    for session_id in sorted({s.id for s in sessions}):
-        digest = int.from_bytes(hashlib.sha256(session_id.encode("utf-8")).digest()[:8], "big")
-        number = _ID_LOW + digest % (_ID_HIGH - _ID_LOW)
+    for session_id in sorted(ids):
+        number = hashed[session_id]
         while number in used:
             number = _ID_LOW if number >= _ID_HIGH else number + 1
         used.add(number)
@@ -109,8 +159,8 @@ def programme_day(start: datetime) -> date:
 
 
 # The last schedule laid out and its layout: schedule.xml and schedule.json of one snapshot are
-# made one after the other from the same (immutable) schedule, and a layout of 10,000 sessions
-# costs a UUIDv5 per session. Held weakly, so it never keeps an old schedule alive.
+# made one after the other from the same (immutable) schedule, and share its days (each day's
+# rooms, a UUIDv5 per event, laid out once). Held weakly, so it never keeps an old schedule alive.
 _last: tuple[weakref.ref[Schedule], FrabSchedule] | None = None
 
 
@@ -125,52 +175,46 @@ def layout(schedule: Schedule) -> FrabSchedule:
     return made
 
 
+def _order(session: Session) -> tuple[datetime, datetime, str, str]:
+    """Events' order in a room: by start, then end, title and id (so equal times stay put)."""
+    return (session.start, session.end, fold(session.title), session.id)
+
+
+def _name_order(name: str) -> tuple[str, str]:
+    """Rooms' and tracks' order: by name as compared, then as written (a total order)."""
+    return (fold(name), name)
+
+
 def _layout(schedule: Schedule) -> FrabSchedule:
     conference = schedule.conference
     zone = conference.zone
     confirmed = [s for s in schedule.sessions if not s.cancelled]
     numbers = _numbers(confirmed)
-    short = acronym(conference)
     no_room = conference.venue or conference.name
-    by_day: dict[date, dict[str, list[FrabEvent]]] = {}
-    for session in sorted(confirmed, key=lambda s: (s.start, s.end, fold(s.title), s.id)):
-        local = session.start.astimezone(zone)
-        room = session.room.name if session.room else no_room
-        number = numbers[session.id]
-        event = FrabEvent(
-            session=session,
-            number=number,
-            guid=session_guid(conference, session),
-            slug=f"{short}-{number}-{slugify(session.title)}",
-            room=room,
-            start=local,
-            duration=session.end - session.start,
-        )
-        by_day.setdefault(programme_day(local), {}).setdefault(room, []).append(event)
-    rooms = tuple(
-        sorted(
-            {e.room for day in by_day.values() for e in (x for r in day.values() for x in r)},
-            key=lambda n: (fold(n), n),
-        )
-    )
+    by_day: dict[date, list[tuple[Session, int]]] = {}
+    days_of: dict[datetime, date] = {}  # by start: far fewer starts than sessions
+    for session in confirmed:
+        start = session.start
+        day = days_of.get(start)
+        if day is None:
+            day = days_of[start] = programme_day(start.astimezone(zone))
+        by_day.setdefault(day, []).append((session, numbers[session.id]))
+    rooms = tuple(sorted({s.room.name if s.room else no_room for s in confirmed}, key=_name_order))
     days = tuple(
         FrabDay(
             index=index,
             date=day,
             start=datetime.combine(day, DAY_CHANGE, tzinfo=zone),
             end=datetime.combine(day + timedelta(days=1), DAY_CHANGE, tzinfo=zone) - timedelta(minutes=1),
-            rooms=tuple(
-                FrabRoom(name, room_guid(conference, name), tuple(by_day[day][name]))
-                for name in rooms
-                if name in by_day[day]
-            ),
+            conference=conference,
+            numbered=tuple(by_day[day]),
         )
         for index, day in enumerate(sorted(by_day), start=1)
     )
-    tracks = tuple(sorted({s.track.name for s in confirmed if s.track}, key=lambda n: (fold(n), n)))
+    tracks = tuple(sorted({s.track.name for s in confirmed if s.track}, key=_name_order))
     stamps = [s.modified for s in schedule.sessions if s.modified is not None]
     version = max(stamps).strftime("%Y-%m-%d %H:%M") if stamps else "1"
-    return FrabSchedule(conference, short, version, days, rooms, tracks)
+    return FrabSchedule(conference, acronym(conference), version, days, rooms, tracks)
 
 
 def clock(moment: datetime) -> str:

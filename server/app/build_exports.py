@@ -2,20 +2,23 @@
 schedule.json and `api/sessions`, each joined from one kept part per day, so a rebuild after a
 session moved renders only the days it touched.
 
-A day's part is keyed on what its chunk is made from (feeds/exports/chunks.py): the day's
-index and date, and for each room each event's numeric id (a rare hash collision can move it
-when another session is added) and its session's digest; the conference, the base URL and the
-rendering code are in `base`. The head and tail (conference, rooms, tracks, version) are made
-each time the document is: they are small. A day of `api/sessions` (api.py) is keyed on its
+A day's part is keyed on what its chunk is made from (feeds/exports/frab_layout.py, whose
+docstring says what crosses days): the day's index and date, and each of its sessions' numeric
+id (a rare hash collision can move it when another session is added) and digest; the
+conference, the base URL and the rendering code are in `base`. The key needs no layout of the
+day (its rooms, guids, slugs), so a rebuild lays out only the days whose key changed. The head
+and tail (conference, rooms, tracks, version) are made each time the document is: they are small. A day of `api/sessions` (api.py) is keyed on its
 sessions' digests and whether it comes first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 
 from feeds.exports import EXPORTERS
 from feeds.exports.chunks import ChunkedExporter, DayChunk
+from feeds.exports.frab_layout import FrabDay
 from feeds.model import Session
 from server.app.api import sessions_body
 from server.app.build_output import Output, digest
@@ -44,12 +47,23 @@ def export_body(
         return chunks.join()
 
     def kept(chunk: DayChunk) -> bytes:
-        day = chunk.day
-        events = [(room.name, [(e.number, sessions[e.session.id]) for e in room.events]) for room in day.rooms]
-        key = digest(base, "export day", exporter.name, day.index, day.date, events)
+        key = digest(_day_inputs(published, base, sessions, chunk.day), exporter.name)
         return output.part(key, chunk.make)
 
     return chunks.join(kept)
+
+
+def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: FrabDay) -> str:
+    """A digest of what a day's chunk is made from in either export, without the day's layout
+    (made only when a chunk is): its index, date and each session's numeric id and digest, in
+    the schedule's order (the store's, by start, title and id: the same for the same sessions)."""
+    # Once for schedule.xml and schedule.json, which share the layout and so the days.
+    known: dict[tuple[int, date], str] = published.memo(("export days", base), dict)
+    found = known.get((day.index, day.date))
+    if found is None:
+        numbered = [(number, sessions[session.id]) for session, number in day.numbered]
+        found = known[day.index, day.date] = digest(base, "export day", day.index, day.date, numbered)
+    return found
 
 
 def sessions_api_body(
