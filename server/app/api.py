@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import date
 from functools import lru_cache, partial
 from itertools import groupby
+from operator import attrgetter
 from typing import Any
 
 from feeds.ical import uid
@@ -78,8 +80,17 @@ def session_days(published: Published) -> list[tuple[Session, ...]]:
     """Every session in the document's order, cut where the start's date (in the conference's
     zone) changes."""
     zone = published.conference.zone
-    ordered = sorted(published.schedule.sessions, key=lambda s: (s.start, s.end, s.title, s.id))
-    return [tuple(group) for _, group in groupby(ordered, key=lambda s: s.start.astimezone(zone).date())]
+    ordered = sorted(published.schedule.sessions, key=attrgetter("start", "end", "title", "id"))
+    days: list[list[Session]] = []
+    last: date | None = None
+    # The sessions of one start share its date: a conversion per start (hundreds), not per session.
+    for start, group in groupby(ordered, key=attrgetter("start")):
+        day = start.astimezone(zone).date()
+        if day != last:
+            days.append([])
+            last = day
+        days[-1].extend(group)
+    return [tuple(day) for day in days]
 
 
 def sessions_body(published: Published, site: Site, kept: SessionsChunk | None = None) -> bytes:
