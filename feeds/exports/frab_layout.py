@@ -32,6 +32,8 @@ import weakref
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from functools import cached_property
+from itertools import groupby
+from operator import attrgetter
 
 from feeds.ical import uid
 from feeds.model import Conference, Schedule, Session
@@ -192,13 +194,14 @@ def _layout(schedule: Schedule) -> FrabSchedule:
     numbers = _numbers(confirmed)
     no_room = conference.venue or conference.name
     by_day: dict[date, list[tuple[Session, int]]] = {}
-    days_of: dict[datetime, date] = {}  # by start: far fewer starts than sessions
-    for session in confirmed:
-        start = session.start
+    days_of: dict[datetime, date] = {}
+    # A programme day per start, not per session: the schedule comes by start (the store's
+    # order), and a conference has far fewer starts than sessions (250 for 10,000).
+    for start, group in groupby(confirmed, key=attrgetter("start")):
         day = days_of.get(start)
         if day is None:
             day = days_of[start] = programme_day(start.astimezone(zone))
-        by_day.setdefault(day, []).append((session, numbers[session.id]))
+        by_day.setdefault(day, []).extend([(session, numbers[session.id]) for session in group])
     rooms = tuple(sorted({s.room.name if s.room else no_room for s in confirmed}, key=_name_order))
     days = tuple(
         FrabDay(

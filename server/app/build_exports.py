@@ -61,8 +61,9 @@ def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: 
     known: dict[tuple[int, date], str] = published.memo(("export days", base), dict)
     found = known.get((day.index, day.date))
     if found is None:
-        numbered = [(number, sessions[session.id]) for session, number in day.numbered]
-        found = known[day.index, day.date] = digest(base, "export day", day.index, day.date, numbered)
+        digests = [sessions[session.id] for session, _ in day.numbered]
+        numbers = [number for _, number in day.numbered]  # apart: a list of pairs costs more to digest
+        found = known[day.index, day.date] = digest(base, "export day", day.index, day.date, digests, numbers)
     return found
 
 
