@@ -131,22 +131,28 @@ def _leaf(depth: int, tag: str, text: str | None, attributes: str = "") -> str:
     return f"{_INDENT[depth]}<{tag}{attributes} />"
 
 
+# The elements every event has empty (pretalx fills them; the model has no such fields).
+_SUBTITLE, _ABSTRACT = _leaf(4, "subtitle", None), _leaf(4, "abstract", None)
+
+
 def _event(out: list[str], event: FrabEvent, base_url: str | None) -> None:
     session = event.session
-    out.append(f'{_INDENT[3]}<event id="{event.number}" guid="{_attribute(event.guid)}">')
-    out.append(_leaf(4, "date", event.start.isoformat()))
-    out.append(_leaf(4, "start", clock(event.start)))
-    out.append(_leaf(4, "duration", duration_text(event.duration, days=True)))
+    # A guid is a UUID's canonical form and a date, time or duration digits and punctuation:
+    # nothing ElementTree escapes, so written as they are.
+    out.append(f'{_INDENT[3]}<event id="{event.number}" guid="{event.guid}">')
+    out.append(f"{_INDENT[4]}<date>{event.start.isoformat()}</date>")
+    out.append(f"{_INDENT[4]}<start>{clock(event.start)}</start>")
+    out.append(f"{_INDENT[4]}<duration>{duration_text(event.duration, days=True)}</duration>")
     out.append(_leaf(4, "room", event.room))
     out.append(_leaf(4, "slug", event.slug))
     url = _http(session.url) or _http(session_url(session, base_url))
     if url:
         out.append(_leaf(4, "url", url))
     out.append(_leaf(4, "title", session.title))
-    out.append(_leaf(4, "subtitle", None))
+    out.append(_SUBTITLE)
     out.append(_leaf(4, "track", session.track.name if session.track else None))
     out.append(_leaf(4, "type", session.kind))
-    out.append(_leaf(4, "abstract", None))
+    out.append(_ABSTRACT)
     out.append(_leaf(4, "description", session.description))
     _holding(out, 4, "persons", [_leaf(5, "person", speaker.name) for speaker in session.speakers])
     link = _http(session.url)
