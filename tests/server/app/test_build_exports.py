@@ -131,3 +131,14 @@ def test_a_change_of_the_conference_remakes_every_day(tmp_path: Path, change: st
 
     assert rebuilt == fresh(after)
     assert rebuilt != fresh(before)
+
+
+def test_a_rebuild_lays_out_only_the_day_whose_sessions_changed(tmp_path: Path) -> None:
+    before = schedule(session("a1", 0, 9), session("b1", 1, 9), session("c1", 2, 9))
+    after = schedule(session("a1", 0, 9), session("b1", 1, 14), session("c1", 2, 9))
+    build(tmp_path, before)
+
+    build(tmp_path, after)
+
+    # The layout both exports shared (frab_layout's memo): a day's rooms are laid out when read.
+    assert ["rooms" in vars(day) for day in layout(after).days] == [False, True, False]
