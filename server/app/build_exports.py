@@ -7,8 +7,9 @@ docstring says what crosses days): the day's index and date, and each of its ses
 id (a rare hash collision can move it when another session is added) and digest; the
 conference, the base URL and the rendering code are in `base`. The key needs no layout of the
 day (its rooms, guids, slugs), so a rebuild lays out only the days whose key changed. The head
-and tail (conference, rooms, tracks, version) are made each time the document is: they are small. A day of `api/sessions` (api.py) is keyed on its
-sessions' digests and whether it comes first.
+and tail (conference, rooms, tracks, version) are made each time the document is: they are
+small. A day of `api/sessions` (api.py) is keyed on its sessions' digests and whether it comes
+first.
 """
 
 from __future__ import annotations
