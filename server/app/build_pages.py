@@ -11,14 +11,16 @@ front page when it is the first day), and a rebuild joins those from the section
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import json
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property, partial
 
 from server.app import urls
 from server.app.build_output import Output, digest
+from server.app.cards import Card
 from server.app.links import ConferenceLink, Site
 from server.app.page import PageFrame, day_page_slugs, page_body, page_frame
-from server.app.page_parts import day_sessions
+from server.app.page_parts import CardText, CardTexts, day_sessions
 from server.app.published import Published
 from server.app.view import View
 
@@ -40,15 +42,50 @@ class PageParts:
         and the feeds' list show of the feeds)."""
         return digest([(f.spec, f.path, len(f.sessions)) for f in self._published.feeds])
 
+    def feed_index_key(self, kind: str) -> str:
+        """The key of `subscribe/{kind}/`: that kind's feeds (spec, path, number of events),
+        all the page shows of the feeds; a session moved to another day changes two day
+        feeds' counts, not the speakers' page."""
+        shown = [(f.spec, f.path, len(f.sessions)) for f in self._published.feeds if f.spec.kind.value == kind]
+        return digest(self._base, "feed index", kind, shown)
+
+    @cached_property
+    def _days(self) -> dict[str, str]:
+        """Each day's slug -> a digest of its sessions: every page at every depth keys on it."""
+        return {
+            slug: digest([self._sessions[s.id] for s in members])
+            for slug, members in day_sessions(self._published).items()
+        }
+
     def section_key(self, slug: str, depth: int) -> str:
-        members = day_sessions(self._published)[slug]
-        return digest(self._base, "day section", depth, slug, [self._sessions[s.id] for s in members])
+        return digest(self._base, "day section", depth, slug, self._days[slug])
 
     def subscribe_key(self, depth: int) -> str:
         return digest(self._base, "subscribe", depth, self._site.base_url, self.feeds)
 
     def section(self, slug: str, depth: int, make: Callable[[], bytes]) -> bytes:
         return self._kept(self.section_key(slug, depth), make)
+
+    def cards(self, slug: str, depth: int, cards: Sequence[Card], make: CardTexts) -> list[CardText]:
+        """The cards' markup: the last build's for every session it knew the same (by the
+        session's key, whatever its place in the grid now), `make` for the others. Kept as one
+        part per day and depth named by the day, not by its sessions (`page_key` holds it for
+        the next build): a moved session's day renders that card alone, though the move may
+        shift every column (a room's number of sessions orders the columns, cards.room_order)."""
+        if self._output is None:
+            return make(cards)
+        key = self._cards_key(slug, depth)
+        known = _decode_cards(self._output.kept(key) or b"")
+        keys = [self._sessions[card.id] for card in cards]
+        missing = [card for card, session in zip(cards, keys, strict=True) if session not in known]
+        known.update(zip((self._sessions[card.id] for card in missing), make(missing), strict=True))
+        texts = {session: known[session] for session in keys}
+        if missing or texts.keys() != known.keys():
+            self._output.renew(key, _encode_cards(texts))  # this day's cards now, for the next build
+        return [texts[session] for session in keys]
+
+    def _cards_key(self, slug: str, depth: int) -> str:
+        return digest(self._base, "day cards", depth, slug)
 
     def subscribe(self, depth: int, make: Callable[[], bytes]) -> bytes:
         # Joined from its groups' parts once per depth and build, not kept whole.
@@ -61,10 +98,36 @@ class PageParts:
 
     def page_key(self, frame: PageFrame) -> str:
         sections = [self.section_key(slug, frame.depth) for slug in frame.days]
+        if self._output is not None and not frame.hidden:
+            for slug in frame.days:  # kept whether or not a section is made this time
+                self._output.hold(self._cards_key(slug, frame.depth))
         return digest(self._base, "page", frame.fixed, sections, self.subscribe_key(frame.depth))
 
     def _kept(self, key: str, make: Callable[[], bytes]) -> bytes:
         return make() if self._output is None else self._output.part(key, make)
+
+
+def _encode_cards(texts: dict[str, CardText]) -> bytes:
+    """A day's cards' markup by session key: a JSON line of (key, length of each piece), then
+    the pieces (any text: schedule text may hold any character but a marker)."""
+    header = [[session, *map(len, text)] for session, text in texts.items()]
+    body = "".join(piece for text in texts.values() for piece in text)
+    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + body.encode("utf-8")
+
+
+def _decode_cards(stored: bytes) -> dict[str, CardText]:
+    """`_encode_cards`' map back (empty for no part)."""
+    if not stored:
+        return {}
+    line, _, rest = stored.partition(b"\n")
+    body = rest.decode("utf-8")
+    known: dict[str, CardText] = {}
+    at = 0
+    for session, first, second, third in json.loads(line):
+        middle, last = at + first, at + first + second
+        known[session] = (body[at:middle], body[middle:last], body[last : last + third])
+        at = last + third
+    return known
 
 
 def page_parts(

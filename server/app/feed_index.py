@@ -23,7 +23,7 @@ from server.app.detail_pages import heading, html_page
 from server.app.links import Site
 from server.app.published import Published
 from server.app.render import render
-from server.app.subscribe import indexed_kinds, subscribe_groups
+from server.app.subscribe import indexed_kinds, kind_group
 
 DEPTH = 2  # subscribe/{kind}/ is two directories below the conference's base
 
@@ -32,7 +32,7 @@ def feed_index_representation(published: Published, site: Site, kind: str) -> Re
     """The page listing every feed of `kind`, one of `indexed_kinds(published)`."""
 
     def build() -> Representation:
-        group = next(g for g in subscribe_groups(published, site) if g["kind"] == kind)
+        group = kind_group(published, site, kind)
         conference = published.conference
         context = {
             **heading(published),

@@ -184,7 +184,7 @@ def page_body(published: Published, site: Site, frame: PageFrame, parts: Fragmen
     made = parts if parts is not None and not frame.hidden else Made()
     sections: list[bytes] = []
     for slug in frame.days:
-        section = made.section(slug, depth, partial(day_section, published, slug, depth, frame.hidden))
+        section = made.section(slug, depth, partial(day_section, published, slug, depth, frame.hidden, made))
         sections.append(first_section(section, slug) if not sections else section)
     # The subscribe section does not depend on the view's filters: always the build's parts.
     both = parts or Made()

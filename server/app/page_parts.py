@@ -14,7 +14,7 @@ not touch (site_build.py).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from typing import Protocol
 
@@ -22,7 +22,7 @@ from markupsafe import Markup
 
 from feeds.catalogue import FeedKind, day_slug
 from feeds.model import Session
-from server.app.cards import Day, days, session_card
+from server.app.cards import Card, Day, days, session_card
 from server.app.published import Published
 from server.app.render import fragment
 
@@ -31,12 +31,23 @@ from server.app.render import fragment
 SECTIONS = Markup(f"\x00sections-{secrets.token_hex(16)}\x00")
 SUBSCRIBE = Markup(f"\x00subscribe-{secrets.token_hex(16)}\x00")
 GROUP = Markup(f"\x00group-{secrets.token_hex(16)}\x00")  # each group of the subscribe section
+# Where a card's place in the grid goes in its markup, and where the markup ends (_cards.html).
+PLACE = Markup(f"\x00place-{secrets.token_hex(16)}\x00")
+CARD_END = Markup(f"\x00card-{secrets.token_hex(16)}\x00")
+
+# A card's markup around its place in the grid: before the "short" class, between it and the
+# grid style's value, after that.
+CardText = tuple[str, str, str]
+# Cards' markup at a depth, in their order: `card_texts` or a build's kept copy of it.
+CardTexts = Callable[[Sequence[Card]], list[CardText]]
 
 
 class Fragments(Protocol):
     """Where a page's parts come from: `make()`, or a build's copy of the same bytes."""
 
     def section(self, slug: str, depth: int, make: Callable[[], bytes]) -> bytes: ...
+
+    def cards(self, slug: str, depth: int, cards: Sequence[Card], make: CardTexts) -> list[CardText]: ...
 
     def subscribe(self, depth: int, make: Callable[[], bytes]) -> bytes: ...
 
@@ -48,6 +59,9 @@ class Made:
 
     def section(self, slug: str, depth: int, make: Callable[[], bytes]) -> bytes:
         return make()
+
+    def cards(self, slug: str, depth: int, cards: Sequence[Card], make: CardTexts) -> list[CardText]:
+        return make(cards)
 
     def subscribe(self, depth: int, make: Callable[[], bytes]) -> bytes:
         return make()
@@ -78,10 +92,39 @@ def day_layout(published: Published, slug: str) -> Day:
     )
 
 
-def day_section(published: Published, slug: str, depth: int, hidden: Collection[str]) -> bytes:
-    """One day's `<section>` at `depth`, as it is when it is not the first on its page."""
-    context = {"day": day_layout(published, slug), "hidden": hidden, "conference": published.conference}
+def day_section(
+    published: Published, slug: str, depth: int, hidden: Collection[str], parts: Fragments | None = None
+) -> bytes:
+    """One day's `<section>` at `depth`, as it is when it is not the first on its page; its cards'
+    markup from `parts` (a build keeps it per session)."""
+    day = day_layout(published, slug)
+    cards = day.cards
+    make = partial(card_texts, published, depth, hidden)
+    texts = make(cards) if parts is None else parts.cards(slug, depth, cards, make)
+    placed = {card.id: Markup(place(card, text)) for card, text in zip(cards, texts, strict=True)}
+    context = {"day": day, "hidden": hidden, "conference": published.conference, "placed": placed}
     return fragment("_day.html", depth, context).encode("utf-8")
+
+
+def card_texts(published: Published, depth: int, hidden: Collection[str], cards: Sequence[Card]) -> list[CardText]:
+    """Each card's markup at `depth` (_cards.html), cut around its place in the grid: rendered
+    in one go (one template call for a day, not one per card)."""
+    if not cards:
+        return []
+    context = {"cards": cards, "hidden": hidden, "conference": published.conference}
+    context |= {"place": PLACE, "card_end": CARD_END}
+    *markups, rest = fragment("_cards.html", depth, context).split(CARD_END)
+    texts = [tuple(markup.split(PLACE)) for markup in markups]
+    if rest or len(texts) != len(cards) or any(len(text) != 3 for text in texts):
+        raise ValueError("_cards.html lost a card's marker")
+    return texts  # type: ignore[return-value]  # three pieces each, checked above
+
+
+def place(card: Card, text: CardText) -> str:
+    """`card`'s markup with its place in the grid: short when it spans three rows or fewer."""
+    before, between, after = text
+    short = " short" if card.row_end - card.row_start <= 3 else ""
+    return f"{before}{short}{between}grid-column: {card.column + 1}; grid-row: {card.row_start} / {card.row_end}{after}"
 
 
 def first_section(section: bytes, slug: str) -> bytes:

@@ -121,11 +121,11 @@ def site_parts(
     # The feeds' list shows each feed's name, links and number of events, not the sessions.
     for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
         yield path, digest(base, "feeds", parts.feeds), partial(_body, feeds_representation, published, site)
-    # So does each page of a kind too long to list on the schedule pages (feed_index.py).
+    # Each page of a kind too long to list on the schedule pages shows only that kind's feeds.
     for kind, path in feed_index_paths(published):
         yield (
             path,
-            digest(base, "feed index", kind, parts.feeds),
+            parts.feed_index_key(kind),
             partial(_body, feed_index_representation, published, site, kind),
         )
     # The documents listing every session (sessions API, exports): one key.

@@ -98,9 +98,11 @@ def indexed_kinds(published: Published) -> frozenset[str]:
 
 def subscribe_groups(published: Published, site: Site) -> list[dict[str, Any]]:
     """The catalogue's feeds in the subscribe section's groups: the main kinds first, then the
-    folded ones; each group's `shown` is everything it shows on the schedule pages (its kind,
-    label and feeds; or, for a kind with a page of its own, `index`, the number of feeds and
-    the link to that page)."""
+    folded ones; each group's `sources` are its feeds, `feeds` their ways in (`Subscription`),
+    and `shown` everything it shows on the schedule pages (its kind, label and feeds; or, for a
+    kind with a page of its own, `index`, the number of feeds and the link to that page). A kind
+    with a page of its own lists no `feeds` here: its 3,333 speakers' ways in were most of a
+    rebuild's subscribe section, for one link (issue 12; `kind_group` lists them)."""
 
     def build() -> list[dict[str, Any]]:
         main: list[dict[str, Any]] = []
@@ -109,24 +111,34 @@ def subscribe_groups(published: Published, site: Site) -> list[dict[str, Any]]:
             kind = feed.spec.kind.value
             target = main if kind in MAIN_KINDS else folded
             if not target or target[-1]["kind"] != kind:
-                target.append({"kind": kind, "label": KIND_LABELS.get(kind, kind), "feeds": [], "main": target is main})
-            target[-1]["feeds"].append(subscription(feed, site))
+                target.append(
+                    {"kind": kind, "label": KIND_LABELS.get(kind, kind), "sources": [], "main": target is main}
+                )
+            target[-1]["sources"].append(feed)
         for group in folded:
             if group["kind"] == "level":
-                group["feeds"].sort(key=lambda f: level_key((f.slug, f.name)))
+                group["sources"].sort(key=lambda f: level_key((f.spec.slug, f.spec.name)))
         groups = main + folded
         indexed = indexed_kinds(published)
         for group in groups:
             group["index"] = urls.feed_index(group["kind"]) if group["kind"] in indexed else ""
             if group["index"]:
-                count = len(group["feeds"])
+                count = len(group["sources"])
                 group["link"] = f"All {count:,} {group['label'].lower()}' feeds"
+                group["feeds"] = ()
                 group["shown"] = (group["kind"], group["label"], count, group["index"], group["link"])
             else:
-                group["shown"] = (group["kind"], group["label"], tuple(group["feeds"]))
+                group["feeds"] = tuple(subscription(feed, site) for feed in group["sources"])
+                group["shown"] = (group["kind"], group["label"], group["feeds"])
         return groups
 
     return published.memo(("subscribe groups", site.base_url), build)
+
+
+def kind_group(published: Published, site: Site, kind: str) -> dict[str, Any]:
+    """The group of `kind` with every feed's ways in, as its own page lists it (feed_index.py)."""
+    group = next(g for g in subscribe_groups(published, site) if g["kind"] == kind)
+    return {**group, "feeds": tuple(subscription(feed, site) for feed in group["sources"])}
 
 
 def subscribe_section(published: Published, site: Site, depth: int, parts: Fragments | None = None) -> bytes:
