@@ -1,0 +1,127 @@
+"""A static build's schedule pages joined from kept parts (build_pages.py): a rebuild after a change
+reuses the parts whose inputs it did not touch, and writes what a fresh build writes."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from crowded import crowded
+
+from feeds.model import Room, Schedule, Speaker
+from server.app.build_output import Output
+from server.app.links import Site
+from server.app.published import Published
+from server.app.site_build import site_files, site_parts
+from server.app.subscribe import LISTED_FEEDS
+
+BASE = "https://cal.example.org"
+NOW = datetime(2025, 1, 20, tzinfo=UTC)
+SPEAKERS = "subscribe/speaker/index.html"
+
+
+def build(root: Path, schedule: Schedule) -> dict[str, bytes]:
+    """One build of `schedule` into `root`, as `confcal build` writes a conference: every file's bytes."""
+    published = Published(schedule, now=NOW, base_url=BASE, lazy=True)
+    output = Output(root)
+    made = {}
+    for path, key, make in site_parts(published, Site.of(BASE), output=output):
+        output.put(path, key, make)
+        made[path] = (root / path).read_bytes()
+    output.finish(())
+    return made
+
+
+def fresh(schedule: Schedule) -> dict[str, bytes]:
+    """The files of `schedule` made from nothing kept."""
+    return dict(site_files(Published(schedule, now=NOW, base_url=BASE), Site.of(BASE)))
+
+
+def edited(schedule: Schedule, session_id: str, **fields: object) -> Schedule:
+    return dataclasses.replace(
+        schedule,
+        sessions=tuple(
+            dataclasses.replace(s, **fields) if s.id == session_id else s  # type: ignore[arg-type]
+            for s in schedule.sessions
+        ),
+    )
+
+
+def test_a_retitled_session_shows_its_new_title_on_every_page(tmp_path: Path) -> None:
+    """A card's markup is kept by its session's content (every field, not its id)."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    later = edited(schedule, "c0004", title="Talk 4, retitled")
+    build(tmp_path / "site", schedule)
+
+    rebuilt = build(tmp_path / "site", later)
+
+    assert rebuilt == fresh(later)
+    assert [b"Talk 4, retitled" in rebuilt[page] for page in ("index.html", "days/2025-02-01/index.html")] == [
+        True,
+        True,
+    ]
+
+
+def test_a_session_moved_to_another_day_and_room_is_placed_anew_on_both_days(tmp_path: Path) -> None:
+    """The kept cards hold no place in the grid: the move changes the rooms' order (a room's number
+    of sessions), so every card of both days moves column; and each day's cards are kept at each
+    depth (the first day is on the front page and two directories down on its own)."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    session = next(s for s in schedule.sessions if s.id == "c0004")  # on the first day
+    later = edited(
+        schedule,
+        "c0004",
+        start=session.start + timedelta(days=1, hours=12),
+        end=session.end + timedelta(days=1, hours=12),
+        room=Room("Room 9"),
+    )
+    build(tmp_path / "site", schedule)
+
+    rebuilt = build(tmp_path / "site", later)
+
+    assert rebuilt == fresh(later)
+    assert rebuilt["index.html"] != fresh(schedule)["index.html"]
+
+
+def test_a_session_moved_on_the_first_day_twice_is_placed_on_both_pages(tmp_path: Path) -> None:
+    """The first day's cards are kept at the front page's depth and at its own page's: the second
+    rebuild finds the first's cards of either depth, never the other's links."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    session = next(s for s in schedule.sessions if s.id == "c0004")
+    once = edited(schedule, "c0004", start=session.start + timedelta(hours=3), end=session.end + timedelta(hours=3))
+    twice = edited(once, "c0006", title="Talk 6, moved as well", room=Room("Room 0"))
+    build(tmp_path / "site", schedule)
+    build(tmp_path / "site", once)
+
+    rebuilt = build(tmp_path / "site", twice)
+
+    assert rebuilt == fresh(twice)
+
+
+def test_the_speakers_page_is_remade_when_a_speakers_number_of_events_changes(tmp_path: Path) -> None:
+    """subscribe/speaker/ is keyed on the speakers' feeds and each one's number of events."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    first, second = schedule.sessions[:2]
+    busier = edited(schedule, second.id, speakers=(*first.speakers, *second.speakers))
+    before = build(tmp_path / "site", schedule)
+
+    rebuilt = build(tmp_path / "site", busier)
+
+    assert rebuilt[SPEAKERS] == fresh(busier)[SPEAKERS]
+    assert rebuilt[SPEAKERS] != before[SPEAKERS]
+
+
+def test_the_speakers_page_is_remade_when_a_speakers_name_changes(tmp_path: Path) -> None:
+    """... and on each feed's name, whose path (its slug) may stay the same."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    renamed = edited(schedule, "c0007", speakers=(Speaker("SPEAKER 007"),))
+    before = build(tmp_path / "site", schedule)
+
+    rebuilt = build(tmp_path / "site", renamed)
+
+    assert rebuilt[SPEAKERS] == fresh(renamed)[SPEAKERS]
+    assert b"SPEAKER 007" in rebuilt[SPEAKERS]
+    assert [p for p in before if p.startswith("feeds/speaker/speaker-007")] == [
+        p for p in rebuilt if p.startswith("feeds/speaker/speaker-007")
+    ]
