@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import date
+from pathlib import Path
 
 from app_helpers import NOW, paris
+from jinja2 import Environment, FileSystemLoader
 
 from feeds.model import Conference, Room, Schedule, Session
 from server.app.detail_pages import session_representation
 from server.app.links import Site
 from server.app.published import Published
-from server.app.render import frame
+from server.app.render import TEMPLATES, _Compiled, frame
 
 CONFERENCE = Conference("Conf & Co", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris")
 TALK = Session("s1", "Talk", paris(11), paris(11, 30), room=Room("Hall"))
@@ -51,3 +53,33 @@ def test_a_frame_links_from_its_own_depth() -> None:
         '<p class="crumbs"><a href="../../">Conf &amp; Co: schedule</a></p>',
     )
     assert str(down.head).replace('"../../static/', '"static/') == str(top.head) != str(down.head)
+
+
+def templates(cache: _Compiled) -> Environment:
+    """An environment loading confcal's templates, its compiled templates kept in `cache`."""
+    return Environment(loader=FileSystemLoader(TEMPLATES), bytecode_cache=cache, autoescape=True)
+
+
+def test_a_compiled_template_is_kept_for_the_next_process(tmp_path: Path) -> None:
+    templates(_Compiled(str(tmp_path))).get_template("_day.html")
+    kept = sorted(tmp_path.iterdir())
+
+    later = _Compiled(str(tmp_path))
+    env = templates(later)
+    source, filename, _ = FileSystemLoader(TEMPLATES).get_source(env, "_day.html")
+    bucket = later.get_bucket(env, "_day.html", filename, source)
+
+    assert [path.suffix for path in kept] == [".cache"]
+    assert bucket.code is not None  # loaded, not compiled again
+
+
+def test_a_cache_that_cannot_be_written_only_compiles_again(tmp_path: Path) -> None:
+    missing = tmp_path / "gone"
+
+    context = {"asset": lambda name: f"static/{name}"}
+
+    made = templates(_Compiled(str(missing))).get_template("_subscribe_intro.html").render(context)
+
+    assert made == templates(_Compiled(str(tmp_path))).get_template("_subscribe_intro.html").render(context)
+    assert "static/alarm_choice.js" in made
+    assert not missing.exists()
