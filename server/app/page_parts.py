@@ -31,9 +31,11 @@ from server.app.render import fragment
 SECTIONS = Markup(f"\x00sections-{secrets.token_hex(16)}\x00")
 SUBSCRIBE = Markup(f"\x00subscribe-{secrets.token_hex(16)}\x00")
 GROUP = Markup(f"\x00group-{secrets.token_hex(16)}\x00")  # each group of the subscribe section
-# Where a card's place in the grid goes in its markup, and where the markup ends (_cards.html).
+# Where a card's place in the grid goes in its markup, and where the markup ends (_cards.html);
+# str.split by a Markup splits as by its text, and gives plain strings of a plain string.
 PLACE = Markup(f"\x00place-{secrets.token_hex(16)}\x00")
 CARD_END = Markup(f"\x00card-{secrets.token_hex(16)}\x00")
+SLOT_CARDS = Markup(f"\x00slot-{secrets.token_hex(16)}\x00")  # where a slot's cards go in _day.html
 
 # A card's markup around its place in the grid: before the "short" class, between it and the
 # grid style's value, after that.
@@ -95,15 +97,22 @@ def day_layout(published: Published, slug: str) -> Day:
 def day_section(
     published: Published, slug: str, depth: int, hidden: Collection[str], parts: Fragments | None = None
 ) -> bytes:
-    """One day's `<section>` at `depth`, as it is when it is not the first on its page; its cards'
-    markup from `parts` (a build keeps it per session)."""
+    """One day's `<section>` at `depth`, as it is when it is not the first on its page: the day's
+    frame (_day.html) with each slot's cards in place of its marker, each card's markup (from
+    `parts`: a build keeps it per session) with its place in the grid."""
     day = day_layout(published, slug)
     cards = day.cards
     make = partial(card_texts, published, depth, hidden)
-    texts = make(cards) if parts is None else parts.cards(slug, depth, cards, make)
-    placed = {card.id: Markup(place(card, text)) for card, text in zip(cards, texts, strict=True)}
-    context = {"day": day, "hidden": hidden, "conference": published.conference, "placed": placed}
-    return fragment("_day.html", depth, context).encode("utf-8")
+    texts = iter(make(cards) if parts is None else parts.cards(slug, depth, cards, make))
+    context = {"day": day, "hidden": hidden, "conference": published.conference, "slot_cards": SLOT_CARDS}
+    head, *rest = str(fragment("_day.html", depth, context)).split(SLOT_CARDS)
+    if len(rest) != len(day.slots):
+        raise ValueError("_day.html lost a slot's marker")
+    joined = [head]
+    for slot, after in zip(day.slots, rest, strict=True):
+        joined += [place(card, next(texts)) for card in slot.cards]
+        joined.append(after)
+    return "".join(joined).encode("utf-8")
 
 
 def card_texts(published: Published, depth: int, hidden: Collection[str], cards: Sequence[Card]) -> list[CardText]:
@@ -113,7 +122,7 @@ def card_texts(published: Published, depth: int, hidden: Collection[str], cards:
         return []
     context = {"cards": cards, "hidden": hidden, "conference": published.conference}
     context |= {"place": PLACE, "card_end": CARD_END}
-    *markups, rest = fragment("_cards.html", depth, context).split(CARD_END)
+    *markups, rest = str(fragment("_cards.html", depth, context)).split(CARD_END)
     texts = [tuple(markup.split(PLACE)) for markup in markups]
     if rest or len(texts) != len(cards) or any(len(text) != 3 for text in texts):
         raise ValueError("_cards.html lost a card's marker")
