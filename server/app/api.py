@@ -9,7 +9,7 @@ whitespace, so equal content gives equal bytes (and ETag) on every server and in
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date
 from functools import lru_cache, partial
 from itertools import groupby
@@ -21,24 +21,35 @@ from feeds.model import Session
 from server.app import urls
 from server.app.conditional import JSON, Representation
 from server.app.links import Site
-from server.app.published import Published, last_modified
+from server.app.published import Feed, Published, last_modified
 from server.store.report import ConferenceSummary
 
 
 def feed_entries(published: Published, site: Site) -> list[dict[str, Any]]:
     """One entry per catalogue feed; the index page lists the same entries."""
-    return [
-        {
-            "kind": feed.spec.kind.value,
-            "name": feed.spec.name,
-            "slug": feed.spec.slug,
-            "url": site.path(feed.path),
-            "webcal": site.webcal(feed.path),
-            "google": site.google(feed.path),
-            "events": len(feed.sessions),
-        }
-        for feed in published.feeds
-    ]
+    return [feed_entry(feed, site) for feed in published.feeds]
+
+
+def feed_entry(feed: Feed, site: Site) -> dict[str, Any]:
+    return {
+        "kind": feed.spec.kind.value,
+        "name": feed.spec.name,
+        "slug": feed.spec.slug,
+        "url": site.path(feed.path),
+        "webcal": site.webcal(feed.path),
+        "google": site.google(feed.path),
+        "events": len(feed.sessions),
+    }
+
+
+# `/api/feeds` is this head, the feeds' entries and this tail, so a static build can keep the
+# entries of each kind apart (build_pages.py) and join the same bytes.
+FEEDS_HEAD, FEEDS_TAIL = b'{"feeds":[', b"]}"
+
+
+def feed_entries_json(feeds: Iterable[Feed], site: Site) -> bytes:
+    """The entries of `feeds` as `/api/feeds` writes them, without the list's brackets."""
+    return to_json([feed_entry(feed, site) for feed in feeds])[1:-1]
 
 
 def feeds_document(published: Published, site: Site) -> dict[str, Any]:

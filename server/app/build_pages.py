@@ -14,14 +14,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property, partial
+from itertools import groupby
 
 from server.app import urls
+from server.app.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.app.build_output import Output, digest
 from server.app.cards import Card
 from server.app.links import ConferenceLink, Site
 from server.app.page import PageFrame, day_page_slugs, page_body, page_frame
 from server.app.page_parts import CardText, CardTexts, day_sessions
-from server.app.published import Published
+from server.app.published import Feed, Published
 from server.app.view import View
 
 
@@ -35,19 +37,42 @@ class PageParts:
         self._output, self._base, self._published, self._site = output, base, published, site
         self._sessions = sessions  # session id -> digest of the session
         self._subscribe: dict[int, bytes] = {}
+        self._feeds_api: bytes | None = None
+
+    @cached_property
+    def _runs(self) -> list[tuple[str, list[Feed], str]]:
+        """The feeds in runs of one kind, in the catalogue's order, each with a digest of what the
+        pages and the feeds' list show of its feeds: spec, path and number of events."""
+        runs = []
+        for kind, feeds in groupby(self._published.feeds, key=lambda f: f.spec.kind.value):
+            run = list(feeds)
+            runs.append((kind, run, digest([(f.spec, f.path, len(f.sessions)) for f in run])))
+        return runs
 
     @cached_property
     def feeds(self) -> str:
         """A digest of every feed's spec, path and number of events (what the subscribe section
         and the feeds' list show of the feeds)."""
-        return digest([(f.spec, f.path, len(f.sessions)) for f in self._published.feeds])
+        return digest([shown for _, _, shown in self._runs])
 
     def feed_index_key(self, kind: str) -> str:
         """The key of `subscribe/{kind}/`: that kind's feeds (spec, path, number of events),
         all the page shows of the feeds; a session moved to another day changes two day
         feeds' counts, not the speakers' page."""
-        shown = [(f.spec, f.path, len(f.sessions)) for f in self._published.feeds if f.spec.kind.value == kind]
-        return digest(self._base, "feed index", kind, shown)
+        return digest(self._base, "feed index", kind, [shown for of, _, shown in self._runs if of == kind])
+
+    def feeds_api(self) -> bytes:
+        """`api/feeds` (and its .json twin): the same bytes as `api.feeds_representation`, joined
+        from a kept part per run of one kind (build_exports.py does so for `api/sessions`), so a
+        move that changes two day feeds' counts makes the days' entries, not 3,333 speakers'."""
+        if self._feeds_api is None:
+            site = self._site
+            chunks = [
+                self._kept(digest(self._base, "feeds entries", shown), partial(feed_entries_json, run, site))
+                for _, run, shown in self._runs
+            ]
+            self._feeds_api = FEEDS_HEAD + b",".join(chunks) + FEEDS_TAIL
+        return self._feeds_api
 
     @cached_property
     def _days(self) -> dict[str, str]:

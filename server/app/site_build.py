@@ -23,7 +23,6 @@ from functools import partial
 
 from feeds.catalogue import FeedKind
 from server.app import urls
-from server.app.api import feeds_representation
 from server.app.assets import service_worker, static_files
 from server.app.build_events import KeptEvents
 from server.app.build_exports import CHUNKED, export_body, sessions_api_body
@@ -120,7 +119,7 @@ def site_parts(
     yield from page_parts(published, site, others, parts)
     # The feeds' list shows each feed's name, links and number of events, not the sessions.
     for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
-        yield path, digest(base, "feeds", parts.feeds), partial(_body, feeds_representation, published, site)
+        yield path, digest(base, "feeds", parts.feeds), parts.feeds_api
     # Each page of a kind too long to list on the schedule pages shows only that kind's feeds.
     for kind, path in feed_index_paths(published):
         yield (

@@ -66,7 +66,8 @@ def test_a_retitled_session_shows_its_new_title_on_every_page(tmp_path: Path) ->
 def test_a_session_moved_to_another_day_and_room_is_placed_anew_on_both_days(tmp_path: Path) -> None:
     """The kept cards hold no place in the grid: the move changes the rooms' order (a room's number
     of sessions), so every card of both days moves column; and each day's cards are kept at each
-    depth (the first day is on the front page and two directories down on its own)."""
+    depth (the first day is on the front page and two directories down on its own). `api/feeds`
+    is joined from its kinds' kept entries, the days' made again with their new counts."""
     schedule = crowded(LISTED_FEEDS + 1)
     session = next(s for s in schedule.sessions if s.id == "c0004")  # on the first day
     later = edited(
@@ -76,12 +77,13 @@ def test_a_session_moved_to_another_day_and_room_is_placed_anew_on_both_days(tmp
         end=session.end + timedelta(days=1, hours=12),
         room=Room("Room 9"),
     )
-    build(tmp_path / "site", schedule)
+    before = build(tmp_path / "site", schedule)
 
     rebuilt = build(tmp_path / "site", later)
 
     assert rebuilt == fresh(later)
-    assert rebuilt["index.html"] != fresh(schedule)["index.html"]
+    # The two days' feeds' numbers of events, kept apart from the other kinds' entries.
+    assert [rebuilt[path] != before[path] for path in ("index.html", "api/feeds", "api/feeds.json")] == [True] * 3
 
 
 def test_a_session_moved_on_the_first_day_twice_is_placed_on_both_pages(tmp_path: Path) -> None:
