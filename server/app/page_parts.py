@@ -20,7 +20,7 @@ from typing import Protocol
 
 from markupsafe import Markup
 
-from feeds.catalogue import FeedKind, day_slug
+from feeds.catalogue import FeedKind
 from feeds.model import Session
 from server.app.cards import Card, Day, days, session_card
 from server.app.published import Published
@@ -74,14 +74,14 @@ class Made:
 
 def day_sessions(published: Published) -> dict[str, tuple[Session, ...]]:
     """The whole conference's sessions by conference-zone day (ISO date), days in order, each
-    in the feed's order: what `cards.days` lays out, without laying it out."""
+    in the feed's order: what `cards.days` lays out, without laying it out. They are the day
+    feeds' sessions (feeds.catalogue.partition puts each of the whole conference's sessions, in
+    its order, in the feed of the day it starts on), so no session's day is worked out again:
+    10,000 zone conversions of every build's first page key (issue 12)."""
 
     def group() -> dict[str, tuple[Session, ...]]:
-        everything = published.feed(FeedKind.ALL.value, "")
-        by_day: dict[str, list[Session]] = {}
-        for session in everything.sessions if everything else ():
-            by_day.setdefault(day_slug(session, published.conference), []).append(session)
-        return {slug: tuple(by_day[slug]) for slug in sorted(by_day)}
+        by_day = {f.spec.slug: f.sessions for f in published.feeds if f.spec.kind is FeedKind.DAY and f.sessions}
+        return {slug: by_day[slug] for slug in sorted(by_day)}
 
     return published.memo(("day sessions",), group)
 
