@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from itertools import groupby
 from zoneinfo import ZoneInfo
@@ -52,8 +52,8 @@ class Card:
     kind_slug: str
     ics: str  # site-relative
     page: str  # site-relative: sessions/{id}/
-    google: str | None  # None for a cancelled session: there is nothing to add
-    outlook: str | None
+    # For `links` only: a card is its session's in that conference's zone.
+    conference: Conference = field(compare=False, repr=False)
     column: int = 1
     row_start: int = 1
     row_end: int = 2
@@ -61,6 +61,15 @@ class Card:
     @property
     def id(self) -> str:
         return self.session.id
+
+    @property
+    def links(self) -> tuple[str | None, str | None]:
+        """Google's and Outlook's links adding the session, without its abstract (a card's link
+        stays short; the session page carries it); none for a cancelled session. Made when a
+        day's section shows the card, not with it: the session's and speakers' pages show its
+        card without them (10,000 pairs of links a build made for nothing, issue 12), and a
+        rebuild lays out a moved session's day with the other cards' markup kept."""
+        return offered_links(self.conference, self.session, details=False)
 
     @property
     def anchor(self) -> str:
@@ -116,8 +125,6 @@ def page_path(session: Session) -> str:
 def make_card(conference: Conference, session: Session) -> Card:
     zone = conference.zone
     start, end = session.start.astimezone(zone), session.end.astimezone(zone)
-    # Without the abstract: a card's link stays short; the session page carries it.
-    google, outlook = offered_links(conference, session, details=False)
     return Card(
         session=session,
         day=day_slug(session, conference),
@@ -133,8 +140,7 @@ def make_card(conference: Conference, session: Session) -> Card:
         kind_slug=kind_slug(session.kind),
         ics=urls.session_download(session.id),
         page=page_path(session),
-        google=google,
-        outlook=outlook,
+        conference=conference,
     )
 
 
