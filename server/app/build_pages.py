@@ -6,7 +6,11 @@ A page is its frame (filters, day tabs, counts), its days' sections and the subs
 keyed on that day's sessions, the subscribe section on the feeds and how many events each
 has. So a session moved within one day changes that day's page and the all-days page (and the
 front page when it is the first day), and a rebuild joins those from the sections it kept
-(`Output.part`), rendering only the changed day's section.
+(`Output.part`), making only the changed day's section. That section is laid out again (a room's
+number of sessions orders the columns, so one move may shift every card) but joined from its
+cards' markup as the last build made it, kept per day and depth by each session's key: only the
+moved session's card is rendered. Also here: the key of a kind's own page of feeds (the kind's
+feeds only) and `api/feeds` joined from a kept part per kind.
 """
 
 from __future__ import annotations
