@@ -6,9 +6,11 @@ character once a title holds an emoji) and then encoded it: about 190 MB more wh
 all-days page rendered (issue 12). Here each day's section (`_day.html`) is rendered and
 encoded on its own, the subscribe section once per snapshot and depth, and the frame
 (`schedule.html`, with a marker where each of those go) is cut at its markers: the page is
-the bytes joined, the same bytes as before. A static build passes its own `Fragments`, which
-keys each part on what it shows, so a rebuild reuses the sections of the days a change did
-not touch (site_build.py).
+the bytes joined, the same bytes as before. A day's section is its frame (`_day.html`, a
+marker per slot) with each card's markup (`_cards.html`, all of a day's cards in one call, cut
+around each card's place in the grid) placed in it. A static build passes its own `Fragments`,
+which keys each part on what it shows, so a rebuild reuses the sections of the days a change did
+not touch, and the markup of the cards a change did not touch (build_pages.py).
 """
 
 from __future__ import annotations
