@@ -2,8 +2,9 @@
 
 A conference's files are made from its sessions and from a few things around them: the
 conference's version in the store and when it was recorded (the version moves with every ingest
-of the conference and names its changelog; a store made anew counts versions from 1 again), the site's and the calendars' base URLs, whether it is the default conference (its
-copy at the root), the links to the other conferences, and confcal's own code (`code_key`).
+of the conference and names its changelog; a store made anew counts versions from 1 again), the
+site's and the calendars' base URLs (the default conference's site is the root, where its copy
+is), the links to the other conferences, and confcal's own code (`code_key`).
 Those go into the conference's stamp. When the last build recorded the same stamp, and no
 cancelled session's grace period ended since (the one way the clock changes what a schedule
 shows: feeds.catalogue.visible_until), the conference's files are exactly what that build
@@ -110,17 +111,13 @@ def write_conferences(
                 history,
                 site,
                 calendars,
-                others,
-                slug == default,
+                others,  # `site` says whether it is the default (its site is the root)
                 extra is None,
             )
             last = output.stamped(slug)
             if last is not None and last.holds(stamp, now):
                 _step(started, f"{slug} unchanged")
-                output.carry(partial(_mine, base, slug == default))
-                for part in last.parts:
-                    output.hold(part)
-                output.stamp(slug, last)
+                output.carry(slug, partial(_mine, base, slug == default))
                 built.carried.append(slug)
                 built.add(last.feeds, last.sessions)
                 _step(started, f"{slug} unchanged")

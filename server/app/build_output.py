@@ -237,23 +237,29 @@ class Output:
         return self._last_stamps.get(conference)
 
     def stamp(self, conference: str, stamped: Stamped) -> None:
-        """Record `conference` as this build wrote it (or carried it: then the last build's own)."""
+        """Record `conference` as this build wrote it."""
         self._stamps[conference] = stamped
 
     def held(self) -> set[str]:
         """The keys of the parts this build keeps so far."""
         return set(self._parts)
 
-    def carry(self, mine: Callable[[str], bool]) -> None:
-        """Take the last build's files whose paths are `mine` as they are (a conference whose
-        stamp holds, build_conferences.py), except those this build made already: nothing is
-        made, read or checked, as for a file skipped by its key."""
+    def carry(self, conference: str, mine: Callable[[str], bool]) -> Stamped:
+        """Take `conference` as the last build wrote it (its stamp holds, build_conferences.py):
+        its files, those whose paths are `mine` except any this build made already, and the
+        parts it kept; nothing is made, read or checked, as for a file skipped by its key.
+        Returns its stamp, recorded again."""
+        stamped = self._last_stamps[conference]
+        self._stamps[conference] = stamped
+        for key in stamped.parts:
+            self.hold(key)
         for relative, made in self._last.items():
             if relative not in self._made and mine(relative):
                 self._made[relative] = made
                 uses = self._last_uses.get(relative)
                 if uses:
                     self._uses[relative] = uses
+        return stamped
 
     def finish(self, owned: Iterable[tuple[str, bool]]) -> None:
         """Remove the last build's files this build did not make, and any other .ics file in
