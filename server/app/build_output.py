@@ -29,7 +29,9 @@ cancelled session's grace period has ended, takes the conference's files as they
 without reading its schedule.
 
 A file is written beside its target and renamed over it, so a host serving the directory never
-sees a half-written file. The default conference's copy at the root is made of hard links to
+sees a half-written file. Into an empty directory (a first build, or one whose output was
+deleted) files are written in place instead, created exclusively: no host has served a byte of
+them yet, and on ext4 the temporary name and the rename were 1 s of a 10,000-session build. The default conference's copy at the root is made of hard links to
 the files under its base path: the bytes are the same, written once.
 """
 
@@ -101,6 +103,8 @@ class Output:
         # kept no record): compare before writing. With one, or into an empty directory, a file the
         # record does not name is new: a failed open per file was 4% of a first build.
         self._compare = not self._last and _holds_files(self._root)
+        # Into an empty directory nothing is published yet: files are created in place (`put`).
+        self._fresh = not self._last and not self._compare
         self._made: dict[str, tuple[str | None, str]] = {}
         # Part keys each file of this build was joined from; `_using` collects them during a make.
         self._uses: dict[str, list[str]] = {}
@@ -132,12 +136,12 @@ class Output:
         if last is None and self._compare and _same_bytes(target, body):
             return made  # made by a build that kept no record
         self._parent(relative)
-        # Beside and renamed over, so a host never serves half a file. Unbuffered: one write of
-        # the whole body, and no isatty() probe per file.
-        temporary = _temporary(target)
-        with open(temporary, "wb", buffering=0) as out:
-            out.write(body)
-        os.replace(temporary, target)
+        if not (self._fresh and _create(target, body)):
+            # Beside and renamed over, so a host never serves half a file.
+            temporary = _temporary(target)
+            with open(temporary, "wb", buffering=0) as out:
+                out.write(body)
+            os.replace(temporary, target)
         self._changed.append(relative)
         return made
 
@@ -333,6 +337,19 @@ def _temporary(target: str) -> str:
     """Where `target`'s new bytes are written before they are renamed over it: beside it, hidden."""
     directory, name = os.path.split(target)
     return f"{directory}/.{name}.tmp"
+
+
+def _create(target: str, body: bytes) -> bool:
+    """Write `body` as the new file `target`; False when a file is there already (made since the
+    build began: it is replaced whole instead). Unbuffered: one write of the whole body, and no
+    isatty() probe per file."""
+    try:
+        out = open(target, "xb", buffering=0)
+    except FileExistsError:
+        return False
+    with out:
+        out.write(body)
+    return True
 
 
 def _same_bytes(target: str, body: bytes) -> bool:

@@ -123,3 +123,47 @@ def test_a_stamp_the_build_cannot_read_is_left_out(tmp_path: Path) -> None:
     output = Output(root)
 
     assert [output.stamped(slug) for slug in ("naive", "short", "odd")] == [None, None, None]
+
+
+def test_a_first_build_creates_its_files_in_place_and_leaves_no_temporary(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    output = Output(root)
+
+    output.put("sessions/a/index.html", "k1", lambda: b"<p>a</p>")
+    output.put("feeds/all.ics", "k2", lambda: b"BEGIN:VCALENDAR")
+
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) == [
+        "feeds/all.ics",
+        "sessions/a/index.html",
+    ]
+    assert (root / "sessions" / "a" / "index.html").read_bytes() == b"<p>a</p>"
+
+
+def test_a_file_that_appeared_during_a_first_build_is_replaced_not_written_through(tmp_path: Path) -> None:
+    # Created in place only when new: one made since the build began (here a hard link to a file
+    # outside the site) is replaced whole, and what it was linked to keeps its bytes.
+    root, outside = tmp_path / "site", tmp_path / "outside.ics"
+    output = Output(root)
+    outside.write_bytes(b"someone else's")
+    (root / "feeds").mkdir(parents=True)
+    (root / "feeds" / "all.ics").hardlink_to(outside)
+
+    output.put("feeds/all.ics", "k1", lambda: b"BEGIN:VCALENDAR")
+
+    assert (root / "feeds" / "all.ics").read_bytes() == b"BEGIN:VCALENDAR"
+    assert outside.read_bytes() == b"someone else's"
+
+
+def test_a_rebuild_replaces_a_changed_file_whole(tmp_path: Path) -> None:
+    # A host that opened the file before the rebuild reads its old bytes to the end.
+    root = tmp_path / "site"
+    first = Output(root)
+    first.put("feeds/all.ics", "k1", lambda: b"OLD")
+    first.finish(())
+    with open(root / "feeds" / "all.ics", "rb") as serving:
+        second = Output(root)
+        second.put("feeds/all.ics", "k2", lambda: b"NEW BYTES")
+        second.finish(())
+
+        assert serving.read() == b"OLD"
+    assert (root / "feeds" / "all.ics").read_bytes() == b"NEW BYTES"
