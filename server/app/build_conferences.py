@@ -129,8 +129,8 @@ def write_conferences(
                 _step(started, f"writing {slug}")
                 before = output.held()
                 for path, key, make in site_parts(published, site, others, extra, history, output):
-                    link = partial(output.link, path, base + path) if slug == default else None
-                    workers.put(base + path, key, make, link, shared=independent(path))
+                    # The default conference's copy at the root: hard links to the same files.
+                    workers.put(base + path, key, make, path if slug == default else None, shared=independent(path))
                 schedule = published.schedule
                 until = visible_until(schedule, now)
                 parts = tuple(sorted(output.held() - before))

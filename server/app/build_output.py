@@ -172,14 +172,19 @@ class Output:
         if written:
             self._changed.append(relative)
 
-    def link(self, relative: str, source: str) -> None:
+    def make_link(self, relative: str, source: str) -> Entry:
+        """`link`, and what this build's record needs of the link, for `adopt` in another process."""
+        written = self.link(relative, source)
+        return self._made[relative], None, written
+
+    def link(self, relative: str, source: str) -> bool:
         """`relative` as a hard link to `source` (already put in this build), unless it is one
-        already from the last build with the same bytes."""
+        already from the last build with the same bytes; whether it was written."""
         made = self._made[source]
         self._made[relative] = made
         last = self._last.get(relative)
         if last is not None and last[1] == made[1] and last[1] == self._last.get(source, ("", ""))[1]:
-            return  # both unchanged: still the same file
+            return False  # both unchanged: still the same file
         target, origin = f"{self._root}/{relative}", f"{self._root}/{source}"
         self._parent(relative)
         try:
@@ -188,7 +193,7 @@ class Output:
             if os.path.samefile(origin, target):
                 # Already that file (a build whose record was lost): renaming a link over another
                 # of the same file does nothing (rename(2)), so the temporary link would stay.
-                return
+                return False
             temporary = _temporary(target)
             try:
                 os.link(origin, temporary)
@@ -198,6 +203,8 @@ class Output:
             os.replace(temporary, target)
         if last is None or last[1] != made[1]:
             self._changed.append(relative)
+            return True
+        return False
 
     def part(self, key: str, make: Callable[[], bytes]) -> bytes:
         """The part made from the inputs `key` names: the last build's copy when it is intact,

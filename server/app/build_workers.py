@@ -3,7 +3,8 @@
 
 Which files: those made from the snapshot alone that no other file is joined from and that keep
 no part: a session's download and page, a speaker's page, a feed's QR code
-(`site_build.independent`), about half of a full build's work. The build's own process keeps
+(`site_build.independent`), about half of a full build's work, and their hard links at the root
+(the default conference's copy): on ext4 a directory and a link cost more than the page. The build's own process keeps
 everything else: the feeds and their kept events, the schedule pages and their kept parts,
 the exports, the changelog (which reads the store) and the record.
 
@@ -35,8 +36,8 @@ FIRST = 64
 BATCH = 2000
 _LOOK = 0.005  # seconds
 Make = Callable[[], bytes]
-Then = Callable[[], None]  # run in the build's process once the file is there (the root's hard link)
-_Item = tuple[str, str, Make, Then | None]
+# (path, key, make, the path hard-linked to it or None)
+_Item = tuple[str, str, Make, str | None]
 
 
 class WorkerFailed(ServerError):
@@ -71,19 +72,20 @@ class Workers:
         self._forked = False
         self._look = 0.0  # when to look at the workers' pipes next (time.monotonic)
 
-    def put(self, relative: str, key: str | None, make: Make, then: Then | None = None, *, shared: bool) -> None:
-        """Make `relative` as `Output.put` does, here or, when `shared` (`site_build.independent`)
-        and its key is not the last build's, in a worker; `then` runs here once it is there."""
+    def put(self, relative: str, key: str | None, make: Make, link: str | None = None, *, shared: bool) -> None:
+        """Make `relative` as `Output.put` does, and `link` as a hard link to it (`Output.link`),
+        here or, when `shared` (`site_build.independent`) and its key is not the last build's, in
+        a worker."""
         if shared and key is not None and self._jobs > 1 and self._output.outdated(relative, key):
-            self._pending.append((relative, key, make, then))
+            self._pending.append((relative, key, make, link))
         else:
-            self._here(relative, key, make, then)
+            self._here(relative, key, make, link)
         self.poll()
 
-    def _here(self, relative: str, key: str | None, make: Make, then: Then | None) -> None:
+    def _here(self, relative: str, key: str | None, make: Make, link: str | None) -> None:
         self._output.put(relative, key, make)
-        if then is not None:
-            then()
+        if link is not None:
+            self._output.link(link, relative)
 
     def poll(self) -> None:
         """Take the results of the workers that are done and give the pending files to the free
@@ -150,10 +152,10 @@ class Workers:
             outcome = pickle.loads(b"".join(worker.received)) if worker.received else None
             if status != 0 or not isinstance(outcome, list):
                 raise WorkerFailed(f"confcal build: a worker failed: {outcome or f'exit status {status}'}")
-            for (relative, _, _, then), entry in zip(worker.items, outcome, strict=True):
+            for (relative, _, _, link), (entry, linked) in zip(worker.items, outcome, strict=True):
                 self._output.adopt(relative, entry)
-                if then is not None:
-                    then()
+                if link is not None and linked is not None:
+                    self._output.adopt(link, linked)
 
 
 def _receive(worker: _Worker, wait: bool) -> bool:
@@ -186,11 +188,11 @@ def _fork(output: Output, items: list[_Item]) -> _Worker:
     # running the parent's exit handlers (its store connection, its progress line).
     os.close(reading)
     status, current = 0, ""
-    entries: list[Entry] = []
-    outcome: list[Entry] | str = entries
+    entries: list[tuple[Entry, Entry | None]] = []
+    outcome: list[tuple[Entry, Entry | None]] | str = entries
     try:
-        for current, key, make, _ in items:
-            entries.append(output.make(current, key, make))
+        for current, key, make, link in items:
+            entries.append((output.make(current, key, make), None if link is None else output.make_link(link, current)))
     except BaseException as error:  # the build's process reports it
         outcome, status = f"{current}: {type(error).__name__}: {error}", 1
     try:

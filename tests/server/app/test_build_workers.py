@@ -74,19 +74,20 @@ def test_files_whose_key_the_record_knows_are_not_made_again(tmp_path: Path) -> 
     assert output.changed == []
 
 
-def test_then_runs_here_once_the_file_is_there(tmp_path: Path) -> None:
+def test_a_worker_links_the_files_it_made_and_the_record_names_the_links(tmp_path: Path) -> None:
     root = tmp_path / "site"
     output = Output(root)
     workers = Workers(output, 2)
-    seen: list[tuple[int, bool]] = []
     for number in range(COUNT):
-        path = f"f/{number}.txt"
-        workers.put(
-            path, "k", made_by_pid(number), lambda p=path: seen.append((os.getpid(), (root / p).is_file())), shared=True
-        )
+        workers.put(f"c/x/f/{number}.txt", f"key {number}", made_by_pid(number), f"f/{number}.txt", shared=True)
     workers.finish()
+    output.finish(())
 
-    assert seen == [(os.getpid(), True)] * COUNT
+    record = json.loads((tmp_path / ".site.confcal-build.json").read_text())["files"]
+    assert pids(root) - {os.getpid()} != set()
+    assert all((root / "f" / f"{n}.txt").samefile(root / "c" / "x" / "f" / f"{n}.txt") for n in range(COUNT))
+    assert [record[f"f/{n}.txt"] for n in range(COUNT)] == [record[f"c/x/f/{n}.txt"] for n in range(COUNT)]
+    assert len(output.changed) == 2 * COUNT
 
 
 def test_a_file_failing_in_a_worker_fails_the_build_naming_it(tmp_path: Path) -> None:
