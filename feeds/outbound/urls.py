@@ -27,6 +27,17 @@ def is_http(url: str) -> bool:
     return is_url(url) and url.split(":", 1)[0].lower() in SCHEMES
 
 
+def public_url(url: str) -> str:
+    """The URL without userinfo: what may appear in messages and in the sync-state key."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, ""))
+
+
 def redact(text: str) -> str:
     """`text` with the userinfo (`user:password@`) of every URL in it replaced by `***@`."""
     return _USERINFO.sub(r"\1***@", text)

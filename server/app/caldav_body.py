@@ -12,9 +12,8 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from feeds.outbound.urls import is_http
+from feeds.outbound.urls import is_http, public_url
 from server.app.bodies import BodyError, parse_json
-from server.caldav.dav import public_url
 from server.caldav.target import Password
 
 MAX_CALDAV_BODY = 8 * 1024

@@ -16,7 +16,6 @@ from sqlalchemy import Engine
 
 from feeds.model import Schedule
 from server.app.caldav_body import WantedCalendar
-from server.caldav import service
 from server.caldav.errors import (
     AccessDenied,
     AddressNotAllowed,
@@ -64,7 +63,12 @@ class Calendars:
     engine: Engine  # the store's: the sync state of what confcal wrote lives there
     allow_private: bool = False
 
+    # The push service is imported when a calendar is first attached or removed: its CalDAV
+    # client brings httpx and httpcore, 0.2 s of every server process's start otherwise.
+
     def probe(self, wanted: WantedCalendar) -> None:
+        from server.caldav import service
+
         options = SyncOptions(
             retry=RetryPolicy(attempts=1),
             allow_private=self.allow_private,
@@ -76,6 +80,8 @@ class Calendars:
 
     def remove(self, targets: CaldavTargets, target: StoredTarget) -> None:
         """Delete the events confcal created in the target's calendar for its conference."""
+        from server.caldav import service
+
         credentials = targets.credentials(target.id)
         if credentials is None:
             return

@@ -25,7 +25,7 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlsplit
 from xml.etree.ElementTree import Element
 
 import httpx
@@ -33,6 +33,7 @@ from defusedxml import ElementTree as SafeXml
 
 from feeds.errors import AddressRefused, DeadlineExceeded, FetchError, LimitExceeded
 from feeds.outbound import Policy, collect, guarded_client
+from feeds.outbound.urls import public_url
 from server.caldav.content import uids
 from server.caldav.errors import (
     AccessDenied,
@@ -66,17 +67,6 @@ _LISTING_BODY = (
 _XML = {"Content-Type": "application/xml; charset=utf-8"}
 # A listing of a few thousand events is well under a megabyte; a server sending more is broken.
 MAX_ANSWER = 20 * 1024 * 1024
-
-
-def public_url(url: str) -> str:
-    """The URL without userinfo: what may appear in messages and in the sync-state key."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, parts.query, ""))
 
 
 def _uid_query(uid: str) -> bytes:

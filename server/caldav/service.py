@@ -56,7 +56,8 @@ from sqlalchemy import Engine
 
 from feeds.ical import EventCache, uid
 from feeds.model import Schedule, Session
-from server.caldav.dav import DavStorage, calendar_key, check_url, public_url
+from feeds.outbound.urls import public_url
+from server.caldav.dav import DavStorage, calendar_key, check_url
 from server.caldav.errors import PicksNotFound, PicksOfAnotherConference
 from server.caldav.events import desired_events, select_sessions
 from server.caldav.execute import Summary
