@@ -26,8 +26,6 @@ from server.app.app_settings import SETTINGS_ENV, AppSettings
 from server.app.guards import Guards
 from server.app.ratelimit import Rate
 from server.errors import ServerError
-from server.jobs import Jobs, jobs_for
-from server.jobs.queue import JobsError
 from server.jobs.triggers import SyncTriggers
 from server.store import Store
 
@@ -38,16 +36,12 @@ class NoAppSettings(ServerError):
 
 def build(settings: AppSettings) -> Starlette:
     store = Store.open(settings.db)
-    # Each process opens the queue so a picks change or an attach queues its calendar's sync at
-    # once, for whichever process runs the jobs (this serve's, or `confcal worker`s).
-    try:
-        jobs: Jobs | None = jobs_for(store)
-    except JobsError:
-        jobs = None  # a store in memory: no queue; the want is still noted in the store
+    # Each process queues a calendar's sync at once when a picks change or an attach wants it,
+    # for whichever process runs the jobs (this serve's, or `confcal worker`s).
+    sync = SyncTriggers.on_demand(store)
 
     def shutdown() -> None:
-        if jobs is not None:
-            jobs.queue.storage.close()
+        sync.close()
         store.close()
 
     guards = Guards(
@@ -61,7 +55,7 @@ def build(settings: AppSettings) -> Starlette:
         poll_interval=settings.poll,
         default=settings.default,
         guards=guards,
-        sync=SyncTriggers(store, jobs),
+        sync=sync,
         on_shutdown=shutdown,
     )
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from dav_proxy import DavProxy
 from push_helpers import DavServer, moved
+from sqlalchemy import inspect
 from sync_helpers import SCHEDULE, SLUG, attach, calendar, stored_ids, summaries, target, wait_for
 
 from server.caldav.retry import RetryPolicy
@@ -207,3 +208,29 @@ def test_worker_threads_keep_to_the_per_host_limit(synced_store: Store, dav_serv
     assert proxy.max_in_flight == 2
     assert sorted(set(proxy.writes().values())) == [1]
     assert len(proxy.writes()) == 18
+
+
+def test_on_demand_triggers_open_no_queue_while_no_calendar_wants_a_sync(synced_store: Store) -> None:
+    triggers = SyncTriggers.on_demand(synced_store)
+
+    queued = triggers.version_committed(SLUG)
+    triggers.close()
+
+    assert queued == 0
+    assert {name for name in inspect(synced_store.engine).get_table_names() if name.startswith("job_")} == set()
+
+
+def test_on_demand_triggers_open_the_queue_for_the_first_sync_wanted(
+    synced_store: Store, dav_server: DavServer, proxy: DavProxy
+) -> None:
+    attached = attach(synced_store, dav_server, proxy, ["s0"])
+    triggers = SyncTriggers.on_demand(synced_store)
+
+    triggers.attached(attached.target.id)
+    jobs = triggers.jobs
+    try:
+        pending = [task.args for task in jobs.queue.pending()] if jobs is not None else None
+    finally:
+        triggers.close()
+
+    assert pending == [(attached.target.id, 1)]
