@@ -31,8 +31,9 @@ without reading its schedule.
 A file is written beside its target and renamed over it, so a host serving the directory never
 sees a half-written file. Into an empty directory (a first build, or one whose output was
 deleted) files are written in place instead, created exclusively: no host has served a byte of
-them yet, and on ext4 the temporary name and the rename were 1 s of a 10,000-session build. The default conference's copy at the root is made of hard links to
-the files under its base path: the bytes are the same, written once.
+them yet, and on ext4 the temporary name and the rename were 1 s of a 10,000-session build.
+The default conference's copy at the root is made of hard links to the files under its base
+path: the bytes are the same, written once.
 """
 
 from __future__ import annotations

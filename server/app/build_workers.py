@@ -4,9 +4,9 @@
 Which files: those made from the snapshot alone that no other file is joined from and that keep
 no part: a session's download and page, a speaker's page, a feed's QR code
 (`site_build.independent`), about half of a full build's work, and their hard links at the root
-(the default conference's copy): on ext4 a directory and a link cost more than the page. The build's own process keeps
-everything else: the feeds and their kept events, the schedule pages and their kept parts,
-the exports, the changelog (which reads the store) and the record.
+(the default conference's copy): on ext4 a directory and a link cost more than the page. The
+build's own process keeps everything else: the feeds and their kept events, the schedule pages
+and their kept parts, the exports, the changelog (which reads the store) and the record.
 
 A file whose key the record already knows is skipped at once, as ever. The others wait in a
 batch; once the batch is worth a fork and a worker is free, a worker is forked for it. It

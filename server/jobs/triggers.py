@@ -98,13 +98,8 @@ def queue_after_ingest(store: Store, conference: str) -> int:
     store's queue, for `confcal serve` or `confcal worker` to run. Opens the queue only when
     there is something to queue, so an ingest into a store without attached calendars leaves
     no queue tables behind."""
-    found = wanted(store.engine, conference=conference)
-    if not found:
-        return 0
-    jobs = _open_jobs(store)
-    if jobs is None:
-        return 0
+    triggers = SyncTriggers.on_demand(store)
     try:
-        return SyncTriggers(store, jobs).version_committed(conference)
+        return triggers.version_committed(conference)
     finally:
-        jobs.queue.storage.close()
+        triggers.close()

@@ -26,7 +26,8 @@ from push_helpers import (
 )
 from test_storage_contract import OTHER, OURS, START
 
-from server.caldav.dav import MAX_ANSWER, DavStorage, calendar_key, check_url, public_url
+from feeds.outbound.urls import public_url
+from server.caldav.dav import MAX_ANSWER, DavStorage, calendar_key, check_url
 from server.caldav.errors import (
     AccessDenied,
     AddressNotAllowed,
