@@ -12,14 +12,16 @@ import os
 import sys
 from pathlib import Path
 
+from server.app.links import calendar_base
 from server.caldav import service
 from server.caldav.errors import PasswordUnavailable
 from server.caldav.plan import Keep, uid_of
 from server.caldav.retry import DEFAULT_RETRY, RetryPolicy
 from server.caldav.target import Password, PickToken, SessionIds, SyncOptions, Target
-from server.commands import add_db_option
+from server.commands import add_base_url_option, add_db_option, add_default_option
 from server.commands.terminal import safe
 from server.store import Store
+from server.store.picks import PickStore
 
 # Module-level so tests can run the CLI against a dead port without real backoff sleeps.
 RETRY: RetryPolicy = DEFAULT_RETRY
@@ -52,6 +54,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="allow a calendar on a loopback or private address (e.g. your own server at home)",
     )
     add_db_option(parser)
+    # The events then link to the sessions' pages as the feeds of `serve --base-url` do: with the
+    # same options, a pushed event is the same bytes as the subscribed one.
+    add_base_url_option(parser)
+    add_default_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -79,14 +85,28 @@ def run(args: argparse.Namespace) -> int:
         allow_private=args.allow_private,
     )
     with Store.open(args.db) as store:
+        calendars = _calendars(store, selection, args.base_url, args.default)
         if args.dry_run:
-            found = service.preview(store, target, selection, options=options)
+            found = service.preview(store, target, selection, options=options, base_url=calendars)
             for line in describe(found):
                 print(safe(line))
             return 0
-        result = service.sync(store, target, selection, options=options, progress=_progress)
+        result = service.sync(store, target, selection, options=options, base_url=calendars, progress=_progress)
     report(result)
     return 0
+
+
+def _calendars(
+    store: Store, selection: PickToken | SessionIds, base_url: str | None, default: str | None
+) -> str | None:
+    """Where the events link (`links.calendar_base`) for the conference of `selection`: the pick
+    set's, else the store's default. An unknown token is the service's error to report."""
+    if base_url is None:
+        return None
+    first = store.default_conference()
+    picks = PickStore(store.engine).get(selection.token) if isinstance(selection, PickToken) else None
+    conference = picks.conference if picks is not None else first
+    return None if conference is None else calendar_base(base_url, conference, default or first)
 
 
 def describe(found: service.Preview) -> list[str]:

@@ -67,9 +67,14 @@ def proxy(value: str) -> str:
 
 
 def sync_settings(args: argparse.Namespace) -> SyncSettings:
-    """The CalDAV sync settings of `serve` and `worker` (resolved arguments with CALDAV_PER_HOST and
-    CALDAV_SYNC_LEASE) as the jobs take them."""
-    return SyncSettings(per_host=args.caldav_per_host, lease=timedelta(seconds=args.caldav_sync_lease))
+    """The CalDAV sync settings of `serve` and `worker` (resolved arguments with CALDAV_PER_HOST,
+    CALDAV_SYNC_LEASE, BASE_URL and DEFAULT) as the jobs take them."""
+    return SyncSettings(
+        per_host=args.caldav_per_host,
+        lease=timedelta(seconds=args.caldav_sync_lease),
+        base_url=args.base_url,
+        default=args.default,
+    )
 
 
 def _choice(options: tuple[str, ...]) -> object:
@@ -138,6 +143,27 @@ LOG_LEVEL = Setting(
     metavar="LEVEL",
 )
 
+# `worker` takes both too: the events a sync pushes link where the servers' feeds link them.
+BASE_URL = Setting(
+    "base_url",
+    "CONFCAL_BASE_URL",
+    "--base-url",
+    None,
+    base_url,
+    help="public URL of the site (absolute and webcal:// links; any Host header is then answered)",
+    metavar="URL",
+)
+DEFAULT = Setting(
+    "default",
+    "CONFCAL_DEFAULT",
+    "--default",
+    None,
+    conference_slug,
+    help="conference served at the root paths",
+    metavar="SLUG",
+    shown_default="the one ingested first",
+)
+
 SERVE = (
     DB,
     Setting("host", "CONFCAL_HOST", "--host", "127.0.0.1", help="address to listen on", metavar="ADDRESS"),
@@ -151,25 +177,8 @@ SERVE = (
         help="server processes answering on the port, each with its own app (state is shared only through the store)",
         metavar="N",
     ),
-    Setting(
-        "base_url",
-        "CONFCAL_BASE_URL",
-        "--base-url",
-        None,
-        base_url,
-        help="public URL of the site (absolute and webcal:// links; any Host header is then answered)",
-        metavar="URL",
-    ),
-    Setting(
-        "default",
-        "CONFCAL_DEFAULT",
-        "--default",
-        None,
-        conference_slug,
-        help="conference served at the root paths",
-        metavar="SLUG",
-        shown_default="the one ingested first",
-    ),
+    BASE_URL,
+    DEFAULT,
     Setting(
         "max_age",
         "CONFCAL_MAX_AGE",
@@ -271,6 +280,8 @@ WORKER = (
     REFRESH_LEASE,
     CALDAV_PER_HOST,
     CALDAV_SYNC_LEASE,
+    BASE_URL,
+    DEFAULT,
     LOG_FORMAT,
     LOG_LEVEL,
 )

@@ -1,6 +1,6 @@
 """The push a sync job runs: the target's credentials from the store (decrypted only here, into a
 Password that never prints), and the push service (server.caldav.service) with the pick
-set's sessions.
+set's sessions, each event linking where the servers' feeds link it (`calendar_base`).
 
 Within one sync the service retries a failed request briefly (`IN_SYNC_RETRY`); a sync that
 still fails goes back to the job, which retries it later with a longer backoff
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from server.app.links import calendar_base
 from server.caldav import service
 from server.caldav.errors import CalDAVError
 from server.caldav.retry import RetryPolicy
@@ -27,7 +28,16 @@ class TargetGone(CalDAVError):
     """The target was detached while its sync was queued."""
 
 
-def default_push(store: Store, retry: RetryPolicy = IN_SYNC_RETRY, lease: timedelta = timedelta(seconds=60)) -> Push:
+def default_push(
+    store: Store,
+    retry: RetryPolicy = IN_SYNC_RETRY,
+    lease: timedelta = timedelta(seconds=60),
+    *,
+    base_url: str | None = None,
+    default: str | None = None,
+) -> Push:
+    """Syncs pushing events that link to the sessions' pages under `base_url` (the servers'
+    `--base-url`, with `default` their `--default`), as the feeds do; to their sources without."""
     targets = CaldavTargets(store.engine)
     # The calendar's own lock (server.caldav.lock) lives as long as the job's lease: a worker
     # killed mid-sync must not keep the calendar from the next one longer than its target.
@@ -37,13 +47,23 @@ def default_push(store: Store, retry: RetryPolicy = IN_SYNC_RETRY, lease: timede
         lock_ttl=lease.total_seconds(),
     )
 
+    def calendars(conference: str) -> str | None:
+        if base_url is None:
+            return None
+        return calendar_base(base_url, conference, default or store.default_conference())
+
     def run(claimed: Claimed) -> Counts:
         credentials = targets.credentials(claimed.id)
         if credentials is None:
             raise TargetGone(f"target {claimed.id} is gone")
         target = Target(credentials.url, credentials.username, credentials.password, id=str(claimed.id))
         result = service.sync(
-            store, target, PickToken(claimed.pick_token), conference=claimed.conference, options=options
+            store,
+            target,
+            PickToken(claimed.pick_token),
+            conference=claimed.conference,
+            options=options,
+            base_url=calendars(claimed.conference),
         )
         return Counts(result.created, result.updated, result.deleted, result.unchanged, len(result.conflicts))
 

@@ -70,6 +70,10 @@ class SyncSettings:
     # A job refused by the host limit comes back after about this long (jittered).
     host_wait: timedelta = timedelta(seconds=1)
     draw: Callable[[], float] = field(default=random.random)
+    # Where the servers' feeds link each event (`--base-url`, `--default`): a pushed event is the
+    # same bytes as the feeds' (server.caldav.events), so it links to the same page.
+    base_url: str | None = None
+    default: str | None = None
 
 
 @dataclass(frozen=True)

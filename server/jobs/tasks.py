@@ -157,5 +157,8 @@ class Jobs:
     @property
     def push(self) -> Push:
         if self._push is None:
-            self._push = default_push(self.store, lease=self.sync_settings.lease)
+            settings = self.sync_settings
+            self._push = default_push(
+                self.store, lease=settings.lease, base_url=settings.base_url, default=settings.default
+            )
         return self._push

@@ -88,3 +88,15 @@ def test_the_server_trusts_forwarded_addresses_from_nginx_alone(operator: dict[s
     assert args.trusted_proxy == [nginx_address]
     assert ipaddress.ip_address(nginx_address) in ipaddress.ip_network(subnet)
     assert "networks" not in server  # on the default network, where nginx reaches it
+
+
+def test_the_workers_link_pushed_events_where_the_servers_feeds_link_them(services: dict[str, Any]) -> None:
+    def resolved(name: str) -> Any:
+        service = services[name]
+        environment = {key: str(value) for key, value in service["environment"].items()}
+        args = build_parser().parse_args(service["command"][1:])
+        return resolve(args, _SETTINGS[args.command], environment)
+
+    server, worker = resolved("confcal"), resolved("worker")
+
+    assert (worker.base_url, worker.default) == (server.base_url, server.default) == ("https://cal.example.org", None)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from server.commands import settings
-from server.config import ConfigError, add_options, markdown_table, resolve
+from server.config import ConfigError, Setting, add_options, markdown_table, resolve
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -42,6 +42,19 @@ def test_a_no_flag_beats_the_environment() -> None:
     args = resolve(_parse("--no-jobs"), settings.SERVE, {"CONFCAL_JOBS": "true"})
 
     assert args.jobs is False
+
+
+@pytest.mark.parametrize("command", [settings.SERVE, settings.WORKER])
+def test_the_sync_jobs_take_the_base_url_and_default_of_serve_and_worker(
+    command: tuple[Setting, ...],
+) -> None:
+    parser = argparse.ArgumentParser()
+    add_options(parser, command)
+    env = {"CONFCAL_BASE_URL": "https://cal.example.org/", "CONFCAL_DEFAULT": "fosdem-2026"}
+
+    synced = settings.sync_settings(resolve(parser.parse_args([]), command, env))
+
+    assert (synced.base_url, synced.default) == ("https://cal.example.org", "fosdem-2026")
 
 
 @pytest.mark.parametrize(

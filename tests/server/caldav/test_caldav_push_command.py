@@ -9,8 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from icalendar import Calendar
 from push_helpers import PASSWORD, USER, DavServer, make_schedule, withdrawn
+from sync_helpers import bodies
 
+from feeds.ical.event import session_anchor
 from server.caldav.retry import NO_WAIT
 from server.cli import main
 from server.store import Store
@@ -271,6 +274,29 @@ def test_picks_token_pushes_exactly_the_picked_sessions(
         "created 0, updated 0, deleted 1, unchanged 1, conflicts 0",
     ]
     assert token not in out + err
+
+
+@pytest.mark.parametrize(
+    ("by_picks", "default", "page"),
+    [
+        (False, (), "https://cal.example.org/"),
+        (True, (), "https://cal.example.org/"),
+        (False, ("--default", "another-conference"), "https://cal.example.org/c/pytorch-conference-europe-2026/"),
+    ],
+)
+def test_base_url_links_each_event_to_its_card_as_the_servers_feeds_do(
+    dav_server: DavServer, db: str, by_picks: bool, default: tuple[str, ...], page: str
+) -> None:
+    calendar = dav_server.new_calendar()
+    chosen = ids(db, 0, 2)
+    with Store.open(db) as store:
+        token = PickStore(store.engine).create("pytorch-conference-europe-2026", chosen).token
+    selection = ("--picks", token) if by_picks else ("--session", *chosen)
+
+    code = push(db, calendar, *selection, "--base-url", "https://cal.example.org", *default)
+
+    links = [str(e["URL"]) for ics in bodies(calendar).values() for e in Calendar.from_ical(ics).walk("VEVENT")]
+    assert (code, sorted(links)) == (0, sorted(f"{page}#{session_anchor(i)}" for i in chosen))
 
 
 def test_unknown_picks_token_is_one_line_without_the_token(

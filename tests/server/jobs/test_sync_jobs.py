@@ -9,10 +9,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from dav_proxy import DavProxy
+from icalendar import Calendar
 from push_helpers import DavServer, moved
 from sqlalchemy import inspect
-from sync_helpers import SCHEDULE, SLUG, attach, calendar, stored_ids, summaries, target, wait_for
+from sync_helpers import SCHEDULE, SLUG, attach, bodies, calendar, stored_ids, summaries, target, wait_for
 
+from feeds.catalogue import FeedKind
+from server.app.links import calendar_base
+from server.app.published import Published
 from server.caldav.retry import RetryPolicy
 from server.crypto import new_key
 from server.jobs import Jobs, jobs_in_process
@@ -122,6 +126,42 @@ def test_duplicate_jobs_write_once(synced_store: Store, jobs: Jobs, dav_server: 
 
     assert sorted(proxy.writes().values()) == [1, 1]
     assert jobs.queue.scheduled() == []
+
+
+@pytest.mark.parametrize(
+    ("default", "page"),
+    [(None, "https://cal.example.org/"), ("another-conference", f"https://cal.example.org/c/{SLUG}/")],
+)
+def test_a_pushed_event_links_where_the_servers_feeds_link_it(
+    synced_store: Store, dav_server: DavServer, proxy: DavProxy, default: str | None, page: str
+) -> None:
+    # Arrange: the jobs of servers run with --base-url (and --default), as serve and worker pass it
+    url = synced_store.engine.url.render_as_string(hide_password=False)
+    settings = SyncSettings(base_url="https://cal.example.org", default=default)
+    jobs = Jobs(synced_store, open_queue(url), sync=settings)
+    attached = attach(synced_store, dav_server, proxy, ["s0", "s1"])
+    live = synced_store.live(SLUG)
+    assert live is not None
+    # As a server publishes it: without --default, the conference ingested first is the default
+    served = calendar_base(settings.base_url, SLUG, default or synced_store.default_conference())
+    feed = Published(live, now=datetime.now(UTC), base_url=served)
+    all_feed = feed.feed(FeedKind.ALL.value, "")
+    assert all_feed is not None
+    subscribed = {str(e["UID"]): str(e["URL"]) for e in Calendar.from_ical(all_feed.representation.body).walk("VEVENT")}
+
+    # Act
+    SyncTriggers(synced_store, jobs).attached(attached.target.id)
+    run_pending(jobs)
+    jobs.queue.storage.close()
+
+    # Assert: each pushed event links to its card on the page the feed links it to
+    pushed = {}
+    for ics in bodies(attached.url).values():
+        (event,) = Calendar.from_ical(ics).walk("VEVENT")
+        pushed[str(event["UID"])] = str(event["URL"])
+    assert pushed == {uid: subscribed[uid] for uid in pushed}
+    assert len(pushed) == 2
+    assert all(link.startswith(page + "#") for link in pushed.values())
 
 
 def test_5xx_and_429_are_retried_after_a_backoff_then_the_sync_succeeds(
