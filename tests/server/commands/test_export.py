@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import anyio
@@ -16,10 +17,15 @@ import pytest
 
 from feeds.demo import DEMO_TZ, demo_sources
 from feeds.exports import EXPORTERS
+from feeds.model import Conference
 from feeds.pipeline import load_schedule
 from server.app import create_app
+from server.app.demo import demo_schedule
 from server.cli import main
 from server.store import Store
+
+BASE = "https://cal.example.org"
+SECOND = Conference("Second Conf", "Europe/Berlin", date(2026, 6, 1), date(2026, 6, 2))
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +36,9 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> str:
     return path
 
 
-def get(db: str, path: str) -> bytes:
+def get(db: str, path: str, base_url: str | None = None, default: str | None = None) -> bytes:
     with Store.open(db) as store:
-        app = create_app(store)
+        app = create_app(store, base_url=base_url, default=default)
 
         async def fetch() -> bytes:
             transport = httpx.ASGITransport(app=app)
@@ -72,6 +78,37 @@ def test_frab_xml_with_base_url_matches_what_the_server_serves(db: str, tmp_path
     main(["export", "--db", db, "--format", "frab-xml", "--base-url", "http://127.0.0.1:8080", str(out)])
 
     assert out.read_bytes() == get(db, "/schedule.xml")
+
+
+@pytest.mark.parametrize(
+    ("default", "path"), [((), "/c/second-conf/schedule.xml"), (("--default", "second-conf"), "/schedule.xml")]
+)
+def test_another_conference_links_its_sessions_as_the_server_does(
+    tmp_path: Path, default: tuple[str, ...], path: str
+) -> None:
+    two = str(tmp_path / "two.sqlite")
+    with Store.open(two) as store:
+        store.ingest(demo_schedule())
+        store.ingest(dataclasses.replace(demo_schedule(), conference=SECOND))
+    out = tmp_path / "schedule.xml"
+
+    main(
+        [
+            "export",
+            "--db",
+            two,
+            "--conference",
+            "second-conf",
+            "--format",
+            "frab-xml",
+            "--base-url",
+            BASE,
+            *default,
+            str(out),
+        ]
+    )
+
+    assert out.read_bytes() == get(two, path, BASE, *default[1:])
 
 
 def test_dash_writes_to_stdout(db: str) -> None:
