@@ -52,3 +52,17 @@ def test_the_link_survives_the_feed_search_and_leads_to_every_feed(crowded_visit
     assert page.url == crowded_visit.server.url + "/subscribe/speaker/"
     assert len(webcals) == SPEAKERS
     assert all(href.startswith("webcal://") and href.endswith(".ics?alarm=10") for href in webcals)
+
+
+def test_the_feed_search_narrows_a_kinds_own_page(crowded_visit: Visit) -> None:
+    page = crowded_visit.page
+    crowded_visit.open("/subscribe/speaker/")
+    names = "#feeds-speaker .feed:visible .subscribe"
+
+    page.fill("#feed-search", "SPEAKER 04")  # every word, anywhere in the name, in any case
+    found = page.locator(names).all_text_contents()
+    page.fill("#feed-search", "")
+    every = page.locator(names).count()
+
+    assert found == ["Speaker 004", *(f"Speaker {i:03d}" for i in range(40, 50))]
+    assert every == SPEAKERS

@@ -319,6 +319,34 @@
     if (document.readyState === "complete") register(); else window.addEventListener("load", register);
   }
 
+  // ---- The feed search: narrows the feed groups around it as you type ----
+  // On the schedule pages the folded groups, on a kind's own page (subscribe/{kind}/) its one
+  // long group; names are folded once, on the first search.
+  var feedSearch = el("feed-search");
+  if (feedSearch) {
+    var feedGroups = null;
+    feedSearch.addEventListener("input", function () {
+      if (feedGroups === null) {
+        feedGroups = all(".feeds", feedSearch.closest("details, section")).map(function (group) {
+          var feeds = all(".feed", group).map(function (feed) {
+            return { element: feed, name: fold(feed.dataset.name) };
+          });
+          return { element: group, feeds: feeds };
+        });
+      }
+      var words = fold(feedSearch.value).split(/\s+/).filter(Boolean);
+      feedGroups.forEach(function (group) {
+        var any = false;
+        group.feeds.forEach(function (feed) {
+          var ok = words.every(function (w) { return feed.name.indexOf(w) >= 0; });
+          feed.element.hidden = !ok;
+          any = any || ok;
+        });
+        group.element.hidden = !any;
+      });
+    });
+  }
+
   // ---- The schedule page: filters in the URL, search, now and next ----
   var cards = [];
   var applyFilters = function () {};
@@ -423,22 +451,6 @@
       onlyPicked.checked = false;
       selects.forEach(function (select) { select.value = ""; });
       applyFilters(true);
-    });
-
-    // The folded feeds: narrow the list as you type.
-    var feedSearch = el("feed-search");
-    feedSearch.addEventListener("input", function () {
-      var words = fold(feedSearch.value).split(/\s+/).filter(Boolean);
-      all("#more-feeds .feeds").forEach(function (group) {
-        var any = false;
-        all(".feed", group).forEach(function (feed) {
-          var name = fold(feed.dataset.name);
-          var ok = words.every(function (w) { return name.indexOf(w) >= 0; });
-          feed.hidden = !ok;
-          any = any || ok;
-        });
-        group.hidden = !any;
-      });
     });
 
     // ---- Now and next, every minute: during the conference only ----
