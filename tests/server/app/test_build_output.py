@@ -7,6 +7,8 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from inotify_simple import INotify, flags
+
 from server.app.build_output import Output
 from server.app.build_record import Stamped
 
@@ -167,3 +169,25 @@ def test_a_rebuild_replaces_a_changed_file_whole(tmp_path: Path) -> None:
 
         assert serving.read() == b"OLD"
     assert (root / "feeds" / "all.ics").read_bytes() == b"NEW BYTES"
+
+
+def test_a_rebuild_writes_even_a_new_file_beside_and_renames_it_into_place(tmp_path: Path) -> None:
+    # Once a build is published a host may serve any path the moment it exists, so a file the site
+    # never had is not created in place either: the kernel reports no write to its served name.
+    root = tmp_path / "site"
+    first = Output(root)
+    first.put("feeds/all.ics", "k1", lambda: b"ALL")
+    first.finish(())
+    with INotify() as watch:
+        watch.add_watch(root / "feeds", flags.MODIFY | flags.CLOSE_WRITE | flags.MOVED_TO)
+        second = Output(root)
+        second.put("feeds/all.ics", "k1", lambda: b"ALL")
+        second.put("feeds/new.ics", "k2", lambda: b"NEW")
+        second.finish(())
+        events = [(event.name, flags.from_mask(event.mask)) for event in watch.read(timeout=0)]
+
+    written = {name for name, seen in events if flags.MODIFY in seen or flags.CLOSE_WRITE in seen}
+    renamed = [name for name, seen in events if flags.MOVED_TO in seen]
+    assert renamed == ["new.ics"]
+    assert written and "new.ics" not in written and "all.ics" not in written
+    assert (root / "feeds" / "new.ics").read_bytes() == b"NEW"
