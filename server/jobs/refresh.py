@@ -20,7 +20,6 @@ from datetime import datetime, timedelta
 
 from feeds import outbound
 from feeds.errors import FeedsError, FetchError, LimitExceeded, SourceError
-from feeds.pipeline import load_documents, refusal
 from feeds.sources import documents
 from server.errors import IngestRefused, ServerError
 from server.store import IngestReport, Store
@@ -74,6 +73,10 @@ def refresh(store: Store, source: Source) -> Finished:
     digest = _digest(docs)
     if digest == source.digest:
         return Finished(Outcome.UNCHANGED, "same content as last applied", validators)
+    # The readers of every format load with the first refresh that reads a page, not with the
+    # jobs: `confcal serve` starts its server processes once the jobs' modules are in (issue 12).
+    from feeds.pipeline import load_documents, refusal
+
     try:
         loaded = load_documents(docs, source.spec.tz, format=source.spec.format, conference=source.spec.conference)
         if loaded.defects:  # as `confcal ingest` without --force

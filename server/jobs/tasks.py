@@ -25,7 +25,6 @@ from typing import Any
 
 from huey import Huey, crontab
 
-from server.jobs.caldav_push import default_push
 from server.jobs.caldav_sync import Again, Push, SyncSettings, run_sync
 from server.jobs.refresh import LEASE, run_refresh
 from server.metrics import source_refreshed
@@ -157,6 +156,10 @@ class Jobs:
     @property
     def push(self) -> Push:
         if self._push is None:
+            # The CalDAV client (httpx, the push service) loads with the first sync, not with the
+            # jobs: `confcal serve` starts its server processes once the jobs' modules are in.
+            from server.jobs.caldav_push import default_push
+
             settings = self.sync_settings
             self._push = default_push(
                 self.store, lease=settings.lease, base_url=settings.base_url, default=settings.default
