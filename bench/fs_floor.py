@@ -1,0 +1,77 @@
+"""The file system's share of a 10,000-session `confcal build`, without confcal: write the same tree
+of made bytes the build writes and time it (issue 12's 15x target is about 2.2-2.5 s of wall for the
+whole build on the bench machine).
+
+    python bench/fs_floor.py DIR            # DIR must not exist; on the file system to measure
+
+The tree is the build's own pattern at 10,000 sessions: for each session a directory holding its
+page (7.4 KB) and its download beside it (1.3 KB), for each of 3,333 speakers a page directory, a
+feed and a QR code, under the conference's base (`c/{slug}/`) and again at the root as hard links,
+each file created in place as a first build does. Nothing is rendered: this is the least a build
+of that site can cost in system calls, in one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import time
+from pathlib import Path
+
+SESSIONS = 10_000
+SPEAKERS = 3_333
+PAGE, DOWNLOAD, FEED, QR = b"p" * 7_450, b"i" * 1_301, b"f" * 3_000, b"q" * 2_000
+
+
+def write_site(root: str) -> int:
+    """Write the tree under `root`; returns the number of files and links made."""
+    base = f"{root}/c/bench"
+    made = 0
+    for top in ("sessions", "speakers", "feeds/speaker", "qr/speaker"):
+        os.makedirs(f"{base}/{top}")
+        os.makedirs(f"{root}/{top}")
+    for i in range(SESSIONS):
+        for where in (base, root):
+            os.mkdir(f"{where}/sessions/{i:010x}")
+        _create(f"{base}/sessions/{i:010x}/index.html", PAGE)
+        _create(f"{base}/sessions/{i:010x}.ics", DOWNLOAD)
+        os.link(f"{base}/sessions/{i:010x}/index.html", f"{root}/sessions/{i:010x}/index.html")
+        os.link(f"{base}/sessions/{i:010x}.ics", f"{root}/sessions/{i:010x}.ics")
+        made += 4
+    for i in range(SPEAKERS):
+        for where in (base, root):
+            os.mkdir(f"{where}/speakers/s{i}")
+        for relative, body in (
+            (f"speakers/s{i}/index.html", PAGE),
+            (f"feeds/speaker/s{i}.ics", FEED),
+            (f"qr/speaker/s{i}.svg", QR),
+        ):
+            _create(f"{base}/{relative}", body)
+            os.link(f"{base}/{relative}", f"{root}/{relative}")
+            made += 2
+    return made
+
+
+def _create(path: str, body: bytes) -> None:
+    with open(path, "xb", buffering=0) as out:
+        out.write(body)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dir", type=Path, help="where to write (must not exist); removed afterwards")
+    args = parser.parse_args()
+    os.sync()  # the last run's deletions are not this one's cost
+    started, before = time.perf_counter(), os.times()
+    made = write_site(str(args.dir))
+    after, wall = os.times(), time.perf_counter() - started
+    print(
+        f"{made} files and links, {2 * (SESSIONS + SPEAKERS)} directories: {wall:.2f} s wall, "
+        f"{after.user - before.user:.2f} s user, {after.system - before.system:.2f} s system"
+    )
+    shutil.rmtree(args.dir)
+
+
+if __name__ == "__main__":
+    main()
