@@ -150,7 +150,7 @@ BASE_URL = Setting(
     "--base-url",
     None,
     base_url,
-    help="public URL of the site (absolute and webcal:// links; any Host header is then answered)",
+    help="public URL of the site (absolute and webcal:// links, the pages events link to; serve then answers any Host header)",
     metavar="URL",
 )
 DEFAULT = Setting(
