@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import fs_floor
 import httpx
 import serve_bench
 from asgi_servers import cpu_seconds
@@ -204,7 +205,28 @@ def one_size(n: int, *, baseline: bool, servers: bool) -> dict[str, float]:
             print(f"  {name:<26} {value:10.2f}")
         if servers:
             figures.update(serve_bench.compare(db, work))  # bench/serve_bench.py
+        # Last, so no deletion of its comes before a timed command: what writing the build's tree
+        # costs this file system here, with nothing rendered (bench/fs_floor.py).
+        os.sync()
+        started, before = time.perf_counter(), os.times()
+        fs_floor.write_site(str(work / "floor"))
+        figures["fs floor s"], figures["fs floor system s"] = (
+            time.perf_counter() - started,
+            os.times().system - before.system,
+        )
+        print(f"  {'fs floor s':<26} {figures['fs floor s']:10.2f}  ({figures['fs floor system s']:.2f} s system)")
         return figures
+
+
+def cpu_index() -> float:
+    """Seconds for a fixed piece of pure Python, the best of three: this machine's speed today, to
+    read wall-time figures from machines (or days) of different speed against each other."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        sum(i * i for i in range(10**7))
+        best = min(best, time.perf_counter() - started)
+    return best
 
 
 def main() -> None:
@@ -215,6 +237,9 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sessions.split(",")]
     compiled()
+    print(
+        f"machine: {os.cpu_count()} cores, CPU index {cpu_index():.2f} s (sum of i*i below 10**7; 0.52-0.63 s in round 8)"
+    )
     table = {n: one_size(n, baseline=not args.no_baseline, servers=not args.no_wrk) for n in sizes}
     if len(sizes) > 1:
         keys = [
