@@ -2,11 +2,11 @@
 of made bytes the build writes and time it (issue 12's 15x target is about 2.2-2.5 s of wall for the
 whole build on the bench machine).
 
-    python bench/fs_floor.py DIR            # DIR must not exist; on the file system to measure
+    python bench/fs_floor.py DIR [--sessions N]   # DIR must not exist; on the file system to measure
 
-The tree is the build's own pattern at 10,000 sessions: for each session a directory holding its
-page (7.4 KB) and its download beside it (1.3 KB), for each of 3,333 speakers a page directory, a
-feed and a QR code, under the conference's base (`c/{slug}/`) and again at the root as hard links,
+The tree is the build's own pattern (10,000 sessions by default, a third as many speakers, as the
+generator makes them): for each session a directory holding its page (7.4 KB) and its download
+beside it (1.3 KB), for each speaker a page directory, a feed and a QR code, under the conference's base (`c/{slug}/`) and again at the root as hard links,
 each file created in place as a first build does. Nothing is rendered: this is the least a build
 of that site can cost in system calls, in one process.
 """
@@ -20,18 +20,18 @@ import time
 from pathlib import Path
 
 SESSIONS = 10_000
-SPEAKERS = 3_333
 PAGE, DOWNLOAD, FEED, QR = b"p" * 7_450, b"i" * 1_301, b"f" * 3_000, b"q" * 2_000
 
 
-def write_site(root: str) -> int:
-    """Write the tree under `root`; returns the number of files and links made."""
+def write_site(root: str, sessions: int = SESSIONS) -> int:
+    """Write the tree of `sessions` sessions under `root`; returns the number of files and links made."""
+    speakers = sessions // 3
     base = f"{root}/c/bench"
     made = 0
     for top in ("sessions", "speakers", "feeds/speaker", "qr/speaker"):
         os.makedirs(f"{base}/{top}")
         os.makedirs(f"{root}/{top}")
-    for i in range(SESSIONS):
+    for i in range(sessions):
         for where in (base, root):
             os.mkdir(f"{where}/sessions/{i:010x}")
         _create(f"{base}/sessions/{i:010x}/index.html", PAGE)
@@ -39,7 +39,7 @@ def write_site(root: str) -> int:
         os.link(f"{base}/sessions/{i:010x}/index.html", f"{root}/sessions/{i:010x}/index.html")
         os.link(f"{base}/sessions/{i:010x}.ics", f"{root}/sessions/{i:010x}.ics")
         made += 4
-    for i in range(SPEAKERS):
+    for i in range(speakers):
         for where in (base, root):
             os.mkdir(f"{where}/speakers/s{i}")
         for relative, body in (
@@ -61,13 +61,14 @@ def _create(path: str, body: bytes) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", type=Path, help="where to write (must not exist); removed afterwards")
+    parser.add_argument("--sessions", type=int, default=SESSIONS, help="sessions of the site (default 10,000)")
     args = parser.parse_args()
     os.sync()  # the last run's deletions are not this one's cost
     started, before = time.perf_counter(), os.times()
-    made = write_site(str(args.dir))
+    made = write_site(str(args.dir), args.sessions)
     after, wall = os.times(), time.perf_counter() - started
     print(
-        f"{made} files and links, {2 * (SESSIONS + SPEAKERS)} directories: {wall:.2f} s wall, "
+        f"{made} files and links, {2 * (args.sessions + args.sessions // 3)} directories: {wall:.2f} s wall, "
         f"{after.user - before.user:.2f} s user, {after.system - before.system:.2f} s system"
     )
     shutil.rmtree(args.dir)

@@ -209,7 +209,7 @@ def one_size(n: int, *, baseline: bool, servers: bool) -> dict[str, float]:
         # costs this file system here, with nothing rendered (bench/fs_floor.py).
         os.sync()
         started, before = time.perf_counter(), os.times()
-        fs_floor.write_site(str(work / "floor"))
+        fs_floor.write_site(str(work / "floor"), n)
         figures["fs floor s"], figures["fs floor system s"] = (
             time.perf_counter() - started,
             os.times().system - before.system,
