@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from loaded import loaded
 from push_helpers import edited, event_ics, make_schedule
 
 from server.caldav.content import same_event, uids
@@ -26,7 +23,6 @@ from server.caldav.retry import RetryPolicy
 from server.caldav.rows import StateRow, digest
 from server.caldav.storage import name_for
 
-ROOT = Path(__file__).resolve().parents[3]
 START = make_schedule(1).sessions[0].start
 A = DesiredEvent(uid="a@x", revision=0, ics=event_ics("a@x", "A", START))
 A2 = DesiredEvent(uid="a@x", revision=1, ics=event_ics("a@x", "A moved", START))
@@ -152,12 +148,8 @@ def test_digest_is_of_the_bytes() -> None:
 
 def test_the_planner_imports_no_database_module() -> None:
     """The planner is pure: importing it must not pull in SQLAlchemy or the store."""
-    code = (
-        "import sys, server.caldav.plan; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sqlalchemy' "
-        "or m.startswith('server.store') or m == 'server.caldav.state'))"
+    found = loaded(
+        "server.caldav.plan", packages=("sqlalchemy",), modules=("server.caldav.state",), prefixes=("server.store",)
     )
 
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
-
-    assert done.stdout.strip() == "[]"
+    assert found == []

@@ -4,20 +4,14 @@ and the first sync load."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[3]
+from loaded import loaded
 
 
 def test_the_jobs_start_without_the_source_readers_or_the_caldav_client() -> None:
-    code = (
-        "import sys, server.jobs.runner; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('httpx', 'httpcore') "
-        "or m in ('feeds.pipeline', 'server.caldav.dav', 'server.caldav.service')))"
+    found = loaded(
+        "server.jobs.runner",
+        packages=("httpx", "httpcore"),
+        modules=("feeds.pipeline", "server.caldav.dav", "server.caldav.service"),
     )
 
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
-
-    assert done.stdout.strip() == "[]"
+    assert found == []
