@@ -60,7 +60,7 @@ class Built:
     """What a build did: the files it wrote (new, or with changed bytes) and its conferences'
     feeds and sessions, those it carried over as they were included."""
 
-    changed: list[Path] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # site-relative
     conferences: int = 0
     feeds: int = 0
     sessions: int = 0
@@ -143,7 +143,7 @@ def write_conferences(
     finally:
         workers.stop()
     output.finish(owned)
-    built.changed = output.changed
+    built.changed = output.written
     return built
 
 

@@ -151,6 +151,12 @@ class Output:
         """The files this build wrote (new, or with other bytes than before)."""
         return [self.root / relative for relative in self._changed]
 
+    @property
+    def written(self) -> list[str]:
+        """`changed` as site-relative paths: making 60,000 Paths to count them was a third of a
+        second at the end of a 10,000-session build, with the other cores idle (issue 12)."""
+        return list(self._changed)
+
     def outdated(self, relative: str, key: str) -> bool:
         """Whether `put(relative, key, ...)` would make the file: the last build made it from
         another key, or did not make it."""
