@@ -7,6 +7,7 @@ a path served under a prefix keeps it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 from urllib.parse import quote, urlsplit
 
 from server.app import urls
@@ -65,6 +66,21 @@ def calendar_base(base_url: str | None, slug: str, default: str | None) -> str |
     if base_url is None:
         return None
     return conference_site(Site.of(base_url), slug, default).base_url
+
+
+class FirstIngested(Protocol):
+    """What `served_calendar_base` needs of server.store.Store."""
+
+    def default_conference(self) -> str | None: ...
+
+
+def served_calendar_base(base_url: str | None, slug: str, default: str | None, store: FirstIngested) -> str | None:
+    """`calendar_base` with the default conference a server takes: `default` (`--default`), else
+    the one ingested first, asked of `store` only when there is a base URL. For the commands that
+    must link as `confcal serve` does (export, push, the CalDAV sync jobs)."""
+    if base_url is None:
+        return None
+    return calendar_base(base_url, slug, default or store.default_conference())
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from feeds.exports import EXPORTERS
-from server.app.links import calendar_base
+from server.app.links import served_calendar_base
 from server.commands import add_base_url_option, add_db_option, add_default_option
 from server.commands.progress import add_quiet_option, progress
 from server.errors import StoreError
@@ -47,16 +47,15 @@ def run(args: argparse.Namespace) -> int:
         shown.step("reading the store")
         with Store.open(args.db) as store:
             schedule = store.live(args.conference)
-            first = store.default_conference()
-        if schedule is None:
-            if args.conference:
-                raise StoreError(f"the store holds no conference {args.conference!r}")
-            raise StoreError("the store holds no schedule; run confcal ingest first")
+            if schedule is None:
+                if args.conference:
+                    raise StoreError(f"the store holds no conference {args.conference!r}")
+                raise StoreError("the store holds no schedule; run confcal ingest first")
+            # Session links as `serve --base-url` (and --default) gives them: the root's page for
+            # the default conference, the conference's base for another.
+            calendars = served_calendar_base(args.base_url, schedule.conference.slug, args.default, store)
         exporter = EXPORTERS[args.format]
         shown.step(f"rendering {exporter.name}")
-        # Session links as `serve --base-url` (and --default) gives them: the root's page for the
-        # default conference, the conference's base for another.
-        calendars = calendar_base(args.base_url, schedule.conference.slug, args.default or first)
         body = exporter.render(schedule, now=datetime.now(UTC), base_url=calendars)
         shown.step(f"writing {args.out}")
     if args.out == "-":

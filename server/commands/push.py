@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from server.app.links import calendar_base
+from server.app.links import served_calendar_base
 from server.caldav import service
 from server.caldav.errors import PasswordUnavailable
 from server.caldav.plan import Keep, uid_of
@@ -99,14 +99,13 @@ def run(args: argparse.Namespace) -> int:
 def _calendars(
     store: Store, selection: PickToken | SessionIds, base_url: str | None, default: str | None
 ) -> str | None:
-    """Where the events link (`links.calendar_base`) for the conference of `selection`: the pick
+    """Where the events link (`links.served_calendar_base`) for the conference of `selection`: the pick
     set's, else the store's default. An unknown token is the service's error to report."""
     if base_url is None:
         return None
-    first = store.default_conference()
     picks = PickStore(store.engine).get(selection.token) if isinstance(selection, PickToken) else None
-    conference = picks.conference if picks is not None else first
-    return None if conference is None else calendar_base(base_url, conference, default or first)
+    conference = picks.conference if picks is not None else store.default_conference()
+    return None if conference is None else served_calendar_base(base_url, conference, default, store)
 
 
 def describe(found: service.Preview) -> list[str]:

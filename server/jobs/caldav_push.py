@@ -1,6 +1,6 @@
 """The push a sync job runs: the target's credentials from the store (decrypted only here, into a
 Password that never prints), and the push service (server.caldav.service) with the pick
-set's sessions, each event linking where the servers' feeds link it (`calendar_base`).
+set's sessions, each event linking where the servers' feeds link it (`served_calendar_base`).
 
 Within one sync the service retries a failed request briefly (`IN_SYNC_RETRY`); a sync that
 still fails goes back to the job, which retries it later with a longer backoff
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from server.app.links import calendar_base
+from server.app.links import served_calendar_base
 from server.caldav import service
 from server.caldav.errors import CalDAVError
 from server.caldav.retry import RetryPolicy
@@ -47,11 +47,6 @@ def default_push(
         lock_ttl=lease.total_seconds(),
     )
 
-    def calendars(conference: str) -> str | None:
-        if base_url is None:
-            return None
-        return calendar_base(base_url, conference, default or store.default_conference())
-
     def run(claimed: Claimed) -> Counts:
         credentials = targets.credentials(claimed.id)
         if credentials is None:
@@ -63,7 +58,7 @@ def default_push(
             PickToken(claimed.pick_token),
             conference=claimed.conference,
             options=options,
-            base_url=calendars(claimed.conference),
+            base_url=served_calendar_base(base_url, claimed.conference, default, store),
         )
         return Counts(result.created, result.updated, result.deleted, result.unchanged, len(result.conflicts))
 
