@@ -6,9 +6,10 @@ whole build on the bench machine).
 
 The tree is the build's own pattern (10,000 sessions by default, a third as many speakers, as the
 generator makes them): for each session a directory holding its page (7.4 KB) and its download
-beside it (1.3 KB), for each speaker a page directory, a feed and a QR code, under the conference's base (`c/{slug}/`) and again at the root as hard links,
-each file created in place as a first build does. Nothing is rendered: this is the least a build
-of that site can cost in system calls, in one process.
+beside it (1.3 KB), for each speaker a page directory, a feed and a QR code, under the
+conference's base (`c/{slug}/`) and again at the root as hard links, each file created in place
+as a first build does. Nothing is rendered: this is the least a build of that site can cost in
+system calls, in one process. `bench/run.py` times it last, beside the site it built.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import os
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 SESSIONS = 10_000
@@ -53,6 +55,23 @@ def write_site(root: str, sessions: int = SESSIONS) -> int:
     return made
 
 
+@dataclass(frozen=True)
+class Floor:
+    made: int  # files and links
+    wall: float
+    user: float
+    system: float
+
+
+def timed(root: str, sessions: int = SESSIONS) -> Floor:
+    """`write_site` after a sync (the last run's deletions are not this one's cost), timed."""
+    os.sync()
+    started, before = time.perf_counter(), os.times()
+    made = write_site(root, sessions)
+    after = os.times()
+    return Floor(made, time.perf_counter() - started, after.user - before.user, after.system - before.system)
+
+
 def _create(path: str, body: bytes) -> None:
     with open(path, "xb", buffering=0) as out:
         out.write(body)
@@ -63,13 +82,10 @@ def main() -> None:
     parser.add_argument("dir", type=Path, help="where to write (must not exist); removed afterwards")
     parser.add_argument("--sessions", type=int, default=SESSIONS, help="sessions of the site (default 10,000)")
     args = parser.parse_args()
-    os.sync()  # the last run's deletions are not this one's cost
-    started, before = time.perf_counter(), os.times()
-    made = write_site(str(args.dir), args.sessions)
-    after, wall = os.times(), time.perf_counter() - started
+    floor = timed(str(args.dir), args.sessions)
     print(
-        f"{made} files and links, {2 * (args.sessions + args.sessions // 3)} directories: {wall:.2f} s wall, "
-        f"{after.user - before.user:.2f} s user, {after.system - before.system:.2f} s system"
+        f"{floor.made} files and links, {2 * (args.sessions + args.sessions // 3)} directories: "
+        f"{floor.wall:.2f} s wall, {floor.user:.2f} s user, {floor.system:.2f} s system"
     )
     shutil.rmtree(args.dir)
 

@@ -207,13 +207,8 @@ def one_size(n: int, *, baseline: bool, servers: bool) -> dict[str, float]:
             figures.update(serve_bench.compare(db, work))  # bench/serve_bench.py
         # Last, so no deletion of its comes before a timed command: what writing the build's tree
         # costs this file system here, with nothing rendered (bench/fs_floor.py).
-        os.sync()
-        started, before = time.perf_counter(), os.times()
-        fs_floor.write_site(str(work / "floor"), n)
-        figures["fs floor s"], figures["fs floor system s"] = (
-            time.perf_counter() - started,
-            os.times().system - before.system,
-        )
+        floor = fs_floor.timed(str(work / "floor"), n)
+        figures["fs floor s"], figures["fs floor system s"] = floor.wall, floor.system
         print(f"  {'fs floor s':<26} {figures['fs floor s']:10.2f}  ({figures['fs floor system s']:.2f} s system)")
         return figures
 
