@@ -77,14 +77,14 @@ def test_the_code_has_the_fixed_mask(link: str) -> None:
     assert [cast(dict[str, object], f.extra)["DataMask"] for f in found] == [MASK]
 
 
-@pytest.mark.parametrize(("link", "modules"), zip(LINKS, MODULES, strict=True))
+@pytest.mark.parametrize(("link", "modules"), list(zip(LINKS, MODULES, strict=True)))
 def test_the_code_is_the_smallest_version_that_holds_the_link(link: str, modules: int) -> None:
     rows = qr_code(link)
 
     assert [len(row) for row in rows] == [modules] * modules
 
 
-@pytest.mark.parametrize(("link", "modules"), zip(LINKS, MODULES, strict=True))
+@pytest.mark.parametrize(("link", "modules"), list(zip(LINKS, MODULES, strict=True)))
 def test_the_svg_is_titled_sized_from_its_modules_on_a_light_square(link: str, modules: int) -> None:
     size = modules + 2 * BORDER
     pixels = size * SCALE
