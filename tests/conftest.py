@@ -1,18 +1,17 @@
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from dav_proxy import DavProxy
 from hypothesis import settings
-from postgres_cluster import running_postgres
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from feeds.pipeline import Loaded, load_schedule
+from tests.helpers.dav_proxy import DavProxy
+from tests.helpers.postgres_cluster import running_postgres
 
 # No per-example deadline anywhere: speed is measured in bench/, and a busy CI machine is not a
 # failure (Hypothesis's 200 ms default turned load into flaky fuzz tests).
@@ -24,7 +23,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
-    """One throwaway PostgreSQL cluster for the whole run (tests/postgres_cluster.py); tests that
+    """One throwaway PostgreSQL cluster for the whole run (tests/helpers/postgres_cluster.py); tests that
     use it start from `fresh_schema(pg_url)`."""
     pytest.importorskip("psycopg")
     with running_postgres() as url:
@@ -42,14 +41,13 @@ def new_york_machine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     time.tzset()
 
 
-# Real CalDAV servers, started by the pusher tests' launcher (tests/server/caldav/push_helpers.py),
+# Real CalDAV servers, started by the pusher tests' launcher (tests/helpers/push_helpers.py),
 # once per session for every test that syncs to a calendar (each test makes its own calendar).
-sys.path.insert(0, str(Path(__file__).resolve().parent / "server" / "caldav"))
 
 
 @pytest.fixture(scope="session")
 def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from push_helpers import DavServer
+    from tests.helpers.push_helpers import DavServer
 
     server = DavServer("radicale", tmp_path_factory.mktemp("radicale") / "root").start()
     yield server
@@ -58,7 +56,7 @@ def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from push_helpers import DavServer
+    from tests.helpers.push_helpers import DavServer
 
     server = DavServer("xandikos", tmp_path_factory.mktemp("xandikos") / "root").start()
     yield server
@@ -72,7 +70,7 @@ def dav_server(request: pytest.FixtureRequest) -> Any:
 
 @pytest.fixture
 def proxy(dav_server: Any) -> Iterator[DavProxy]:
-    """The counting proxy (tests/dav_proxy.py) in front of `dav_server`."""
+    """The counting proxy (tests/helpers/dav_proxy.py) in front of `dav_server`."""
     with DavProxy(dav_server.port) as running:
         yield running
 

@@ -15,7 +15,7 @@ compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql
 # tests/deploy/test_dockerfile.py: a virtual environment of Debian's python3.11 stands in for the
 # image's Python (the unprivileged user cannot run a Python installed under /root).
 /usr/bin/python3.11 -c "import ensurepip" 2>/dev/null || missing+=(python3.11-venv)
-# DAViCal: the CalDAV server that does not enforce UID uniqueness (tests/server/caldav/davical.py).
+# DAViCal: the CalDAV server that does not enforce UID uniqueness (tests/helpers/davical.py).
 davical=()
 [ -x /usr/bin/php-cgi ] || missing+=(php-cgi)
 [ -d /usr/share/davical/htdocs ] || davical+=(davical)

@@ -15,14 +15,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_helpers import (
+
+from tests.helpers.browser_helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
     Visit,
     checked_visit,
     unavailable,
 )
-from serve_process import Running, running_confcal
+from tests.helpers.serve_process import Running, running_confcal
 
 
 @pytest.fixture(scope="module")

@@ -8,23 +8,16 @@ Content-Security-Policy rightly refuses inline scripts.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from browser_helpers import PHONE, new_visit, unavailable, unfold
-from serve_process import Running
 
-AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
-TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+from tests.helpers.axe import AXE, RUN, TAGS
+from tests.helpers.browser_helpers import PHONE, new_visit, unavailable, unfold
+from tests.helpers.serve_process import Running
+
 SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": PHONE}
-RUN = """
-options => axe.run(document, options).then(result => result.violations.map(v => ({
-  id: v.id, impact: v.impact, help: v.help,
-  nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ") + " :: " + n.failureSummary)
-})))
-"""
 
 
 @pytest.fixture(scope="module")

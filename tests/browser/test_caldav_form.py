@@ -5,19 +5,16 @@ the server's reason, the right one shows the sync status, the form passes axe, d
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from browser_helpers import Visit, new_visit, unavailable
-from serve_process import Running, running_confcal
-from test_accessibility import AXE, RUN, TAGS
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server" / "caldav"))
-from push_helpers import PASSWORD, USER, DavServer  # noqa: E402
+from tests.helpers.axe import AXE, RUN, TAGS
+from tests.helpers.browser_helpers import Visit, new_visit, unavailable
+from tests.helpers.push_helpers import PASSWORD, USER, DavServer
+from tests.helpers.serve_process import Running, running_confcal
 
 PICK = '[data-action="pick"]'
 

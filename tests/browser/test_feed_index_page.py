@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import Visit, checked_visit, unfold
-from crowded import crowded
-from serve_process import Running, running_confcal
 
 from server.app.subscribe import LISTED_FEEDS
 from server.store import Store
+from tests.helpers.browser_helpers import Visit, checked_visit, unfold
+from tests.helpers.crowded import crowded
+from tests.helpers.serve_process import Running, running_confcal
 
 SPEAKERS = LISTED_FEEDS + 1
 

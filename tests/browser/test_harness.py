@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from browser_helpers import unavailable
+
+from tests.helpers.browser_helpers import unavailable
 
 
 def test_missing_browser_fails_on_ci(monkeypatch: pytest.MonkeyPatch) -> None:

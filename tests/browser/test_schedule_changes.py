@@ -11,10 +11,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-from browser_helpers import Visit, new_visit
-from serve_process import Running, running_confcal
 
 from server.cli import main
+from tests.helpers.browser_helpers import Visit, new_visit
+from tests.helpers.serve_process import Running, running_confcal
 
 CHANGES = Path(__file__).resolve().parents[1] / "fixtures" / "changes"
 MOVED = "eebc480700"  # Compilers for Everyone: 11:00 Master Stage -> 12:00 Junior Stage in v2

@@ -11,8 +11,9 @@ import re
 from typing import Any
 
 import httpx
-from browser_helpers import DESKTOP, PHONE, Visit, new_visit, unfold
-from serve_process import Running
+
+from tests.helpers.browser_helpers import DESKTOP, PHONE, Visit, new_visit, unfold
+from tests.helpers.serve_process import Running
 
 PICK = '[data-action="pick"]'
 CARD = "#sessions [data-session-id]"

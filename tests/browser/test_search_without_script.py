@@ -9,8 +9,9 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_helpers import Visit, new_visit
-from serve_process import Running
+
+from tests.helpers.browser_helpers import Visit, new_visit
+from tests.helpers.serve_process import Running
 
 CARD = "#sessions [data-session-id]"
 QUERIES = ["valerian", "PyTorch", "junior talk", "master stage", "level: any", "zzz-nothing"]

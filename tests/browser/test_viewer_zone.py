@@ -13,8 +13,9 @@ from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
-from browser_helpers import Visit, new_visit
-from serve_process import Running
+
+from tests.helpers.browser_helpers import Visit, new_visit
+from tests.helpers.serve_process import Running
 
 CARD = "[data-session-id]"
 VIEWER_TIME = ".local-time"  # the element that shows the viewer's own time

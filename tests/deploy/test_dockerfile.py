@@ -31,8 +31,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from dockerfile_steps import PathMap, Stage, env_pairs, exec_form, healthcheck, parse
-from serve_process import free_port
+
+from tests.helpers.dockerfile_steps import PathMap, Stage, env_pairs, exec_form, healthcheck, parse
+from tests.helpers.serve_process import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from nginx_process import DEPLOY, running_nginx
-from serve_process import Running, running_confcal
 
 from feeds.demo import DEMO_TZ, demo_sources
 from feeds.pipeline import load_schedule
 from server.store import Store
+from tests.helpers.nginx_process import DEPLOY, running_nginx
+from tests.helpers.serve_process import Running, running_confcal
 
 CHANGED_PAGE = Path(__file__).resolve().parents[1] / "server" / "app" / "fixtures" / "002_changed.txt"
 

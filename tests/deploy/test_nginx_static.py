@@ -8,9 +8,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from nginx_process import DEPLOY, running_nginx
 
 from server.cli import main
+from tests.helpers.nginx_process import DEPLOY, running_nginx
 
 
 def _site(root: Path) -> str:

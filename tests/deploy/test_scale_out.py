@@ -5,7 +5,7 @@ through nginx; a job worker killed (SIGKILL) in the middle of a source refresh l
 to the other worker, which finishes it once the lease has run out.
 
 CalDAV sync on the same cluster: calendars on a real Radicale (behind the counting proxy,
-tests/dav_proxy.py), attached through the attach API via nginx, get each change written once by
+tests/helpers/dav_proxy.py), attached through the attach API via nginx, get each change written once by
 two job workers, though every sync job is queued twice; a job worker killed (SIGKILL) mid-sync,
 after it stored an event and before it heard the answer, leaves the calendar to the other worker,
 which finishes it without writing anything twice.
@@ -26,14 +26,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from dav_proxy import DavProxy
-from demo_changes import MOVED_TITLE, OTHER_TITLES, moved_pages
-from nginx_process import DEPLOY, running_nginx
-from postgres_cluster import running_postgres
-from push_helpers import PASSWORD, USER, DavServer, uid_counts
-from serve_process import Running, confcal_command, free_port, running_confcal, running_worker
 from sqlalchemy import select
-from sync_helpers import bodies, calendar, queue_syncs, start_of_title, synced
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from server.cli import main
@@ -42,6 +35,13 @@ from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 from server.store.sources import Outcome, Source, SourceStore
 from server.store.tables import caldav_targets, sources
+from tests.helpers.dav_proxy import DavProxy
+from tests.helpers.demo_changes import MOVED_TITLE, OTHER_TITLES, moved_pages
+from tests.helpers.nginx_process import DEPLOY, running_nginx
+from tests.helpers.postgres_cluster import running_postgres
+from tests.helpers.push_helpers import PASSWORD, USER, DavServer, uid_counts
+from tests.helpers.serve_process import Running, confcal_command, free_port, running_confcal, running_worker
+from tests.helpers.sync_helpers import bodies, calendar, queue_syncs, start_of_title, synced
 
 BASE_URL = "https://cal.example.test"
 # Longer than the slow refresh (~13 s at 1 KiB/s), so only a dead worker loses its claim.

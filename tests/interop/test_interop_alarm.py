@@ -13,13 +13,13 @@ from pathlib import Path
 import vobject
 from ical.calendar_stream import IcsCalendarStream
 from icalendar import Calendar
-from test_interop_seed import NOW
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from feeds.ical import render_calendar
 from feeds.ical.text import clean_text
 from feeds.pipeline import load_schedule
 from feeds.query import FeedQuery, select
+from tests.helpers.seed_clock import NOW
 
 HERE = Path(__file__).resolve().parent
 Alarms = dict[str, list[tuple[str, timedelta, str]]]  # UID -> [(ACTION, TRIGGER, DESCRIPTION)]

@@ -17,7 +17,7 @@ from feeds.model import Conference, Session
 
 # Only the type names: importing `conftest` at run time could pick up another directory's.
 if TYPE_CHECKING:
-    from conftest import ReadAll, Readings, Texts
+    from tests.interop.conftest import ReadAll, Readings, Texts
 
 
 def _z(text: str) -> datetime:

@@ -20,12 +20,12 @@ from feeds.ical import EventCache, render_calendar, uid
 from feeds.model import Schedule
 from feeds.pipeline import load_schedule
 from feeds.query import FeedQuery, select
+from tests.helpers.seed_clock import NOW
 
 # Only the type names: importing `conftest` at run time could pick up another directory's.
 if TYPE_CHECKING:
-    from conftest import ReadAll, Readings
+    from tests.interop.conftest import ReadAll, Readings
 
-NOW = datetime(2026, 4, 1, tzinfo=UTC)
 CEST = timedelta(hours=2)  # the pages say "displayed in CEST (UTC/GMT +2)"
 TIME_LINE = re.compile(r"^\w+day (\w+ \d{1,2}, \d{4}) (\d\d:\d\d) - (\d\d:\d\d) CEST$")
 

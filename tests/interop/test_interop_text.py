@@ -22,7 +22,7 @@ from feeds.ical.text import clean_text
 from feeds.model import Conference, Room, Session, Speaker
 
 if TYPE_CHECKING:
-    from conftest import Fields
+    from tests.interop.conftest import Fields
 
 CONFERENCE = Conference("Text Conf", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7))
 START = datetime(2026, 4, 7, 7, 0, tzinfo=UTC)

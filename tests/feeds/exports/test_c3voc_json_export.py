@@ -7,12 +7,11 @@ import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from schedules import edge_schedule
-
 from feeds.exports import EXPORTERS
 from feeds.pipeline import Loaded
 from feeds.sources.documents import Document
 from feeds.sources.frab_json import READER
+from tests.helpers.schedules import edge_schedule
 
 EXPORT = EXPORTERS["c3voc-json"]
 NOW = datetime(2026, 4, 1, tzinfo=UTC)

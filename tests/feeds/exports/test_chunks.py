@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from schedules import T0, edge_schedule
 
 from feeds.exports.c3voc_json import C3vocJsonExporter
 from feeds.exports.chunks import DayChunk
@@ -20,6 +19,7 @@ from feeds.exports.frab_xml import FrabXmlExporter, _clean, _http
 from feeds.ical.event import session_url
 from feeds.model import Room, Schedule, Session, Speaker, Track
 from feeds.pipeline import load_schedule
+from tests.helpers.schedules import T0, edge_schedule
 
 NOW = datetime(2026, 4, 1, tzinfo=UTC)
 

@@ -6,13 +6,12 @@ import dataclasses
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from schedules import T0, edge_schedule
-
 from feeds.exports import EXPORTERS
 from feeds.model import Schedule
 from feeds.pipeline import Loaded
 from feeds.sources.documents import Document
 from feeds.sources.frab_xml import READER
+from tests.helpers.schedules import T0, edge_schedule
 
 EXPORT = EXPORTERS["frab-xml"]
 NOW = datetime(2026, 4, 1, tzinfo=UTC)

@@ -6,12 +6,11 @@ import dataclasses
 import json
 from datetime import UTC, datetime, timedelta
 
-from schedules import edge_schedule
-
 from feeds.catalogue import FeedKind, catalogue, partition
 from feeds.exports import EXPORTERS
 from feeds.ical import render_calendar
 from feeds.pipeline import Loaded
+from tests.helpers.schedules import edge_schedule
 
 NOW = datetime(2025, 2, 3, tzinfo=UTC)
 

@@ -7,8 +7,6 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
-from app_helpers import CHANGED_PAGE, NOW, Http, paris
-from caldav_helpers import DavServer
 from starlette.applications import Starlette
 
 from feeds.demo import DEMO_TZ, demo_sources
@@ -26,6 +24,8 @@ from feeds.pipeline import load_schedule
 from server.app import create_app
 from server.app.demo import seed_demo
 from server.store import Store
+from tests.helpers.app_helpers import CHANGED_PAGE, NOW, Http, paris
+from tests.helpers.caldav_helpers import DavServer
 
 
 @pytest.fixture(scope="session")

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-from app_helpers import Http, send
 from starlette.applications import Starlette
 from starlette.types import Message
 
 from server.app.access_log import AccessLog, direct_handler, flush, loggable_path, token_tag
 from server.logs import AccessHandler
+from tests.helpers.app_helpers import Http, send
 
 TOKEN = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5"
 

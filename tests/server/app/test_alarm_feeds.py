@@ -11,13 +11,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from app_helpers import NOW, Http
 from starlette.applications import Starlette
-from test_picks_api import call, path_of, session_ids
 
 from feeds.model import Schedule
 from server.app import create_app
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http
+from tests.helpers.picks_client import call, path_of, session_ids
 
 HERE = Path(__file__).resolve().parent
 # sha256 and ETag of feeds as served before reminders existed (rendered by commit 41c4322).

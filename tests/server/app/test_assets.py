@@ -6,9 +6,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-from app_helpers import Http
-
 from server.app.assets import STATIC, asset_path, lookup
+from tests.helpers.app_helpers import Http
 
 
 def test_page_links_its_css_and_js_by_content_hash(http: Http) -> None:

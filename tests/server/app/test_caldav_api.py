@@ -9,13 +9,13 @@ import logging
 from pathlib import Path
 
 import pytest
-from app_helpers import NOW, Http
-from caldav_helpers import PASSWORD, USER, DavServer, send_json
 
 from server.app import create_app
 from server.app.caldav_api import NOTHING_ATTACHED
 from server.caldav.target import ALLOW_PRIVATE_ENV
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http
+from tests.helpers.caldav_helpers import PASSWORD, USER, DavServer, send_json
 
 BAD_PASSWORD = "not-the-password-0042"
 

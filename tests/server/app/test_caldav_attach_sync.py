@@ -11,8 +11,6 @@ import traceback
 
 import icalendar
 import pytest
-from app_helpers import NOW, Http
-from caldav_helpers import PASSWORD, USER, DavServer, send_json
 
 from server.app import create_app
 from server.caldav import service
@@ -23,6 +21,8 @@ from server.caldav.retry import RetryPolicy
 from server.caldav.target import ALLOW_PRIVATE_ENV, Password, PickToken, SyncOptions, Target
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
+from tests.helpers.app_helpers import NOW, Http
+from tests.helpers.caldav_helpers import PASSWORD, USER, DavServer, send_json
 
 OPTIONS = SyncOptions(allow_private=True, retry=RetryPolicy(attempts=1))
 OWN_EVENT = b"""BEGIN:VCALENDAR\r

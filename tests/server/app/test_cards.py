@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date
 
-from app_helpers import NOW, paris
-
 from feeds.model import Conference, Room, Schedule, Session
 from server.app.cards import make_card, session_card
 from server.app.published import Published
+from tests.helpers.app_helpers import NOW, paris
 
 CONFERENCE = Conference("C", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris")
 TALK = Session("s1", "Talk & more", paris(11), paris(11, 30), room=Room("Hall"))

@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import icalendar
-from app_helpers import Http
 
 from feeds.pipeline import load_schedule
 from server.app import create_app
 from server.store import Store
+from tests.helpers.app_helpers import Http
 
 CHANGES = Path(__file__).resolve().parents[2] / "fixtures" / "changes"
 MOVED, RETITLED, CANCELLED, KEPT = "eebc480700", "36f2f8b98d", "1b5fb92284", "545aadac37"

@@ -10,13 +10,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from app_helpers import NOW, Http, raw_get
 from starlette.applications import Starlette
 
 from feeds.model import Schedule
 from server.app import create_app, urls
 from server.app.assets import asset_path
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http, raw_get
 
 INGESTED = datetime(2026, 3, 30, 12, tzinfo=UTC)  # stamps new sessions' `modified`
 DEMO = "pytorch-conference-europe-2026"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlsplit
 
-from app_helpers import Http
+from tests.helpers.app_helpers import Http
 
 
 def session_of(http: Http, title: str) -> dict[str, object]:

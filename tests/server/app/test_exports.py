@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from app_helpers import NOW, Http
 from starlette.applications import Starlette
 
 from feeds.exports import EXPORTERS
 from feeds.model import Schedule
 from server.app import create_app
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http
 
 PATHS = {"/schedule.xml": "frab-xml", "/schedule.json": "c3voc-json"}
 

@@ -3,7 +3,7 @@ client, which it loads when a calendar first needs them (issue 12: serve start).
 
 from __future__ import annotations
 
-from loaded import loaded
+from tests.helpers.loaded import loaded
 
 
 def test_a_server_process_starts_without_the_job_queue_or_the_caldav_client() -> None:

@@ -4,13 +4,13 @@ feeds whose set is kept and whose feed is made, and the route's bytes and header
 from __future__ import annotations
 
 import pytest
-from app_helpers import NOW, Http, send
 from starlette.applications import Starlette
 
 from feeds.model import Schedule
 from server.app.fast_feeds import FeedFastPath
 from server.app.live import Live
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http, send
 
 DEMO = "pytorch-conference-europe-2026"
 

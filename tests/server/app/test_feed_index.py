@@ -4,9 +4,6 @@ the kind with the entries the schedule pages list, the bytes a build writes, 404
 from __future__ import annotations
 
 import pytest
-from app_helpers import NOW, Http
-from crowded import SLUG, crowded
-from feed_groups import feed_groups
 from starlette.applications import Starlette
 
 from server.app import create_app
@@ -15,6 +12,9 @@ from server.app.published import Published
 from server.app.site_build import site_files
 from server.app.subscribe import LISTED_FEEDS
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http
+from tests.helpers.crowded import SLUG, crowded
+from tests.helpers.feed_groups import feed_groups
 
 BASE = "https://cal.example.org"
 SPEAKERS = LISTED_FEEDS + 1

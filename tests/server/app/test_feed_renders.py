@@ -13,8 +13,6 @@ from collections.abc import Iterator
 import anyio
 import httpx
 import pytest
-from app_helpers import NOW, Http
-from sched_pages import write_page
 from starlette.applications import Starlette
 
 from feeds.model import Schedule
@@ -25,6 +23,8 @@ from server.app.feed_renders import FeedRenders
 from server.app.live import Live
 from server.app.published import Feed, Published
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http
+from tests.helpers.sched_pages import write_page
 
 SESSIONS = 5_000
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from app_helpers import NOW, Http
-
 from server.app import create_app
 from server.store import Store
 from server.store.sources import Finished, Outcome, SourceSpec, SourceStore
+from tests.helpers.app_helpers import NOW, Http
 
 
 def test_a_readable_store_is_healthy(store: Store, demo_schedule: object) -> None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-from app_helpers import raw_get
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.applications import Starlette
+
+from tests.helpers.app_helpers import raw_get
 
 HOSTILE = [
     b"/feeds/../x",

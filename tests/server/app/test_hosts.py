@@ -4,7 +4,6 @@ for when links follow Host (no base URL), and any Host with a base URL."""
 from __future__ import annotations
 
 import pytest
-from app_helpers import NOW, Http
 from starlette.applications import Starlette
 
 from server.app import create_app
@@ -12,6 +11,7 @@ from server.app.demo import seed_demo
 from server.app.guards import Guards, default_hosts
 from server.app.hosts import AllowedHosts, allowed_entries, split_host
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http
 
 
 @pytest.mark.parametrize(

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_helpers import NOW, Http
 
 from server.app import create_app
 from server.app.demo import seed_demo
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http
 
 CACHED_PATHS = [
     "/feeds/all.ics",

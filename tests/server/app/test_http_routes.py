@@ -7,12 +7,12 @@ from typing import Any
 from urllib.parse import unquote
 
 import pytest
-from app_helpers import NOW, Http
 
 from feeds.model import Schedule
 from server.app import create_app
 from server.app.demo import seed_demo
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http
 
 UID = re.compile(rb"^UID:(.+)\r$", re.MULTILINE)
 SESSION_KEYS = [

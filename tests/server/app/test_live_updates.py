@@ -11,11 +11,11 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import httpx
-from app_helpers import NOW, Http
 
 from feeds.model import Schedule
 from server.app import create_app
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http
 
 
 def feed_state(http: Http) -> dict[str, tuple[bytes, str]]:

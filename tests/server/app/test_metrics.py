@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from app_helpers import Http, send
 from starlette.applications import Starlette
 
 from server import metrics
+from tests.helpers.app_helpers import Http, send
 
 
 def _value(text: str, name: str, **labels: str) -> float:

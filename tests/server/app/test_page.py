@@ -13,7 +13,6 @@ from html.parser import HTMLParser
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-from app_helpers import NOW, Http, paris
 from starlette.applications import Starlette
 
 from feeds.model import Conference, Room, Schedule, Session, Speaker, Track
@@ -26,6 +25,7 @@ from server.app.page import page_files, page_representation
 from server.app.published import Published
 from server.app.qr import qr_svg
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http, paris
 
 Element = tuple[str, dict[str, str]]
 

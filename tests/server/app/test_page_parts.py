@@ -5,12 +5,11 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
-from crowded import crowded
-
 from feeds.catalogue import day_slug
 from feeds.model import Schedule, Status
 from server.app.page_parts import day_sessions
 from server.app.published import Published
+from tests.helpers.crowded import crowded
 
 NOW = datetime(2025, 3, 20, tzinfo=UTC)
 

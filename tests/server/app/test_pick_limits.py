@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from app_helpers import NOW, send
 from sqlalchemy import create_engine
 from starlette.applications import Starlette
 
@@ -19,6 +18,7 @@ from server.app.pick_upkeep import PickUpkeep
 from server.app.ratelimit import Rate, TokenBuckets, client_key
 from server.store import Store
 from server.store.picks import PickStore
+from tests.helpers.app_helpers import NOW, send
 
 EMPTY = b'{"sessions": []}'
 

@@ -4,14 +4,10 @@ personal feed behaving like every other feed (same VEVENT bytes and UIDs, ETag, 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
-import anyio
-import httpx
 import pytest
-from app_helpers import NOW, Http, Reply
 from starlette.applications import Starlette
 
 from feeds.model import Schedule
@@ -19,39 +15,8 @@ from server.app import create_app
 from server.app.bodies import MAX_PICKS, MAX_PICKS_BODY
 from server.app.qr import qr_svg
 from server.store import Store
-
-
-def call(
-    app: Starlette,
-    method: str,
-    path: str,
-    body: object = None,
-    raw: bytes | None = None,
-) -> Reply:
-    """One request; `body` is sent as JSON, `raw` as is."""
-    content = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-
-    async def go() -> Reply:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            response = await client.request(
-                method,
-                path,
-                content=content,
-                headers={"content-type": "application/json"},
-            )
-            return Reply(
-                response.status_code,
-                response.headers,
-                response.content,
-                response.content,
-            )
-
-    return anyio.run(go)
-
-
-def session_ids(http: Http) -> list[str]:
-    return [s["id"] for s in http.get("/api/sessions").json_doc()["sessions"]]
+from tests.helpers.app_helpers import NOW, Http
+from tests.helpers.picks_client import call, path_of, session_ids
 
 
 def vevents(calendar: bytes) -> list[bytes]:
@@ -60,10 +25,6 @@ def vevents(calendar: bytes) -> list[bytes]:
 
 def uids(calendar: bytes) -> list[str]:
     return [m.decode() for m in re.findall(rb"\r\nUID:([^\r]+)", calendar)]
-
-
-def path_of(url: str) -> str:
-    return httpx.URL(url).raw_path.decode()
 
 
 def test_create_answers_201_with_token_feed_and_webcal(demo_app: Starlette, http: Http) -> None:

@@ -19,8 +19,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app_helpers import NOW, Reply, send
-from sched_pages import write_page
 from sqlalchemy import event
 
 from feeds.pipeline import load_schedule
@@ -29,6 +27,8 @@ from server.app.demo import seed_demo
 from server.app.guards import Guards
 from server.app.ratelimit import Rate
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Reply, send
+from tests.helpers.sched_pages import write_page
 
 SESSIONS = 20_000
 ZONE = "Europe/Paris"

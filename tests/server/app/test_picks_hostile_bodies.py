@@ -8,12 +8,12 @@ import json
 from collections.abc import AsyncIterator
 
 import pytest
-from app_helpers import Reply, send
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.applications import Starlette
 
 from server.app.bodies import MAX_PICKS_BODY
+from tests.helpers.app_helpers import Reply, send
 
 
 @pytest.fixture(scope="module")

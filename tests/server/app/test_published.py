@@ -3,13 +3,12 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
-from app_helpers import NOW, paris
-
 from feeds.ical import uid
 from feeds.model import Schedule
 from feeds.query import FeedQuery, select
 from server.app import urls
 from server.app.published import Published, last_modified
+from tests.helpers.app_helpers import NOW, paris
 
 
 def test_every_catalogue_feed_is_rendered_with_its_path(

@@ -9,12 +9,11 @@ import weakref
 from datetime import UTC, datetime
 from pathlib import Path
 
-from app_helpers import NOW, paris
-
 from feeds.model import Schedule
 from server.app.live import Live
 from server.app.published import Published
 from server.store import Store
+from tests.helpers.app_helpers import NOW, paris
 
 
 def _moved(schedule: Schedule) -> Schedule:

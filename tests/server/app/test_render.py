@@ -7,7 +7,6 @@ from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
-from app_helpers import NOW, paris
 from jinja2 import Environment, FileSystemLoader
 
 from feeds.model import Conference, Room, Schedule, Session
@@ -15,6 +14,7 @@ from server.app.detail_pages import session_representation
 from server.app.links import Site
 from server.app.published import Published
 from server.app.render import TEMPLATES, _Compiled, frame
+from tests.helpers.app_helpers import NOW, paris
 
 CONFERENCE = Conference("Conf & Co", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris")
 TALK = Session("s1", "Talk", paris(11), paris(11, 30), room=Room("Hall"))

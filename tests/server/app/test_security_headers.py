@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from app_helpers import Http, send
 
 from server.app.render import CSP
+from tests.helpers.app_helpers import Http, send
 
 PATHS = [
     "/",

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from app_helpers import NOW, Http
-from crowded import crowded
-from feed_groups import feed_groups
 from starlette.applications import Starlette
 
 from feeds.model import Schedule
@@ -16,6 +13,9 @@ from server.app.links import Site
 from server.app.published import Published
 from server.app.subscribe import LISTED_FEEDS, subscribe_groups
 from server.store import Store
+from tests.helpers.app_helpers import NOW, Http
+from tests.helpers.crowded import crowded
+from tests.helpers.feed_groups import feed_groups
 
 SITE = Site.of("https://cal.example.org")
 

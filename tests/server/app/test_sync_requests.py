@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 
 import anyio
 import httpx
-from app_helpers import NOW
 
 from feeds.model import Schedule
 from server.app import create_app
@@ -21,6 +20,7 @@ from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 from server.store.caldav_wanted import Wanted, wanted
 from server.store.picks import PickStore
+from tests.helpers.app_helpers import NOW
 
 
 def put_picks(store: Store, sync: SyncRequests | None, token: str, ids: list[str]) -> int:

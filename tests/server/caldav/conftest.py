@@ -8,9 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from postgres_cluster import fresh_schema
-from push_helpers import Backend, DavBackend, DavServer, MemoryBackend
 from sqlalchemy import Engine, create_engine
+
+from tests.helpers.postgres_cluster import fresh_schema
+from tests.helpers.push_helpers import Backend, DavBackend, DavServer, MemoryBackend
 
 # `radicale` and `xandikos` (session-scoped) come from tests/conftest.py.
 

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from push_helpers import (
+from sqlalchemy import Engine
+
+from feeds.ical import uid
+from server.caldav.content import same_event
+from server.caldav.events import desired_events, select_sessions
+from server.caldav.state import SyncState
+from tests.helpers.push_helpers import (
     CONFERENCE,
     Backend,
     edited,
@@ -20,13 +26,7 @@ from push_helpers import (
     summary_of,
     uid_counts,
 )
-from sqlalchemy import Engine
-from test_caldav_sync import name_of, run_push
-
-from feeds.ical import uid
-from server.caldav.content import same_event
-from server.caldav.events import desired_events, select_sessions
-from server.caldav.state import SyncState
+from tests.helpers.push_runs import name_of, run_push
 
 SCHEDULE = make_schedule(3)
 UID = {s.id: uid(CONFERENCE, s) for s in SCHEDULE.sessions}

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from server.caldav.content import same_event, uids
+from tests.helpers.caldav_events import ALARM, with_alarm
 
 EVENT = (
     b"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//confcal//test//EN\r\n"
@@ -12,15 +13,6 @@ EVENT = (
     b"DTEND;TZID=Europe/Paris:20260407T092500\r\nSUMMARY:Talk\r\n"
     b"END:VEVENT\r\nEND:VCALENDAR\r\n"
 )
-# An alarm as Apple's calendars write it: with a UID of its own (RFC 9074 section 4).
-ALARM = (
-    b"BEGIN:VALARM\r\nUID:7C1D2E3F@apple.example\r\nACTION:DISPLAY\r\n"
-    b"TRIGGER:-PT10M\r\nDESCRIPTION:Talk\r\nEND:VALARM\r\n"
-)
-
-
-def with_alarm(ics: bytes, alarm: bytes = ALARM) -> bytes:
-    return ics.replace(b"END:VEVENT", alarm + b"END:VEVENT")
 
 
 def test_parameters_in_another_order_are_the_same_event() -> None:

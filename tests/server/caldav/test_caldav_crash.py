@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from push_helpers import (
+from sqlalchemy import Engine
+
+from feeds.ical import uid
+from server.caldav.content import same_event
+from server.caldav.errors import ServerFailed, ServerUnreachable, TransientError
+from server.caldav.storage import name_for
+from tests.helpers.caldav_events import with_alarm
+from tests.helpers.push_helpers import (
     Backend,
     DavBackend,
     DavServer,
@@ -17,14 +24,7 @@ from push_helpers import (
     summary_of,
     uid_counts,
 )
-from sqlalchemy import Engine
-from test_caldav_content import with_alarm
-from test_caldav_sync import name_of, run_push
-
-from feeds.ical import uid
-from server.caldav.content import same_event
-from server.caldav.errors import ServerFailed, ServerUnreachable, TransientError
-from server.caldav.storage import name_for
+from tests.helpers.push_runs import name_of, run_push
 
 PICKS = ["s0", "s1", "s2", "s3"]
 

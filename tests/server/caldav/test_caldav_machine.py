@@ -20,7 +20,13 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
-from push_helpers import (
+from sqlalchemy import create_engine
+from sqlalchemy.pool import StaticPool
+
+from server.caldav.content import same_event
+from server.caldav.events import desired_events, select_sessions
+from server.caldav.storage import name_for
+from tests.helpers.push_helpers import (
     Backend,
     DavBackend,
     DavServer,
@@ -31,13 +37,7 @@ from push_helpers import (
     moved,
     uid_counts,
 )
-from sqlalchemy import create_engine
-from sqlalchemy.pool import StaticPool
-from test_caldav_sync import name_of, run_push
-
-from server.caldav.content import same_event
-from server.caldav.events import desired_events, select_sessions
-from server.caldav.storage import name_for
+from tests.helpers.push_runs import name_of, run_push
 
 SESSIONS = [f"s{i}" for i in range(3)]  # few, so edits and reschedules meet
 OWN = event_ics("dentist@owner.example", "Dentist", make_schedule(1).sessions[0].start)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from loaded import loaded
-from push_helpers import edited, event_ics, make_schedule
 
 from server.caldav.content import same_event, uids
 from server.caldav.plan import (
@@ -22,6 +20,8 @@ from server.caldav.plan import (
 from server.caldav.retry import RetryPolicy
 from server.caldav.rows import StateRow, digest
 from server.caldav.storage import name_for
+from tests.helpers.loaded import loaded
+from tests.helpers.push_helpers import edited, event_ics, make_schedule
 
 START = make_schedule(1).sessions[0].start
 A = DesiredEvent(uid="a@x", revision=0, ics=event_ics("a@x", "A", START))

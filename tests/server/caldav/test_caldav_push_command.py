@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 from icalendar import Calendar
-from push_helpers import PASSWORD, USER, DavServer, make_schedule, withdrawn
-from sync_helpers import bodies
 
 from feeds.ical.event import session_anchor
 from server.caldav.retry import NO_WAIT
 from server.cli import main
 from server.store import Store
 from server.store.picks import PickStore
+from tests.helpers.push_helpers import PASSWORD, USER, DavServer, make_schedule, withdrawn
+from tests.helpers.sync_helpers import bodies
 
 
 @pytest.fixture

@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 
 import pytest
-from push_helpers import (
+from sqlalchemy import Engine
+
+from feeds.ical import uid
+from server.caldav.errors import ServerUnreachable, TransientError
+from server.caldav.events import desired_events, select_sessions
+from server.caldav.plan import uid_of
+from server.caldav.retry import NO_WAIT, RetryPolicy
+from server.caldav.state import SyncState
+from server.caldav.storage import name_for
+from server.caldav.sync import push
+from tests.helpers.push_helpers import (
     CONFERENCE,
     Backend,
     MemoryBackend,
@@ -20,35 +29,7 @@ from push_helpers import (
     uid_counts,
     withdrawn,
 )
-from sqlalchemy import Engine
-
-from feeds.ical import uid
-from feeds.model import Schedule
-from server.caldav.errors import ServerUnreachable, TransientError
-from server.caldav.events import desired_events, select_sessions
-from server.caldav.execute import Summary
-from server.caldav.plan import uid_of
-from server.caldav.retry import NO_WAIT, RetryPolicy
-from server.caldav.state import SyncState
-from server.caldav.storage import name_for
-from server.caldav.sync import push
-
-
-def run_push(
-    backend: Backend,
-    engine: Engine,
-    schedule: Schedule,
-    picks: Sequence[str],
-    *,
-    overwrite: bool = False,
-) -> Summary:
-    state = SyncState(engine, backend.storage.url, scope=schedule.conference.slug)
-    desired = desired_events(schedule, select_sessions(schedule, picks))
-    return push(backend.storage, state, desired, overwrite=overwrite, retry=NO_WAIT)
-
-
-def name_of(session_id: str) -> str:
-    return name_for(f"{session_id}@{CONFERENCE.slug}.confcal")
+from tests.helpers.push_runs import name_of, run_push
 
 
 class TestPush:

@@ -11,20 +11,8 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
-from push_helpers import (
-    PASSWORD,
-    USER,
-    DavBackend,
-    DavServer,
-    answer,
-    drop_etag,
-    event_ics,
-    lose_answer,
-)
-from test_storage_contract import OTHER, OURS, START
 
 from feeds.outbound.urls import public_url
 from server.caldav.dav import MAX_ANSWER, DavStorage, calendar_key, check_url
@@ -43,6 +31,18 @@ from server.caldav.errors import (
     UidConflict,
 )
 from server.caldav.target import Password
+from tests.helpers.caldav_events import OTHER, OURS, START
+from tests.helpers.push_helpers import (
+    PASSWORD,
+    USER,
+    DavBackend,
+    DavServer,
+    answer,
+    drop_etag,
+    event_ics,
+    lose_answer,
+)
+from tests.helpers.silent_server import silent_server
 
 ERROR = '<?xml version="1.0"?><D:error xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">{}</D:error>'
 NO_UID_CONFLICT = ERROR.format("<C:no-uid-conflict><D:href>/alice/cal/other.ics</D:href></C:no-uid-conflict>")
@@ -197,29 +197,6 @@ def test_a_refused_connection_is_named() -> None:
         DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True)
 
     assert (str(raised.value), raised.value.unreachable) == (f"cannot reach {url}: connection failed", True)
-
-
-@contextmanager
-def silent_server() -> Iterator[str]:
-    """A calendar URL on a listener that accepts connections and never answers."""
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        server.settimeout(5)
-        accepted: list[socket.socket] = []
-
-        def accept() -> None:
-            try:
-                accepted.append(server.accept()[0])
-            except TimeoutError:
-                pass
-
-        thread = threading.Thread(target=accept)
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{server.getsockname()[1]}/alice/cal/"
-        finally:
-            thread.join()
-            for conn in accepted:
-                conn.close()
 
 
 def test_a_server_that_never_answers_times_out() -> None:

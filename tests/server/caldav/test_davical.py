@@ -7,13 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from push_helpers import PASSWORD, USER, DavServer, connect, make_schedule, uid_counts
 
 from feeds.ical import render_session, uid
 from server.caldav import service
 from server.caldav.retry import NO_WAIT
 from server.caldav.target import Password, SessionIds, SyncOptions, Target
 from server.store import Store
+from tests.helpers.push_helpers import PASSWORD, USER, DavServer, connect, make_schedule, uid_counts
 
 OPTIONS = SyncOptions(retry=NO_WAIT, allow_private=True)  # DAViCal listens on loopback
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from push_helpers import CONFERENCE, make_schedule, withdrawn
 
 from feeds.ical import EventCache, render_session
 from server.caldav.errors import UnknownSession
 from server.caldav.events import desired_events, select_sessions
 from server.caldav.plan import DesiredEvent
+from tests.helpers.push_helpers import CONFERENCE, make_schedule, withdrawn
 
 SCHEDULE = make_schedule(4)
 

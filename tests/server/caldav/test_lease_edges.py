@@ -9,12 +9,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import Engine, select
-from test_lock import CALENDAR, T0, Clock
 
 from server.caldav.errors import LeaseLost
 from server.caldav.lock import CalendarLease, hold_calendar
 from server.caldav.state import StateRow, SyncState, sync_state
 from server.store.tables import calendar_locks
+from tests.helpers.lease_clock import CALENDAR, T0, Clock
 
 TTL = timedelta(seconds=60)
 

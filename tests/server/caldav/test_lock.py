@@ -6,30 +6,21 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from push_helpers import DavServer, make_schedule, uid_counts
 from sqlalchemy import Engine, func, select
-from test_service import contents
 
 from server.caldav.errors import CalendarBusy, LeaseLost
 from server.caldav.lock import CalendarLease, hold_calendar
 from server.caldav.state import StateRow, SyncState, sync_state
 from server.store import Store
+from tests.helpers.lease_clock import CALENDAR, T0, Clock
+from tests.helpers.push_helpers import DavServer, make_schedule, uid_counts
+from tests.helpers.push_runs import contents
 
-WORKER = Path(__file__).with_name("push_worker.py")
-CALENDAR = "https://dav.example.org/alice/cal/"
-T0 = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> datetime:
-        return self.now
+WORKER = Path(__file__).resolve().parents[2] / "helpers" / "push_worker.py"
 
 
 def test_a_held_calendar_cannot_be_taken_until_released(db: Engine) -> None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from push_helpers import edited, event_ics
 
 from server.caldav.errors import TransientError
 from server.caldav.memory import MemoryStorage
+from tests.helpers.push_helpers import edited, event_ics
 
 START = datetime(2026, 4, 7, 9, 0, tzinfo=UTC)
 OURS = event_ics("talk-1@pytorch-conference-europe-2026.confcal", "Talk one", START)

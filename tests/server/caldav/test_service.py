@@ -11,20 +11,10 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from push_helpers import (
-    PASSWORD,
-    USER,
-    DavServer,
-    event_ics,
-    make_schedule,
-    start_of,
-    uid_counts,
-)
 
 from feeds.ical import EventCache
 from server.app.published import Published
 from server.caldav import service
-from server.caldav.dav import DavStorage
 from server.caldav.errors import (
     AddressNotAllowed,
     AuthenticationFailed,
@@ -38,6 +28,16 @@ from server.caldav.retry import NO_WAIT, RetryPolicy
 from server.caldav.target import Password, PickToken, SessionIds, SyncOptions, Target
 from server.store import Store
 from server.store.picks import PickStore
+from tests.helpers.push_helpers import (
+    PASSWORD,
+    USER,
+    DavServer,
+    event_ics,
+    make_schedule,
+    start_of,
+    uid_counts,
+)
+from tests.helpers.push_runs import contents, session_ids
 
 OPTIONS = SyncOptions(retry=NO_WAIT, allow_private=True)  # the test servers are on loopback
 SLUG = "pytorch-conference-europe-2026"
@@ -50,23 +50,8 @@ def store(tmp_path: Path) -> Iterator[Store]:
         yield opened
 
 
-def session_ids(store: Store, *numbers: int) -> tuple[str, ...]:
-    schedule = store.live()
-    assert schedule is not None
-    by_title = {s.title: s.id for s in schedule.sessions}
-    return tuple(by_title[f"Talk number {n}"] for n in numbers)
-
-
 def target(url: str, password: str = PASSWORD, **extra: str) -> Target:
     return Target(url, USER, Password(password), **extra)
-
-
-def contents(url: str) -> dict[str, bytes]:
-    storage = DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True)
-    try:
-        return {name: storage.get(name).ics for name in storage.list()}
-    finally:
-        storage.close()
 
 
 def test_sync_of_a_pick_token_returns_counts_and_duration(dav_server: DavServer, store: Store) -> None:

@@ -12,10 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from push_helpers import PASSWORD, USER, DavServer, answer, edited, make_schedule, moved, withdrawn
 from sqlalchemy import select
-from test_dav_wire import silent_server
-from test_service import contents, session_ids
 
 from feeds.ical import EventCache
 from server.caldav import service
@@ -31,6 +28,9 @@ from server.errors import ServerError, StoreError
 from server.store import Store
 from server.store.picks import PickStore
 from server.store.tables import calendar_locks
+from tests.helpers.push_helpers import PASSWORD, USER, DavServer, answer, edited, make_schedule, moved, withdrawn
+from tests.helpers.push_runs import contents, session_ids
+from tests.helpers.silent_server import silent_server
 
 OPTIONS = SyncOptions(retry=NO_WAIT, allow_private=True)
 SCHEDULE = make_schedule(3)

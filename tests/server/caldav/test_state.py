@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from postgres_cluster import fresh_schema
 from sqlalchemy import select
 
 from server.caldav.state import StateRow, SyncState, sync_state
 from server.store import Store
+from tests.helpers.postgres_cluster import fresh_schema
 
 CALENDAR = "https://dav.example.org/calendars/me/conf/"
 

@@ -15,27 +15,22 @@ without If-None-Match overwrites a taken name, one without If-Match an edit made
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 
 import pytest
-from push_helpers import (
+
+from server.caldav.errors import ItemNotFound, PreconditionFailed, TransientError, UidConflict
+from tests.helpers.caldav_events import OTHER, OURS
+from tests.helpers.push_helpers import (
     Backend,
     DavBackend,
     MemoryBackend,
     drop_etag,
     edited,
-    event_ics,
     lose_answer,
     owner_put,
     summary_of,
     weak_etag,
 )
-
-from server.caldav.errors import ItemNotFound, PreconditionFailed, TransientError, UidConflict
-
-START = datetime(2026, 4, 7, 9, 0, tzinfo=UTC)
-OURS = event_ics("talk-1@pytorch-conference-europe-2026.confcal", "Talk one", START)
-OTHER = event_ics("talk-2@pytorch-conference-europe-2026.confcal", "Talk two", START)
 
 NOT_ENFORCED = {
     "davical": {"test_an_update_to_a_uid_held_elsewhere_is_a_uid_conflict"},

@@ -11,9 +11,6 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
-from crowded import SLUG as CROWDED_SLUG
-from crowded import crowded
-from demo_changes import shifted
 
 from feeds.model import Conference, Schedule, Speaker
 from server.app import create_app
@@ -23,6 +20,9 @@ from server.app.site_build import independent
 from server.app.subscribe import LISTED_FEEDS
 from server.cli import main
 from server.store import Store
+from tests.helpers.crowded import SLUG as CROWDED_SLUG
+from tests.helpers.crowded import crowded
+from tests.helpers.demo_changes import shifted
 
 BASE = "https://cal.example.org"
 

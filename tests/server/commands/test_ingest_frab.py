@@ -11,9 +11,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from app_http import api_sessions
 
 from server.cli import main
+from tests.helpers.app_http import api_sessions
 
 Key = tuple[str, datetime, datetime]
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from serve_process import Running, running_confcal
 
 from feeds.demo import DEMO_TZ, demo_sources
 from feeds.pipeline import load_schedule
 from server.cli import main
 from server.store import Store
+from tests.helpers.serve_process import Running, running_confcal
 
 CHANGED_PAGE = Path(__file__).resolve().parents[1] / "app" / "fixtures" / "002_changed.txt"
 

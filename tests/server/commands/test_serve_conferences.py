@@ -10,11 +10,11 @@ from datetime import date
 from pathlib import Path
 
 import httpx
-from serve_process import running_confcal
 
 from feeds.model import Conference
 from server.app.demo import demo_schedule
 from server.store import Store
+from tests.helpers.serve_process import running_confcal
 
 SECOND = Conference("Second Conf", "Europe/Berlin", date(2026, 6, 1), date(2026, 6, 2))
 THIRD = Conference("Third Conf", "Europe/Lisbon", date(2026, 9, 1), date(2026, 9, 1))

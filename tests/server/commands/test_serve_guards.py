@@ -11,9 +11,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from serve_process import Running, running_confcal
 
 from server.app.access_log import token_tag
+from tests.helpers.serve_process import Running, running_confcal
 
 JSON = {"content-type": "application/json"}
 EMPTY = b'{"sessions": []}'

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from serve_process import running_confcal
 
 from server.store import Store
 from server.store.sources import SourceSpec, SourceStore
+from tests.helpers.serve_process import running_confcal
 
 
 def _pids_answering(url: str) -> set[int]:

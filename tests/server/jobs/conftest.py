@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from postgres_cluster import fresh_schema
-from source_server import PageServer, page_server
 
 from feeds.demo import DEMO_DIR
 from server.store import Store
+from tests.helpers.postgres_cluster import fresh_schema
+from tests.helpers.source_server import PageServer, page_server
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -13,11 +13,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from dav_proxy import DavProxy
-from demo_changes import MOVED_TITLE, OTHER_TITLES, SLUG, moved_pages
-from push_helpers import PASSWORD, USER, DavServer, uid_counts
-from serve_process import running_confcal, running_worker
-from sync_helpers import bodies, calendar, queue_syncs, start_of_title, summaries, synced, wait_for
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from server.cli import main
@@ -25,6 +20,11 @@ from server.crypto import Secret
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 from server.store.picks import PickStore
+from tests.helpers.dav_proxy import DavProxy
+from tests.helpers.demo_changes import MOVED_TITLE, OTHER_TITLES, SLUG, moved_pages
+from tests.helpers.push_helpers import PASSWORD, USER, DavServer, uid_counts
+from tests.helpers.serve_process import running_confcal, running_worker
+from tests.helpers.sync_helpers import bodies, calendar, queue_syncs, start_of_title, summaries, synced, wait_for
 
 
 @pytest.fixture(autouse=True)

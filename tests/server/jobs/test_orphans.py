@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import delete
-from sync_helpers import SCHEDULE, SLUG, stored_ids
 
 from server.crypto import Secret, new_key
 from server.jobs import Jobs
@@ -18,6 +17,7 @@ from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 from server.store.picks import PickStore
 from server.store.tables import picks
+from tests.helpers.sync_helpers import SCHEDULE, SLUG, stored_ids
 
 NOW = datetime(2026, 4, 8, 12, 0, tzinfo=UTC)
 

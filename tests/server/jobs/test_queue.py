@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from source_server import PageServer
 from sqlalchemy import inspect
 
 from feeds.demo import DEMO_TZ
@@ -17,6 +16,7 @@ from server.jobs.queue import open_queue
 from server.jobs.tasks import OVERDUE_AFTER
 from server.store import Store
 from server.store.sources import Outcome, Source, SourceSpec, SourceStore
+from tests.helpers.source_server import PageServer
 
 EVERY = timedelta(minutes=15)
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from source_server import CHANGED_PAGE, PageServer
-
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from server.jobs.refresh import LEASE, run_refresh
 from server.store import Store
 from server.store.sources import Outcome, Source, SourceSpec, SourceStore
+from tests.helpers.source_server import CHANGED_PAGE, PageServer
 
 NOW = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
 DAMAGED = Path(__file__).resolve().parents[2] / "fixtures" / "sched" / "damaged"

@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from serve_process import Running, running_confcal
-from source_server import CHANGED_PAGE, PageServer, page_server
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from server.cli import main
+from tests.helpers.serve_process import Running, running_confcal
+from tests.helpers.source_server import CHANGED_PAGE, PageServer, page_server
 
 CHANGED_TITLE = "Parameterized CUDA Graph Launch in PyTorch: CUDA Graphs Without Any Pain"
 CHANGED_PATH = "/002_f0fe97cd188ad8b4.txt"

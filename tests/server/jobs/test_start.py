@@ -4,7 +4,7 @@ and the first sync load."""
 
 from __future__ import annotations
 
-from loaded import loaded
+from tests.helpers.loaded import loaded
 
 
 def test_the_jobs_start_without_the_source_readers_or_the_caldav_client() -> None:

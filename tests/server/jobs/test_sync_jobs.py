@@ -8,11 +8,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from dav_proxy import DavProxy
 from icalendar import Calendar
-from push_helpers import DavServer, moved
 from sqlalchemy import inspect
-from sync_helpers import SCHEDULE, SLUG, attach, bodies, calendar, stored_ids, summaries, target, wait_for
 
 from feeds.catalogue import FeedKind
 from server.app.links import calendar_base
@@ -27,6 +24,9 @@ from server.jobs.triggers import SyncTriggers
 from server.store import Store
 from server.store.caldav_targets import TargetState
 from server.store.picks import PickStore
+from tests.helpers.dav_proxy import DavProxy
+from tests.helpers.push_helpers import DavServer, moved
+from tests.helpers.sync_helpers import SCHEDULE, SLUG, attach, bodies, calendar, stored_ids, summaries, target, wait_for
 
 # No sleeping inside a sync: the job-level backoff is what these tests look at.
 FAST = RetryPolicy(attempts=3, sleep=lambda _seconds: None)

@@ -11,14 +11,14 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import httpx
-from postgres_cluster import running_postgres
-from serve_process import confcal_command, running_confcal
-from source_server import CHANGED_PAGE, PageServer
 
 from feeds.demo import DEMO_TZ
 from server.cli import main
 from server.store import Store
 from server.store.sources import SourceStore
+from tests.helpers.postgres_cluster import running_postgres
+from tests.helpers.serve_process import confcal_command, running_confcal
+from tests.helpers.source_server import CHANGED_PAGE, PageServer
 
 CHANGED_TITLE = "Parameterized CUDA Graph Launch in PyTorch: CUDA Graphs Without Any Pain"
 

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from store_builders import empty_postgres
 
 from server.store import Store
+from tests.helpers.store_builders import empty_postgres
 
 BACKENDS = ["sqlite", "postgresql"]
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 from sqlalchemy import delete
-from store_builders import FIRST, SECOND, THIRD, at, schedule, six_talks, talk
 
 from feeds.model import Session, Status
 from server.store import Store
 from server.store.changelog_since import Stamps, look_up, rows_in
 from server.store.history import encode, version_content
 from server.store.rows import session_row
+from tests.helpers.store_builders import FIRST, SECOND, THIRD, at, schedule, six_talks, talk
 
 SLUG = "pytorch-conference-europe-2026"
 

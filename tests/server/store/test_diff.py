@@ -4,11 +4,11 @@ import dataclasses
 from datetime import UTC, datetime
 
 import pytest
-from store_builders import FIRST, at, six_talks, talk
 
 from feeds.model import Level, Room, Speaker, Status, Track
 from server.errors import IngestRefused
 from server.store.diff import changed_fields, check_not_destructive, plan_ingest
+from tests.helpers.store_builders import FIRST, at, six_talks, talk
 
 
 def test_identical_sessions_have_no_changed_fields() -> None:

@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import DateTime, select
-from store_builders import FIRST, schedule, six_talks
 
 from server.caldav.state import StateRow, SyncState
 from server.store import Store, tables
 from server.store.picks import PickStore
 from server.store.sources import SourceSpec, SourceStore
+from tests.helpers.store_builders import FIRST, schedule, six_talks
 
 PARIS_NOON = datetime(2026, 4, 7, 12, 0, 0, 250000, tzinfo=ZoneInfo("Europe/Paris"))  # 10:00:00.25 UTC
 

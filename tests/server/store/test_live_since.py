@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from store_builders import CONFERENCE, FIRST, SECOND, THIRD, schedule, six_talks, talk
-
 from feeds.model import Schedule
 from server.store import Store
+from tests.helpers.store_builders import CONFERENCE, FIRST, SECOND, THIRD, schedule, six_talks, talk
 
 
 def _read(store: Store) -> tuple[Schedule, int]:

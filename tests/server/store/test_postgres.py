@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from store_builders import FIRST, SECOND, THIRD, at, empty_postgres, schedule, six_talks
 
 from feeds.model import Status
 from server.errors import IngestRefused
 from server.store import Store
+from tests.helpers.store_builders import FIRST, SECOND, THIRD, at, empty_postgres, schedule, six_talks
 
 
 @pytest.fixture

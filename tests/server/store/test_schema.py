@@ -14,12 +14,12 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, create_engine, text
-from store_builders import bare_postgres, empty_postgres
 
 from server.cli import main
 from server.store import Store, schema
 from server.store.schema import StoreOutdated
 from server.store.tables import metadata
+from tests.helpers.store_builders import bare_postgres, empty_postgres
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from store_builders import FIRST
-
 from feeds.outbound import Validators
 from server.store import Store
 from server.store.sources import Finished, Outcome, SourceSpec, SourceStore
+from tests.helpers.store_builders import FIRST
 
 EVERY = timedelta(minutes=15)
 LEASE = timedelta(minutes=5)

@@ -5,7 +5,11 @@ from datetime import date
 
 import pytest
 from sqlalchemy import event
-from store_builders import (
+
+from feeds.model import Conference, Room, Schedule, Session, Speaker, Status
+from server.errors import IngestRefused, StoreError
+from server.store import Store
+from tests.helpers.store_builders import (
     CONFERENCE,
     FIRST,
     SECOND,
@@ -15,10 +19,6 @@ from store_builders import (
     six_talks,
     talk,
 )
-
-from feeds.model import Conference, Room, Schedule, Session, Speaker, Status
-from server.errors import IngestRefused, StoreError
-from server.store import Store
 
 
 def by_title(snapshot: Schedule | None) -> dict[str, Session]:

@@ -12,10 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from postgres_cluster import _pg_bin
 from sqlalchemy import create_engine
-from store_builders import bare_postgres
-from store_snapshot import snapshot
 
 from server.caldav.state import SyncState
 from server.cli import main
@@ -23,6 +20,9 @@ from server.jobs.queue import open_queue
 from server.store import Store, schema
 from server.store.picks import PickStore
 from server.store.sources import Outcome, SourceStore
+from tests.helpers.postgres_cluster import _pg_bin
+from tests.helpers.store_builders import bare_postgres
+from tests.helpers.store_snapshot import snapshot
 
 # What the fixture holds, table by table (make_pre_migration_store.py says what and why).
 ROWS = {

@@ -7,7 +7,6 @@ import dataclasses
 
 import pytest
 from sqlalchemy import delete
-from store_builders import FIRST, SECOND, THIRD, at, schedule, six_talks
 
 from feeds.model import Session, Status
 from server.errors import IngestRefused
@@ -15,6 +14,7 @@ from server.store import Store
 from server.store.changes import ChangeKind
 from server.store.history import UnknownVersion, Written, decode, encode, version_content
 from server.store.rows import session_row
+from tests.helpers.store_builders import FIRST, SECOND, THIRD, at, schedule, six_talks
 
 
 def edited(talks: tuple[Session, ...]) -> list[Session]:

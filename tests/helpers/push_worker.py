@@ -1,6 +1,6 @@
 """One push in its own process, started on cue: for the tests of concurrent syncs of a calendar.
 
-    python push_worker.py DB CALENDAR GO_FILE SESSION_ID...
+    python tests/helpers/push_worker.py DB CALENDAR GO_FILE SESSION_ID...
 
 Prints "ready" once imported and connected to nothing yet, waits until GO_FILE exists (so two
 workers start their syncs together), then syncs and prints the result's line.
@@ -12,12 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-from push_helpers import PASSWORD, USER
-
 from server.caldav import service
 from server.caldav.retry import NO_WAIT
 from server.caldav.target import Password, SessionIds, SyncOptions, Target
 from server.store import Store
+from tests.helpers.push_helpers import PASSWORD, USER
 
 
 def main() -> None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from postgres_cluster import fresh_schema
-
 from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Track
+from tests.helpers.postgres_cluster import fresh_schema
 
 PARIS = ZoneInfo("Europe/Paris")
 CONFERENCE = Conference(

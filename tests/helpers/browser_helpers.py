@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from serve_process import Running
+
+from tests.helpers.serve_process import Running
 
 # Debian's chromium; CONFCAL_CHROMIUM points elsewhere (e.g. to check the CI=true failure).
 CHROMIUM = Path(os.environ.get("CONFCAL_CHROMIUM", "/usr/bin/chromium"))

@@ -1,7 +1,7 @@
 """A throwaway DAViCal (Debian's package) for the tests, as a WSGI app dav_server.py can wrap.
 
 DAViCal is PHP on PostgreSQL, so this starts both and proxies to them:
-- a PostgreSQL cluster from Debian's binaries (tests/postgres_cluster.py), its database made by
+- a PostgreSQL cluster from Debian's binaries (tests/helpers/postgres_cluster.py), its database made by
   DAViCal's own `create-database.sh`, and one user with a plain-text password ("**" prefix, as
   DAViCal's base data stores its admin);
 - a copy of DAViCal's `htdocs/` whose `always.php` reads our config instead of
@@ -23,16 +23,13 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/, for postgres_cluster
-
-from postgres_cluster import running_postgres  # noqa: E402
+from tests.helpers.postgres_cluster import running_postgres
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 

@@ -9,9 +9,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from dav_proxy import DavProxy
-from push_helpers import PASSWORD, USER, DavServer, connect, make_schedule, start_of, summary_of
-
 from server.caldav.errors import ItemNotFound
 from server.crypto import Secret
 from server.jobs import jobs_for
@@ -19,6 +16,8 @@ from server.store import Store
 from server.store.caldav_targets import CaldavTargets, Target
 from server.store.caldav_wanted import Wanted
 from server.store.picks import PickStore
+from tests.helpers.dav_proxy import DavProxy
+from tests.helpers.push_helpers import PASSWORD, USER, DavServer, connect, make_schedule, start_of, summary_of
 
 SCHEDULE = make_schedule(4)
 SLUG = SCHEDULE.conference.slug

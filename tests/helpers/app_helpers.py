@@ -22,7 +22,7 @@ import httpx
 from starlette.applications import Starlette
 from starlette.types import Message, Scope
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "server" / "app"
 CHANGED_PAGE = HERE / "fixtures" / "002_changed.txt"
 NOW = datetime(2026, 4, 1, tzinfo=UTC)
 

@@ -1,19 +1,13 @@
 """For the attach API tests: real Radicale/Xandikos servers (the pusher tests' launcher,
-tests/server/caldav/dav_server.py) and a JSON client over the app."""
+tests/helpers/dav_server.py) and a JSON client over the app."""
 
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
-from app_helpers import Http, Reply
-
-# The pusher tests' helpers live beside their tests; they are shared here, not copied.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "caldav"))
-
-from push_helpers import PASSWORD, USER, DavServer  # noqa: E402
+from tests.helpers.app_helpers import Http, Reply
+from tests.helpers.push_helpers import PASSWORD, USER, DavServer
 
 __all__ = ["PASSWORD", "USER", "DavServer", "send_json"]
 

@@ -1,6 +1,6 @@
 """A real CalDAV server (Radicale, Xandikos or DAViCal) on 127.0.0.1, run by the tests as a subprocess.
 
-    python dav_server.py radicale|xandikos|davical ROOT --user U --password P [--port N] [--die-after-puts N]
+    python tests/helpers/dav_server.py radicale|xandikos|davical ROOT --user U --password P [--port N] [--die-after-puts N]
 
 It prints the port on stdout once it listens. A thin WSGI layer in front of the real server:
 - counts requests per method, and answers per status as "status 401" and the like, served at
@@ -226,7 +226,7 @@ def main() -> None:
     # outlive its stop(); run the atexit cleanups (DAViCal's) and leave at once, as before.
     signal.signal(signal.SIGTERM, lambda *_: (atexit._run_exitfuncs(), os._exit(0)))
     if args.kind == "davical":
-        from davical import davical_app
+        from tests.helpers.davical import davical_app
 
         factory = davical_app
     else:

@@ -1,4 +1,4 @@
-"""A real HTTP proxy on 127.0.0.1 in front of a real CalDAV server (tests/server/caldav/dav_server.py),
+"""A real HTTP proxy on 127.0.0.1 in front of a real CalDAV server (tests/helpers/dav_server.py),
 for the sync job tests and the scale-out test (tests/deploy): it counts what reaches the server
 and misbehaves on cue.
 

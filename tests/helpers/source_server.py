@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 # Seed page 002 with one title edited and one session gone.
-CHANGED_PAGE = Path(__file__).resolve().parents[1] / "app" / "fixtures" / "002_changed.txt"
+CHANGED_PAGE = Path(__file__).resolve().parents[1] / "server" / "app" / "fixtures" / "002_changed.txt"
 
 
 class PageServer:

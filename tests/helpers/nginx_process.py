@@ -15,7 +15,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from serve_process import free_port
+
+from tests.helpers.serve_process import free_port
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "nginx"
 

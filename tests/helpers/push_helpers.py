@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 import uuid
@@ -26,6 +27,8 @@ from server.caldav.storage import Item, Storage
 from server.caldav.target import Password
 
 SERVER_SCRIPT = Path(__file__).with_name("dav_server.py")
+# The script imports its neighbours as tests.helpers.*: the repository root goes on its path.
+ROOT = Path(__file__).resolve().parents[2]
 USER, PASSWORD = "alice", "correct-horse-battery"
 
 CONFERENCE = Conference(
@@ -203,7 +206,8 @@ class DavServer:
         command += ["--busy-puts", str(self.busy_puts)]
         self.root.mkdir(parents=True, exist_ok=True)
         self._log = open(self.root.parent / f"{self.root.name}.log", "a")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self._log, text=True)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self._log, text=True, env=env)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()  # the server prints its port once it listens
         self.process.stdout.close()
