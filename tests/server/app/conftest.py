@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -23,9 +24,22 @@ from feeds.model import (
 from feeds.pipeline import load_schedule
 from server.app import create_app
 from server.app.demo import seed_demo
+from server.logs import AccessHandler
 from server.store import Store
 from tests.helpers.app_helpers import CHANGED_PAGE, NOW, Http, paris
 from tests.helpers.caldav_helpers import DavServer
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """For the tests on `access_file` (test_access_log.py): confcal.access with serve's set-up, its
+    AccessHandler alone. pytest adds its capture handlers to every non-propagating logger at the
+    start of each test phase, after the fixtures of the set-up phase ran; with them there the app
+    would log records instead of handing lines to the handler. Runs after pytest's logging
+    wrapper has added them, right before the test function."""
+    if "access_file" in getattr(item, "fixturenames", ()):
+        logger = logging.getLogger("confcal.access")
+        logger.handlers[:] = [h for h in logger.handlers if isinstance(h, AccessHandler)]
 
 
 @pytest.fixture(scope="session")
