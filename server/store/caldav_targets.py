@@ -31,10 +31,9 @@ from server.crypto import Cipher, key_for
 from server.errors import StoreBusy, StoreError
 from server.store import schema
 from server.store.rows import from_db_time, to_db_time
+from server.store.sync_counts import COUNT_NAMES, SyncCounts
 from server.store.tables import caldav_targets as targets
 from server.store.tables import picks
-
-COUNT_NAMES = ("created", "updated", "deleted", "unchanged", "conflicts")
 
 
 class TargetState(StrEnum):
@@ -46,15 +45,6 @@ class TargetState(StrEnum):
 class CalendarTaken(StoreError):
     """Another pick set of the conference already syncs into this calendar (they would delete
     each other's events)."""
-
-
-@dataclass(frozen=True)
-class SyncCounts:
-    created: int = 0
-    updated: int = 0
-    deleted: int = 0
-    unchanged: int = 0
-    conflicts: int = 0
 
 
 @dataclass(frozen=True)
