@@ -72,10 +72,6 @@ def kind_name(kind: str) -> str:
     return kind[:1].upper() + kind[1:]
 
 
-def _named(value: Named | None) -> list[tuple[str, str]]:
-    return [(value.slug, value.name)] if value else []
-
-
 @lru_cache(maxsize=4096)
 def _day_entry(day: str) -> tuple[str, str]:
     return day, day_name(date.fromisoformat(day))
