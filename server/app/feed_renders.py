@@ -44,10 +44,6 @@ class FeedRenders:
                 done.set()
         return feed.representation
 
-    @property
-    def in_progress(self) -> int:
-        return len(self._pending)
-
 
 def _render(feed: Feed) -> Representation:
     return feed.representation

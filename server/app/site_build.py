@@ -180,14 +180,6 @@ def _same(body: bytes) -> bytes:
     return body
 
 
-def site_files(
-    published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
-) -> Iterator[tuple[str, bytes]]:
-    """(site-relative path, bytes) of every file of one conference's site."""
-    for path, _, make in site_parts(published, site, others):
-        yield path, make()
-
-
 def independent(path: str) -> bool:
     """Whether the file at this site-relative path is made from the snapshot alone, keeps no
     part and is joined into no other file, so a worker process may make it (build_workers.py):

@@ -168,9 +168,6 @@ class CaldavTargets:
         url, username, sealed = row[0]
         return Credentials(url, username, self.cipher().decrypt(sealed))
 
-    def ids(self) -> list[int]:
-        return [r.id for r in self._read(select(targets.c.id).order_by(targets.c.id))]
-
     # --- wanting syncs --------------------------------------------------------------------------
 
     def want_sync(self, token: str) -> list[int]:
