@@ -63,8 +63,7 @@ class Executor:
         storage: Storage,
         state: SyncState,
         *,
-        # Never overwrite unless asked. The one caller (server.caldav.sync.push) always passes
-        # it, so a True default is an equivalent mutant today.
+        # Never overwrite unless asked: an owner's edit is theirs to keep.
         overwrite: bool = False,
         retry: RetryPolicy = DEFAULT_RETRY,
         progress: Progress | None = None,
@@ -117,8 +116,7 @@ class Executor:
             return self._delete(action.uid, action.name, action.etag)
         if isinstance(action, Conflict):
             return self._resolve(action.uid, action.name, action.event)
-        # Unreachable (Action is a closed union, every member handled above): its message is an
-        # equivalent mutant.
+        # Unreachable: Action is a closed union, every member handled above.
         raise AssertionError(f"unknown action {action!r}")
 
     def _create(self, event: DesiredEvent, name: str, *, claim: bool = True) -> tuple[str, str]:
@@ -142,8 +140,7 @@ class Executor:
 
     def _claim(self, event: DesiredEvent, name: str, *, create: bool = True) -> tuple[str, str]:
         """Adopt what is at our name only if it is exactly what we would write. The keyword
-        arguments make create -> claim -> create end after one round: never a loop (passing
-        None for False is an equivalent mutant: both are false)."""
+        arguments make create -> claim -> create end after one round: never a loop."""
         item = self._get(name)
         if item is None:
             if create:

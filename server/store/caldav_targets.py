@@ -1,4 +1,4 @@
-"""Calendars the server keeps in sync with a pick set: the `caldav_targets` table (issue 10).
+"""Calendars the server keeps in sync with a pick set: the `caldav_targets` table.
 
 A target is attached to one pick set (named by its token) and holds the calendar's URL, the user
 name and the password, encrypted (server.crypto: the store only ever sees `Password`s and Fernet
