@@ -105,10 +105,8 @@ def build_event(
     zone = conference.zone
     url = session_url(session, base_url)
     event = Event()
-    # icalendar writes property names upper case ("UID" for "uid" is an equivalent mutant), and
-    # (7.x) writes DTSTAMP and LAST-MODIFIED in UTC whatever zone they carry, so dropping these
-    # astimezone(UTC) changes no byte today; test_dtstamp_and_last_modified_are_utc_whatever_the_
-    # machines_zone[10] runs this path on a New York machine in case a version does not.
+    # icalendar writes property names upper case, and (7.x) DTSTAMP and LAST-MODIFIED in UTC
+    # whatever zone they carry; the astimezone(UTC) keeps them UTC should a version not.
     event.add("uid", uid(conference, session))
     event.add("dtstamp", (session.modified or UNKNOWN_MODIFIED).astimezone(UTC))
     if session.modified is not None:
@@ -150,7 +148,7 @@ def render_event(
     writes for `build_event`; reminders, UTC-written times and zones icalendar writes another
     way are serialized by icalendar itself, and checked (`ensure_folded`) against a library
     change; the direct writer folds by construction (tests/feeds/ical/test_ical_writer.py checks
-    it), so a build's 10,000 events skip that check (issue 12)."""
+    it), so a build's thousands of events skip that check."""
     zone = conference.zone
     start, end = session.start.astimezone(zone), session.end.astimezone(zone)
     if alarm is not None or _ambiguous(start) or _ambiguous(end) or not writes_tzid(conference.timezone):

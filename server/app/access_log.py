@@ -11,8 +11,7 @@ One line per response, in the ASGI servers' usual layout:
 The same facts go with the line as fields (`client`, `method`, `path`, `http_version`, `status`,
 `route`, `duration_ms`) for the JSON log format (server.logs); `path` is the tagged one there too.
 
-It must cost little next to the answer it logs (issue 12: a 304 of a cached feed is tens of
-microseconds). When the `confcal.access` logger writes only to server.logs.AccessHandler, as
+It must cost little next to the answer it logs, and a 304 of a cached feed costs very little. When the `confcal.access` logger writes only to server.logs.AccessHandler, as
 `confcal serve` configures it, the finished line goes straight into that handler's buffer: no
 LogRecord, no caller lookup, no write per request. Any other set-up (a test's capture handler,
 an embedding application's own handlers) gets ordinary records with the fields as `extra`. The

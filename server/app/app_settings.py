@@ -1,6 +1,6 @@
 """What `confcal serve` hands each server process (server.app.factory builds the app from it),
 apart from the app itself: the serving process imports this, not the app, since it only starts
-the server and the jobs (the app's modules were 0.4 s of its start)."""
+the server and the jobs (the app's modules would slow its start)."""
 
 from __future__ import annotations
 

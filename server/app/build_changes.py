@@ -1,4 +1,4 @@
-"""The changelog documents of a static build (changes/, changes.atom, api/changes; issue 12),
+"""The changelog documents of a static build (changes/, changes.atom, api/changes),
 joined from one kept part per version.
 
 What a version shows in them (changes_entries.Entry) never changes once the version is

@@ -1,5 +1,5 @@
-"""The VEVENTs of a static build kept for the next one (issue 12): a rebuild after one session
-moved re-renders that session's event, not the 10,000 events of every feed it is in.
+"""The VEVENTs of a static build kept for the next one: a rebuild after one session moved
+re-renders that session's event, not the thousands of events of every feed it is in.
 
 A conference's events are one part of the build record (build_output.py), keyed on `base` (the
 rendering code, the conference and the base URLs, which an event's bytes depend on besides its

@@ -1,4 +1,4 @@
-"""The documents listing every session in a static build (issue 12): schedule.xml,
+"""The documents listing every session in a static build: schedule.xml,
 schedule.json and `api/sessions`, each joined from one kept part per day, so a rebuild after a
 session moved renders only the days it touched.
 

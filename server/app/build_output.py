@@ -1,4 +1,4 @@
-"""Where `confcal build` writes, and what it remembers of the last build (issue 12).
+"""Where `confcal build` writes, and what it remembers of the last build.
 
 Beside the output directory OUTDIR (so no host publishes it) the build keeps a record,
 `.OUTDIR.confcal-build.json`, of every file it wrote: its
@@ -31,7 +31,7 @@ without reading its schedule.
 A file is written beside its target and renamed over it, so a host serving the directory never
 sees a half-written file. Into an empty directory (a first build, or one whose output was
 deleted) files are written in place instead, created exclusively: no host has served a byte of
-them yet, and on ext4 the temporary name and the rename were 1 s of a 10,000-session build.
+them yet, and the temporary name and the rename are a real cost over tens of thousands of files.
 The default conference's copy at the root is made of hard links to the files under its base
 path: the bytes are the same, written once.
 """
@@ -90,7 +90,7 @@ class Output:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        # Paths as strings below: pathlib's joins were 1 s of a 60,000-file build's profile.
+        # Paths as strings below: pathlib's joins are costly over tens of thousands of files.
         self._root = os.fspath(root)
         self.record = record_path(root)
         self._changed: list[str] = []
@@ -147,14 +147,9 @@ class Output:
         return made
 
     @property
-    def changed(self) -> list[Path]:
-        """The files this build wrote (new, or with other bytes than before)."""
-        return [self.root / relative for relative in self._changed]
-
-    @property
     def written(self) -> list[str]:
-        """`changed` as site-relative paths: making 60,000 Paths to count them was a third of a
-        second at the end of a 10,000-session build, with the other cores idle (issue 12)."""
+        """The files this build wrote (new, or with other bytes than before), as site-relative
+        paths: a large build writes tens of thousands, and what reads this only counts them."""
         return list(self._changed)
 
     def outdated(self, relative: str, key: str) -> bool:

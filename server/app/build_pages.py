@@ -1,4 +1,4 @@
-"""The schedule pages of a static build (issue 12): each keyed on what it shows, each joined
+"""The schedule pages of a static build: each keyed on what it shows, each joined
 from parts a rebuild mostly reuses.
 
 A page is its frame (filters, day tabs, counts), its days' sections and the subscribe section

@@ -1,4 +1,4 @@
-"""The record `confcal build` keeps of the last build, beside its output directory (issue 12).
+"""The record `confcal build` keeps of the last build, beside its output directory.
 
 `.OUTDIR.confcal-build.json` holds, as JSON:
 - `files`: each file the build wrote, by site-relative path: the key of its inputs and a digest

@@ -1,5 +1,4 @@
-"""Files of a static build made by forked worker processes, so `confcal build` uses every core
-(issue 12).
+"""Files of a static build made by forked worker processes, so `confcal build` uses every core.
 
 Which files: those made from the snapshot alone that no other file is joined from and that keep
 no part: a session's download and page, a speaker's page, a feed's QR code
@@ -101,13 +100,13 @@ class Workers:
         # While this process has files of its own to make, the free workers share every pending
         # file; once it has none (finish), it takes a share too. Few large batches rather than
         # many small ones: each fork copies the pages its worker touches (page tables, reference
-        # counts), tens of milliseconds of system time a fork at 10,000 sessions.
+        # counts), a cost in system time that grows with the build.
         shares = free + (1 if self._finishing else 0)
         if self._finishing:
             # Half a share each: files cost unlike amounts (a speaker's page, a QR code, a
             # download), so equal shares end unequally; this process makes files from the back
-            # meanwhile, and a worker done early takes half a share of what is left. At 10,000
-            # sessions the build's process waited 0.5 s for a worker given an equal share.
+            # meanwhile, and a worker done early takes half a share of what is left, so the
+            # build's process does not wait at the end for a worker given an equal share.
             shares *= 2
         size = max(FIRST, -(-len(self._pending) // shares))
         if not self._finishing:

@@ -1,4 +1,4 @@
-"""The calendar a pick set is synced into (issue 10), under each conference's base:
+"""The calendar a pick set is synced into, under each conference's base:
 
     POST   /api/picks/{token}/caldav   {"url", "username", "password"} -> 201 the GET document
     GET    /api/picks/{token}/caldav   -> 200 url, username, state, last sync, counts, last error

@@ -5,8 +5,7 @@ Google Calendar's event template and Outlook on the web's compose deeplink pre-f
 feed URL. Times go as UTC instants, so neither service has to guess a zone.
 
 A static build makes two event links for every session's card and two for its page: urllib's
-`urlencode` and `quote` (a Python call per byte) were 7 of a build's 45 profiled seconds at
-10,000 sessions (issue 12). The query here is joined from values quoted once each by
+`urlencode` and `quote` (a Python call per byte) were a large share of a build's time. The query here is joined from values quoted once each by
 `quote_component`, which gives exactly `urllib.parse.quote(value, safe="")` (RFC 3986 section
 2.3's unreserved characters kept, every other UTF-8 byte percent-encoded in upper case) with one
 `str.translate` of the UTF-8 bytes.

@@ -67,7 +67,7 @@ class Card:
         """Google's and Outlook's links adding the session, without its abstract (a card's link
         stays short; the session page carries it); none for a cancelled session. Made when a
         day's section shows the card, not with it: the session's and speakers' pages show its
-        card without them (10,000 pairs of links a build made for nothing, issue 12), and a
+        card without them (a pair of links per session a build would make for nothing), and a
         rebuild lays out a moved session's day with the other cards' markup kept."""
         return offered_links(self.conference, self.session, details=False)
 
@@ -128,7 +128,7 @@ def make_card(conference: Conference, session: Session) -> Card:
     return Card(
         session=session,
         day=day_slug(session, conference),
-        # strftime("%H:%M") exactly, without strftime's detour through the C library (issue 12).
+        # strftime("%H:%M") exactly, without strftime's detour through the C library.
         start_label=f"{start.hour:02}:{start.minute:02}",
         end_label=f"{end.hour:02}:{end.minute:02}",
         zone_label=start.tzname() or conference.timezone,
@@ -146,8 +146,8 @@ def make_card(conference: Conference, session: Session) -> Card:
 
 def session_card(published: Published, session: Session) -> Card:
     """`make_card` of `session` once per snapshot: a build shows each session's card on its
-    day's section, its page and each of its speakers' pages (40,000 cards made for 10,000
-    sessions, with two event links each; issue 12). A card depends on the conference and the
+    day's section, its page and each of its speakers' pages (several cards a session otherwise,
+    with two event links each). A card depends on the conference and the
     session only, both fixed in a snapshot; a session object the snapshot does not hold under
     its id gets a card of its own."""
     made: dict[str, Card] = published.memo(("cards",), dict)

@@ -107,7 +107,7 @@ def change_notes(published: Published, log: ChangeLog) -> dict[str, str]:
 
 def changes_routes(context: RouteContext, log: ChangeLog) -> list[Route]:
     # The web stack loads here, not with the module: `confcal build` writes these documents
-    # through changes_files and never serves them (issue 12).
+    # through changes_files and never serves them.
     import anyio.to_thread
     from starlette.routing import Route
 

@@ -114,9 +114,7 @@ def accepts_gzip(accept_encoding: str) -> bool:
 
 
 def _quality(params: str) -> float:
-    # Only `_quality(...) > 0` is ever asked, so the default (1.0) could be any positive number,
-    # and splitting at the last "=" instead of the first reads the same value from any valid
-    # `q=0.5` (mutation testing: those mutants are equivalent).
+    # Only `_quality(...) > 0` is ever asked: the default (1.0) need only be positive.
     for param in params.split(";"):
         name, _, value = param.strip().partition("=")
         if name.strip().lower() == "q":
@@ -217,8 +215,7 @@ def answer(
     if unchanged:
         return 304, list(not_modified), b""
     # HEAD: the same headers as GET, Content-Length included, and no body (RFC 9110 §9.3.2).
-    # The servers send no body for HEAD either, so a body given here would not reach the
-    # client (the mutant is equivalent).
+    # The servers send no body for HEAD either; none is given here so none is ever sent.
     return 200, list(full), b"" if head else (rep.gzipped if use_gzip else rep.body)
 
 

@@ -17,7 +17,7 @@ class IngestingStore(Protocol):
 
 def demo_schedule() -> Schedule:
     # The readers load only when the demo is seeded: `confcal build` of a store with a schedule
-    # never needs them (issue 12).
+    # never needs them.
     from feeds.pipeline import load_schedule
 
     return load_schedule(demo_sources(), DEMO_TZ).schedule

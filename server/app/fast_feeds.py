@@ -1,4 +1,4 @@
-"""Catalogue feeds answered before routing (issue 12).
+"""Catalogue feeds answered before routing.
 
 A subscribed calendar app asks for the same few feed URLs all day, mostly to get a 304. Through
 Starlette's router every such request is matched against each route of the app in turn (the

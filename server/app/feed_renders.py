@@ -1,4 +1,4 @@
-"""Catalogue feeds rendered off the event loop when a request gets to them first (issue 12).
+"""Catalogue feeds rendered off the event loop when a request gets to them first.
 
 The server swaps a new snapshot in before its feeds are rendered and warms them in a worker
 thread (server.app.live). A request for a feed the warm-up has not reached yet must not render
@@ -43,10 +43,6 @@ class FeedRenders:
                 del self._pending[feed]
                 done.set()
         return feed.representation
-
-    @property
-    def in_progress(self) -> int:
-        return len(self._pending)
 
 
 def _render(feed: Feed) -> Representation:

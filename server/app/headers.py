@@ -7,7 +7,7 @@
 
 Added by the outermost layer (server.app.access_log.AccessLog), in the one wrapper of `send`
 that also notes the status for the access log and the metrics: a layer of its own cost a
-coroutine and two more calls per request (issue 12). It only appends to the header list of the
+coroutine and two more calls per request. It only appends to the header list of the
 response start message, and never buffers a body.
 """
 

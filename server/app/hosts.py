@@ -8,8 +8,7 @@ with no port or with the port the connection came in on (`scope["server"]`); an 
 may also name its own port, for a proxy in front that keeps a different one. With a base URL
 no link depends on Host, and this check is not installed at all.
 
-Starlette's TrustedHostMiddleware is not used: it splits Host at the first ":", so an IPv6
-literal (`[::1]:8080`) never matches.
+Not Starlette's TrustedHostMiddleware: it ignores the port, and a port must be ours or the entry's.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ assignment, and requests in flight keep the snapshot they started with. Snapshot
 (no feed rendered) and swapped in at once; `warm()` then renders their feeds in a worker thread,
 while requests are already answered (a feed asked for first is rendered for its request, also in
 a worker thread: server.app.feed_renders). So a 10,000-session conference is served a second after
-start and after each ingest (issue 12). A conference's snapshot is never rebuilt for another
+start and after each ingest. A conference's snapshot is never rebuilt for another
 conference's ingest, so nothing it serves changes (ETags included). A snapshot is also rebuilt now and then without a change, because dropping cancelled sessions
 after their grace period depends on the clock (unchanged feeds keep their bytes either way).
 

@@ -3,7 +3,7 @@
 A page of a 10,000-session conference is 25 MB of HTML, nine tenths of it the days' cards.
 Rendered as one template, Jinja joined a few million pieces into one string (four bytes a
 character once a title holds an emoji) and then encoded it: about 190 MB more while the
-all-days page rendered (issue 12). Here each day's section (`_day.html`) is rendered and
+all-days page rendered. Here each day's section (`_day.html`) is rendered and
 encoded on its own, the subscribe section once per snapshot and depth, and the frame
 (`schedule.html`, with a marker where each of those go) is cut at its markers: the page is
 the bytes joined, the same bytes as before. A day's section is its frame (`_day.html`, a
@@ -79,7 +79,7 @@ def day_sessions(published: Published) -> dict[str, tuple[Session, ...]]:
     in the feed's order: what `cards.days` lays out, without laying it out. They are the day
     feeds' sessions (feeds.catalogue.partition puts each of the whole conference's sessions, in
     its order, in the feed of the day it starts on), so no session's day is worked out again:
-    10,000 zone conversions of every build's first page key (issue 12)."""
+    a zone conversion per session for every build's first page key."""
 
     def group() -> dict[str, tuple[Session, ...]]:
         by_day = {f.spec.slug: f.sessions for f in published.feeds if f.spec.kind is FeedKind.DAY and f.sessions}

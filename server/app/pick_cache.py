@@ -1,4 +1,4 @@
-"""Pick sets read by the personal feed routes, kept and re-read in bulk (issue 12).
+"""Pick sets read by the personal feed routes, kept and re-read in bulk.
 
 A subscribed personal feed is polled like any feed, mostly for a 304; reading its set from the
 database in a worker thread cost thirty times the answer itself. Sets read here are kept (bounded
@@ -7,7 +7,7 @@ writes are read back at once. `watch` asks the store's change log every `interva
 changed (server.store.picks.PickStore.changes_since) and re-reads only those it keeps, in one
 query: a set replaced or deleted by another server process (`--workers`) is seen within about a
 second, as a new ingest is within the poll interval, and the requests themselves never wait for
-the database. Re-reading all 1,000 kept sets each second cost 16 ms of CPU a second (issue 12).
+the database; re-reading every kept set each second would cost CPU all the time for nothing.
 A set is used only while it was confirmed within `ttl` seconds, so without the watch (an app run
 without its lifespan) each set is read again at most every `ttl`. A set nobody asked for in `idle` seconds is dropped rather than
 re-read forever. A token that is not found is never kept, so guessing tokens cannot fill the

@@ -8,7 +8,7 @@ feed whose content is unchanged: that feed keeps its exact bytes, ETag and gzip 
 A `lazy` snapshot renders no feed up front: each catalogue feed is rendered on first use and kept,
 and `warm()` renders the ones not used yet, the whole conference's first. The server builds its
 snapshots lazily and warms them after swapping them in, so it answers as soon as the schedule is
-read (3,400 feeds of a 10,000-session conference took seconds to render; issue 12); a lazy
+read (the thousands of feeds of a large conference take seconds to render); a lazy
 snapshot takes over the previous one's feed objects whose sessions are the same, compared by
 identity first (server.store.Store.live_since keeps unchanged sessions as the same objects)
 rather than by hashing every session of every feed. The bytes, and so the ETags, do not depend on

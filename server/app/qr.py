@@ -8,11 +8,10 @@ calendar apps accept the https link for a subscription too. The SVG depends only
 so it is memoized by it and answered through `conditional.respond` (ETag, 304) like every feed.
 
 The code is made by zxing-cpp (C++, through its Python binding), not by a pure-Python encoder:
-`confcal build` makes one code per feed (3,407 at 10,000 sessions), and segno took about 1 ms a
-code even with its mask search turned off, about a quarter of a build's CPU (issue 12). zxing-cpp
-does the whole ISO/IEC 18004 encoding in a sixteenth of that (0.07 against 1.16 ms for a
-100-character feed link, the mask fixed in both). We draw the SVG ourselves (`svg`): its own
-(`Barcode.to_svg`) has an XML declaration, a DOCTYPE and a "Zint Generated Symbol" description
+`confcal build` makes one code per feed (thousands for a large conference), and a pure-Python
+encoder (segno) was a large share of a build's CPU even with its mask search turned off;
+zxing-cpp does the whole ISO/IEC 18004 encoding many times faster. We draw the SVG ourselves
+(`svg`): its own (`Barcode.to_svg`) has an XML declaration, a DOCTYPE and a "Zint Generated Symbol" description
 where we want an accessible `<title>`, is almost twice the bytes (a closed rectangle per run)
 and took longer to make than our drawing does.
 """
@@ -44,8 +43,8 @@ BORDER = 2
 # would silently give level L, its default: tests/server/app/test_qr.py reads the level back.
 EC_LEVEL = "M"
 # Any of the eight data masks gives a valid code every reader decodes; choosing the best by the
-# standard's penalty rules (ISO/IEC 18004 section 7.8.3) is four fifths of zxing-cpp's time for a
-# code (0.23 of 0.28 ms), and a build makes one per feed (issue 12), so the mask is fixed.
+# standard's penalty rules (ISO/IEC 18004 section 7.8.3) is most of zxing-cpp's time for a
+# code, and a build makes one per feed, so the mask is fixed.
 MASK = 0
 
 
@@ -86,7 +85,7 @@ class _Steps(dict[bytes, str]):
     run's start and draws it: down a row for each row end, and along by the light modules less a
     row (and its row end) for each row end, the way back to the row's start. Made on first use,
     so a code's path is joined by the dict in C rather than formatted by Python for each of its
-    ~300 runs (3,407 codes a 10k build, issue 12)."""
+    hundreds of runs (and a build makes a code per feed)."""
 
     # Far above what a width's QR codes use (150 to 720 steps a width for 3,000 random texts of
     # up to 400 characters: long light runs are rare); bounds the memory (some 150 bytes a
@@ -116,7 +115,7 @@ def svg(rows: Sequence[bytes], title: str) -> bytes:
     horizontal dark runs on a light square of `len(rows) + 2 * BORDER` modules, `SCALE` pixels
     each, titled `title` for screen readers. One path of runs is a fraction of the bytes of a
     rectangle per module, and drawing it is a fraction of the cost of a general SVG writer; a
-    static build draws one per feed (issue 12).
+    static build draws one per feed.
 
     The path moves relative to where the last run ended (x), on the row's middle (y): the first
     run of a row moves down from the last row drawn, the others along the row. The first run of

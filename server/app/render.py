@@ -43,8 +43,8 @@ CSP = (
 class _Compiled(FileSystemBytecodeCache):
     """Jinja's compiled templates kept between processes, in Jinja's own per-user directory
     (made private to the user, refused when anyone else owns it), by each template's source
-    checksum and the Jinja and Python versions: compiling the templates was 0.07 s of every
-    process that renders pages (a one-change rebuild, a server's first page; issue 12). A
+    checksum and the Jinja and Python versions: compiling the templates is a noticeable part of
+    every process that renders pages (a one-change rebuild, a server's first page). A
     directory that cannot be written only means compiling again next time."""
 
     def dump_bytecode(self, bucket: Bucket) -> None:
@@ -62,7 +62,7 @@ def _compiled() -> _Compiled | None:
 
 
 # The templates are package files, fixed while the process runs: no stat of each template every
-# time a page loads it (auto_reload; 75,000 stats in a 10,000-session build, issue 12).
+# time a page loads it (auto_reload: tens of thousands of stats in a large build).
 _env = Environment(
     loader=FileSystemLoader(TEMPLATES),
     auto_reload=False,
@@ -84,8 +84,8 @@ def link(up: str, path: str) -> str:
 @pass_context
 def _rel(context: Context, path: str) -> str:
     """`{{ path|rel }}`: `link` from the page being rendered. A filter, not a global function:
-    Jinja calls a filter directly but a function through Context.call, 2 us more a call over
-    60,000 links of a 10,000-session build (issue 12)."""
+    Jinja calls a filter directly but a function through Context.call, a cost paid on every one
+    of a large build's tens of thousands of links."""
     up: str = context["up"]
     return link(up, path)
 
@@ -108,7 +108,7 @@ class Frame:
 @lru_cache(maxsize=64)
 def frame(conference: Conference, depth: int) -> Frame:
     """The frame of `conference`'s pages `depth` directories down, rendered once: a build's
-    13,333 session and speaker pages each rendered it again (0.3 of their 2.1 s CPU, issue 12).
+    session and speaker pages would each render it again otherwise.
     The key is exact: _frame.html reads nothing but the conference and the depth's links (the
     static files' hashed names are read once per process, assets.py), and a conference equals
     another only when every field does."""

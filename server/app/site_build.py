@@ -74,10 +74,10 @@ def site_parts(
     conference = published.conference
     base = digest(code_key(), conference, site.base_url, published.base_url)
     # Each session's key: everything its own files (download, page) are made from. One digest per
-    # session serves both files and every key listing sessions (20,000 fewer digests a build).
+    # session serves both files and every key listing sessions (two fewer digests a session).
     # Made as the pages are yielded, so the first pages reach a worker before every session is
-    # digested (0.2-0.4 s of a 10,000-session build's start, one core idle); complete before
-    # anything else reads them.
+    # digested (else the other cores idle through that part of a large build's start); complete
+    # before anything else reads them.
     sessions: dict[str, str] = {}
     events = KeptEvents(output, base, published, sessions) if output is not None else None
     # Session and speaker pages first: a parallel build's workers make them (`independent`)
@@ -178,14 +178,6 @@ def _feed_body(feed: Feed) -> bytes:
 
 def _same(body: bytes) -> bytes:
     return body
-
-
-def site_files(
-    published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
-) -> Iterator[tuple[str, bytes]]:
-    """(site-relative path, bytes) of every file of one conference's site."""
-    for path, _, make in site_parts(published, site, others):
-        yield path, make()
 
 
 def independent(path: str) -> bool:

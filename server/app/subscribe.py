@@ -101,8 +101,8 @@ def subscribe_groups(published: Published, site: Site) -> list[dict[str, Any]]:
     folded ones; each group's `sources` are its feeds, `feeds` their ways in (`Subscription`),
     and `shown` everything it shows on the schedule pages (its kind, label and feeds; or, for a
     kind with a page of its own, `index`, the number of feeds and the link to that page). A kind
-    with a page of its own lists no `feeds` here: its 3,333 speakers' ways in were most of a
-    rebuild's subscribe section, for one link (issue 12; `kind_group` lists them)."""
+    with a page of its own lists no `feeds` here: its thousands of speakers' ways in would be
+    most of a rebuild's subscribe section, for one link (`kind_group` lists them)."""
 
     def build() -> list[dict[str, Any]]:
         main: list[dict[str, Any]] = []

@@ -1,4 +1,4 @@
-"""How the app asks for CalDAV syncs (issue 10) without knowing the job queue.
+"""How the app asks for CalDAV syncs without knowing the job queue.
 
 `confcal serve` passes the jobs' triggers (server.jobs.triggers.SyncTriggers), which note the
 want in the store and queue a job at once. Without them (an app built for tests or a store with

@@ -19,7 +19,7 @@ ALLOW_PRIVATE_ENV = "CONFCAL_CALDAV_ALLOW_PRIVATE"
 
 
 def allow_private_calendars(environ: Mapping[str, str] | None = None) -> bool:
-    # Any default but "1" reads as unset (equivalent mutants of the "" below).
+    # Only "1" allows; unset reads as "".
     return (os.environ if environ is None else environ).get(ALLOW_PRIVATE_ENV, "") == "1"
 
 
@@ -43,7 +43,7 @@ class Password:
         return isinstance(other, Password) and other._value == self._value
 
     def __hash__(self) -> int:
-        # Equal passwords hash alike; a constant hash would be correct too, only slower (equivalent).
+        # Equal passwords hash alike.
         return hash(self._value)
 
 

@@ -55,7 +55,7 @@ def _jobs(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     # The store and the renderers load here, not with the module: `confcal build --help` and the
-    # other commands' parsers do not need them (issue 12).
+    # other commands' parsers do not need them.
     from server.app.build_changes import changes_files
     from server.app.build_conferences import loader, write_conferences
     from server.app.build_workers import default_jobs
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     # A build allocates millions of objects without cycles; the collector's passes over them
-    # were 3 of 25 s CPU at 10,000 sessions (issue 12; server/commands/collector.py).
+    # find nothing (server/commands/collector.py).
     with bulk_allocation(), Store.open(args.db) as store:
         seed_demo(store)
         summaries = store.conferences()

@@ -192,8 +192,8 @@ SERVE = (
         "poll",
         "CONFCAL_POLL",
         "--poll",
-        # A new ingest is served within a second of its commit (issue 12); a poll is one
-        # indexed max() on the versions table, a fraction of a millisecond.
+        # A new ingest is served within a second of its commit; a poll is one indexed max() on
+        # the versions table, cheap.
         0.5,
         positive_float,
         help="how often each process checks the store for a new ingest, in seconds",

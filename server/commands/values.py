@@ -1,7 +1,7 @@
 """The checks of the command-line values `build` and `export` share with `serve` (--base-url,
 --default), apart from server.commands.settings, which loads the server's logging and job
 settings. The rules they apply load when a value is checked, not when the parser is made, so
-`confcal build --help` does not load the store and the app (issue 12)."""
+`confcal build --help` does not load the store and the app."""
 
 from __future__ import annotations
 

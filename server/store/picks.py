@@ -47,7 +47,7 @@ from server.store.expiry import KEEP_AFTER_END, conference_over, purge_cutoff
 from server.store.rows import from_db_time, to_db_time
 from server.store.tables import conferences, pick_change_counter, pick_changes, picks
 
-TOKEN_BYTES = 18  # 144 bits, above the 128 the issue asks for
+TOKEN_BYTES = 18  # 144 bits, above the 128 a bearer secret needs against guessing
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{22,64}")
 # Tokens per statement in `touch` and `get_many`: well under SQLite's limit of bound parameters.
 _TOUCH_BATCH = 500

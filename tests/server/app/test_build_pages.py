@@ -7,13 +7,14 @@ import dataclasses
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from build_inspection import site_files
 from crowded import crowded
 
 from feeds.model import Room, Schedule, Speaker
 from server.app.build_output import Output
 from server.app.links import Site
 from server.app.published import Published
-from server.app.site_build import site_files, site_parts
+from server.app.site_build import site_parts
 from server.app.subscribe import LISTED_FEEDS
 
 BASE = "https://cal.example.org"

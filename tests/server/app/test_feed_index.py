@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from app_helpers import NOW, Http
+from build_inspection import site_files
 from crowded import SLUG, crowded
 from feed_groups import feed_groups
 from starlette.applications import Starlette
@@ -12,7 +13,6 @@ from starlette.applications import Starlette
 from server.app import create_app
 from server.app.links import Site
 from server.app.published import Published
-from server.app.site_build import site_files
 from server.app.subscribe import LISTED_FEEDS
 from server.store import Store
 

@@ -14,6 +14,7 @@ import anyio
 import httpx
 import pytest
 from app_helpers import NOW, Http
+from build_inspection import CountedRenders, in_progress
 from sched_pages import write_page
 from starlette.applications import Starlette
 
@@ -21,7 +22,6 @@ from feeds.model import Schedule
 from feeds.pipeline import load_schedule
 from server.app import create_app
 from server.app.conditional import Representation
-from server.app.feed_renders import FeedRenders
 from server.app.live import Live
 from server.app.published import Feed, Published
 from server.store import Store
@@ -66,7 +66,7 @@ def answers_in_order(app: Starlette, feed_requests: int) -> list[tuple[str, int,
                     tasks.start_soon(get, "/feeds/all.ics")
                 # Until the render has started in its thread (or, rendered on the event loop,
                 # has finished).
-                while app.state.feed_renders.in_progress == 0 and not finished:
+                while in_progress(app.state.feed_renders) == 0 and not finished:
                     await anyio.sleep(0.001)
                 await get("/healthz")
 
@@ -118,7 +118,7 @@ def test_after_a_failed_render_a_request_that_waited_for_it_renders_again(small_
         return real.representation
 
     feed = Feed(real.spec, real.path, real.sessions, make)
-    renders = FeedRenders()
+    renders = CountedRenders()
     outcomes: list[str] = []
 
     async def ask() -> None:

@@ -17,11 +17,11 @@ from typing import IO, Any, Protocol
 from urllib.request import Request, urlopen
 
 import icalendar
+from faulty_twin import FaultyTwin
 
 from feeds.model import Conference, Room, Schedule, Session, Status
 from server.caldav.content import uids
 from server.caldav.dav import DavStorage
-from server.caldav.memory import MemoryStorage
 from server.caldav.storage import Item, Storage
 from server.caldav.target import Password
 
@@ -285,7 +285,7 @@ class Backend(Protocol):
 class CueingMemory:
     """The in-memory twin behind the same cues as the real servers' test wrapper."""
 
-    def __init__(self, memory: MemoryStorage) -> None:
+    def __init__(self, memory: FaultyTwin) -> None:
         self.memory = memory
         self.url = memory.url
         self.cues: list[Cue] = []
@@ -324,7 +324,7 @@ class CueingMemory:
 
 class MemoryBackend:
     def __init__(self) -> None:
-        self.memory = MemoryStorage()
+        self.memory = FaultyTwin()
         self.storage = self.cueing = CueingMemory(self.memory)
 
     def cue(self, *cues: Cue) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
+from listed_targets import ListedTargets
 from sqlalchemy import delete
 from sync_helpers import SCHEDULE, SLUG, stored_ids
 
@@ -15,7 +16,6 @@ from server.crypto import Secret, new_key
 from server.jobs import Jobs
 from server.jobs.queue import open_queue
 from server.store import Store
-from server.store.caldav_targets import CaldavTargets
 from server.store.picks import PickStore
 from server.store.tables import picks
 
@@ -44,7 +44,7 @@ def test_the_job_is_due_every_ten_minutes(jobs: Jobs) -> None:
 def test_it_forgets_only_the_calendars_of_pick_sets_that_are_gone(store: Store, jobs: Jobs) -> None:
     sets = PickStore(store.engine)
     kept, expired = (sets.create(SLUG, stored_ids(store, ["s0"])) for _ in range(2))
-    calendars = CaldavTargets(store.engine)
+    calendars = ListedTargets(store.engine)
     ids = [
         calendars.attach(SLUG, pickset.token, f"https://cal.example.org/{n}/", "alice", Secret("pw"), NOW).id
         for n, pickset in enumerate((kept, expired))

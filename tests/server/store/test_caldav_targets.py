@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from listed_targets import ListedTargets
 from sqlalchemy import select
 
 from server.caldav.target import Password
@@ -29,8 +30,8 @@ PASSWORD = "app-password-1234"
 KEY = new_key().encode()
 
 
-def targets_of(store: Store, *keys: bytes) -> CaldavTargets:
-    return CaldavTargets(store.engine, cipher=lambda: Cipher(list(keys or (KEY,))))
+def targets_of(store: Store, *keys: bytes) -> ListedTargets:
+    return ListedTargets(store.engine, cipher=lambda: Cipher(list(keys or (KEY,))))
 
 
 def attached(store: Store, token: str = "t" * 24, url: str = URL) -> tuple[CaldavTargets, int]:
