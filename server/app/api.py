@@ -16,12 +16,12 @@ from itertools import groupby
 from operator import attrgetter
 from typing import Any
 
+from feeds import urls
 from feeds.ical import uid
 from feeds.model import Session
-from server.app import urls
 from server.app.conditional import JSON, Representation
-from server.app.links import Site
 from server.app.published import Feed, Published, last_modified
+from server.links import Site
 from server.store.report import ConferenceSummary
 
 

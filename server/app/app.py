@@ -25,8 +25,9 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from feeds import urls
 from feeds.errors import FeedsError
-from server.app import params, urls
+from server.app import params
 from server.app.access_log import AccessLog
 from server.app.api import (
     conferences_representation,
@@ -44,7 +45,6 @@ from server.app.feed_index import feed_index_routes
 from server.app.feed_renders import FeedRenders
 from server.app.guards import Guards
 from server.app.health import HealthCollector, health_endpoint
-from server.app.links import ConferenceLink, Site, conference_site, other_conferences
 from server.app.live import (
     Live,
     NoSuchConference,
@@ -62,6 +62,7 @@ from server.app.qr import qr_routes
 from server.app.ratelimit import TokenBuckets
 from server.app.sync_requests import NoteOnly, SyncRequests
 from server.caldav.target import allow_private_calendars
+from server.links import ConferenceLink, Site, conference_site, other_conferences
 from server.store.caldav_targets import CaldavTargets
 from server.store.picks import PickStore, pick_store_for
 

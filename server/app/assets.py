@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from server.app import urls
+from feeds import urls
 from server.app.conditional import Representation
 
 STATIC = Path(__file__).resolve().parent / "static"

@@ -20,12 +20,12 @@ from datetime import datetime
 from functools import partial
 from typing import Protocol
 
-from server.app import urls
+from feeds import urls
 from server.app.build_output import Output, code_key, digest
 from server.app.changes import ChangeLog, entries
 from server.app.changes_entries import Entry, atom_body, entry_of, page_body, recent_body
-from server.app.links import Site
 from server.app.published import Published
+from server.links import Site
 from server.store.changelog_since import Stamps
 from server.store.changes import VersionChanges
 

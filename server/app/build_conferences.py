@@ -21,16 +21,16 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol
 
+from feeds import urls
 from feeds.catalogue import visible_until
 from feeds.model import Schedule
-from server.app import urls
 from server.app.api import conferences_representation
 from server.app.build_output import Output, code_key, digest
 from server.app.build_record import Stamped
 from server.app.build_workers import Workers
-from server.app.links import Site, calendar_base, conference_site, other_conferences
 from server.app.published import Published
 from server.app.site_build import OWNED, Extra, independent, site_parts
+from server.links import Site, calendar_base, conference_site, other_conferences
 from server.store.report import ConferenceSummary
 
 # The snapshot of a conference as the calendars link it (`calendar_base`); None when the store

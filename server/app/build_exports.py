@@ -24,8 +24,8 @@ from feeds.model import Session
 from server.app.api import sessions_body
 from server.app.build_output import Output, digest
 from server.app.exports import EXPORT_ROUTES
-from server.app.links import Site
 from server.app.published import Published
+from server.links import Site
 
 # The exports the server answers (exports.EXPORT_ROUTES), by format name: the registry's own.
 CHUNKED: dict[str, ChunkedExporter] = {

@@ -20,15 +20,15 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property, partial
 from itertools import groupby
 
-from server.app import urls
+from feeds import urls
 from server.app.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.app.build_output import Output, digest
 from server.app.cards import Card
-from server.app.links import ConferenceLink, Site
 from server.app.page import PageFrame, day_page_slugs, page_body, page_frame
 from server.app.page_parts import CardText, CardTexts, day_sessions
 from server.app.published import Feed, Published
 from server.app.view import View
+from server.links import ConferenceLink, Site
 
 
 class PageParts:

@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from server.app import urls
+from feeds import urls
 from server.app.bodies import BodyError, check_json_media_type, read_limited
 from server.app.caldav_body import MAX_CALDAV_BODY, caldav_body
 from server.app.calendars import Calendars, CalendarUnusable

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from feeds.outbound.urls import is_http, public_url
 from server.app.bodies import BodyError, parse_json
-from server.caldav.target import Password
+from server.crypto import Password
 
 MAX_CALDAV_BODY = 8 * 1024
 MAX_URL = 2000

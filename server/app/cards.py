@@ -24,9 +24,9 @@ from datetime import datetime, timedelta
 from itertools import groupby
 from zoneinfo import ZoneInfo
 
+from feeds import urls
 from feeds.catalogue import day_name, day_slug, kind_name, kind_slug
 from feeds.model import Conference, Session
-from server.app import urls
 from server.app.calendar_links import offered_links
 from server.app.published import Published
 

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from server.app import urls
+from feeds import urls
 from server.app.changes_entries import Entry, atom_body, entry_of, page_body, recent_body
 from server.app.conditional import HTML, JSON, Representation
-from server.app.links import Site
 from server.app.published import Published
 from server.app.render import CSP
+from server.links import Site
 from server.store.changes import ChangeKind, VersionChanges, description_line
 
 if TYPE_CHECKING:

@@ -17,10 +17,10 @@ from zoneinfo import ZoneInfo
 
 from markupsafe import Markup
 
+from feeds import urls
 from feeds.model import Conference
-from server.app import urls
-from server.app.links import Site
 from server.app.render import fragment, render
+from server.links import Site
 from server.store.changes import ChangeKind, SessionChange, VersionChanges, place
 
 ATOM_NS = "http://www.w3.org/2005/Atom"

@@ -16,8 +16,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from server.app.conditional import Representation
-from server.app.links import ConferenceLink, Site
 from server.app.published import Published
+from server.links import ConferenceLink, Site
 
 
 @dataclass(frozen=True)

@@ -18,16 +18,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from feeds import urls
 from feeds.catalogue import FeedKind, day_name
 from feeds.model import Session, Speaker
-from server.app import params, urls
+from server.app import params
 from server.app.calendar_links import offered_links, outlook_subscribe_link
 from server.app.cards import page_path, session_card
 from server.app.conditional import HTML, Representation
 from server.app.context import RouteContext
-from server.app.links import Site
 from server.app.published import Published, last_modified
 from server.app.render import CSP, render
+from server.links import Site
 
 
 def speaker_path(speaker: Speaker) -> str:

@@ -16,12 +16,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from feeds import urls
 from feeds.exports import EXPORTERS, Exporter
-from server.app import urls
 from server.app.conditional import Representation
 from server.app.context import RouteContext
-from server.app.links import Site
 from server.app.published import Published, last_modified
+from server.links import Site
 
 # Route -> export format; the names are what frab and pretalx publish, so apps find them by habit.
 EXPORT_ROUTES = {urls.ROUTE_SCHEDULE_XML: "frab-xml", urls.ROUTE_SCHEDULE_JSON: "c3voc-json"}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from server.app import urls
+from feeds import urls
 from server.app.conditional import Representation, answer, request_headers, send_answer
 from server.app.live import Live, Served
 from server.app.pick_cache import PickCache

@@ -16,14 +16,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from server.app import params, urls
+from feeds import urls
+from server.app import params
 from server.app.conditional import Representation
 from server.app.context import RouteContext
 from server.app.detail_pages import heading, html_page
-from server.app.links import Site
 from server.app.published import Published
 from server.app.render import render
 from server.app.subscribe import indexed_kinds, kind_group
+from server.links import Site
 
 DEPTH = 2  # subscribe/{kind}/ is two directories below the conference's base
 

@@ -28,9 +28,9 @@ import anyio
 import anyio.to_thread
 
 from feeds.model import Schedule
-from server.app.links import calendar_base
 from server.app.published import Published
 from server.errors import ServerError
+from server.links import calendar_base
 from server.store.changes import VersionChanges
 from server.store.report import ConferenceSummary
 

@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Scope
 
-from server.app import urls
+from feeds import urls
 from server.metrics import Metrics, exposition, metrics
 
 UNMATCHED = "unmatched"

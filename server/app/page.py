@@ -23,15 +23,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from feeds import urls
 from feeds.catalogue import FeedKind, day_name
 from feeds.model import Session
 from feeds.query import NONE
-from server.app import params, urls
+from server.app import params
 from server.app.assets import STATIC, lookup, service_worker, static_files
 from server.app.conditional import HTML, Representation
 from server.app.context import RouteContext
 from server.app.detail_pages import detail_files, detail_routes
-from server.app.links import ConferenceLink, Site
 from server.app.page_parts import (
     SECTIONS,
     SUBSCRIBE,
@@ -48,6 +48,7 @@ from server.app.render import CSP, page_text
 from server.app.search import matching
 from server.app.subscribe import level_key, subscribe_section
 from server.app.view import ALL_DAYS, View
+from server.links import ConferenceLink, Site
 
 FILTERS = (("track", "Track"), ("room", "Room"), ("level", "Level"), ("kind", "Type"))
 

@@ -26,22 +26,23 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from feeds import urls
 from feeds.errors import FeedsError
 from feeds.ical import render_calendar
 from feeds.model import Schedule, Session
 from feeds.query import FeedQuery, select
-from server.app import params, urls
+from server.app import params
 from server.app.api import to_json
 from server.app.bodies import MAX_PICKS_BODY, BodyError, check_json_media_type, picks_body, read_limited
 from server.app.conditional import CALENDAR, JSON, NO_STORE, Representation
 from server.app.context import RouteContext
-from server.app.links import Site
 from server.app.pick_cache import PickCache
 from server.app.pick_upkeep import PickUpkeep
 from server.app.published import Published, last_modified
 from server.app.qr import qr_svg
 from server.app.ratelimit import TokenBuckets, client_key
 from server.errors import StoreBusy
+from server.links import Site
 from server.store.picks import PickSet, PickStore
 
 

@@ -25,12 +25,12 @@ from datetime import datetime
 from functools import partial
 from typing import TypeVar, cast
 
+from feeds import urls
 from feeds.catalogue import FeedSpec, catalogue, partition
 from feeds.ical import EventCache, render_calendar, render_session
 from feeds.model import Conference, Schedule, Session
 from feeds.query import FeedQuery, feed_title, select
 from feeds.slug import slugify
-from server.app import urls
 from server.app.conditional import CALENDAR, Representation
 
 # Filtered feeds (?track=…&level=…) are rendered on demand; keep the recent ones.

@@ -30,7 +30,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from server.app import params, urls
+from feeds import urls
+from server.app import params
 from server.app.conditional import Representation
 from server.app.context import RouteContext
 from server.app.published import Feed

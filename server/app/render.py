@@ -25,8 +25,8 @@ from jinja2.bccache import Bucket
 from jinja2.runtime import Context
 from markupsafe import Markup
 
+from feeds import urls
 from feeds.model import Conference
-from server.app import urls
 from server.app.assets import asset_path
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

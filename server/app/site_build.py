@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
+from feeds import urls
 from feeds.catalogue import FeedKind
-from server.app import urls
 from server.app.assets import service_worker, static_files
 from server.app.build_events import KeptEvents
 from server.app.build_exports import CHUNKED, export_body, sessions_api_body
@@ -38,10 +38,10 @@ from server.app.detail_pages import (
 )
 from server.app.exports import EXPORT_ROUTES
 from server.app.feed_index import feed_index_paths, feed_index_representation
-from server.app.links import ConferenceLink, Site
 from server.app.params import is_safe_id
 from server.app.published import Feed, Published
 from server.app.qr import qr_svg, qr_title
+from server.links import ConferenceLink, Site
 
 # More files of a conference from outside its snapshot (the changelog reads the store's history),
 # at these paths; they change only with a new version of the conference. They may keep parts in

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from server.app import urls
+from feeds import urls
 from server.app.calendar_links import outlook_subscribe_link
-from server.app.links import Site
 from server.app.page_parts import GROUP, Fragments, Made, join_marked
 from server.app.published import Feed, Published
 from server.app.render import fragment
+from server.links import Site
 
 MAIN_KINDS = ("all", "track", "room")  # in view; the rest of the catalogue is folded
 FOLDED_LABELS = {

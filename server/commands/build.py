@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from server.app.build_conferences import loader, write_conferences
     from server.app.build_workers import default_jobs
     from server.app.demo import seed_demo
-    from server.app.links import Site
+    from server.links import Site
     from server.store import Store
 
     if args.base_url is None:

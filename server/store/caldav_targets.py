@@ -26,8 +26,7 @@ from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, up
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from server.caldav.target import Password
-from server.crypto import Cipher, key_for
+from server.crypto import Cipher, Password, key_for
 from server.errors import StoreBusy, StoreError
 from server.store import schema
 from server.store.rows import from_db_time, to_db_time

@@ -16,8 +16,8 @@ from feeds.model import Conference, Schedule
 from server.app.build_changes import changes_files
 from server.app.build_conferences import Built, Load, loader, write_conferences
 from server.app.demo import demo_schedule
-from server.app.links import Site
 from server.app.published import Published
+from server.links import Site
 from server.store import Store
 from server.store.report import ConferenceSummary
 

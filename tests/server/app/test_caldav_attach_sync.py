@@ -20,7 +20,8 @@ from server.caldav.content import uids
 from server.caldav.dav import DavStorage
 from server.caldav.errors import CalDAVError
 from server.caldav.retry import RetryPolicy
-from server.caldav.target import ALLOW_PRIVATE_ENV, Password, PickToken, SyncOptions, Target
+from server.caldav.target import ALLOW_PRIVATE_ENV, PickToken, SyncOptions, Target
+from server.crypto import Password
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 

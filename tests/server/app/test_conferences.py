@@ -13,8 +13,9 @@ import pytest
 from app_helpers import NOW, Http, raw_get
 from starlette.applications import Starlette
 
+from feeds import urls
 from feeds.model import Schedule
-from server.app import create_app, urls
+from server.app import create_app
 from server.app.assets import asset_path
 from server.store import Store
 

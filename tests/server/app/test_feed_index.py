@@ -10,10 +10,10 @@ from feed_groups import feed_groups
 from starlette.applications import Starlette
 
 from server.app import create_app
-from server.app.links import Site
 from server.app.published import Published
 from server.app.site_build import site_files
 from server.app.subscribe import LISTED_FEEDS
+from server.links import Site
 from server.store import Store
 
 BASE = "https://cal.example.org"

@@ -21,10 +21,10 @@ from server.app import create_app
 from server.app.assets import asset_path
 from server.app.calendar_links import event_links
 from server.app.cards import days
-from server.app.links import Site
 from server.app.page import page_files, page_representation
 from server.app.published import Published
 from server.app.qr import qr_svg
+from server.links import Site
 from server.store import Store
 
 Element = tuple[str, dict[str, str]]

@@ -12,9 +12,9 @@ from jinja2 import Environment, FileSystemLoader
 
 from feeds.model import Conference, Room, Schedule, Session
 from server.app.detail_pages import session_representation
-from server.app.links import Site
 from server.app.published import Published
 from server.app.render import TEMPLATES, _Compiled, frame
+from server.links import Site
 
 CONFERENCE = Conference("Conf & Co", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris")
 TALK = Session("s1", "Talk", paris(11), paris(11, 30), room=Room("Hall"))

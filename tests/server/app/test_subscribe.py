@@ -12,9 +12,9 @@ from starlette.applications import Starlette
 
 from feeds.model import Schedule
 from server.app import create_app
-from server.app.links import Site
 from server.app.published import Published
 from server.app.subscribe import LISTED_FEEDS, subscribe_groups
+from server.links import Site
 from server.store import Store
 
 SITE = Site.of("https://cal.example.org")

@@ -35,7 +35,8 @@ from server.caldav.errors import (
     ServerUnreachable,
 )
 from server.caldav.retry import NO_WAIT, RetryPolicy
-from server.caldav.target import Password, PickToken, SessionIds, SyncOptions, Target
+from server.caldav.target import PickToken, SessionIds, SyncOptions, Target
+from server.crypto import Password
 from server.store import Store
 from server.store.picks import PickStore
 

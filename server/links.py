@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import quote, urlsplit
 
-from server.app import urls
+from feeds import urls
 from server.store.report import ConferenceSummary
 
 GOOGLE_SUBSCRIBE = "https://calendar.google.com/calendar/r?cid="

@@ -10,16 +10,14 @@ Two forms of each address live here side by side, so they cannot drift apart:
 
 A conference's base is `c/{slug}/` under the site root, and the default conference is also
 served at the root itself (README, "URL scheme"): every route template is mounted twice, once
-at `/` and once under `/c/{conference}`. The one link that lives in `feeds/` (which cannot import
-this module) is the session link inside calendars and exports, `feeds.ical.event.session_url`:
-the card's anchor (`session_anchor`, re-exported here for the page) on the conference's page,
-whose URL `links.calendar_base` gives.
+at `/` and once under `/c/{conference}`. The paths are pure strings, so the module lives in
+`feeds/`: the session link inside calendars and exports (`feeds.ical.event.session_url`) is the
+card's anchor (`session_anchor`) on the conference's page, whose URL `links.calendar_base` gives.
 """
 
 from __future__ import annotations
 
 from feeds.catalogue import FeedKind, FeedSpec
-from feeds.ical.event import session_anchor as session_anchor  # re-exported for the page
 
 # --- where a conference lives ----------------------------------------------------------------
 
@@ -47,6 +45,12 @@ STATIC = "static"
 # The exports for conference apps, at the names frab and pretalx publish them (server/app/exports.py).
 SCHEDULE_XML = "schedule.xml"
 SCHEDULE_JSON = "schedule.json"
+
+
+def session_anchor(session_id: str) -> str:
+    """The `id` of the session's card on the schedule page, which calendars link to (a fragment
+    of the conference's page: `feeds.ical.event.session_url`)."""
+    return f"session-{session_id}"
 
 
 def feed(spec: FeedSpec) -> str:
