@@ -42,7 +42,7 @@ API_FEEDS = "api/feeds"
 API_SESSIONS = "api/sessions"
 API_PICKS = "api/picks"
 STATIC = "static"
-# The exports for conference apps, at the names frab and pretalx publish them (server/app/exports.py).
+# The exports for conference apps, at the names frab and pretalx publish them (server/snapshot/exports.py).
 SCHEDULE_XML = "schedule.xml"
 SCHEDULE_JSON = "schedule.json"
 
@@ -82,7 +82,7 @@ def pick_set(token: str) -> str:
 
 
 def pick_caldav(token: str) -> str:
-    """The calendar a pick set is synced into (server.app.caldav_api)."""
+    """The calendar a pick set is synced into (server.web.caldav_api)."""
     return f"{API_PICKS}/{token}/caldav"
 
 
@@ -90,7 +90,7 @@ def static(name: str) -> str:
     return f"{STATIC}/{name}"
 
 
-# The schedule for conference apps (server/app/exports.py), at the paths frab and pretalx use.
+# The schedule for conference apps (server/snapshot/exports.py), at the paths frab and pretalx use.
 SCHEDULE_XML = "schedule.xml"
 SCHEDULE_JSON = "schedule.json"
 
@@ -113,7 +113,7 @@ def feed_index(kind: str) -> str:
     return f"subscribe/{kind}/"
 
 
-# The public changelog (server/app/changes.py): a page (a directory; the static build writes its
+# The public changelog (server/pages/changes.py): a page (a directory; the static build writes its
 # index.html), its Atom feed, and the recent changes by session for the page's "your picks
 # changed" note.
 CHANGES = "changes/"

@@ -9,7 +9,7 @@ import argparse
 
 
 def conference_slug(value: str) -> str:
-    from server.app.params import BadPath, conference_segment
+    from server.pages.params import BadPath, conference_segment
 
     try:
         return conference_segment(value)

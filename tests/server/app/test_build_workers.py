@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from server.app.build_output import Output, body_digest
-from server.app.build_workers import FIRST, WorkerFailed, Workers
+from server.site.build_output import Output, body_digest
+from server.site.build_workers import FIRST, WorkerFailed, Workers
 
 COUNT = 3 * FIRST  # enough files for several workers' batches
 

@@ -9,7 +9,7 @@ from feeds import urls
 from feeds.ical import uid
 from feeds.model import Schedule
 from feeds.query import FeedQuery, select
-from server.app.published import Published, last_modified
+from server.snapshot.published import Published, last_modified
 
 
 def test_every_catalogue_feed_is_rendered_with_its_path(
