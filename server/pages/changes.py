@@ -12,22 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 from feeds import urls
 from server.links import Site
 from server.pages.changes_entries import Entry, atom_body, entry_of, page_body, recent_body
+from server.pages.context import route_context
 from server.pages.render import CSP
 from server.snapshot.conditional import HTML, JSON, Representation
 from server.snapshot.published import Published
 from server.store.changes import ChangeKind, VersionChanges, description_line
-
-if TYPE_CHECKING:
-    from starlette.requests import Request
-    from starlette.responses import Response
-    from starlette.routing import Route
-
-    from server.snapshot.context import RouteContext
 
 ATOM = "application/atom+xml; charset=utf-8"
 
@@ -105,26 +104,21 @@ def change_notes(published: Published, log: ChangeLog) -> dict[str, str]:
     return published.memo(("change-notes",), build)
 
 
-def changes_routes(context: RouteContext, log: ChangeLog) -> list[Route]:
-    # The web stack loads here, not with the module: `confcal build` writes these documents
-    # through changes_files and never serves them (issue 12).
-    import anyio.to_thread
-    from starlette.routing import Route
+def _endpoint(make: Callable[[Published, Site, ChangeLog], Representation]) -> Callable[[Request], Any]:
+    async def endpoint(request: Request) -> Response:
+        context = route_context(request)
+        published = await context.current(request)
+        rep = await anyio.to_thread.run_sync(make, published, context.site(request), context.store)
+        return context.send(request, rep)
 
-    def route(make: Callable[[Published, Site], Representation]) -> Callable[[Request], Any]:
-        async def endpoint(request: Request) -> Response:
-            published = await context.current(request)
-            rep = await anyio.to_thread.run_sync(make, published, context.site(request))
-            return context.send(request, rep)
+    return endpoint
 
-        return endpoint
 
-    page = route(lambda p, s: changes_page(p, s, log))
-    feed = route(lambda p, s: atom(p, s, log))
-    document = route(lambda p, s: recent(p, s, log))
-    return [
-        Route(urls.ROUTE_CHANGES, page, methods=["GET", "HEAD"]),
-        Route(urls.ROUTE_CHANGES_ATOM, feed, methods=["GET", "HEAD"]),
-        Route(urls.ROUTE_API_CHANGES, document, methods=["GET", "HEAD"]),
-        Route(urls.json_twin(urls.ROUTE_API_CHANGES), document, methods=["GET", "HEAD"]),
-    ]
+_page, _feed, _document = _endpoint(changes_page), _endpoint(atom), _endpoint(recent)
+
+routes = [
+    Route(urls.ROUTE_CHANGES, _page, methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_CHANGES_ATOM, _feed, methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_API_CHANGES, _document, methods=["GET", "HEAD"]),
+    Route(urls.json_twin(urls.ROUTE_API_CHANGES), _document, methods=["GET", "HEAD"]),
+]

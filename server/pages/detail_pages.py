@@ -25,9 +25,9 @@ from server.links import Site
 from server.pages import params
 from server.pages.calendar_links import offered_links, outlook_subscribe_link
 from server.pages.cards import page_path, session_card
+from server.pages.context import route_context
 from server.pages.render import CSP, render
 from server.snapshot.conditional import HTML, Representation
-from server.snapshot.context import RouteContext
 from server.snapshot.published import Published, last_modified
 
 
@@ -138,29 +138,32 @@ def detail_files(published: Published, site: Site) -> Iterator[tuple[str, bytes]
         yield speaker_path(entry.speaker) + urls.PAGE_FILE, body
 
 
-def detail_routes(context: RouteContext) -> list[Route]:
-    async def session_page(request: Request) -> Response:
-        session_id = params.id_segment(request.path_params["id"])
-        published = await context.current(request)
-        found = published.session(session_id)
-        if found is None:
-            return params.not_found("no such session")
-        rep = await anyio.to_thread.run_sync(session_representation, published, context.site(request), found)
-        return context.send(request, rep)
-
-    async def speaker_page(request: Request) -> Response:
-        slug = params.slug_segment(request.path_params["slug"])
-        published = await context.current(request)
-        entry = speakers(published).get(slug)
-        if entry is None:
-            return params.not_found("no such speaker")
-        rep = await anyio.to_thread.run_sync(speaker_representation, published, context.site(request), entry)
-        return context.send(request, rep)
-
-    return [
-        Route(urls.ROUTE_SESSION_PAGE, session_page, methods=["GET", "HEAD"]),
-        Route(urls.ROUTE_SPEAKER_PAGE, speaker_page, methods=["GET", "HEAD"]),
-    ]
+async def session_page(request: Request) -> Response:
+    context = route_context(request)
+    session_id = params.id_segment(request.path_params["id"])
+    published = await context.current(request)
+    found = published.session(session_id)
+    if found is None:
+        return params.not_found("no such session")
+    rep = await anyio.to_thread.run_sync(session_representation, published, context.site(request), found)
+    return context.send(request, rep)
 
 
-__all__ = ["detail_files", "detail_routes", "heading", "html_page", "speaker_path", "speakers"]
+async def speaker_page(request: Request) -> Response:
+    context = route_context(request)
+    slug = params.slug_segment(request.path_params["slug"])
+    published = await context.current(request)
+    entry = speakers(published).get(slug)
+    if entry is None:
+        return params.not_found("no such speaker")
+    rep = await anyio.to_thread.run_sync(speaker_representation, published, context.site(request), entry)
+    return context.send(request, rep)
+
+
+routes = [
+    Route(urls.ROUTE_SESSION_PAGE, session_page, methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_SPEAKER_PAGE, speaker_page, methods=["GET", "HEAD"]),
+]
+
+
+__all__ = ["detail_files", "routes", "heading", "html_page", "speaker_path", "speakers"]

@@ -19,11 +19,11 @@ from starlette.routing import Route
 from feeds import urls
 from server.links import Site
 from server.pages import params
+from server.pages.context import route_context
 from server.pages.detail_pages import heading, html_page
 from server.pages.render import render
 from server.pages.subscribe import indexed_kinds, kind_group
 from server.snapshot.conditional import Representation
-from server.snapshot.context import RouteContext
 from server.snapshot.published import Published
 
 DEPTH = 2  # subscribe/{kind}/ is two directories below the conference's base
@@ -52,15 +52,16 @@ def feed_index_paths(published: Published) -> list[tuple[str, str]]:
     return [(kind, urls.feed_index(kind) + urls.PAGE_FILE) for kind in sorted(indexed_kinds(published))]
 
 
-def feed_index_routes(context: RouteContext) -> list[Route]:
-    async def feed_index(request: Request) -> Response:
-        kind = request.path_params["kind"]
-        published = await context.current(request)
-        # Only a kind the schedule pages link here: a known kind with few feeds is listed there,
-        # and anything else is no kind at all.
-        if kind not in indexed_kinds(published):
-            return params.not_found("no such list of feeds")
-        rep = await anyio.to_thread.run_sync(feed_index_representation, published, context.site(request), kind)
-        return context.send(request, rep)
+async def feed_index(request: Request) -> Response:
+    context = route_context(request)
+    kind = request.path_params["kind"]
+    published = await context.current(request)
+    # Only a kind the schedule pages link here: a known kind with few feeds is listed there,
+    # and anything else is no kind at all.
+    if kind not in indexed_kinds(published):
+        return params.not_found("no such list of feeds")
+    rep = await anyio.to_thread.run_sync(feed_index_representation, published, context.site(request), kind)
+    return context.send(request, rep)
 
-    return [Route(urls.ROUTE_FEED_INDEX, feed_index, methods=["GET", "HEAD"])]
+
+routes = [Route(urls.ROUTE_FEED_INDEX, feed_index, methods=["GET", "HEAD"])]

@@ -30,7 +30,8 @@ from feeds.query import NONE
 from server.links import ConferenceLink, Site
 from server.pages import params
 from server.pages.assets import STATIC, lookup, service_worker, static_files
-from server.pages.detail_pages import detail_files, detail_routes
+from server.pages.context import route_context
+from server.pages.detail_pages import detail_files
 from server.pages.page_parts import (
     SECTIONS,
     SUBSCRIBE,
@@ -47,7 +48,6 @@ from server.pages.search import matching
 from server.pages.subscribe import level_key, subscribe_section
 from server.pages.view import ALL_DAYS, View
 from server.snapshot.conditional import HTML, Representation
-from server.snapshot.context import RouteContext
 from server.snapshot.published import Published, last_modified
 
 FILTERS = (("track", "Track"), ("room", "Room"), ("level", "Level"), ("kind", "Type"))
@@ -241,52 +241,56 @@ def day_page_slugs(published: Published) -> list[str]:
     return [*slugs, ALL_DAYS] if len(slugs) > 1 else []
 
 
-def page_routes(context: RouteContext) -> list[Route]:
-    async def page(request: Request) -> Response:
-        items = params.query_items(request.query_params.multi_items())
-        rep = await anyio.to_thread.run_sync(
-            page_representation,
-            await context.current(request),
-            context.site(request),
-            View.from_params(items),
-            context.others(request),
-        )
-        return context.send(request, rep)
-
-    async def day(request: Request) -> Response:
-        published = await context.current(request)
-        slug = request.path_params["day"]
-        if slug not in day_page_slugs(published):
-            return params.not_found("no such day")
-        items = params.query_items(request.query_params.multi_items())
-        # The path names the day; a `day` in the query string is ignored.
-        view = replace(View.from_params(items), day=slug)
-        rep = await anyio.to_thread.run_sync(
-            page_representation,
-            published,
-            context.site(request),
-            view,
-            context.others(request),
-            True,
-        )
-        return context.send(request, rep)
-
-    async def static(request: Request) -> Response:
-        rep = lookup(request.path_params["name"])
-        if rep is None:
-            return params.not_found("no such file")
-        return context.send(request, rep)
-
-    async def worker(request: Request) -> Response:
-        return context.send(request, service_worker())
-
-    return [
-        Route(urls.ROUTE_PAGE, page, methods=["GET", "HEAD"]),
-        Route(urls.ROUTE_DAY_PAGE, day, methods=["GET", "HEAD"]),
-        Route(urls.ROUTE_SERVICE_WORKER, worker, methods=["GET", "HEAD"]),
-        Route(urls.ROUTE_STATIC_FILE, static, methods=["GET", "HEAD"]),
-        *detail_routes(context),
-    ]
+async def page(request: Request) -> Response:
+    context = route_context(request)
+    items = params.query_items(request.query_params.multi_items())
+    rep = await anyio.to_thread.run_sync(
+        page_representation,
+        await context.current(request),
+        context.site(request),
+        View.from_params(items),
+        context.others(request),
+    )
+    return context.send(request, rep)
 
 
-__all__ = ["STATIC", "page_files", "page_representation", "page_routes"]
+async def day(request: Request) -> Response:
+    context = route_context(request)
+    published = await context.current(request)
+    slug = request.path_params["day"]
+    if slug not in day_page_slugs(published):
+        return params.not_found("no such day")
+    items = params.query_items(request.query_params.multi_items())
+    # The path names the day; a `day` in the query string is ignored.
+    view = replace(View.from_params(items), day=slug)
+    rep = await anyio.to_thread.run_sync(
+        page_representation,
+        published,
+        context.site(request),
+        view,
+        context.others(request),
+        True,
+    )
+    return context.send(request, rep)
+
+
+async def static(request: Request) -> Response:
+    rep = lookup(request.path_params["name"])
+    if rep is None:
+        return params.not_found("no such file")
+    return route_context(request).send(request, rep)
+
+
+async def worker(request: Request) -> Response:
+    return route_context(request).send(request, service_worker())
+
+
+routes = [
+    Route(urls.ROUTE_PAGE, page, methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_DAY_PAGE, day, methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_SERVICE_WORKER, worker, methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_STATIC_FILE, static, methods=["GET", "HEAD"]),
+]
+
+
+__all__ = ["STATIC", "page_files", "page_representation", "routes"]

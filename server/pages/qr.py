@@ -32,8 +32,8 @@ from starlette.routing import Route
 
 from feeds import urls
 from server.pages import params
+from server.pages.context import route_context
 from server.snapshot.conditional import Representation
-from server.snapshot.context import RouteContext
 from server.snapshot.published import Feed
 
 SVG = "image/svg+xml"
@@ -145,16 +145,17 @@ def svg(rows: Sequence[bytes], title: str) -> bytes:
     ).encode("utf-8")
 
 
-def qr_routes(context: RouteContext) -> list[Route]:
-    async def feed_code(request: Request) -> Response:
-        address = params.feed_address(request.path_params, ".svg")
-        feed = None if address is None else (await context.current(request)).feed(*address)
-        if feed is None:
-            return params.not_found("no such feed")
-        url = context.site(request).url(feed.path)
-        return context.send(request, qr_svg(url, qr_title(feed)))
+async def feed_code(request: Request) -> Response:
+    context = route_context(request)
+    address = params.feed_address(request.path_params, ".svg")
+    feed = None if address is None else (await context.current(request)).feed(*address)
+    if feed is None:
+        return params.not_found("no such feed")
+    url = context.site(request).url(feed.path)
+    return context.send(request, qr_svg(url, qr_title(feed)))
 
-    return [
-        Route(urls.ROUTE_QR, feed_code, methods=["GET", "HEAD"]),
-        Route(urls.ROUTE_QR_KIND, feed_code, methods=["GET", "HEAD"]),
-    ]
+
+routes = [
+    Route(urls.ROUTE_QR, feed_code, methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_QR_KIND, feed_code, methods=["GET", "HEAD"]),
+]

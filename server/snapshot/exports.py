@@ -6,21 +6,15 @@
 at the root for the default conference and under each conference's base (`/c/{slug}/schedule.xml`).
 Rendered by feeds.exports once per published snapshot and base URL (off the event loop: a large
 conference is megabytes), memoized on the snapshot like the API documents, and answered through
-`conditional.respond`, so an app polling an unchanged schedule gets a 304.
+`conditional.respond` (server.web.feeds_api), so an app polling an unchanged schedule gets a 304.
 """
 
 from __future__ import annotations
 
-import anyio.to_thread
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
-
 from feeds import urls
-from feeds.exports import EXPORTERS, Exporter
+from feeds.exports import Exporter
 from server.links import Site
 from server.snapshot.conditional import Representation
-from server.snapshot.context import RouteContext
 from server.snapshot.published import Published, last_modified
 
 # Route -> export format; the names are what frab and pretalx publish, so apps find them by habit.
@@ -35,17 +29,3 @@ def export_representation(published: Published, site: Site, exporter: Exporter) 
         return Representation(body, exporter.media_type, last_modified(published.schedule.sessions))
 
     return published.memo(("export", exporter.name, site.base_url), make)
-
-
-def export_routes(context: RouteContext) -> list[Route]:
-    def route(path: str, format_name: str) -> Route:
-        exporter = EXPORTERS[format_name]
-
-        async def handler(request: Request) -> Response:
-            published = await context.current(request)
-            rep = await anyio.to_thread.run_sync(export_representation, published, context.site(request), exporter)
-            return context.send(request, rep)
-
-        return Route(path, handler, methods=["GET", "HEAD"])
-
-    return [route(path, name) for path, name in EXPORT_ROUTES.items()]

@@ -19,8 +19,7 @@ picks API; answers are JSON with `Cache-Control: private, no-store`.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import anyio
 import anyio.to_thread
@@ -30,12 +29,12 @@ from starlette.routing import Route
 
 from feeds import urls
 from server.crypto import SecretError
-from server.snapshot.context import RouteContext
-from server.store.caldav_targets import CaldavTargets, CalendarTaken, Target, TargetState
-from server.store.picks import PickSet, PickStore
+from server.store.caldav_targets import CalendarTaken, Target, TargetState
+from server.store.picks import PickSet
 from server.web.bodies import BodyError, check_json_media_type, read_limited
 from server.web.caldav_body import MAX_CALDAV_BODY, caldav_body
-from server.web.calendars import Calendars, CalendarUnusable
+from server.web.calendars import CalendarUnusable
+from server.web.context import AppContext, app_context
 from server.web.picks_api import body_error, busy_is_503, error_reply, json_reply
 
 # A sync of the same calendar holds its lease for at most this long; DELETE with remove_events
@@ -81,119 +80,118 @@ def target_document(target: Target) -> dict[str, object]:
     }
 
 
-def caldav_routes(
-    context: RouteContext,
-    picks: PickStore,
-    targets: CaldavTargets,
-    calendars: Calendars,
-    *,
-    sync_requested: Callable[[int], None] = lambda target_id: None,
-    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-) -> list[Route]:
-    """`sync_requested(target_id)` is called after each attach (the jobs enqueue a sync)."""
-
-    async def owned(request: Request) -> PickSet | None:
-        pickset = await anyio.to_thread.run_sync(picks.get, request.path_params["token"])
-        published = await context.current(request)
-        if pickset is None or pickset.conference != published.conference.slug:
-            return None
-        return pickset
-
-    async def attach(request: Request) -> Response:
-        pickset = await owned(request)
-        if pickset is None:
-            return error_reply("no such pick set", 404)
-        try:
-            check_json_media_type(request.headers.get("content-type"))
-            body = await read_limited(request.headers.get("content-length"), request.stream(), MAX_CALDAV_BODY)
-            wanted = caldav_body(body)
-        except BodyError as exc:
-            return body_error(exc)
-        try:
-            await anyio.to_thread.run_sync(calendars.probe, wanted)
-        except CalendarUnusable as exc:
-            return error_reply(str(exc), exc.status)
-        try:
-            target = await anyio.to_thread.run_sync(
-                lambda: targets.attach(
-                    pickset.conference,
-                    pickset.token,
-                    wanted.url,
-                    wanted.username,
-                    wanted.password,
-                    clock(),
-                )
-            )
-        except CalendarTaken as exc:
-            return error_reply(str(exc), 409)
-        except SecretError as exc:
-            # The operator's to fix (README, "Stored passwords"); the attendee can only wait.
-            return json_reply(
-                {"error": f"this server cannot store calendar passwords: {exc}"},
-                503,
-                **{"retry-after": str(KEYLESS_RETRY_AFTER_S)},
-            )
-        await anyio.to_thread.run_sync(sync_requested, target.id)
-        location = context.site(request).path(urls.pick_caldav(pickset.token))
-        return json_reply(target_document(target), 201, location=location)
-
-    async def read(request: Request) -> Response:
-        pickset = await owned(request)
-        if pickset is None:
-            return error_reply("no such pick set", 404)
-        target = await anyio.to_thread.run_sync(targets.by_token, pickset.token)
-        return json_reply(NOTHING_ATTACHED if target is None else target_document(target))
-
-    async def detach(request: Request) -> Response:
-        pickset = await owned(request)
-        if pickset is None:
-            return error_reply("no such pick set", 404)
-        remove = request.query_params.get("remove_events", "0")
-        if remove not in ("0", "1"):
-            return error_reply("remove_events must be 0 or 1", 400)
-        if remove == "1":
-            failure = await remove_events(pickset)
-            if failure is not None:
-                return failure
-        gone = await anyio.to_thread.run_sync(targets.detach, pickset.token)
-        if not gone:
-            return error_reply("no calendar is attached to these picks", 404)
-        return Response(status_code=204, headers={"cache-control": "private, no-store"})
-
-    async def remove_events(pickset: PickSet) -> Response | None:
-        """Delete confcal's events from the calendar under the target's lease, so no sync writes
-        meanwhile; None when done (or nothing is attached), else the answer to give."""
-        owner = f"detach-{uuid.uuid4().hex}"
-        before = await anyio.to_thread.run_sync(targets.by_token, pickset.token)
-        if before is None:
-            return None
-        waited = 0.0
-        while True:
-            target = await anyio.to_thread.run_sync(
-                lambda: targets.begin_detach(pickset.token, owner, clock(), DETACH_LEASE)
-            )
-            if target is not None:
-                break
-            if await anyio.to_thread.run_sync(targets.by_token, pickset.token) is None:
-                return None
-            if waited >= DETACH_WAIT_S:
-                return json_reply(
-                    {"error": "a sync of this calendar is running; try again shortly"},
-                    503,
-                    **{"retry-after": "10"},
-                )
-            await anyio.sleep(0.5)
-            waited += 0.5
-        try:
-            await anyio.to_thread.run_sync(calendars.remove, targets, target)
-        except (CalendarUnusable, SecretError) as exc:
-            await anyio.to_thread.run_sync(targets.abort_detach, target.id, owner, before.state)
-            status = exc.status if isinstance(exc, CalendarUnusable) else 503
-            return error_reply(f"the events could not be removed: {exc}", status)
+async def _owned(request: Request, context: AppContext) -> PickSet | None:
+    pickset = await anyio.to_thread.run_sync(context.picks.get, request.path_params["token"])
+    published = await context.current(request)
+    if pickset is None or pickset.conference != published.conference.slug:
         return None
+    return pickset
 
-    return [
-        Route(urls.ROUTE_PICK_CALDAV, busy_is_503(attach), methods=["POST"]),
-        Route(urls.ROUTE_PICK_CALDAV, busy_is_503(read), methods=["GET", "HEAD"]),
-        Route(urls.ROUTE_PICK_CALDAV, busy_is_503(detach), methods=["DELETE"]),
-    ]
+
+async def attach(request: Request) -> Response:
+    """After each attach `context.sync.attached(target_id)` runs (the jobs enqueue a sync)."""
+    context = app_context(request)
+    pickset = await _owned(request, context)
+    if pickset is None:
+        return error_reply("no such pick set", 404)
+    try:
+        check_json_media_type(request.headers.get("content-type"))
+        body = await read_limited(request.headers.get("content-length"), request.stream(), MAX_CALDAV_BODY)
+        wanted = caldav_body(body)
+    except BodyError as exc:
+        return body_error(exc)
+    try:
+        await anyio.to_thread.run_sync(context.calendars.probe, wanted)
+    except CalendarUnusable as exc:
+        return error_reply(str(exc), exc.status)
+    try:
+        target = await anyio.to_thread.run_sync(
+            lambda: context.caldav_targets.attach(
+                pickset.conference,
+                pickset.token,
+                wanted.url,
+                wanted.username,
+                wanted.password,
+                context.clock(),
+            )
+        )
+    except CalendarTaken as exc:
+        return error_reply(str(exc), 409)
+    except SecretError as exc:
+        # The operator's to fix (README, "Stored passwords"); the attendee can only wait.
+        return json_reply(
+            {"error": f"this server cannot store calendar passwords: {exc}"},
+            503,
+            **{"retry-after": str(KEYLESS_RETRY_AFTER_S)},
+        )
+    await anyio.to_thread.run_sync(context.sync.attached, target.id)
+    location = context.site(request).path(urls.pick_caldav(pickset.token))
+    return json_reply(target_document(target), 201, location=location)
+
+
+async def read(request: Request) -> Response:
+    context = app_context(request)
+    pickset = await _owned(request, context)
+    if pickset is None:
+        return error_reply("no such pick set", 404)
+    target = await anyio.to_thread.run_sync(context.caldav_targets.by_token, pickset.token)
+    return json_reply(NOTHING_ATTACHED if target is None else target_document(target))
+
+
+async def detach(request: Request) -> Response:
+    context = app_context(request)
+    pickset = await _owned(request, context)
+    if pickset is None:
+        return error_reply("no such pick set", 404)
+    remove = request.query_params.get("remove_events", "0")
+    if remove not in ("0", "1"):
+        return error_reply("remove_events must be 0 or 1", 400)
+    if remove == "1":
+        failure = await _remove_events(context, pickset)
+        if failure is not None:
+            return failure
+    gone = await anyio.to_thread.run_sync(context.caldav_targets.detach, pickset.token)
+    if not gone:
+        return error_reply("no calendar is attached to these picks", 404)
+    return Response(status_code=204, headers={"cache-control": "private, no-store"})
+
+
+async def _remove_events(context: AppContext, pickset: PickSet) -> Response | None:
+    """Delete confcal's events from the calendar under the target's lease, so no sync writes
+    meanwhile; None when done (or nothing is attached), else the answer to give."""
+    targets = context.caldav_targets
+    owner = f"detach-{uuid.uuid4().hex}"
+    before = await anyio.to_thread.run_sync(targets.by_token, pickset.token)
+    if before is None:
+        return None
+    waited = 0.0
+    while True:
+        target = await anyio.to_thread.run_sync(
+            lambda: targets.begin_detach(pickset.token, owner, context.clock(), DETACH_LEASE)
+        )
+        if target is not None:
+            break
+        if await anyio.to_thread.run_sync(targets.by_token, pickset.token) is None:
+            return None
+        if waited >= DETACH_WAIT_S:
+            return json_reply(
+                {"error": "a sync of this calendar is running; try again shortly"},
+                503,
+                **{"retry-after": "10"},
+            )
+        await anyio.sleep(0.5)
+        waited += 0.5
+    try:
+        await anyio.to_thread.run_sync(context.calendars.remove, targets, target)
+    except (CalendarUnusable, SecretError) as exc:
+        await anyio.to_thread.run_sync(targets.abort_detach, target.id, owner, before.state)
+        status = exc.status if isinstance(exc, CalendarUnusable) else 503
+        return error_reply(f"the events could not be removed: {exc}", status)
+    return None
+
+
+routes = [
+    Route(urls.ROUTE_PICK_CALDAV, busy_is_503(attach), methods=["POST"]),
+    Route(urls.ROUTE_PICK_CALDAV, busy_is_503(read), methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_PICK_CALDAV, busy_is_503(detach), methods=["DELETE"]),
+]

@@ -22,10 +22,13 @@ import anyio.to_thread
 from sqlalchemy import Engine
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
+from feeds import urls
 from server.errors import ServerError
 from server.snapshot.live import ScheduleStore
 from server.store.sources import SourceStore
+from server.web.context import app_context
 
 # A source's refresh is lost or stuck once it is this late (jobs re-queue after 30 s).
 OVERDUE_AFTER = timedelta(minutes=5)
@@ -70,14 +73,15 @@ def document(health: Health, now: datetime, pid: int) -> tuple[int, dict[str, An
     }
 
 
-def health_endpoint(store: ScheduleStore, clock: Callable[[], datetime]) -> Callable[[Request], Any]:
-    async def healthz(request: Request) -> Response:
-        now = clock()
-        health = await anyio.to_thread.run_sync(check, store, now)
-        status, body = document(health, now, os.getpid())
-        return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+async def healthz(request: Request) -> Response:
+    context = app_context(request)
+    now = context.clock()
+    health = await anyio.to_thread.run_sync(check, context.store, now)
+    status, body = document(health, now, os.getpid())
+    return JSONResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
 
-    return healthz
+
+routes = [Route(urls.ROUTE_HEALTH, healthz, methods=["GET", "HEAD"])]
 
 
 class HealthCollector:

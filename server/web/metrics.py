@@ -11,17 +11,16 @@ scrape. The share of 304s is
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import anyio
 import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Route
 from starlette.types import Scope
 
 from feeds import urls
 from server.metrics import Metrics, exposition, metrics
+from server.web.context import app_context
 
 UNMATCHED = "unmatched"
 _FEED_ROUTES = {urls.ROUTE_FEED: "all", urls.ROUTE_FEED_KIND: None, urls.ROUTE_PERSONAL: "personal"}
@@ -68,10 +67,11 @@ async def flush_every(interval: float = FLUSH_INTERVAL_S) -> None:
         current.flush()
 
 
-def metrics_endpoint(collectors: list[Any]) -> Callable[[Request], Any]:
-    async def endpoint(request: Request) -> Response:
-        metrics().flush()  # this process's own requests, up to this one
-        body, content_type = await anyio.to_thread.run_sync(exposition, collectors)
-        return Response(body, media_type=content_type, headers={"Cache-Control": "no-store"})
+async def metrics_endpoint(request: Request) -> Response:
+    metrics().flush()  # this process's own requests, up to this one
+    collectors = list(app_context(request).collectors)
+    body, content_type = await anyio.to_thread.run_sync(exposition, collectors)
+    return Response(body, media_type=content_type, headers={"Cache-Control": "no-store"})
 
-    return endpoint
+
+routes = [Route(urls.ROUTE_METRICS, metrics_endpoint, methods=["GET", "HEAD"])]

@@ -34,16 +34,15 @@ from feeds.query import FeedQuery, select
 from server.errors import StoreBusy
 from server.links import Site
 from server.pages import params
+from server.pages.changes import change_notes
 from server.pages.qr import qr_svg
 from server.snapshot.api import to_json
 from server.snapshot.conditional import CALENDAR, JSON, NO_STORE, Representation
-from server.snapshot.context import RouteContext
-from server.snapshot.pick_cache import PickCache
 from server.snapshot.published import Published, last_modified
-from server.store.picks import PickSet, PickStore
+from server.store.picks import PickSet
 from server.web.bodies import MAX_PICKS_BODY, BodyError, check_json_media_type, picks_body, read_limited
-from server.web.pick_upkeep import PickUpkeep
-from server.web.ratelimit import TokenBuckets, client_key
+from server.web.context import AppContext, app_context
+from server.web.ratelimit import client_key
 
 
 def pick_document(pickset: PickSet, site: Site) -> dict[str, object]:
@@ -149,111 +148,109 @@ def busy_is_503(handler: Handler) -> Handler:
     return guarded
 
 
-def picks_routes(
-    context: RouteContext,
-    store: PickStore,
-    *,
-    upkeep: PickUpkeep,
-    creations: TokenBuckets,
-    notes: Callable[[Published], Mapping[str, str]] | None = None,
-    picks_changed: Callable[[str], None] = lambda token: None,
-    recent: PickCache | None = None,
-) -> list[Route]:
-    """`picks_changed(token)` runs after a set is replaced: its attached calendar wants a sync.
-    `recent` keeps the sets read and written (the app shares it with its feed fast path)."""
-    kept = recent if recent is not None else PickCache()
+async def _owned(request: Request, context: AppContext, token: str) -> PickSet | None:
+    # A pick set belongs to one conference: under another's base its token is unknown.
+    kept = context.recent_picks
+    pickset = kept.get(token)
+    if pickset is None:
+        pickset = kept.keep(await anyio.to_thread.run_sync(context.picks.get, token))
+    published = await context.current(request)
+    if pickset is None or pickset.conference != published.conference.slug:
+        return None
+    return pickset
 
-    async def owned(request: Request, token: str) -> PickSet | None:
-        # A pick set belongs to one conference: under another's base its token is unknown.
-        pickset = kept.get(token)
-        if pickset is None:
-            pickset = kept.keep(await anyio.to_thread.run_sync(store.get, token))
-        published = await context.current(request)
-        if pickset is None or pickset.conference != published.conference.slug:
-            return None
-        return pickset
 
-    async def parsed(request: Request) -> tuple[Published, tuple[str, ...]]:
-        published = await context.current(request)
-        body = await read_body(request)
-        return published, picks_body(body, lambda i: published.session(i) is not None)
+async def _parsed(request: Request, context: AppContext) -> tuple[Published, tuple[str, ...]]:
+    published = await context.current(request)
+    body = await read_body(request)
+    return published, picks_body(body, lambda i: published.session(i) is not None)
 
-    async def create(request: Request) -> Response:
-        try:
-            published, ids = await parsed(request)
-        except BodyError as exc:
-            return body_error(exc)
-        client = request.client.host if request.client else None
-        wait = creations.take(client_key(client), time.monotonic())
-        if wait is not None:
-            return json_reply(
-                {"error": f"too many pick sets created from your address; try again in {wait:.0f} s"},
-                429,
-                **{"retry-after": f"{wait:.0f}"},
+
+async def create(request: Request) -> Response:
+    context = app_context(request)
+    try:
+        published, ids = await _parsed(request, context)
+    except BodyError as exc:
+        return body_error(exc)
+    client = request.client.host if request.client else None
+    wait = context.creations.take(client_key(client), time.monotonic())
+    if wait is not None:
+        return json_reply(
+            {"error": f"too many pick sets created from your address; try again in {wait:.0f} s"},
+            429,
+            **{"retry-after": f"{wait:.0f}"},
+        )
+    pickset = await anyio.to_thread.run_sync(context.picks.create, published.conference.slug, ids)
+    context.recent_picks.keep(pickset)
+    site = context.site(request)
+    location = site.path(urls.pick_set(pickset.token))
+    return json_reply(pick_document(pickset, site), 201, location=location)
+
+
+async def read(request: Request) -> Response:
+    context = app_context(request)
+    pickset = await _owned(request, context, request.path_params["token"])
+    if pickset is None:
+        return error_reply("no such pick set", 404)
+    context.upkeep.note_read(pickset.token)
+    return json_reply(pick_document(pickset, context.site(request)))
+
+
+async def replace(request: Request) -> Response:
+    """A replaced set's attached calendar wants a sync: `context.sync.picks_changed`."""
+    context = app_context(request)
+    token = request.path_params["token"]
+    # An unknown token is 404 whatever the body says.
+    if await _owned(request, context, token) is None:
+        return error_reply("no such pick set", 404)
+    try:
+        _, ids = await _parsed(request, context)
+    except BodyError as exc:
+        return body_error(exc)
+    pickset = context.recent_picks.keep(await anyio.to_thread.run_sync(context.picks.replace, token, ids))
+    if pickset is None:
+        return error_reply("no such pick set", 404)
+    await anyio.to_thread.run_sync(context.sync.picks_changed, token)
+    return json_reply(pick_document(pickset, context.site(request)))
+
+
+async def feed(request: Request) -> Response:
+    context = app_context(request)
+    name: str = request.path_params["name"]
+    token, dot, suffix = name.rpartition(".")
+    pickset = None
+    if dot and suffix in ("ics", "svg"):
+        pickset = await _owned(request, context, token)
+    if pickset is None:
+        return params.not_found("no such personal feed")
+    context.upkeep.note_read(pickset.token)
+    site = context.site(request)
+    if suffix == "svg":
+        # The feed link as a QR code: picked on a laptop, subscribed on the phone.
+        url = site.url(urls.pick_feed(pickset.token))
+        qr = qr_svg(url, "Subscribe: my picks")
+        return context.send(request, dataclasses.replace(qr, personal=True))
+    download = request.query_params.get("download") == "1"
+    try:  # `?alarm=` as on every feed; other parameters are not filters here
+        alarm = FeedQuery.from_params((n, v) for n, v in request.query_params.multi_items() if n == "alarm").alarm
+    except FeedsError as exc:
+        return params.bad_request(str(exc))
+    published = await context.current(request)
+    key = personal_key(pickset, download, alarm)
+    rep = published.personal(key)
+    if rep is None:
+        made = await anyio.to_thread.run_sync(
+            lambda: personal_feed(
+                published, pickset, download=download, alarm=alarm, notes=change_notes(published, context.store)
             )
-        pickset = await anyio.to_thread.run_sync(store.create, published.conference.slug, ids)
-        kept.keep(pickset)
-        site = context.site(request)
-        location = site.path(urls.pick_set(pickset.token))
-        return json_reply(pick_document(pickset, site), 201, location=location)
+        )
+        rep = published.remember_personal(key, made)
+    return context.send(request, rep)
 
-    async def read(request: Request) -> Response:
-        pickset = await owned(request, request.path_params["token"])
-        if pickset is None:
-            return error_reply("no such pick set", 404)
-        upkeep.note_read(pickset.token)
-        return json_reply(pick_document(pickset, context.site(request)))
 
-    async def replace(request: Request) -> Response:
-        token = request.path_params["token"]
-        # An unknown token is 404 whatever the body says.
-        if await owned(request, token) is None:
-            return error_reply("no such pick set", 404)
-        try:
-            _, ids = await parsed(request)
-        except BodyError as exc:
-            return body_error(exc)
-        pickset = kept.keep(await anyio.to_thread.run_sync(store.replace, token, ids))
-        if pickset is None:
-            return error_reply("no such pick set", 404)
-        await anyio.to_thread.run_sync(picks_changed, token)
-        return json_reply(pick_document(pickset, context.site(request)))
-
-    async def feed(request: Request) -> Response:
-        name: str = request.path_params["name"]
-        token, dot, suffix = name.rpartition(".")
-        pickset = None
-        if dot and suffix in ("ics", "svg"):
-            pickset = await owned(request, token)
-        if pickset is None:
-            return params.not_found("no such personal feed")
-        upkeep.note_read(pickset.token)
-        site = context.site(request)
-        if suffix == "svg":
-            # The feed link as a QR code: picked on a laptop, subscribed on the phone.
-            url = site.url(urls.pick_feed(pickset.token))
-            qr = qr_svg(url, "Subscribe: my picks")
-            return context.send(request, dataclasses.replace(qr, personal=True))
-        download = request.query_params.get("download") == "1"
-        try:  # `?alarm=` as on every feed; other parameters are not filters here
-            alarm = FeedQuery.from_params((n, v) for n, v in request.query_params.multi_items() if n == "alarm").alarm
-        except FeedsError as exc:
-            return params.bad_request(str(exc))
-        published = await context.current(request)
-        key = personal_key(pickset, download, alarm)
-        rep = published.personal(key)
-        if rep is None:
-            made = await anyio.to_thread.run_sync(
-                lambda: personal_feed(
-                    published, pickset, download=download, alarm=alarm, notes=notes(published) if notes else None
-                )
-            )
-            rep = published.remember_personal(key, made)
-        return context.send(request, rep)
-
-    return [
-        Route(urls.ROUTE_PICKS, busy_is_503(create), methods=["POST"]),
-        Route(urls.ROUTE_PICK_SET, busy_is_503(read), methods=["GET", "HEAD"]),
-        Route(urls.ROUTE_PICK_SET, busy_is_503(replace), methods=["PUT"]),
-        Route(urls.ROUTE_PERSONAL, busy_is_503(feed), methods=["GET", "HEAD"]),
-    ]
+routes = [
+    Route(urls.ROUTE_PICKS, busy_is_503(create), methods=["POST"]),
+    Route(urls.ROUTE_PICK_SET, busy_is_503(read), methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_PICK_SET, busy_is_503(replace), methods=["PUT"]),
+    Route(urls.ROUTE_PERSONAL, busy_is_503(feed), methods=["GET", "HEAD"]),
+]
