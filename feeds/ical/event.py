@@ -15,6 +15,7 @@ from feeds.ical.contentline import ensure_folded
 from feeds.ical.text import Categories, Text, clean_text
 from feeds.ical.writer import vevent, writes_tzid
 from feeds.model import Conference, Session
+from feeds.urls import session_anchor
 
 # DTSTAMP when a session does not say when its content last changed. A fixed instant rather
 # than "now" keeps the bytes deterministic; LAST-MODIFIED is then omitted because it is unknown.
@@ -25,12 +26,6 @@ def uid(conference: Conference, session: Session) -> str:
     """The stable UID (RFC 5545 3.8.4.7). It does not contain the deployment URL, so a
     one-off download, the feeds and CalDAV pushes of the same session all share it."""
     return f"{session.id}@{conference.slug}.confcal"
-
-
-def session_anchor(session_id: str) -> str:
-    """The `id` of the session's card on the schedule page, which calendars link to. Defined here
-    because `feeds` cannot import the server's URL module; server.app.urls re-exports it."""
-    return f"session-{session_id}"
 
 
 def session_url(session: Session, base_url: str | None) -> str | None:

@@ -50,7 +50,7 @@ from server.caldav.errors import (
     UidConflict,
 )
 from server.caldav.storage import Item
-from server.caldav.target import Password
+from server.crypto import Password
 
 _DAV = "DAV:"
 _CALDAV = "urn:ietf:params:xml:ns:caldav"

@@ -4,7 +4,8 @@
 API (all blocking; run them in a worker thread from async code)::
 
     from server.caldav.service import sync, preview, probe, remove, SyncResult
-    from server.caldav.target import Target, Password, PickToken, SessionIds, SyncOptions
+    from server.caldav.target import Target, PickToken, SessionIds, SyncOptions
+    from server.crypto import Password
 
     target = Target(url, username, Password(secret), id="42")    # id: the name logs use
     options = SyncOptions(overwrite=False, retry=DEFAULT_RETRY, allow_private=False)

@@ -56,12 +56,12 @@ def _jobs(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     # The store and the renderers load here, not with the module: `confcal build --help` and the
     # other commands' parsers do not need them.
-    from server.app.build_changes import changes_files
-    from server.app.build_conferences import loader, write_conferences
-    from server.app.build_workers import default_jobs
-    from server.app.demo import seed_demo
-    from server.app.links import Site
+    from server.links import Site
+    from server.site.build_changes import changes_files
+    from server.site.build_conferences import loader, write_conferences
+    from server.site.build_workers import default_jobs
     from server.store import Store
+    from server.web.demo import seed_demo
 
     if args.base_url is None:
         print(

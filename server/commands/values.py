@@ -9,7 +9,7 @@ import argparse
 
 
 def conference_slug(value: str) -> str:
-    from server.app.params import BadPath, conference_segment
+    from server.pages.params import BadPath, conference_segment
 
     try:
         return conference_segment(value)
@@ -18,7 +18,7 @@ def conference_slug(value: str) -> str:
 
 
 def base_url(value: str) -> str:
-    from server.app.links import checked_base_url
+    from server.links import checked_base_url
 
     try:
         return checked_base_url(value)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from server.app.links import served_calendar_base
 from server.caldav import service
 from server.caldav.errors import CalDAVError
 from server.caldav.retry import RetryPolicy
 from server.caldav.target import PickToken, SyncOptions, Target, allow_private_calendars
 from server.jobs.caldav_sync import Push
 from server.jobs.sync_leases import Claimed
+from server.links import served_calendar_base
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 from server.store.sync_counts import SyncCounts

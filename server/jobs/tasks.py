@@ -12,7 +12,7 @@
 - `sweep_caldav()`: every minute, re-queues calendars that have wanted a sync for longer than
   OVERDUE_AFTER with no live lease: their job was lost with its worker, or never queued.
 - `drop_orphan_calendars()`: every ten minutes, forgets the calendars (URL, user name, sealed
-  password) of pick sets that expired: the servers purge expired sets (server.app.pick_upkeep),
+  password) of pick sets that expired: the servers purge expired sets (server.web.pick_upkeep),
   and a calendar without its set can never be synced again.
 """
 

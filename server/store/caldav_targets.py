@@ -2,7 +2,7 @@
 
 A target is attached to one pick set (named by its token) and holds the calendar's URL, the user
 name and the password, encrypted (server.crypto: the store only ever sees `Password`s and Fernet
-tokens). Nothing here knows HTTP or CalDAV: the API (server.app.caldav_api) checks a calendar
+tokens). Nothing here knows HTTP or CalDAV: the API (server.web.caldav_api) checks a calendar
 before attaching it, the sync jobs (server.jobs) run the push service.
 
 Sync bookkeeping: every reason for a sync bumps `wanted_generation` (`attach`, `want_sync` for a
@@ -26,8 +26,7 @@ from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, up
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from server.caldav.target import Password
-from server.crypto import Cipher, key_for
+from server.crypto import Cipher, Password, key_for
 from server.errors import StoreBusy, StoreError
 from server.store import schema
 from server.store.rows import from_db_time, to_db_time

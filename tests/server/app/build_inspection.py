@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from server.app.build_output import Output
-from server.app.feed_renders import FeedRenders
-from server.app.links import Site
-from server.app.published import Published
-from server.app.site_build import site_parts
+from server.links import Site
+from server.site.build_output import Output
+from server.site.site_build import site_parts
+from server.snapshot.feed_renders import FeedRenders
+from server.snapshot.published import Published
 
 
 class PathsOutput(Output):

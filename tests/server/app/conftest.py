@@ -23,9 +23,9 @@ from feeds.model import (
     Track,
 )
 from feeds.pipeline import load_schedule
-from server.app import create_app
-from server.app.demo import seed_demo
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import seed_demo
 
 
 @pytest.fixture(scope="session")

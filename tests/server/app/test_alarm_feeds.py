@@ -16,8 +16,8 @@ from starlette.applications import Starlette
 from test_picks_api import call, path_of, session_ids
 
 from feeds.model import Schedule
-from server.app import create_app
 from server.store import Store
+from server.web.app import create_app
 
 HERE = Path(__file__).resolve().parent
 # sha256 and ETag of feeds as served before reminders existed (rendered by commit 41c4322).

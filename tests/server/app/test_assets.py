@@ -8,7 +8,7 @@ import re
 
 from app_helpers import Http
 
-from server.app.assets import STATIC, asset_path, lookup
+from server.pages.assets import STATIC, asset_path, lookup
 
 
 def test_page_links_its_css_and_js_by_content_hash(http: Http) -> None:

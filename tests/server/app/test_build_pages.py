@@ -11,11 +11,11 @@ from build_inspection import site_files
 from crowded import crowded
 
 from feeds.model import Room, Schedule, Speaker
-from server.app.build_output import Output
-from server.app.links import Site
-from server.app.published import Published
-from server.app.site_build import site_parts
-from server.app.subscribe import LISTED_FEEDS
+from server.links import Site
+from server.pages.subscribe import LISTED_FEEDS
+from server.site.build_output import Output
+from server.site.site_build import site_parts
+from server.snapshot.published import Published
 
 BASE = "https://cal.example.org"
 NOW = datetime(2025, 1, 20, tzinfo=UTC)

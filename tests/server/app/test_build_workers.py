@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from build_inspection import PathsOutput
 
-from server.app.build_output import body_digest
-from server.app.build_workers import FIRST, WorkerFailed, Workers
+from server.site.build_output import body_digest
+from server.site.build_workers import FIRST, WorkerFailed, Workers
 
 COUNT = 3 * FIRST  # enough files for several workers' batches
 

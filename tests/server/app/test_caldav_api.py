@@ -12,10 +12,10 @@ import pytest
 from app_helpers import NOW, Http
 from caldav_helpers import PASSWORD, USER, DavServer, send_json
 
-from server.app import create_app
-from server.app.caldav_api import NOTHING_ATTACHED
 from server.caldav.target import ALLOW_PRIVATE_ENV
 from server.store import Store
+from server.web.app import create_app
+from server.web.caldav_api import NOTHING_ATTACHED
 
 BAD_PASSWORD = "not-the-password-0042"
 

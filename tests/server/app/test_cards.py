@@ -8,8 +8,8 @@ from datetime import date
 from app_helpers import NOW, paris
 
 from feeds.model import Conference, Room, Schedule, Session
-from server.app.cards import make_card, session_card
-from server.app.published import Published
+from server.pages.cards import make_card, session_card
+from server.snapshot.published import Published
 
 CONFERENCE = Conference("C", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris")
 TALK = Session("s1", "Talk & more", paris(11), paris(11, 30), room=Room("Hall"))

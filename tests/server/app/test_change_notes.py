@@ -11,8 +11,8 @@ import icalendar
 from app_helpers import Http
 
 from feeds.pipeline import load_schedule
-from server.app import create_app
 from server.store import Store
+from server.web.app import create_app
 
 CHANGES = Path(__file__).resolve().parents[2] / "fixtures" / "changes"
 MOVED, RETITLED, CANCELLED, KEPT = "eebc480700", "36f2f8b98d", "1b5fb92284", "545aadac37"

@@ -12,9 +12,9 @@ import pytest
 from app_helpers import Http
 
 from feeds.pipeline import load_schedule
-from server.app import create_app
 from server.cli import main
 from server.store import Store
+from server.web.app import create_app
 
 CHANGES = Path(__file__).resolve().parents[2] / "fixtures" / "changes"
 FIRST = datetime(2026, 3, 30, 12, tzinfo=UTC)

@@ -13,10 +13,11 @@ import pytest
 from app_helpers import NOW, Http, raw_get
 from starlette.applications import Starlette
 
+from feeds import urls
 from feeds.model import Schedule
-from server.app import create_app, urls
-from server.app.assets import asset_path
+from server.pages.assets import asset_path
 from server.store import Store
+from server.web.app import create_app
 
 INGESTED = datetime(2026, 3, 30, 12, tzinfo=UTC)  # stamps new sessions' `modified`
 DEMO = "pytorch-conference-europe-2026"

@@ -10,11 +10,11 @@ from crowded import SLUG, crowded
 from feed_groups import feed_groups
 from starlette.applications import Starlette
 
-from server.app import create_app
-from server.app.links import Site
-from server.app.published import Published
-from server.app.subscribe import LISTED_FEEDS
+from server.links import Site
+from server.pages.subscribe import LISTED_FEEDS
+from server.snapshot.published import Published
 from server.store import Store
+from server.web.app import create_app
 
 BASE = "https://cal.example.org"
 SPEAKERS = LISTED_FEEDS + 1

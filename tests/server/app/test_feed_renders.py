@@ -20,11 +20,11 @@ from starlette.applications import Starlette
 
 from feeds.model import Schedule
 from feeds.pipeline import load_schedule
-from server.app import create_app
-from server.app.conditional import Representation
-from server.app.live import Live
-from server.app.published import Feed, Published
+from server.snapshot.conditional import Representation
+from server.snapshot.live import Live
+from server.snapshot.published import Feed, Published
 from server.store import Store
+from server.web.app import create_app
 
 SESSIONS = 5_000
 

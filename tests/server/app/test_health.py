@@ -8,9 +8,9 @@ from pathlib import Path
 
 from app_helpers import NOW, Http
 
-from server.app import create_app
 from server.store import Store
 from server.store.sources import Finished, Outcome, SourceSpec, SourceStore
+from server.web.app import create_app
 
 
 def test_a_readable_store_is_healthy(store: Store, demo_schedule: object) -> None:

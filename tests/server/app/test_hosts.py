@@ -7,11 +7,11 @@ import pytest
 from app_helpers import NOW, Http
 from starlette.applications import Starlette
 
-from server.app import create_app
-from server.app.demo import seed_demo
-from server.app.guards import Guards, default_hosts
-from server.app.hosts import AllowedHosts, allowed_entries, split_host
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import seed_demo
+from server.web.guards import Guards, default_hosts
+from server.web.hosts import AllowedHosts, allowed_entries, split_host
 
 
 @pytest.mark.parametrize(

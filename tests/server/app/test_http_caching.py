@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from app_helpers import NOW, Http
 
-from server.app import create_app
-from server.app.demo import seed_demo
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import seed_demo
 
 CACHED_PATHS = [
     "/feeds/all.ics",

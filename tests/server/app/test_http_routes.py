@@ -10,9 +10,9 @@ import pytest
 from app_helpers import NOW, Http
 
 from feeds.model import Schedule
-from server.app import create_app
-from server.app.demo import seed_demo
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import seed_demo
 
 UID = re.compile(rb"^UID:(.+)\r$", re.MULTILINE)
 SESSION_KEYS = [

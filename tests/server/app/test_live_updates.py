@@ -14,8 +14,8 @@ import httpx
 from app_helpers import NOW, Http
 
 from feeds.model import Schedule
-from server.app import create_app
 from server.store import Store
+from server.web.app import create_app
 
 
 def feed_state(http: Http) -> dict[str, tuple[bytes, str]]:

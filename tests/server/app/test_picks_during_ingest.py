@@ -24,11 +24,11 @@ from sched_pages import write_page
 from sqlalchemy import event
 
 from feeds.pipeline import load_schedule
-from server.app import create_app
-from server.app.demo import seed_demo
-from server.app.guards import Guards
-from server.app.ratelimit import Rate
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import seed_demo
+from server.web.guards import Guards
+from server.web.ratelimit import Rate
 
 SESSIONS = 20_000
 ZONE = "Europe/Paris"

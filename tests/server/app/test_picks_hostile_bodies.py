@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.applications import Starlette
 
-from server.app.bodies import MAX_PICKS_BODY
+from server.web.bodies import MAX_PICKS_BODY
 
 
 @pytest.fixture(scope="module")

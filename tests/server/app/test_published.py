@@ -5,11 +5,11 @@ from datetime import UTC, datetime, timedelta
 
 from app_helpers import NOW, paris
 
+from feeds import urls
 from feeds.ical import uid
 from feeds.model import Schedule
 from feeds.query import FeedQuery, select
-from server.app import urls
-from server.app.published import Published, last_modified
+from server.snapshot.published import Published, last_modified
 
 
 def test_every_catalogue_feed_is_rendered_with_its_path(

@@ -12,8 +12,8 @@ from pathlib import Path
 from app_helpers import NOW, paris
 
 from feeds.model import Schedule
-from server.app.live import Live
-from server.app.published import Published
+from server.snapshot.live import Live
+from server.snapshot.published import Published
 from server.store import Store
 
 

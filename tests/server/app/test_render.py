@@ -11,10 +11,10 @@ from app_helpers import NOW, paris
 from jinja2 import Environment, FileSystemLoader
 
 from feeds.model import Conference, Room, Schedule, Session
-from server.app.detail_pages import session_representation
-from server.app.links import Site
-from server.app.published import Published
-from server.app.render import TEMPLATES, _Compiled, frame
+from server.links import Site
+from server.pages.detail_pages import session_representation
+from server.pages.render import TEMPLATES, _Compiled, frame
+from server.snapshot.published import Published
 
 CONFERENCE = Conference("Conf & Co", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris")
 TALK = Session("s1", "Talk", paris(11), paris(11, 30), room=Room("Hall"))

@@ -8,7 +8,7 @@ import json
 import pytest
 from app_helpers import Http, send
 
-from server.app.render import CSP
+from server.pages.render import CSP
 
 PATHS = [
     "/",

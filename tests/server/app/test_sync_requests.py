@@ -12,8 +12,6 @@ import httpx
 from app_helpers import NOW
 
 from feeds.model import Schedule
-from server.app import create_app
-from server.app.sync_requests import SyncRequests
 from server.crypto import Secret
 from server.jobs import jobs_for
 from server.jobs.triggers import SyncTriggers
@@ -21,6 +19,8 @@ from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 from server.store.caldav_wanted import Wanted, wanted
 from server.store.picks import PickStore
+from server.web.app import create_app
+from server.web.sync_requests import SyncRequests
 
 
 def put_picks(store: Store, sync: SyncRequests | None, token: str, ids: list[str]) -> int:

@@ -23,7 +23,7 @@ from feeds.model import Conference, Room, Schedule, Session, Status
 from server.caldav.content import uids
 from server.caldav.dav import DavStorage
 from server.caldav.storage import Item, Storage
-from server.caldav.target import Password
+from server.crypto import Password
 
 SERVER_SCRIPT = Path(__file__).with_name("dav_server.py")
 USER, PASSWORD = "alice", "correct-horse-battery"

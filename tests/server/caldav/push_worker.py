@@ -16,7 +16,8 @@ from push_helpers import PASSWORD, USER
 
 from server.caldav import service
 from server.caldav.retry import NO_WAIT
-from server.caldav.target import Password, SessionIds, SyncOptions, Target
+from server.caldav.target import SessionIds, SyncOptions, Target
+from server.crypto import Password
 from server.store import Store
 
 

@@ -13,7 +13,7 @@ from icalendar import Calendar
 from push_helpers import PASSWORD, USER, DavServer, make_schedule, withdrawn
 from sync_helpers import bodies
 
-from feeds.ical.event import session_anchor
+from feeds.urls import session_anchor
 from server.caldav.retry import NO_WAIT
 from server.cli import main
 from server.store import Store

@@ -42,7 +42,7 @@ from server.caldav.errors import (
     TransientError,
     UidConflict,
 )
-from server.caldav.target import Password
+from server.crypto import Password
 
 ERROR = '<?xml version="1.0"?><D:error xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">{}</D:error>'
 NO_UID_CONFLICT = ERROR.format("<C:no-uid-conflict><D:href>/alice/cal/other.ics</D:href></C:no-uid-conflict>")

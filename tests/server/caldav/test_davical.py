@@ -12,7 +12,8 @@ from push_helpers import PASSWORD, USER, DavServer, connect, make_schedule, uid_
 from feeds.ical import render_session, uid
 from server.caldav import service
 from server.caldav.retry import NO_WAIT
-from server.caldav.target import Password, SessionIds, SyncOptions, Target
+from server.caldav.target import SessionIds, SyncOptions, Target
+from server.crypto import Password
 from server.store import Store
 
 OPTIONS = SyncOptions(retry=NO_WAIT, allow_private=True)  # DAViCal listens on loopback

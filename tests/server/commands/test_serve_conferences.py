@@ -13,8 +13,8 @@ import httpx
 from serve_process import running_confcal
 
 from feeds.model import Conference
-from server.app.demo import demo_schedule
 from server.store import Store
+from server.web.demo import demo_schedule
 
 SECOND = Conference("Second Conf", "Europe/Berlin", date(2026, 6, 1), date(2026, 6, 2))
 THIRD = Conference("Third Conf", "Europe/Lisbon", date(2026, 9, 1), date(2026, 9, 1))

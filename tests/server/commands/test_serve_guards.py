@@ -13,7 +13,7 @@ import httpx
 import pytest
 from serve_process import Running, running_confcal
 
-from server.app.access_log import token_tag
+from server.web.access_log import token_tag
 
 JSON = {"content-type": "application/json"}
 EMPTY = b'{"sessions": []}'

@@ -10,8 +10,7 @@ import pytest
 from listed_targets import ListedTargets
 from sqlalchemy import select
 
-from server.caldav.target import Password
-from server.crypto import Cipher, new_key
+from server.crypto import Cipher, Password, new_key
 from server.jobs import sync_leases
 from server.store import Store
 from server.store.caldav_targets import (

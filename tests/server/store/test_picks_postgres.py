@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import delete
 from store_builders import empty_postgres
 
-from server.app.demo import seed_demo
 from server.store import Store, tables
 from server.store.expiry import KEEP_AFTER_END
 from server.store.picks import PickStore
+from server.web.demo import seed_demo
 
 MARCH = datetime(2026, 3, 1, tzinfo=UTC)
 OVER = datetime(2026, 4, 7, 22, tzinfo=UTC)  # the demo conference's end
