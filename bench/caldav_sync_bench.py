@@ -32,8 +32,7 @@ from sqlalchemy import func, select
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from server.caldav.dav import DavStorage
-from server.caldav.target import Password
-from server.crypto import Secret
+from server.crypto import Password, Secret
 from server.jobs import jobs_for
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets

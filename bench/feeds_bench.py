@@ -16,7 +16,7 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
 
 from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Track
-from server.app.published import Published
+from server.snapshot.published import Published
 
 
 def synthetic(n: int) -> Schedule:

@@ -42,7 +42,7 @@ TARGETS = {
     "zones": Target(("feeds/zones.py",), ("tests/feeds/test_zones.py",)),
     "ical": Target(("feeds/ical/*.py",), ("tests/feeds/ical",)),
     "conditional": Target(
-        ("server/app/conditional.py",),
+        ("server/snapshot/conditional.py",),
         ("tests/server/app/test_conditional.py", "tests/server/app/test_http_caching.py"),
     ),
     "caldav": Target(("server/caldav/*.py",), ("tests/server/caldav",)),

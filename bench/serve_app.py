@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 
-from server.app import create_app
-from server.app.demo import seed_demo
-from server.app.guards import Guards, default_hosts
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import seed_demo
+from server.web.guards import Guards, default_hosts
 
 store = Store.open(os.environ["CONFCAL_DB"])
 app = create_app(

@@ -72,10 +72,6 @@ def kind_name(kind: str) -> str:
     return kind[:1].upper() + kind[1:]
 
 
-def _named(value: Named | None) -> list[tuple[str, str]]:
-    return [(value.slug, value.name)] if value else []
-
-
 @lru_cache(maxsize=4096)
 def _day_entry(day: str) -> tuple[str, str]:
     return day, day_name(date.fromisoformat(day))
@@ -114,7 +110,7 @@ def slugs_of(kind: FeedKind, session: Session, conference: Conference) -> list[s
     if kind is FeedKind.KIND:
         return [kind_slug(session.kind)]
     # Tested by identity, not looked up in a dict: an enum member's hash is a Python call, and
-    # every build matches 10,000 sessions against six kinds (issue 12).
+    # every build matches every session against six kinds.
     if kind is FeedKind.TRACK:
         value: Named | None = session.track
     elif kind is FeedKind.ROOM:

@@ -51,8 +51,7 @@ def unify(names: Sequence[str]) -> list[int]:
     """For each name, the position of the first name in `names` that is the same person (its own
     position when no earlier one is): the same answer as calling `find` against every earlier
     person, but each name is compared only with the few earlier people `_Index` offers, so this
-    stays linear in the number of names (issue 12: the first-word buckets it replaced made about
-    n²/360 comparisons on a 10,000-session conference)."""
+    stays linear in the number of names."""
     first: dict[str, int] = {}
     index = _Index()
     result: list[int] = []

@@ -82,9 +82,6 @@ class FeedQuery:
             return self
         return replace(self, required=(*self.required, (spec.kind.value, spec.slug)))
 
-    def is_empty(self) -> bool:
-        return not self.required and not any(getattr(self, name) for name in FILTER_NAMES)
-
     def matches(self, session: Session, conference: Conference) -> bool:
         """OR within one parameter, AND across parameters and required pairs."""
         for name in FILTER_NAMES:

@@ -14,7 +14,7 @@ _NON_ASCII_WORD = re.compile(r"[^a-z0-9]+")
 def fold(text: str) -> str:
     """Text as compared: accents stripped, case folded, punctuation and spacing reduced to single
     spaces. Letters of every script survive, so non-Latin names and titles stay distinct.
-    Cached: an ingest compares the same names and titles many times over (issue 12)."""
+    Cached: an ingest compares the same names and titles many times over."""
     decomposed = unicodedata.normalize("NFKD", text)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
     return _NON_WORD.sub(" ", plain).strip()

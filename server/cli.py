@@ -33,8 +33,7 @@ COMMANDS = (
     "caldav",
 )
 # Commands whose process ends with their work: they leave without the interpreter's teardown,
-# which frees their millions of objects one by one (0.7 s of a full 10,000-session build,
-# 0.25 s of one with nothing changed; issue 12).
+# which frees their millions of objects one by one (a noticeable share of a large build).
 # Their output is flushed first, and nothing of theirs waits for an exit handler: the store is
 # closed and every file written and renamed into place before `main` returns.
 QUICK_EXIT = frozenset({"build", "ingest"})
@@ -42,8 +41,8 @@ QUICK_EXIT = frozenset({"build", "ingest"})
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line, or with `only` (a command name) just that command: importing every
-    command's modules (the server, the job queue, ...) took a second of CPU before `confcal ingest`
-    did anything (issue 12)."""
+    command's modules (the server, the job queue, ...) would cost every command, `confcal ingest`
+    included, a slow start for code it never runs."""
     parser = argparse.ArgumentParser(prog="confcal", description="Conference schedule feeds and CalDAV sync.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in (only,) if only in COMMANDS else COMMANDS:

@@ -17,8 +17,8 @@ A PostgreSQL (or any non-file) store has no "beside", so it needs 1 or 2; withou
 `key_for` raises `SecretKeyMissing` with one line saying so. A key file readable by anyone but
 its owner is refused, as ssh refuses such a private key.
 
-Passwords travel as the push service's `Password` (server.caldav.target), whose repr and str
-never show the value: in a log line, an exception message or a traceback's locals it prints as
+Passwords travel as `Password` (defined here, below the store and the push service that both
+carry it), whose repr and str never show the value: in a log line, an exception message or a traceback's locals it prints as
 `Password('***')`. `reveal()` is called only to encrypt it and where it leaves for the server.
 """
 
@@ -34,8 +34,34 @@ from typing import Final
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from sqlalchemy import Engine
 
-from server.caldav.target import Password
 from server.errors import ServerError
+
+_HIDDEN = "***"
+
+
+class Password:
+    """A password that only `reveal()` gives back; repr, str and format show `***`."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"Password({_HIDDEN!r})"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Password) and other._value == self._value
+
+    def __hash__(self) -> int:
+        # Equal passwords hash alike.
+        return hash(self._value)
+
 
 KEY_ENV: Final = "CONFCAL_SECRET_KEY"
 KEY_FILE_ENV: Final = "CONFCAL_SECRET_KEY_FILE"

@@ -1,7 +1,7 @@
 """Logging of the long-running commands: plain text lines (the default) or one JSON object per line
 (`--log-format json`) for log collectors, with the same loggers either way.
 
-The access log (`confcal.access`, server.app.access_log) goes to an `AccessHandler`: a line per
+The access log (`confcal.access`, server.web.access_log) goes to an `AccessHandler`: a line per
 request, collected and written a buffer at a time (every FLUSH_INTERVAL_S, when MAX_LINES are
 waiting, and when logging shuts down), so the log costs no write system call per request. The
 access log hands it finished lines, without a LogRecord (records cost as much as a cached feed's
@@ -73,7 +73,7 @@ class AccessHandler(logging.StreamHandler):  # type: ignore[type-arg]
     most `interval` seconds, or until `max_lines` are waiting, so the thread serving requests
     never waits for the write (unless the writes fall far behind); `flush()` (called by
     `logging.shutdown` at exit, and by `close`) writes what is left. `line()` takes a finished
-    access line (server.app.access_log); records logged the usual way are formatted and buffered
+    access line (server.web.access_log); records logged the usual way are formatted and buffered
     alike. `json_lines` says which layout `line()` writes: it cannot ask a formatter, having no
     record."""
 

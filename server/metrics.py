@@ -1,7 +1,7 @@
 """The process's Prometheus metrics (prometheus_client), for the web app and the jobs alike.
 
 Anything may count through the functions here (`source_refreshed`, `caldav_synced`,
-`caldav_written`); `GET /metrics` (server.app.metrics) exposes them. With several server
+`caldav_written`); `GET /metrics` (server.web.metrics) exposes them. With several server
 processes (`confcal serve --workers N`) every process writes its values to files in one folder,
 $PROMETHEUS_MULTIPROC_DIR, and the scrape adds them up (prometheus_client's multiprocess mode), so
 any worker answers for all of them and for the jobs `serve` runs. `serve` makes that folder; it

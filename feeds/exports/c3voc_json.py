@@ -34,7 +34,7 @@ _ZONE_NAME = re.compile(r"^([A-Z][a-z]+/[A-Z][a-z]+)|UTC$")
 
 @lru_cache(maxsize=65_536)
 def _person_guid(name: str) -> str:
-    # Once per name: a speaker of many sessions is listed in each (20,000 UUIDv5s at 10,000 sessions).
+    # Once per name: a speaker of many sessions is listed in each, and a large schedule names thousands.
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"urn:confcal:person:{name}"))
 
 

@@ -1,4 +1,4 @@
-"""A schedule export in pieces a static build can keep between builds (issue 12): a head, one
+"""A schedule export in pieces a static build can keep between builds: a head, one
 chunk per programme day and a tail, whose join is the whole document byte for byte.
 
 A day's chunk is made only when asked for (`DayChunk.make`), so a build that kept the chunk of

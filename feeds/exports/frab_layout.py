@@ -7,7 +7,7 @@ guid survives a round trip) or a UUIDv5 of the session's iCalendar UID; the nume
 from the session id, never from its position in the schedule.
 
 A day is laid out (its rooms, its events' guids and slugs) only when its `rooms` are first read:
-a static build that kept the chunk of an unchanged day never lays it out (issue 12), so what a
+a static build that kept the chunk of an unchanged day never lays it out, so what a
 day's chunk is made from must be known without its layout. It is the day's `index` and `date`,
 its sessions with their numeric ids (`numbered`) and the conference; everything else a chunk
 shows is a function of those. Three things cross days, and this is how each is covered:

@@ -31,7 +31,6 @@ def build_alarm(minutes: int, title: str) -> Alarm:
     """The VALARM (RFC 5545 3.6.6): ACTION:DISPLAY, TRIGGER `minutes` before DTSTART (3.8.6.3),
     DESCRIPTION the session's title."""
     alarm = Alarm()
-    # icalendar writes property names upper case: "ACTION" for "action" is an equivalent mutant.
     alarm.add("action", "DISPLAY")
     alarm.add("trigger", timedelta(minutes=-minutes))
     alarm.add("description", Text(clean_text(title) or "Session"))

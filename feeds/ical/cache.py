@@ -24,7 +24,7 @@ class EventCache:
     on a hit, so content changed without a revision bump (a bug upstream, or a hand-made test
     schedule) is re-rendered rather than served stale. Safe to share between threads."""
 
-    # The default bound is a size, not a promise: 100_001 would do as well (an equivalent mutant).
+    # The default bound is a size, not a promise: enough for the events of several large conferences.
     def __init__(self, max_entries: int = 100_000) -> None:
         self.max_entries = max_entries
         self.renders = 0  # how many VEVENTs were actually rendered; for tests and metrics
@@ -53,7 +53,7 @@ class EventCache:
         with self._lock:
             hit = self._entries.get(key)
             # A build passes the very objects it stored: `is` first spares two dataclass compares
-            # a hit (80,000 of them at 10,000 sessions, issue 12); equal objects still hit.
+            # a hit, and a build has tens of thousands of hits; equal objects still hit.
             if (
                 hit is not None
                 and (hit[0] is conference or hit[0] == conference)
@@ -69,7 +69,7 @@ class EventCache:
             self._entries[key] = (conference, session, data)
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
-                # The oldest (LRU) entry; `last=None` is falsy and the same (equivalent mutant).
+                # The oldest (LRU) entry.
                 self._entries.popitem(last=False)
         return data
 

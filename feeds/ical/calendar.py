@@ -80,7 +80,7 @@ def _header(title: str, tzid: str, refresh: timedelta, method: str | None) -> by
     `feeds.ical.writer.fold`, which folds as icalendar's Contentline does (never after a
     backslash or caret; tests/feeds/ical/test_ical_writer.py compares the two on any line).
     Every session download has its own title, and building icalendar objects per title (a
-    Contentline and its per-character fold) cost more than the download's event (issue 12)."""
+    Contentline and its per-character fold) would cost more than the download's event."""
     before, between, after = _header_parts(tzid, refresh, method)
     value = escape(clean_text(title))
     return b"".join((before, fold("NAME:" + value), _CRLF, between, fold("X-WR-CALNAME:" + value), _CRLF, after))
@@ -90,7 +90,7 @@ def _date_span(conference: Conference, sessions: Sequence[Session]) -> tuple[dat
     """Local dates from the first start to the last end, widened to the conference's dates so
     that the VTIMEZONE does not change when one session moves within them."""
     zone = conference.zone
-    # map with attrgetter: no Python step per session (a 10k build spans 100,000, issue 12).
+    # map with attrgetter: no Python step per session (a build spans every feed's sessions).
     first = min(map(_SESSION_START, sessions)).astimezone(zone).date()
     last = max(map(_SESSION_END, sessions)).astimezone(zone).date()
     return min(first, conference.start_date), max(last, conference.end_date)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 LIMIT = 75
 CRLF = b"\r\n"
-# Codec names are case-insensitive: "UTF-8" for "utf-8" below is an equivalent mutant.
 
 
 def well_folded(data: bytes) -> bool:

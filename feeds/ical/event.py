@@ -15,6 +15,7 @@ from feeds.ical.contentline import ensure_folded
 from feeds.ical.text import Categories, Text, clean_text
 from feeds.ical.writer import vevent, writes_tzid
 from feeds.model import Conference, Session
+from feeds.urls import session_anchor
 
 # DTSTAMP when a session does not say when its content last changed. A fixed instant rather
 # than "now" keeps the bytes deterministic; LAST-MODIFIED is then omitted because it is unknown.
@@ -25,12 +26,6 @@ def uid(conference: Conference, session: Session) -> str:
     """The stable UID (RFC 5545 3.8.4.7). It does not contain the deployment URL, so a
     one-off download, the feeds and CalDAV pushes of the same session all share it."""
     return f"{session.id}@{conference.slug}.confcal"
-
-
-def session_anchor(session_id: str) -> str:
-    """The `id` of the session's card on the schedule page, which calendars link to. Defined here
-    because `feeds` cannot import the server's URL module; server.app.urls re-exports it."""
-    return f"session-{session_id}"
 
 
 def session_url(session: Session, base_url: str | None) -> str | None:
@@ -105,10 +100,8 @@ def build_event(
     zone = conference.zone
     url = session_url(session, base_url)
     event = Event()
-    # icalendar writes property names upper case ("UID" for "uid" is an equivalent mutant), and
-    # (7.x) writes DTSTAMP and LAST-MODIFIED in UTC whatever zone they carry, so dropping these
-    # astimezone(UTC) changes no byte today; test_dtstamp_and_last_modified_are_utc_whatever_the_
-    # machines_zone[10] runs this path on a New York machine in case a version does not.
+    # icalendar writes property names upper case, and (7.x) DTSTAMP and LAST-MODIFIED in UTC
+    # whatever zone they carry; the astimezone(UTC) keeps them UTC should a version not.
     event.add("uid", uid(conference, session))
     event.add("dtstamp", (session.modified or UNKNOWN_MODIFIED).astimezone(UTC))
     if session.modified is not None:
@@ -150,7 +143,7 @@ def render_event(
     writes for `build_event`; reminders, UTC-written times and zones icalendar writes another
     way are serialized by icalendar itself, and checked (`ensure_folded`) against a library
     change; the direct writer folds by construction (tests/feeds/ical/test_ical_writer.py checks
-    it), so a build's 10,000 events skip that check (issue 12)."""
+    it), so a build's thousands of events skip that check."""
     zone = conference.zone
     start, end = session.start.astimezone(zone), session.end.astimezone(zone)
     if alarm is not None or _ambiguous(start) or _ambiguous(end) or not writes_tzid(conference.timezone):

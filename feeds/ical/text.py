@@ -42,7 +42,7 @@ class Text(vText):
         return super().__new__(cls, clean_text(value))
 
     def to_ical(self) -> bytes:
-        return escape(str(self)).encode("utf-8")  # "UTF-8" is the same codec (equivalent mutant)
+        return escape(str(self)).encode("utf-8")
 
 
 class Categories(vCategory):
@@ -50,7 +50,6 @@ class Categories(vCategory):
 
     def __init__(self, values: Iterable[str]) -> None:
         texts = [Text(value) for value in values]
-        # icalendar's own list (vText of each) is replaced on the next line, so what is passed
-        # here changes nothing written (equivalent mutants).
+        # icalendar's own list (vText of each) is replaced on the next line by our cleaned Texts.
         super().__init__([str(t) for t in texts])
         self.cats = list(texts)

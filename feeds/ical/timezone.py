@@ -44,19 +44,17 @@ def _state(zone: ZoneInfo, instant: datetime) -> tuple[timedelta, str, bool]:
     local = instant.astimezone(zone)
     offset = local.utcoffset() or timedelta(0)
     dst = local.dst() or timedelta(0)
-    # zoneinfo names every state of every zone (an abbreviation, or "+08"): the "" default is
-    # never used, so another default is an equivalent mutant.
+    # zoneinfo names every state of every zone (an abbreviation, or "+08"): the "" only keeps
+    # the type a str.
     return offset, local.tzname() or "", bool(dst)
 
 
 def _change_between(zone: ZoneInfo, low: datetime, high: datetime) -> datetime:
     """The first instant in (low, high] whose state differs from low's, to the second.
 
-    Equivalent mutants (the same onsets for every zone in tzdata, 2019-2031, checked by running
-    `transitions` with each): any split point (/3, or `low -` which falls back to stepping a
-    second at a time) finds the same second, only slower. `transitions` passes whole-second
-    instants, so `mid <= low` never holds: the guard only keeps the loop finite for sub-second
-    bounds, and its mutants are unreachable."""
+    Bisection: any split point would find the same second, halving finds it fastest.
+    `transitions` passes whole-second instants, so `mid <= low` never holds there: the guard
+    only keeps the loop finite for sub-second bounds."""
     before = _state(zone, low)
     while high - low > timedelta(seconds=1):
         mid = low + (high - low) / 2
@@ -74,9 +72,8 @@ def transitions(tzid: str, start: datetime, end: datetime) -> list[Observance]:
     """Every change of offset, name or DST flag in [start, end] (UTC instants), oldest first."""
     zone = ZoneInfo(tzid)
     found: list[Observance] = []
-    # No zone in tzdata changes twice within three days (1990-2035 checked), so a two-day step,
-    # or reading the state two seconds before an onset rather than one, finds the same changes
-    # (equivalent mutants); a day keeps the margin.
+    # No zone in tzdata changes twice within three days (1990-2035 checked), so a two-day step
+    # would find the same changes; a day keeps the margin.
     step = timedelta(days=1)
     cursor = start
     while cursor < end:
@@ -98,13 +95,12 @@ def observances(tzid: str, first: date, last: date) -> list[Observance]:
     side for safety."""
     zone = ZoneInfo(tzid)
     start = datetime.combine(first - timedelta(days=1), time(), zone).astimezone(UTC)
-    # `end` only bounds the search, compared as an instant: its tzinfo (UTC, or the machine's
-    # zone in a mutant) changes nothing. `start`'s does: the onsets found carry it.
+    # `end` only bounds the search, compared as an instant, so its tzinfo changes nothing.
+    # `start`'s does: the onsets found carry it.
     end = datetime.combine(last + timedelta(days=2), time(), zone).astimezone(UTC)
     earlier = transitions(tzid, start - _LOOKBACK, start)
     if not earlier:
-        # No zone without a change in the look-back is in daylight time, so `daylight` None
-        # (falsy: STANDARD, as False) is an equivalent mutant.
+        # No zone without a change in the look-back is in daylight time: this is its STANDARD.
         offset, name, daylight = _state(zone, start)
         return [Observance(_EPOCH - offset, offset, offset, name, daylight), *transitions(tzid, start, end)]
     # The change before the one in force too, so a DST zone always shows both a STANDARD and a

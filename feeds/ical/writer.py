@@ -32,8 +32,7 @@ _ESCAPES = (0x5C, 0x5E)  # "\" and "^" are never left at a line's end (icalendar
 
 def fold(line: str) -> bytes:
     """One content line as UTF-8, folded as icalendar's `_foldline` folds it, without CRLF."""
-    # "UTF-8" is the same codec, and `<` for `<=` sends a 74-octet line through the loop, which
-    # returns it whole: equivalent mutants.
+    # A line that fits is returned as it is, without the loop.
     data = line.encode("utf-8")
     if len(data) <= _LINE:
         return data

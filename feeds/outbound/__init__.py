@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    """`guarded_client` loads httpx (a tenth of a second) only when asked for: every `confcal`
-    command imports this package, few of them connect anywhere (issue 12; PEP 562)."""
+    """`guarded_client` loads httpx (slow to import) only when asked for: every `confcal`
+    command imports this package, few of them connect anywhere (PEP 562)."""
     if name == "guarded_client":
         from feeds.outbound.client import guarded_client
 

@@ -25,8 +25,8 @@ Resolver = Callable[[str, int], Sequence[str]]
 def system_resolver(host: str, port: int) -> list[str]:
     """Every address `host` resolves to for a TCP connection, in the system's preference order."""
     # The port and SOCK_STREAM do not change which addresses come back (a numeric port; the
-    # duplicates other socket types add are dropped below): mutants dropping either survive as
-    # equivalent. They are passed so the lookup is the one a TCP connect would make.
+    # duplicates other socket types add are dropped below). They are passed so the lookup is
+    # the one a TCP connect would make.
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
@@ -92,7 +92,7 @@ def checked_addresses(host: str, port: int, policy: Policy) -> tuple[IPAddress, 
     """Resolve `host` once and return its addresses if every one may be reached; raises
     AddressRefused naming the first refused one, or FetchError when the name does not resolve."""
     try:
-        # The port cannot change the addresses (see system_resolver): equivalent if dropped.
+        # The port cannot change the addresses (see system_resolver); a TCP connect's lookup passes it.
         answers = policy.resolver(host, port)
     except (OSError, UnicodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

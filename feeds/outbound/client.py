@@ -35,8 +35,8 @@ class _Clock:
         if self.end is None:
             return timeout
         left = self.end - time.monotonic()
-        # `< 0` differs only when exactly 0.0 s is left, a float the nanosecond monotonic clock
-        # practically never lands on (equivalent). A socket timeout cut to `left` fires strictly
+        # Nothing left is the same as overdue (`< 0` would differ only at exactly zero, which the
+        # nanosecond monotonic clock practically never lands on). A socket timeout cut to `left` fires strictly
         # past our end (the socket's own deadline is set after ours), so `run` sees left < 0.
         if left <= 0:
             raise DeadlineExceeded(f"took longer than the {self.seconds:g} s deadline")
@@ -86,7 +86,7 @@ class _Backend(httpcore.NetworkBackend):
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
         # checked_addresses returns at least one address or raises, so this first value is always
-        # replaced before it is raised (mutants of it are equivalent). local_address and
+        # replaced before it is raised. local_address and
         # socket_options are httpcore's, passed through (confcal sets neither: None either way).
         # The port given to checked_addresses does not change the addresses (see system_resolver).
         failure: Exception = FetchError(f"cannot connect to {host}")
@@ -114,7 +114,7 @@ class _Backend(httpcore.NetworkBackend):
 
 @functools.cache
 def _context(verify: bool) -> ssl.SSLContext:
-    """httpx's default context (certifi's roots), built once: loading the roots takes ~0.1 s."""
+    """httpx's default context (certifi's roots), built once: loading the roots is costly."""
     return httpx.create_ssl_context(verify=verify, trust_env=False)
 
 
@@ -123,16 +123,13 @@ def guarded_client(policy: Policy = Policy(), *, deadline: float | None = None, 
     goes to the address that was checked. `deadline` (seconds from now) bounds everything the client
     does, so make one client per job. Environment proxies are ignored: a proxy would connect for us.
     Errors of the guard are FetchError subclasses, raised through httpx unchanged."""
-    # Without the isinstance test an SSLContext would come back from _context as it is (httpx's
-    # create_ssl_context returns it), only cached: that mutant is equivalent.
+    # A caller's own SSLContext is used as it is; only the two boolean policies share a cached one.
     context = policy.verify if isinstance(policy.verify, ssl.SSLContext) else _context(policy.verify)
     # trust_env=False on the transport and the client: with an explicit transport httpx 0.28 reads
     # no proxy from the environment whatever the client's flag says, and with an SSLContext given
-    # the transport reads no certificate variables (so those mutants survive as equivalent,
-    # test_environment_proxies_are_ignored keeps the promise); False on both keeps it so if
-    # either changes.
-    # The transport's own pool is replaced below, so its `verify` is never used (mutants of it are
-    # equivalent; the pool's ssl_context is the one test_tls.py checks); passed so the two agree.
+    # the transport reads no certificate variables; False on both keeps it so if either changes.
+    # The transport's own pool is replaced below, so its `verify` is never used; passed so the
+    # two agree.
     transport = httpx.HTTPTransport(verify=context, trust_env=False)
     # httpx has no public hook for httpcore's network backend (encode/httpx discussion #3180), so the
     # pool it built is replaced by one with our backend. test_outbound's rebinding and refusal

@@ -33,7 +33,7 @@ def fetch(url: str, policy: Policy = Policy(), *, validators: Validators | None 
     """GET `url` under `policy`. Every failure is a FetchError (or subclass) naming the URL with its
     userinfo redacted."""
     # httpx and the client load here, not with the package: every `confcal` command imports
-    # feeds.outbound (redact, Validators) and most never fetch (issue 12).
+    # feeds.outbound (redact, Validators) and most never fetch.
     import httpx
 
     from feeds.outbound.client import guarded_client
@@ -44,15 +44,12 @@ def fetch(url: str, policy: Policy = Policy(), *, validators: Validators | None 
     except (FetchError, LimitExceeded) as exc:
         raise type(exc)(exc.reason, source=redact(url)) from None
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        # The class name stands in for an empty message. Every error the tests provoke (timeouts,
-        # refused connections, TLS failures, a dropped connection) carries text, so none reaches
-        # the fallback: its mutant survives, not equivalent, but no real server empties it on cue.
+        # The class name stands in for an empty message, so the error always says something.
         raise FetchError(f"cannot be fetched: {redact(str(exc)) or type(exc).__name__}", source=redact(url)) from None
 
 
 def _follow(client: httpx.Client, url: str, policy: Policy, validators: Validators | None) -> Fetched | NotModified:
-    # identity: no decompression bomb. Header names are case-insensitive in HTTP and in httpx,
-    # so mutants changing their letter case here and below are equivalent.
+    # identity: no decompression bomb.
     headers = {"User-Agent": "confcal", "Accept-Encoding": "identity"}
     if validators and validators.etag:
         headers["If-None-Match"] = validators.etag
@@ -60,7 +57,6 @@ def _follow(client: httpx.Client, url: str, policy: Policy, validators: Validato
         headers["If-Modified-Since"] = validators.last_modified
     current = _checked(url, "")
     for _ in range(policy.max_redirects + 1):
-        # httpx upper-cases the method, so "get" is equivalent.
         with client.stream("GET", current, headers=headers) as response:
             if response.is_redirect and "location" in response.headers:
                 # httpx has parsed the Location already (an invalid one is an HTTPError)

@@ -22,8 +22,7 @@ def is_url(source: str) -> bool:
 
 
 def is_http(url: str) -> bool:
-    # The scheme is the text before the first ":" however often the rest is split (mutants of
-    # the split's count are equivalent).
+    # The scheme is the text before the first ":"; the rest need not be split.
     return is_url(url) and url.split(":", 1)[0].lower() in SCHEMES
 
 

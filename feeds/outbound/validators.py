@@ -1,5 +1,5 @@
 """The validators a fetch sends back (RFC 9110 §13.1), apart from the fetching: the store keeps
-them per source (server.store.sources) without loading the HTTP client (issue 12)."""
+them per source (server.store.sources) without loading the HTTP client."""
 
 from __future__ import annotations
 

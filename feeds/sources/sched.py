@@ -164,7 +164,7 @@ def _session(
     end = stop
     if closing is not None:
         # Each line after the closing time line is read by what it is, not where it stands: a
-        # session without a type has its bullets right after the room (issue 8, item 4).
+        # session without a type has its bullets right after the room.
         i = closing + 1
         while i < len(page.lines) and page.text(i):
             raw = page.lines[i]

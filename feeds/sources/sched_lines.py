@@ -15,8 +15,8 @@ READ_MORE = re.compile(r"\s*(?:\.\.\.|…)\s*Read More\s*→?\s*$")
 
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _DAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
-# Month numbers by English name, as the pattern spells them (strptime's %B would also do, at ten
-# times the cost a line; issue 12).
+# Month numbers by English name, as the pattern spells them (strptime's %B would also do, at
+# many times the cost a line).
 _MONTH_NUMBER = {name: number for number, name in enumerate(_MONTHS.split("|"), start=1)}
 _CLOCK = r"\d{1,2}:\d{2}\s*(?:[AaPp][Mm])?"
 _ZONE = r"[A-Z]{1,6}(?:[+-]\d{1,2}(?::?\d{2})?)?|[+-]\d{2}:?\d{2}"

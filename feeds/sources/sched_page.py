@@ -59,7 +59,7 @@ _SIGNS = re.compile(
 
 
 # A page repeats a few hundred time slots over thousands of sessions, and resolving one through
-# the zone is pure but not cheap (a fifth of reading a page; issue 12). Errors are not cached.
+# the zone is pure but not cheap. Errors are not cached.
 _span_instants = lru_cache(maxsize=4096)(resolve_span)
 
 

@@ -25,18 +25,17 @@ def uids(ics: bytes) -> frozenset[str]:
     except ValueError:
         return frozenset()
     # Component names and property names are case-insensitive in icalendar (walk upper-cases
-    # the name, components are caseless dicts): mutants writing "vevent" or "uid" are equivalent.
+    # the name, components are caseless dicts).
     return frozenset(str(c["UID"]) for c in cal.walk("VEVENT") if "UID" in c)
 
 
 def _property(name: str, value: object) -> str:
     # Every value icalendar parses (vBroken and vUnknown too) is one of its property types, which
-    # all have `params` and `to_ical`: the fallbacks never run, so mutants of the fallbacks alone
-    # (the {} default, str(None), a condition made always true) are equivalent.
+    # all have `params` and `to_ical`: the fallbacks only keep a value of any other type comparable.
     params = sorted(f"{k}={p}" for k, p in getattr(value, "params", {}).items())
     text = value.to_ical().decode() if hasattr(value, "to_ical") else str(value)
     # Any separator works that cannot occur in a value (control characters cannot, RFC 5545
-    # section 3.3.11), so a mutant changing it is equivalent.
+    # section 3.3.11).
     return "\x1f".join((name, text, *params))
 
 
@@ -44,12 +43,10 @@ def _component(component: icalendar.Component) -> Canonical:
     props = tuple(
         sorted(
             _property(name, value)
-            # Sub-components are compared below, one by one. recursive=True (a mutant) would also
-            # mix their properties into this list: the same on both sides whenever the
-            # sub-components are equal, so it decides nothing (equivalent; None is as False).
+            # Sub-components are compared below, one by one, so their properties stay out of this
+            # list.
             for name, value in component.property_items(recursive=False)
-            # BEGIN and END only name the component, which is compared itself: mutants that
-            # stop skipping them are equivalent.
+            # BEGIN and END only name the component, which is compared itself.
             if name not in ("BEGIN", "END") and name not in _VOLATILE
         )
     )
@@ -61,7 +58,7 @@ def _canonical(ics: bytes) -> list[Canonical] | None:
         cal = icalendar.Calendar.from_ical(ics)
     except ValueError:
         return None
-    return sorted(_component(event) for event in cal.walk("VEVENT"))  # "vevent": equivalent, as in uids
+    return sorted(_component(event) for event in cal.walk("VEVENT"))
 
 
 def same_event(a: bytes, b: bytes) -> bool:

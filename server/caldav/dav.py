@@ -50,7 +50,7 @@ from server.caldav.errors import (
     UidConflict,
 )
 from server.caldav.storage import Item
-from server.caldav.target import Password
+from server.crypto import Password
 
 _DAV = "DAV:"
 _CALDAV = "urn:ietf:params:xml:ns:caldav"
@@ -302,8 +302,7 @@ class DavStorage:
         """Send one request; return its status, headers, body (read up to MAX_ANSWER) and XML.
         Maps failures that are never about the item: 401, the address guard, rate limits, 5xx,
         broken connections."""
-        # A body on GET or DELETE has no meaning (RFC 9110 sections 9.3.1, 9.3.5): servers
-        # ignore one, so a mutant sending "XXXX" or None there is the same request to them.
+        # A body on GET or DELETE has no meaning (RFC 9110 sections 9.3.1, 9.3.5): callers send none.
         # (httpx would encode a str body as UTF-8 itself; encoding here keeps the bytes explicit.)
         content = body.encode() if isinstance(body, str) else body
         try:

@@ -10,7 +10,7 @@ overwrites. Anything else is reported as a conflict and left alone unless `overw
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
 
 from server.caldav.content import same_event, uids
@@ -35,6 +35,7 @@ from server.caldav.plan import (
 from server.caldav.retry import DEFAULT_RETRY, RetryPolicy, with_retry
 from server.caldav.state import StateRow, SyncState
 from server.caldav.storage import Item, Storage
+from server.store.sync_counts import SyncCounts, WithCounts
 
 T = TypeVar("T")
 
@@ -50,27 +51,10 @@ Progress = Callable[[int, int, Action, str], None]
 """Called after each action with (done, total, action, outcome)."""
 
 
-@dataclass
-class Summary:
-    created: int = 0
-    updated: int = 0
-    deleted: int = 0
-    unchanged: int = 0
-    conflicts: list[str] = field(default_factory=list)  # one line per conflict: "UID: reason"
-
-    # Only a conflict's message is kept: the "" every other outcome returns with is never read, so
-    # mutants changing it (here or at any `return CREATED, ""`) are equivalent.
-    def count(self, outcome: str, message: str = "") -> None:
-        if outcome == CONFLICT:
-            self.conflicts.append(message)
-        else:
-            setattr(self, outcome, getattr(self, outcome) + 1)
-
-    def line(self) -> str:
-        return (
-            f"created {self.created}, updated {self.updated}, deleted {self.deleted}, "
-            f"unchanged {self.unchanged}, conflicts {len(self.conflicts)}"
-        )
+@dataclass(frozen=True)
+class Summary(WithCounts):
+    counts: SyncCounts
+    conflicts: list[str]  # one line per conflict: "UID: reason"
 
 
 class Executor:
@@ -79,8 +63,7 @@ class Executor:
         storage: Storage,
         state: SyncState,
         *,
-        # Never overwrite unless asked. The one caller (server.caldav.sync.push) always passes
-        # it, so a True default is an equivalent mutant today.
+        # Never overwrite unless asked: an owner's edit is theirs to keep.
         overwrite: bool = False,
         retry: RetryPolicy = DEFAULT_RETRY,
         progress: Progress | None = None,
@@ -93,7 +76,8 @@ class Executor:
 
     def run(self, actions: Iterable[Action]) -> Summary:
         todo = list(actions)
-        summary = Summary()
+        counts = SyncCounts()
+        conflicts: list[str] = []
         for done, action in enumerate(todo, start=1):
             try:
                 outcome, message = self._one(action)
@@ -101,10 +85,13 @@ class Executor:
                 # Still one line, but saying how far it got; the state is consistent, so a
                 # later run picks up from here.
                 raise type(exc)(f"{exc}; stopped at change {done} of {len(todo)}, run again to finish") from exc
-            summary.count(outcome, message)
+            # Only a conflict has a message worth keeping; every other outcome returns "".
+            counts = counts.add("conflicts" if outcome == CONFLICT else outcome)
+            if outcome == CONFLICT:
+                conflicts.append(message)
             if self.progress is not None:
                 self.progress(done, len(todo), action, outcome)
-        return summary
+        return Summary(counts, conflicts)
 
     # -- one action ----------------------------------------------------------------------------
 
@@ -129,8 +116,7 @@ class Executor:
             return self._delete(action.uid, action.name, action.etag)
         if isinstance(action, Conflict):
             return self._resolve(action.uid, action.name, action.event)
-        # Unreachable (Action is a closed union, every member handled above): its message is an
-        # equivalent mutant.
+        # Unreachable: Action is a closed union, every member handled above.
         raise AssertionError(f"unknown action {action!r}")
 
     def _create(self, event: DesiredEvent, name: str, *, claim: bool = True) -> tuple[str, str]:
@@ -154,8 +140,7 @@ class Executor:
 
     def _claim(self, event: DesiredEvent, name: str, *, create: bool = True) -> tuple[str, str]:
         """Adopt what is at our name only if it is exactly what we would write. The keyword
-        arguments make create -> claim -> create end after one round: never a loop (passing
-        None for False is an equivalent mutant: both are false)."""
+        arguments make create -> claim -> create end after one round: never a loop."""
         item = self._get(name)
         if item is None:
             if create:

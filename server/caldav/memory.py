@@ -1,21 +1,19 @@
 """In-memory twin of a CalDAV calendar collection, obeying the `Storage` contract exactly.
 
-Used for fast tests of the plan and executor and as the model in the state machine. It also
-plays the calendar's owner (`owner_put`, `owner_delete`: writes that bypass preconditions, as
-another client would make them) and can fail on demand (`fail_next`) to exercise retries.
+Used for fast tests of the plan and executor and as the model in the state machine: it holds
+only the contract. A write's answer leaves through `_answer`, the point where a real server's
+could be lost after the write took effect.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from typing import TypeVar
 
 from server.caldav.content import uids
 from server.caldav.errors import (
     ItemNotFound,
     PreconditionFailed,
-    TransientError,
     UidConflict,
 )
 from server.caldav.storage import Item
@@ -30,9 +28,6 @@ class MemoryStorage:
         self.items: dict[str, Item] = {}
         self.requests: Counter[str] = Counter()  # method -> count, like the servers' counters
         self._next_etag = 0  # any start will do: ETags need only differ from each other
-        self._lose_responses = 0
-        # Called before every request with the method; may raise to simulate an outage.
-        self.fault: Callable[[str], None] | None = None
 
     # -- the Storage contract ------------------------------------------------------------------
 
@@ -67,41 +62,12 @@ class MemoryStorage:
         del self.items[name]
         self._answer(None)
 
-    # -- the owner's other client ----------------------------------------------------------------
-
-    def owner_put(self, name: str, ics: bytes) -> str:
-        """Create or overwrite without preconditions, as the owner's calendar app would."""
-        return self._store(name, ics)
-
-    def owner_delete(self, name: str) -> None:
-        self.items.pop(name, None)
-
-    def fail_next(self, count: int, *, unreachable: bool = True) -> None:
-        """Make the next `count` requests fail as a dropped connection (or a 503)."""
-        remaining = [count]
-
-        def fault(method: str) -> None:
-            if remaining[0] > 0:
-                remaining[0] -= 1
-                raise TransientError(f"{method}: simulated failure", unreachable=unreachable)  # text for people
-
-        self.fault = fault
-
-    def lose_next_responses(self, count: int) -> None:
-        """The next `count` writes take effect but their answer is lost (a crash after commit)."""
-        self._lose_responses = count
-
     # -- internals ---------------------------------------------------------------------------------
 
     def _request(self, method: str) -> None:
-        if self.fault is not None:
-            self.fault(method)
         self.requests[method] += 1
 
     def _answer(self, etag: _T) -> _T:
-        if self._lose_responses > 0:
-            self._lose_responses -= 1
-            raise TransientError("connection lost after the write", unreachable=True)  # text for people
         return etag
 
     def _current(self, name: str, etag: str) -> Item:

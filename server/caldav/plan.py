@@ -121,7 +121,7 @@ def plan(
     actions: list[Action] = []
     for uid in sorted(wanted.keys() | state.keys()):
         actions.append(_decide(wanted.get(uid), state.get(uid), remote, uid))
-    # Keep has the highest rank: a mutant raising it further changes no order (equivalent).
+    # Deletes first, then the changes; Keep, which writes nothing, last.
     order = {Delete: 0, Forget: 1, Conflict: 2, Update: 3, Claim: 4, Create: 5, Keep: 6}
     return sorted(actions, key=lambda a: order[type(a)])
 

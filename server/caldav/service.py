@@ -4,7 +4,8 @@
 API (all blocking; run them in a worker thread from async code)::
 
     from server.caldav.service import sync, preview, probe, remove, SyncResult
-    from server.caldav.target import Target, Password, PickToken, SessionIds, SyncOptions
+    from server.caldav.target import Target, PickToken, SessionIds, SyncOptions
+    from server.crypto import Password
 
     target = Target(url, username, Password(secret), id="42")    # id: the name logs use
     options = SyncOptions(overwrite=False, retry=DEFAULT_RETRY, allow_private=False)
@@ -69,6 +70,7 @@ from server.caldav.sync import make_plan, push
 from server.caldav.target import PickToken, Selection, SyncOptions, Target
 from server.errors import StoreError
 from server.store.picks import PickStore
+from server.store.sync_counts import SyncCounts, WithCounts
 
 log = logging.getLogger("confcal.caldav")
 # A library's logger: silent unless the application configures logging (the CLI prints its own
@@ -87,22 +89,13 @@ class PushStore(Protocol):
 
 
 @dataclass(frozen=True)
-class SyncResult:
+class SyncResult(WithCounts):
     """What one run did. `conflicts` has one line per event left alone: "UID: reason"."""
 
     target: str
-    created: int
-    updated: int
-    deleted: int
-    unchanged: int
+    counts: SyncCounts
     conflicts: tuple[str, ...]
     duration: timedelta
-
-    def line(self) -> str:
-        return (
-            f"created {self.created}, updated {self.updated}, deleted {self.deleted}, "
-            f"unchanged {self.unchanged}, conflicts {len(self.conflicts)}"
-        )
 
 
 @dataclass(frozen=True)
@@ -219,7 +212,7 @@ def log_sync(
             result.updated,
             result.deleted,
             result.unchanged,
-            len(result.conflicts),
+            result.counts.conflicts,
             seconds,
         )
     else:
@@ -317,10 +310,7 @@ def _wanted(
 def _result(target: Target, summary: Summary, duration: timedelta) -> SyncResult:
     return SyncResult(
         target=target_name(target),
-        created=summary.created,
-        updated=summary.updated,
-        deleted=summary.deleted,
-        unchanged=summary.unchanged,
+        counts=summary.counts,
         conflicts=tuple(summary.conflicts),
         duration=duration,
     )

@@ -26,7 +26,7 @@ __all__ = ["StateRow", "SyncState", "digest", "insert_or", "sync_state"]
 class SyncState:
     """The rows of one calendar and scope. `calendar_url` must not carry credentials."""
 
-    # Every caller names its scope; the default only has to agree with itself (equivalent mutant).
+    # Every caller names its scope; the default only has to agree with itself.
     def __init__(self, engine: Engine, calendar_url: str, scope: str = "") -> None:
         self.engine = engine
         self.calendar_url = calendar_url
@@ -89,6 +89,6 @@ def insert_or(conn: Connection, table: Table, values: dict[str, Any], *, update:
         changed = {k: stmt.excluded[k] for k in values if k not in keys}
         stmt = stmt.on_conflict_do_update(index_elements=keys, set_=changed)
     else:
-        # Naming the key is equivalent here: the primary key is each table's only unique constraint.
+        # The primary key is each table's only unique constraint: the only conflict there can be.
         stmt = stmt.on_conflict_do_nothing(index_elements=keys)
     conn.execute(stmt)

@@ -79,6 +79,5 @@ def name_for(uid: str) -> str:
         if ch in _SAFE:
             out.append(ch)
         else:
-            # Codec names are case-insensitive: "UTF-8" is an equivalent mutant.
             out.extend(f"_{b:02X}" for b in ch.encode("utf-8"))
     return "".join(out) + ".ics"

@@ -10,8 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from server.caldav.retry import DEFAULT_RETRY, RetryPolicy
-
-_HIDDEN = "***"
+from server.crypto import Password
 
 # The operator's switch for calendars on private addresses, read by the attach API and the sync
 # jobs alike (one name, one rule).
@@ -19,32 +18,8 @@ ALLOW_PRIVATE_ENV = "CONFCAL_CALDAV_ALLOW_PRIVATE"
 
 
 def allow_private_calendars(environ: Mapping[str, str] | None = None) -> bool:
-    # Any default but "1" reads as unset (equivalent mutants of the "" below).
+    # Only "1" allows; unset reads as "".
     return (os.environ if environ is None else environ).get(ALLOW_PRIVATE_ENV, "") == "1"
-
-
-class Password:
-    """A password that only `reveal()` gives back; repr, str and format show `***`."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return f"Password({_HIDDEN!r})"
-
-    __str__ = __repr__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Password) and other._value == self._value
-
-    def __hash__(self) -> int:
-        # Equal passwords hash alike; a constant hash would be correct too, only slower (equivalent).
-        return hash(self._value)
 
 
 @dataclass(frozen=True)

@@ -55,13 +55,13 @@ def _jobs(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     # The store and the renderers load here, not with the module: `confcal build --help` and the
-    # other commands' parsers do not need them (issue 12).
-    from server.app.build_changes import changes_files
-    from server.app.build_conferences import loader, write_conferences
-    from server.app.build_workers import default_jobs
-    from server.app.demo import seed_demo
-    from server.app.links import Site
+    # other commands' parsers do not need them.
+    from server.links import Site
+    from server.site.build_changes import changes_files
+    from server.site.build_conferences import loader, write_conferences
+    from server.site.build_workers import default_jobs
     from server.store import Store
+    from server.web.demo import seed_demo
 
     if args.base_url is None:
         print(
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     # A build allocates millions of objects without cycles; the collector's passes over them
-    # were 3 of 25 s CPU at 10,000 sessions (issue 12; server/commands/collector.py).
+    # find nothing (server/commands/collector.py).
     with bulk_allocation(), Store.open(args.db) as store:
         seed_demo(store)
         summaries = store.conferences()

@@ -4,7 +4,7 @@ CPython's cyclic collector runs a pass every 700 net allocations of container ob
 tenth, hundredth pass walks every object alive, the imported modules' included. An ingest of
 10,000 sessions allocates a few million short-lived tuples, dicts and dataclasses that hold no
 reference cycles (reference counting frees them), so those passes found nothing and cost a fifth
-of its CPU time (issue 12: 0.9 s of 4.4 s). While `bulk_allocation` is on, what exists already
+of its CPU time. While `bulk_allocation` is on, what exists already
 (modules, classes) is frozen out of the collector's sight and a pass starts only after 100,000
 allocations; cycles are still found, later.
 """

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from feeds.exports import EXPORTERS
-from server.app.links import served_calendar_base
 from server.commands import add_base_url_option, add_db_option, add_default_option
 from server.commands.progress import add_quiet_option, progress
 from server.errors import StoreError
+from server.links import served_calendar_base
 from server.store import Store
 
 

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
                 report = store.ingest(loaded.schedule, force=args.force)
                 # The server's workers sync the attached calendars the new version changed. The
                 # job queue's modules (Huey, the CalDAV client) take longer to import than a small
-                # ingest takes: imported only when some calendar wants a sync (issue 12).
+                # ingest takes: imported only when some calendar wants a sync.
                 if wanted(store.engine, conference=report.conference):
                     from server.jobs.triggers import queue_after_ingest
 

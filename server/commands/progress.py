@@ -59,7 +59,7 @@ class Progress:
 def progress(label: str, total: int, *, quiet: bool) -> Iterator[Progress]:
     """A progress line `label: step n/total |bar|` on stderr while the block runs (see `shown`)."""
     if not shown(quiet):
-        # Not even tqdm is loaded then: pipes, cron and benchmarks pay nothing for progress (issue 12).
+        # Not even tqdm is loaded then: pipes, cron and benchmarks pay nothing for progress.
         yield Progress(None, label)
         return
     from tqdm import tqdm

@@ -12,14 +12,15 @@ import os
 import sys
 from pathlib import Path
 
-from server.app.links import served_calendar_base
 from server.caldav import service
 from server.caldav.errors import PasswordUnavailable
 from server.caldav.plan import Keep, uid_of
 from server.caldav.retry import DEFAULT_RETRY, RetryPolicy
-from server.caldav.target import Password, PickToken, SessionIds, SyncOptions, Target
+from server.caldav.target import PickToken, SessionIds, SyncOptions, Target
 from server.commands import add_base_url_option, add_db_option, add_default_option
 from server.commands.terminal import safe
+from server.crypto import Password
+from server.links import served_calendar_base
 from server.store import Store
 from server.store.picks import PickStore
 

@@ -2,7 +2,7 @@
 
 Every setting can also come from the environment or a TOML file (`--config`; the README's
 configuration table lists them all). `--workers N` starts N server processes on one port, each
-building its own app from the same settings (server.app.factory); they share only the store.
+building its own app from the same settings (server.web.factory); they share only the store.
 What must happen once per serve happens here, in the process that starts them, before they
 start: the demo seed and the background jobs (refreshing `confcal source` sources, syncing
 attached CalDAV calendars; `--no-jobs` leaves them to `confcal worker` processes). The jobs run as threads of this process, which with
@@ -32,9 +32,6 @@ from contextlib import contextmanager, nullcontext
 from datetime import timedelta
 from typing import Any
 
-from server.app.app_settings import FACTORY, SETTINGS_ENV, AppSettings
-from server.app.demo import seed_demo
-from server.app.guards import default_hosts
 from server.commands import settings
 from server.config import add_options, resolve
 from server.jobs import jobs_in_process
@@ -42,6 +39,9 @@ from server.logs import log_config
 from server.metrics import MULTIPROC_ENV
 from server.store import Store
 from server.store.sources import SourceStore
+from server.web.app_settings import FACTORY, SETTINGS_ENV, AppSettings
+from server.web.demo import seed_demo
+from server.web.guards import default_hosts
 
 
 def register(subparsers: Any) -> None:

@@ -7,13 +7,13 @@ import argparse
 import ipaddress
 from datetime import timedelta
 
-from server.app.hosts import allowed_entries
-from server.app.ratelimit import DEFAULT_RATE
 from server.commands.values import base_url as base_url  # re-exported: every check in one place
 from server.commands.values import conference_slug as conference_slug
 from server.config import Setting
 from server.jobs.caldav_sync import PER_HOST, SyncSettings
 from server.logs import FORMATS, LEVELS
+from server.web.hosts import allowed_entries
+from server.web.ratelimit import DEFAULT_RATE
 
 
 def port(value: str) -> int:
@@ -192,8 +192,8 @@ SERVE = (
         "poll",
         "CONFCAL_POLL",
         "--poll",
-        # A new ingest is served within a second of its commit (issue 12); a poll is one
-        # indexed max() on the versions table, a fraction of a millisecond.
+        # A new ingest is served within a second of its commit; a poll is one indexed max() on
+        # the versions table, cheap.
         0.5,
         positive_float,
         help="how often each process checks the store for a new ingest, in seconds",

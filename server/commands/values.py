@@ -1,7 +1,7 @@
 """The checks of the command-line values `build` and `export` share with `serve` (--base-url,
 --default), apart from server.commands.settings, which loads the server's logging and job
 settings. The rules they apply load when a value is checked, not when the parser is made, so
-`confcal build --help` does not load the store and the app (issue 12)."""
+`confcal build --help` does not load the store and the app."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import argparse
 
 
 def conference_slug(value: str) -> str:
-    from server.app.params import BadPath, conference_segment
+    from server.pages.params import BadPath, conference_segment
 
     try:
         return conference_segment(value)
@@ -18,7 +18,7 @@ def conference_slug(value: str) -> str:
 
 
 def base_url(value: str) -> str:
-    from server.app.links import checked_base_url
+    from server.links import checked_base_url
 
     try:
         return checked_base_url(value)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Jobs", "jobs_for", "jobs_in_process", "run_worker"]
 
-# Loaded on first use (PEP 562): the queue brings Huey, peewee and psycopg (about 0.2 s), which
+# Loaded on first use (PEP 562): the queue brings Huey, peewee and psycopg (slow to import), which
 # `confcal build` and `ingest` never use but reach through a light module of this package
 # (the sync settings every command reads).
 _HOME = {

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from server.app.links import served_calendar_base
 from server.caldav import service
 from server.caldav.errors import CalDAVError
 from server.caldav.retry import RetryPolicy
 from server.caldav.target import PickToken, SyncOptions, Target, allow_private_calendars
-from server.jobs.caldav_sync import Counts, Push
+from server.jobs.caldav_sync import Push
 from server.jobs.sync_leases import Claimed
+from server.links import served_calendar_base
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
+from server.store.sync_counts import SyncCounts
 
 IN_SYNC_RETRY = RetryPolicy(attempts=3, base_delay=0.5, max_delay=4.0)
 
@@ -47,7 +48,7 @@ def default_push(
         lock_ttl=lease.total_seconds(),
     )
 
-    def run(claimed: Claimed) -> Counts:
+    def run(claimed: Claimed) -> SyncCounts:
         credentials = targets.credentials(claimed.id)
         if credentials is None:
             raise TargetGone(f"target {claimed.id} is gone")
@@ -60,6 +61,6 @@ def default_push(
             options=options,
             base_url=served_calendar_base(base_url, claimed.conference, default, store),
         )
-        return Counts(result.created, result.updated, result.deleted, result.unchanged, len(result.conflicts))
+        return result.counts
 
     return run

@@ -34,6 +34,7 @@ from server.jobs import sync_leases
 from server.jobs.backoff import DEFAULT_BACKOFF, Backoff, Judged, Verdict, judge
 from server.jobs.sync_leases import Claimed, Refused
 from server.store.rows import to_db_time
+from server.store.sync_counts import SyncCounts
 
 log = logging.getLogger("confcal.jobs.caldav")
 
@@ -46,19 +47,7 @@ log = logging.getLogger("confcal.jobs.caldav")
 PER_HOST = 4
 
 
-@dataclass(frozen=True)
-class Counts:
-    created: int = 0
-    updated: int = 0
-    deleted: int = 0
-    unchanged: int = 0
-    conflicts: int = 0
-
-    def line(self) -> str:
-        return ", ".join(f"{name} {value}" for name, value in asdict(self).items())
-
-
-Push = Callable[[Claimed], Counts]
+Push = Callable[[Claimed], SyncCounts]
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ def refresh(store: Store, source: Source) -> Finished:
     if digest == source.digest:
         return Finished(Outcome.UNCHANGED, "same content as last applied", validators)
     # The readers of every format load with the first refresh that reads a page, not with the
-    # jobs: `confcal serve` starts its server processes once the jobs' modules are in (issue 12).
+    # jobs: `confcal serve` starts its server processes once the jobs' modules are in.
     from feeds.pipeline import load_documents, refusal
 
     try:

@@ -12,7 +12,7 @@
 - `sweep_caldav()`: every minute, re-queues calendars that have wanted a sync for longer than
   OVERDUE_AFTER with no live lease: their job was lost with its worker, or never queued.
 - `drop_orphan_calendars()`: every ten minutes, forgets the calendars (URL, user name, sealed
-  password) of pick sets that expired: the servers purge expired sets (server.app.pick_upkeep),
+  password) of pick sets that expired: the servers purge expired sets (server.web.pick_upkeep),
   and a calendar without its set can never be synced again.
 """
 
@@ -83,9 +83,7 @@ class Jobs:
             self.drop_orphans()
 
         self._refresh_task: Any = refresh_source
-        self._sweep_task: Any = sweep_sources
         self._sync_task: Any = sync_target
-        self._sweep_syncs_task: Any = sweep_caldav
 
     def queue_refresh(self, source: Source) -> None:
         """Queue the run `source.generation` of `source`, at its `next_run`."""
@@ -93,10 +91,6 @@ class Jobs:
             self._refresh_task(source.id, source.generation)
         else:
             self._refresh_task.schedule(args=(source.id, source.generation), eta=source.next_run)
-
-    def queue_sweep(self) -> None:
-        self._sweep_task()
-        self._sweep_syncs_task()
 
     def queue_sync(self, target: Wanted, at: datetime | None = None) -> None:
         """Queue a sync of `target` up to its generation, now or at `at`."""

@@ -35,8 +35,8 @@ class SyncTriggers:
     @classmethod
     def on_demand(cls, store: Store) -> SyncTriggers:
         """Triggers that open the store's queue when they first have a sync to queue: the queue
-        brings Huey, peewee and psycopg, 0.2 s of a server process's start that one serving no
-        attached calendar never needs."""
+        brings Huey, peewee and psycopg, a slow import at a server process's start that one
+        serving no attached calendar never needs."""
         triggers = cls(store, None)
         triggers._unopened = triggers._owned = True
         return triggers

@@ -1,8 +1,8 @@
-"""Calendars the server keeps in sync with a pick set: the `caldav_targets` table (issue 10).
+"""Calendars the server keeps in sync with a pick set: the `caldav_targets` table.
 
 A target is attached to one pick set (named by its token) and holds the calendar's URL, the user
 name and the password, encrypted (server.crypto: the store only ever sees `Password`s and Fernet
-tokens). Nothing here knows HTTP or CalDAV: the API (server.app.caldav_api) checks a calendar
+tokens). Nothing here knows HTTP or CalDAV: the API (server.web.caldav_api) checks a calendar
 before attaching it, the sync jobs (server.jobs) run the push service.
 
 Sync bookkeeping: every reason for a sync bumps `wanted_generation` (`attach`, `want_sync` for a
@@ -26,15 +26,13 @@ from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, up
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from server.caldav.target import Password
-from server.crypto import Cipher, key_for
+from server.crypto import Cipher, Password, key_for
 from server.errors import StoreBusy, StoreError
 from server.store import schema
 from server.store.rows import from_db_time, to_db_time
+from server.store.sync_counts import COUNT_NAMES, SyncCounts
 from server.store.tables import caldav_targets as targets
 from server.store.tables import picks
-
-COUNT_NAMES = ("created", "updated", "deleted", "unchanged", "conflicts")
 
 
 class TargetState(StrEnum):
@@ -46,15 +44,6 @@ class TargetState(StrEnum):
 class CalendarTaken(StoreError):
     """Another pick set of the conference already syncs into this calendar (they would delete
     each other's events)."""
-
-
-@dataclass(frozen=True)
-class SyncCounts:
-    created: int = 0
-    updated: int = 0
-    deleted: int = 0
-    unchanged: int = 0
-    conflicts: int = 0
 
 
 @dataclass(frozen=True)
@@ -177,9 +166,6 @@ class CaldavTargets:
             return None
         url, username, sealed = row[0]
         return Credentials(url, username, self.cipher().decrypt(sealed))
-
-    def ids(self) -> list[int]:
-        return [r.id for r in self._read(select(targets.c.id).order_by(targets.c.id))]
 
     # --- wanting syncs --------------------------------------------------------------------------
 

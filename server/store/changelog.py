@@ -48,7 +48,7 @@ def changelog_tail(
     baseline (oldest first), without the versions before them: `before` holds every session they
     write as the version before the first of them left it (none: not there yet), `live` is that
     version's live sessions (its entry's `sessions`). So a build adding one version reads its rows
-    and the rows it changed, not every row of every version (changelog_since.py, issue 12)."""
+    and the rows it changed, not every row of every version (changelog_since.py)."""
     state = dict(before)
     entries: list[VersionChanges] = []
     for record in records:

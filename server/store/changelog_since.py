@@ -1,4 +1,4 @@
-"""The changelog's newest versions read without the whole history (issue 12).
+"""The changelog's newest versions read without the whole history.
 
 `confcal build` keeps what each version contributes to the changelog documents, so a rebuild
 after one ingest needs the changes of the new version alone. `changelog_since` reads the rows
@@ -29,8 +29,8 @@ from server.store.tables import version_content, versions
 # Every row history.encode writes begins with its first key in sorted order (a session always
 # has a description, and no other key sorts before it); a speaker's object begins otherwise.
 _ROW = b'{"description":'
-# A lookup scans the text once per id (2 ms in 10,000 rows, whose parse takes 0.1 s): beyond
-# a few dozen ids, one parse is cheaper.
+# A lookup scans the text once per id, a small fraction of parsing it all: beyond a few dozen
+# ids, one parse is cheaper.
 _LOOKUPS = 32
 
 

@@ -43,7 +43,7 @@ def content(session: Session) -> dict[str, object]:
         "title": session.title,
         "kind": session.kind,
         # Aware datetimes compare by instant in any zone, so UTC here is not observable through
-        # equality (mutants to another zone are equivalent); it keeps the values uniform.
+        # equality; it keeps the values uniform.
         "start": session.start.astimezone(UTC),
         "end": session.end.astimezone(UTC),
         "room": session.room.name if session.room else None,

@@ -57,7 +57,7 @@ class Written(Sequence[Session]):
     """The sessions one version wrote, in the order it wrote them, each made into a `Session` only
     when first asked for. The changelog's walk needs every row's id and status but the whole
     session only of the rows a later version changed: the version that published 10,000 sessions
-    is read whole on every rebuild, and making every one of its sessions was half a second (issue 12)."""
+    is read whole on every rebuild, and making every one of its sessions would be costly."""
 
     def __init__(self, found: Iterable[dict[str, Any]] = (), made: Iterable[Session] = ()) -> None:
         self._rows = {row["id"]: row for row in found}  # encode's JSON objects, not yet sessions

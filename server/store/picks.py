@@ -3,7 +3,7 @@
 There are no accounts: whoever holds the token owns the set, so the token is the only secret and
 carries at least 128 random bits (secrets.token_urlsafe). The table is `personal_picks` in the
 store's schema (server.store.tables). Request bodies are checked before they get here
-(server.app.bodies): the store knows nothing of HTTP.
+(server.web.bodies): the store knows nothing of HTTP.
 
 Every write is one short transaction. A database that stays locked (SQLite while another
 process writes, beyond the engine's busy timeout) or unreachable raises `StoreBusy`, which the
@@ -47,7 +47,7 @@ from server.store.expiry import KEEP_AFTER_END, conference_over, purge_cutoff
 from server.store.rows import from_db_time, to_db_time
 from server.store.tables import conferences, pick_change_counter, pick_changes, picks
 
-TOKEN_BYTES = 18  # 144 bits, above the 128 the issue asks for
+TOKEN_BYTES = 18  # 144 bits, above the 128 a bearer secret needs against guessing
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{22,64}")
 # Tokens per statement in `touch` and `get_many`: well under SQLite's limit of bound parameters.
 _TOUCH_BATCH = 500
@@ -126,7 +126,7 @@ class PickStore:
 
     def get_many(self, tokens: Iterable[str]) -> dict[str, PickSet]:
         """The sets of those `tokens` that exist, by token: one query per batch of 500 (the
-        server's pick cache re-reads every set it holds this way, server.app.pick_cache)."""
+        server's pick cache re-reads every set it holds this way, server.snapshot.pick_cache)."""
         wanted = sorted({t for t in tokens if is_token(t)})
         found: dict[str, PickSet] = {}
         try:

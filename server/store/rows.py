@@ -81,7 +81,7 @@ _SPEAKER_FIELDS = tuple(f.name for f in dataclasses.fields(Speaker))
 
 def _speaker_dict(speaker: Speaker) -> dict[str, Any]:
     """`dataclasses.asdict` of a speaker, whose fields are plain values: the same keys in the same
-    order, without asdict's recursive deep copy (a fifth of storing an ingest; issue 12)."""
+    order, without asdict's recursive deep copy (a large share of storing an ingest)."""
     return {name: getattr(speaker, name) for name in _SPEAKER_FIELDS}
 
 

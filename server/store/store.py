@@ -258,8 +258,8 @@ class Store:
         as read when the conference's latest version was `since`: only the rows versions after
         `since` wrote (every write bumps the row's `version`, and rows are never deleted) are read
         and converted; every other session is `previous`'s own object. Reading and converting
-        all 10,000 rows of a large conference took longer than the rest of publishing a new
-        version (issue 12), and keeping the objects lets the server tell unchanged feeds by
+        all the rows of a large conference took longer than the rest of publishing a new
+        version, and keeping the objects lets the server tell unchanged feeds by
         identity."""
         slug = previous.conference.slug
         try:

@@ -150,7 +150,7 @@ picks = Table(
 # numbers from the counter's one row, whose row lock (PostgreSQL) or the database's write lock
 # (SQLite) orders the writers, so the numbers are dense and a number is visible only once every
 # smaller one is. A server process then re-reads only the sets changed since the number it last
-# saw (server.store.picks.PickStore.changes_since, server.app.pick_cache). Pruned after a day.
+# saw (server.store.picks.PickStore.changes_since, server.snapshot.pick_cache). Pruned after a day.
 pick_changes = Table(
     "pick_changes",
     metadata,

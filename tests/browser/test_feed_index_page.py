@@ -1,4 +1,4 @@
-"""A kind too long to list on the schedule page (server/app/feed_index.py), in Chromium: the
+"""A kind too long to list on the schedule page (server/pages/feed_index.py), in Chromium: the
 group's link stays while the feed search narrows the other groups, and leads to the kind's own
 page, whose feed links follow the reminder choice as the schedule page's do."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from server.app.subscribe import LISTED_FEEDS
+from server.pages.subscribe import LISTED_FEEDS
 from server.store import Store
 from tests.helpers.browser_helpers import Visit, checked_visit, unfold
 from tests.helpers.crowded import crowded

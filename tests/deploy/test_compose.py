@@ -1,5 +1,5 @@
 """deploy/compose.yaml against the code: every confcal service's command parses with `confcal`'s own
-parser, every CONFCAL_* variable it sets is a setting of that command (the README's table) with a
+parser, every CONFCAL_* variable it sets is a setting of that command (the table in docs/configuration.md) with a
 value the setting accepts, and the `confcal` service trusts X-Forwarded-For from exactly the nginx
 service's fixed address. Docker is not run here (see test_dockerfile.py); the file is read as YAML."""
 

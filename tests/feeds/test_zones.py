@@ -219,7 +219,7 @@ def test_span_across_the_spring_change_and_one_ending_in_the_gap() -> None:
 
 
 def test_span_that_ends_before_it_starts_ends_on_the_next_day() -> None:
-    # The documented rule (README, Time zones): an end earlier than the start is on the next day.
+    # The documented rule (docs/organisers.md, Time zones): an end earlier than the start is on the next day.
     day = date(2026, 4, 7)
 
     assert resolve_span(day, time(23, 0), time(0, 30), "CEST", PARIS) == (

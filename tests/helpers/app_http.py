@@ -8,8 +8,8 @@ from typing import Any
 import anyio
 import httpx
 
-from server.app import create_app
 from server.store import Store
+from server.web.app import create_app
 
 
 def get(db: str, path: str) -> bytes:

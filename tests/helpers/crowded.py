@@ -1,6 +1,6 @@
 """A generated conference with one speaker per session, as many as a test asks for: a kind (the
-speakers) over or at the schedule page's limit of listed feeds (server/app/subscribe.py), for
-the tests of the page that lists such a kind instead (server/app/feed_index.py) and its build."""
+speakers) over or at the schedule page's limit of listed feeds (server/pages/subscribe.py), for
+the tests of the page that lists such a kind instead (server/pages/feed_index.py) and its build."""
 
 from __future__ import annotations
 

@@ -22,9 +22,9 @@ import icalendar
 from feeds.model import Conference, Room, Schedule, Session, Status
 from server.caldav.content import uids
 from server.caldav.dav import DavStorage
-from server.caldav.memory import MemoryStorage
 from server.caldav.storage import Item, Storage
-from server.caldav.target import Password
+from server.crypto import Password
+from tests.helpers.faulty_twin import FaultyTwin
 
 SERVER_SCRIPT = Path(__file__).with_name("dav_server.py")
 # The script imports its neighbours as tests.helpers.*: the repository root goes on its path.
@@ -289,7 +289,7 @@ class Backend(Protocol):
 class CueingMemory:
     """The in-memory twin behind the same cues as the real servers' test wrapper."""
 
-    def __init__(self, memory: MemoryStorage) -> None:
+    def __init__(self, memory: FaultyTwin) -> None:
         self.memory = memory
         self.url = memory.url
         self.cues: list[Cue] = []
@@ -328,7 +328,7 @@ class CueingMemory:
 
 class MemoryBackend:
     def __init__(self) -> None:
-        self.memory = MemoryStorage()
+        self.memory = FaultyTwin()
         self.storage = self.cueing = CueingMemory(self.memory)
 
     def cue(self, *cues: Cue) -> None:

@@ -16,7 +16,7 @@ from server.caldav.retry import NO_WAIT
 from server.caldav.state import SyncState
 from server.caldav.storage import name_for
 from server.caldav.sync import push
-from server.caldav.target import Password
+from server.crypto import Password
 from server.store import Store
 from tests.helpers.push_helpers import CONFERENCE, PASSWORD, USER, Backend
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from server.caldav import service
 from server.caldav.retry import NO_WAIT
-from server.caldav.target import Password, SessionIds, SyncOptions, Target
+from server.caldav.target import SessionIds, SyncOptions, Target
+from server.crypto import Password
 from server.store import Store
 from tests.helpers.push_helpers import PASSWORD, USER
 

@@ -1,4 +1,4 @@
-"""Settings from flags, the environment and a TOML file (server.config), and the README's table."""
+"""Settings from flags, the environment and a TOML file (server.config), and the table in docs/configuration.md."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from server.commands import settings
 from server.config import ConfigError, Setting, add_options, markdown_table, resolve
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CONFIGURATION_DOC = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
 
 def _parse(*argv: str) -> argparse.Namespace:
@@ -81,5 +81,5 @@ def test_a_bad_value_is_one_line_naming_where_it_came_from(
     assert "\n" not in str(raised.value)
 
 
-def test_the_readme_lists_every_setting() -> None:
-    assert markdown_table(settings.ALL) in README.read_text(encoding="utf-8")
+def test_the_configuration_doc_lists_every_setting() -> None:
+    assert markdown_table(settings.ALL) in CONFIGURATION_DOC.read_text(encoding="utf-8")

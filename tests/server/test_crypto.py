@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine
 
-from server.caldav.target import Password
 from server.crypto import (
     KEY_ENV,
     KEY_FILE_ENV,
     Cipher,
+    Password,
     SecretKeyInvalid,
     SecretKeyMissing,
     SecretUndecryptable,

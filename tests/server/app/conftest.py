@@ -22,10 +22,10 @@ from feeds.model import (
     Track,
 )
 from feeds.pipeline import load_schedule
-from server.app import create_app
-from server.app.demo import seed_demo
 from server.logs import AccessHandler
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import seed_demo
 from tests.helpers.app_helpers import CHANGED_PAGE, NOW, Http, paris
 from tests.helpers.caldav_helpers import DavServer
 

@@ -13,8 +13,8 @@ import pytest
 from starlette.applications import Starlette
 from starlette.types import Message
 
-from server.app.access_log import AccessLog, direct_handler, flush, loggable_path, token_tag
 from server.logs import AccessHandler
+from server.web.access_log import AccessLog, direct_handler, flush, loggable_path, token_tag
 from tests.helpers.app_helpers import Http, send
 
 TOKEN = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5"

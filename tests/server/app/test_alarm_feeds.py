@@ -14,8 +14,8 @@ import pytest
 from starlette.applications import Starlette
 
 from feeds.model import Schedule
-from server.app import create_app
 from server.store import Store
+from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http
 from tests.helpers.picks_client import call, path_of, session_ids
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from feeds.model import Schedule, Session
 from feeds.pipeline import load_schedule
-from server.app.api import sessions_body, sessions_representation
-from server.app.demo import demo_schedule
-from server.app.links import Site
-from server.app.published import Published
+from server.links import Site
+from server.snapshot.api import sessions_body, sessions_representation
+from server.snapshot.published import Published
+from server.web.demo import demo_schedule
 
 SITE = Site.of("https://cal.example.org")
 NOW = datetime(2026, 4, 1, tzinfo=UTC)

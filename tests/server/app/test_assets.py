@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from server.app.assets import STATIC, asset_path, lookup
+from server.pages.assets import STATIC, asset_path, lookup
 from tests.helpers.app_helpers import Http
 
 

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import anyio
 import pytest
 
-from server.app.bodies import (
+from server.web.bodies import (
     MAX_PICKS,
     BodyError,
     check_json_media_type,

@@ -13,10 +13,10 @@ from sqlalchemy import delete
 
 from feeds.model import Schedule
 from feeds.pipeline import load_schedule
-from server.app.build_changes import changes_files, entry_key
-from server.app.build_output import Output
-from server.app.links import Site
-from server.app.published import Published
+from server.links import Site
+from server.site.build_changes import changes_files, entry_key
+from server.site.build_output import Output
+from server.snapshot.published import Published
 from server.store import Store
 from server.store.history import version_content
 

@@ -13,13 +13,13 @@ import pytest
 
 from feeds.catalogue import CANCELLED_GRACE
 from feeds.model import Conference, Schedule
-from server.app.build_changes import changes_files
-from server.app.build_conferences import Built, Load, loader, write_conferences
-from server.app.demo import demo_schedule
-from server.app.links import Site
-from server.app.published import Published
+from server.links import Site
+from server.site.build_changes import changes_files
+from server.site.build_conferences import Built, Load, loader, write_conferences
+from server.snapshot.published import Published
 from server.store import Store
 from server.store.report import ConferenceSummary
+from server.web.demo import demo_schedule
 
 BASE = "https://cal.example.org"
 DEMO = "pytorch-conference-europe-2026"

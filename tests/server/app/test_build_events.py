@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from feeds.model import Schedule
-from server.app.build_output import Output
-from server.app.demo import demo_schedule
-from server.app.links import Site
-from server.app.published import Published
-from server.app.site_build import site_parts
+from server.links import Site
+from server.site.build_output import Output
+from server.site.site_build import site_parts
+from server.snapshot.published import Published
+from server.web.demo import demo_schedule
 from tests.helpers.demo_changes import shifted
 
 BASE = "https://cal.example.org"

@@ -14,12 +14,12 @@ import pytest
 from feeds.exports import EXPORTERS
 from feeds.exports.frab_layout import layout
 from feeds.model import Room, Schedule, Session
-from server.app.api import sessions_representation
-from server.app.build_output import Output
-from server.app.demo import demo_schedule
-from server.app.links import Site
-from server.app.published import Published
-from server.app.site_build import site_parts
+from server.links import Site
+from server.site.build_output import Output
+from server.site.site_build import site_parts
+from server.snapshot.api import sessions_representation
+from server.snapshot.published import Published
+from server.web.demo import demo_schedule
 
 BASE = "https://cal.example.org"
 NOW = datetime(2026, 4, 1, tzinfo=UTC)

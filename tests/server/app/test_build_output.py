@@ -9,8 +9,8 @@ from pathlib import Path
 
 from inotify_simple import INotify, flags
 
-from server.app.build_output import Output
-from server.app.build_record import Stamped
+from server.site.build_output import Output
+from server.site.build_record import Stamped
 
 
 def made(calls: list[bytes], body: bytes) -> bytes:

@@ -8,11 +8,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from feeds.model import Room, Schedule, Speaker
-from server.app.build_output import Output
-from server.app.links import Site
-from server.app.published import Published
-from server.app.site_build import site_files, site_parts
-from server.app.subscribe import LISTED_FEEDS
+from server.links import Site
+from server.pages.subscribe import LISTED_FEEDS
+from server.site.build_output import Output
+from server.site.site_build import site_parts
+from server.snapshot.published import Published
+from tests.helpers.build_inspection import site_files
 from tests.helpers.crowded import crowded
 
 BASE = "https://cal.example.org"

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from server.app.build_output import Output, body_digest
-from server.app.build_workers import FIRST, WorkerFailed, Workers
+from server.site.build_output import body_digest
+from server.site.build_workers import FIRST, WorkerFailed, Workers
+from tests.helpers.build_inspection import PathsOutput
 
 COUNT = 3 * FIRST  # enough files for several workers' batches
 
@@ -20,8 +21,8 @@ def made_by_pid(number: int) -> Callable[[], bytes]:
     return lambda: f"{number} {os.getpid()}".encode()
 
 
-def build(root: Path, jobs: int, make: Callable[[int], Callable[[], bytes]] = made_by_pid) -> Output:
-    output = Output(root)
+def build(root: Path, jobs: int, make: Callable[[int], Callable[[], bytes]] = made_by_pid) -> PathsOutput:
+    output = PathsOutput(root)
     workers = Workers(output, jobs)
     try:
         for number in range(COUNT):
@@ -76,7 +77,7 @@ def test_files_whose_key_the_record_knows_are_not_made_again(tmp_path: Path) -> 
 
 def test_a_worker_links_the_files_it_made_and_the_record_names_the_links(tmp_path: Path) -> None:
     root = tmp_path / "site"
-    output = Output(root)
+    output = PathsOutput(root)
     workers = Workers(output, 2)
     for number in range(COUNT):
         workers.put(f"c/x/f/{number}.txt", f"key {number}", made_by_pid(number), f"f/{number}.txt", shared=True)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from server.app import create_app
-from server.app.caldav_api import NOTHING_ATTACHED
 from server.caldav.target import ALLOW_PRIVATE_ENV
 from server.store import Store
+from server.web.app import create_app
+from server.web.caldav_api import NOTHING_ATTACHED
 from tests.helpers.app_helpers import NOW, Http
 from tests.helpers.caldav_helpers import PASSWORD, USER, DavServer, send_json
 

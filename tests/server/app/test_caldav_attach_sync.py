@@ -12,15 +12,16 @@ import traceback
 import icalendar
 import pytest
 
-from server.app import create_app
 from server.caldav import service
 from server.caldav.content import uids
 from server.caldav.dav import DavStorage
 from server.caldav.errors import CalDAVError
 from server.caldav.retry import RetryPolicy
-from server.caldav.target import ALLOW_PRIVATE_ENV, Password, PickToken, SyncOptions, Target
+from server.caldav.target import ALLOW_PRIVATE_ENV, PickToken, SyncOptions, Target
+from server.crypto import Password
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
+from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http
 from tests.helpers.caldav_helpers import PASSWORD, USER, DavServer, send_json
 

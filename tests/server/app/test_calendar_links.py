@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from feeds.model import Conference, Room, Session
-from server.app.calendar_links import (
+from server.pages.calendar_links import (
     GOOGLE_EVENT,
     OUTLOOK_EVENT,
     OUTLOOK_SUBSCRIBE,

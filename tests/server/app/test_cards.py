@@ -6,8 +6,8 @@ from dataclasses import replace
 from datetime import date
 
 from feeds.model import Conference, Room, Schedule, Session
-from server.app.cards import make_card, session_card
-from server.app.published import Published
+from server.pages.cards import make_card, session_card
+from server.snapshot.published import Published
 from tests.helpers.app_helpers import NOW, paris
 
 CONFERENCE = Conference("C", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris")

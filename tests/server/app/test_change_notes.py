@@ -10,8 +10,8 @@ from pathlib import Path
 import icalendar
 
 from feeds.pipeline import load_schedule
-from server.app import create_app
 from server.store import Store
+from server.web.app import create_app
 from tests.helpers.app_helpers import Http
 
 CHANGES = Path(__file__).resolve().parents[2] / "fixtures" / "changes"

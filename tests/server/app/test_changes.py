@@ -11,9 +11,9 @@ import feedparser
 import pytest
 
 from feeds.pipeline import load_schedule
-from server.app import create_app
 from server.cli import main
 from server.store import Store
+from server.web.app import create_app
 from tests.helpers.app_helpers import Http
 
 CHANGES = Path(__file__).resolve().parents[2] / "fixtures" / "changes"

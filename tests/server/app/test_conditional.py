@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from server.app.conditional import (
+from server.snapshot.conditional import (
     CALENDAR,
     Representation,
     accepts_gzip,

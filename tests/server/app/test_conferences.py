@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from starlette.applications import Starlette
 
+from feeds import urls
 from feeds.model import Schedule
-from server.app import create_app, urls
-from server.app.assets import asset_path
+from server.pages.assets import asset_path
 from server.store import Store
+from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http, raw_get
 
 INGESTED = datetime(2026, 3, 30, 12, tzinfo=UTC)  # stamps new sessions' `modified`

@@ -7,8 +7,8 @@ from starlette.applications import Starlette
 
 from feeds.exports import EXPORTERS
 from feeds.model import Schedule
-from server.app import create_app
 from server.store import Store
+from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http
 
 PATHS = {"/schedule.xml": "frab-xml", "/schedule.json": "c3voc-json"}

@@ -1,4 +1,4 @@
-"""What a server process loads to start (server.app.factory): not the job queue nor the CalDAV
+"""What a server process loads to start (server.web.factory): not the job queue nor the CalDAV
 client, which it loads when a calendar first needs them (issue 12: serve start)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from tests.helpers.loaded import loaded
 
 def test_a_server_process_starts_without_the_job_queue_or_the_caldav_client() -> None:
     found = loaded(
-        "server.app.factory",
+        "server.web.factory",
         packages=("huey", "peewee", "psycopg", "httpx", "httpcore"),
         modules=("server.caldav.dav", "server.caldav.service"),
     )

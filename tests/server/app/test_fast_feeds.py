@@ -7,9 +7,9 @@ import pytest
 from starlette.applications import Starlette
 
 from feeds.model import Schedule
-from server.app.fast_feeds import FeedFastPath
-from server.app.live import Live
+from server.snapshot.live import Live
 from server.store import Store
+from server.web.fast_feeds import FeedFastPath
 from tests.helpers.app_helpers import NOW, Http, send
 
 DEMO = "pytorch-conference-europe-2026"
@@ -113,7 +113,7 @@ def test_a_personal_feed_from_the_fast_path_has_the_routes_headers(demo_app: Sta
 
 
 def test_a_feed_not_rendered_yet_is_left_to_the_route(demo_app: Starlette) -> None:
-    # The route renders it in a worker thread (server.app.feed_renders), not this layer on the
+    # The route renders it in a worker thread (server.snapshot.feed_renders), not this layer on the
     # event loop.
     live: Live = demo_app.state.live
     cold = Live(live.store)

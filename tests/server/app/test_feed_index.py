@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 from starlette.applications import Starlette
 
-from server.app import create_app
-from server.app.links import Site
-from server.app.published import Published
-from server.app.site_build import site_files
-from server.app.subscribe import LISTED_FEEDS
+from server.links import Site
+from server.pages.subscribe import LISTED_FEEDS
+from server.snapshot.published import Published
 from server.store import Store
+from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http
+from tests.helpers.build_inspection import site_files
 from tests.helpers.crowded import SLUG, crowded
 from tests.helpers.feed_groups import feed_groups
 

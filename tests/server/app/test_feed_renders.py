@@ -17,13 +17,13 @@ from starlette.applications import Starlette
 
 from feeds.model import Schedule
 from feeds.pipeline import load_schedule
-from server.app import create_app
-from server.app.conditional import Representation
-from server.app.feed_renders import FeedRenders
-from server.app.live import Live
-from server.app.published import Feed, Published
+from server.snapshot.conditional import Representation
+from server.snapshot.live import Live
+from server.snapshot.published import Feed, Published
 from server.store import Store
+from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http
+from tests.helpers.build_inspection import CountedRenders, in_progress
 from tests.helpers.sched_pages import write_page
 
 SESSIONS = 5_000
@@ -66,7 +66,7 @@ def answers_in_order(app: Starlette, feed_requests: int) -> list[tuple[str, int,
                     tasks.start_soon(get, "/feeds/all.ics")
                 # Until the render has started in its thread (or, rendered on the event loop,
                 # has finished).
-                while app.state.feed_renders.in_progress == 0 and not finished:
+                while in_progress(app.state.feed_renders) == 0 and not finished:
                     await anyio.sleep(0.001)
                 await get("/healthz")
 
@@ -118,7 +118,7 @@ def test_after_a_failed_render_a_request_that_waited_for_it_renders_again(small_
         return real.representation
 
     feed = Feed(real.spec, real.path, real.sessions, make)
-    renders = FeedRenders()
+    renders = CountedRenders()
     outcomes: list[str] = []
 
     async def ask() -> None:

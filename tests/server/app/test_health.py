@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from server.app import create_app
 from server.store import Store
 from server.store.sources import Finished, Outcome, SourceSpec, SourceStore
+from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from starlette.applications import Starlette
 
-from server.app import create_app
-from server.app.demo import seed_demo
-from server.app.guards import Guards, default_hosts
-from server.app.hosts import AllowedHosts, allowed_entries, split_host
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import seed_demo
+from server.web.guards import Guards, default_hosts
+from server.web.hosts import AllowedHosts, allowed_entries, split_host
 from tests.helpers.app_helpers import NOW, Http
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from server.app import create_app
-from server.app.demo import seed_demo
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import seed_demo
 from tests.helpers.app_helpers import NOW, Http
 
 CACHED_PATHS = [

@@ -9,9 +9,9 @@ from urllib.parse import unquote
 import pytest
 
 from feeds.model import Schedule
-from server.app import create_app
-from server.app.demo import seed_demo
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import seed_demo
 from tests.helpers.app_helpers import NOW, Http
 
 UID = re.compile(rb"^UID:(.+)\r$", re.MULTILINE)

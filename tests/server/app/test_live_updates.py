@@ -13,8 +13,8 @@ import anyio.to_thread
 import httpx
 
 from feeds.model import Schedule
-from server.app import create_app
 from server.store import Store
+from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http
 
 

@@ -16,15 +16,15 @@ import pytest
 from starlette.applications import Starlette
 
 from feeds.model import Conference, Room, Schedule, Session, Speaker, Track
-from server.app import create_app
-from server.app.assets import asset_path
-from server.app.calendar_links import event_links
-from server.app.cards import days
-from server.app.links import Site
-from server.app.page import page_files, page_representation
-from server.app.published import Published
-from server.app.qr import qr_svg
+from server.links import Site
+from server.pages.assets import asset_path
+from server.pages.calendar_links import event_links
+from server.pages.cards import days
+from server.pages.page import page_files, page_representation
+from server.pages.qr import qr_svg
+from server.snapshot.published import Published
 from server.store import Store
+from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http, paris
 
 Element = tuple[str, dict[str, str]]

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 from feeds.catalogue import day_slug
 from feeds.model import Schedule, Status
-from server.app.page_parts import day_sessions
-from server.app.published import Published
+from server.pages.page_parts import day_sessions
+from server.snapshot.published import Published
 from tests.helpers.crowded import crowded
 
 NOW = datetime(2025, 3, 20, tzinfo=UTC)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.app.params import BadPath, id_segment, is_safe_id, query_items, slug_segment
+from server.pages.params import BadPath, id_segment, is_safe_id, query_items, slug_segment
 
 
 @pytest.mark.parametrize(

@@ -11,11 +11,11 @@ from typing import Any
 
 from sqlalchemy import create_engine, delete, event
 
-from server.app.demo import seed_demo
-from server.app.pick_cache import PickCache
+from server.snapshot.pick_cache import PickCache
 from server.store import Store, tables
 from server.store.expiry import KEEP_AFTER_END
 from server.store.picks import PickSet, PickStore, is_token
+from server.web.demo import seed_demo
 
 UPDATED = datetime(2026, 4, 1, tzinfo=UTC)
 

@@ -11,13 +11,13 @@ import pytest
 from sqlalchemy import create_engine
 from starlette.applications import Starlette
 
-from server.app import create_app
-from server.app.demo import seed_demo
-from server.app.guards import Guards
-from server.app.pick_upkeep import PickUpkeep
-from server.app.ratelimit import Rate, TokenBuckets, client_key
 from server.store import Store
 from server.store.picks import PickStore
+from server.web.app import create_app
+from server.web.demo import seed_demo
+from server.web.guards import Guards
+from server.web.pick_upkeep import PickUpkeep
+from server.web.ratelimit import Rate, TokenBuckets, client_key
 from tests.helpers.app_helpers import NOW, send
 
 EMPTY = b'{"sessions": []}'

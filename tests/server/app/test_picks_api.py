@@ -11,10 +11,10 @@ import pytest
 from starlette.applications import Starlette
 
 from feeds.model import Schedule
-from server.app import create_app
-from server.app.bodies import MAX_PICKS, MAX_PICKS_BODY
-from server.app.qr import qr_svg
+from server.pages.qr import qr_svg
 from server.store import Store
+from server.web.app import create_app
+from server.web.bodies import MAX_PICKS, MAX_PICKS_BODY
 from tests.helpers.app_helpers import NOW, Http
 from tests.helpers.picks_client import call, path_of, session_ids
 

@@ -22,11 +22,11 @@ from typing import Any
 from sqlalchemy import event
 
 from feeds.pipeline import load_schedule
-from server.app import create_app
-from server.app.demo import seed_demo
-from server.app.guards import Guards
-from server.app.ratelimit import Rate
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import seed_demo
+from server.web.guards import Guards
+from server.web.ratelimit import Rate
 from tests.helpers.app_helpers import NOW, Reply, send
 from tests.helpers.sched_pages import write_page
 

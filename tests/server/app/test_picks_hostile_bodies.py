@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.applications import Starlette
 
-from server.app.bodies import MAX_PICKS_BODY
+from server.web.bodies import MAX_PICKS_BODY
 from tests.helpers.app_helpers import Reply, send
 
 

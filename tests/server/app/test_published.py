@@ -3,11 +3,11 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
+from feeds import urls
 from feeds.ical import uid
 from feeds.model import Schedule
 from feeds.query import FeedQuery, select
-from server.app import urls
-from server.app.published import Published, last_modified
+from server.snapshot.published import Published, last_modified
 from tests.helpers.app_helpers import NOW, paris
 
 

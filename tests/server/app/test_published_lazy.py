@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from feeds.model import Schedule
-from server.app.live import Live
-from server.app.published import Published
+from server.snapshot.live import Live
+from server.snapshot.published import Published
 from server.store import Store
 from tests.helpers.app_helpers import NOW, paris
 

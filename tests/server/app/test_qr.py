@@ -13,7 +13,7 @@ import zxingcpp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from server.app.qr import BORDER, MASK, SCALE, qr_code, qr_svg, svg
+from server.pages.qr import BORDER, MASK, SCALE, qr_code, qr_svg, svg
 
 LINKS = [
     "http://127.0.0.1:8080/feeds/all.ics",

@@ -10,10 +10,10 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader
 
 from feeds.model import Conference, Room, Schedule, Session
-from server.app.detail_pages import session_representation
-from server.app.links import Site
-from server.app.published import Published
-from server.app.render import TEMPLATES, _Compiled, frame
+from server.links import Site
+from server.pages.detail_pages import session_representation
+from server.pages.render import TEMPLATES, _Compiled, frame
+from server.snapshot.published import Published
 from tests.helpers.app_helpers import NOW, paris
 
 CONFERENCE = Conference("Conf & Co", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7), city="Paris")

@@ -1,4 +1,4 @@
-"""The page's search words on the server (server/app/search.py): folded like the script's `fold`."""
+"""The page's search words on the server (server/pages/search.py): folded like the script's `fold`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from feeds.model import Level, Room, Session, Speaker, Track
-from server.app.search import MAX_QUERY, card_text, fold, matching, words
+from server.pages.search import MAX_QUERY, card_text, fold, matching, words
 
 START = datetime(2026, 4, 7, 9, 0, tzinfo=timezone.utc)
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from server.app.render import CSP
+from server.pages.render import CSP
 from tests.helpers.app_helpers import Http, send
 
 PATHS = [

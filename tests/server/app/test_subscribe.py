@@ -8,11 +8,11 @@ import dataclasses
 from starlette.applications import Starlette
 
 from feeds.model import Schedule
-from server.app import create_app
-from server.app.links import Site
-from server.app.published import Published
-from server.app.subscribe import LISTED_FEEDS, subscribe_groups
+from server.links import Site
+from server.pages.subscribe import LISTED_FEEDS, subscribe_groups
+from server.snapshot.published import Published
 from server.store import Store
+from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http
 from tests.helpers.crowded import crowded
 from tests.helpers.feed_groups import feed_groups

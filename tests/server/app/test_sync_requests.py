@@ -11,8 +11,6 @@ import anyio
 import httpx
 
 from feeds.model import Schedule
-from server.app import create_app
-from server.app.sync_requests import SyncRequests
 from server.crypto import Secret
 from server.jobs import jobs_for
 from server.jobs.triggers import SyncTriggers
@@ -20,6 +18,8 @@ from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 from server.store.caldav_wanted import Wanted, wanted
 from server.store.picks import PickStore
+from server.web.app import create_app
+from server.web.sync_requests import SyncRequests
 from tests.helpers.app_helpers import NOW
 
 

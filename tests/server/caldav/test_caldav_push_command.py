@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from icalendar import Calendar
 
-from feeds.ical.event import session_anchor
+from feeds.urls import session_anchor
 from server.caldav.retry import NO_WAIT
 from server.cli import main
 from server.store import Store

@@ -30,7 +30,7 @@ from server.caldav.errors import (
     TransientError,
     UidConflict,
 )
-from server.caldav.target import Password
+from server.crypto import Password
 from tests.helpers.caldav_events import OTHER, OURS, START
 from tests.helpers.push_helpers import (
     PASSWORD,

@@ -11,7 +11,8 @@ import pytest
 from feeds.ical import render_session, uid
 from server.caldav import service
 from server.caldav.retry import NO_WAIT
-from server.caldav.target import Password, SessionIds, SyncOptions, Target
+from server.caldav.target import SessionIds, SyncOptions, Target
+from server.crypto import Password
 from server.store import Store
 from tests.helpers.push_helpers import PASSWORD, USER, DavServer, connect, make_schedule, uid_counts
 

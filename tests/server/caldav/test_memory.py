@@ -1,4 +1,4 @@
-"""The in-memory twin's test hooks (server/caldav/memory.py): failure injection must fail exactly
+"""The in-memory twin's test hooks (faulty_twin.py): failure injection must fail exactly
 the requests it was asked to, or the retry and crash tests built on it prove nothing.
 
 The twin's half of the Storage contract is in test_storage_contract.py, next to the real servers.
@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from server.caldav.errors import TransientError
-from server.caldav.memory import MemoryStorage
+from tests.helpers.faulty_twin import FaultyTwin
 from tests.helpers.push_helpers import edited, event_ics
 
 START = datetime(2026, 4, 7, 9, 0, tzinfo=UTC)
@@ -19,7 +19,7 @@ OURS = event_ics("talk-1@pytorch-conference-europe-2026.confcal", "Talk one", ST
 
 
 def test_fail_next_fails_exactly_that_many_requests_as_unreachable_by_default() -> None:
-    memory = MemoryStorage()
+    memory = FaultyTwin()
     memory.fail_next(2)
 
     raised = []
@@ -32,7 +32,7 @@ def test_fail_next_fails_exactly_that_many_requests_as_unreachable_by_default() 
 
 
 def test_fail_next_as_a_server_error_is_not_unreachable() -> None:
-    memory = MemoryStorage()
+    memory = FaultyTwin()
     memory.fail_next(1, unreachable=False)
 
     with pytest.raises(TransientError) as failed:
@@ -42,7 +42,7 @@ def test_fail_next_as_a_server_error_is_not_unreachable() -> None:
 
 
 def test_lost_responses_lose_exactly_that_many_answers_and_keep_every_write() -> None:
-    memory = MemoryStorage()
+    memory = FaultyTwin()
     memory.lose_next_responses(2)
 
     with pytest.raises(TransientError):
@@ -58,7 +58,7 @@ def test_lost_responses_lose_exactly_that_many_answers_and_keep_every_write() ->
 def test_owner_delete_of_a_missing_item_is_a_no_op() -> None:
     # The owner's client deleting what is already gone gets a 404 and moves on; it must not
     # break the test that cues it.
-    memory = MemoryStorage()
+    memory = FaultyTwin()
 
     memory.owner_delete("talk-1.ics")
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from feeds.ical import EventCache
-from server.app.published import Published
 from server.caldav import service
 from server.caldav.errors import (
     AddressNotAllowed,
@@ -25,7 +24,9 @@ from server.caldav.errors import (
     ServerUnreachable,
 )
 from server.caldav.retry import NO_WAIT, RetryPolicy
-from server.caldav.target import Password, PickToken, SessionIds, SyncOptions, Target
+from server.caldav.target import PickToken, SessionIds, SyncOptions, Target
+from server.crypto import Password
+from server.snapshot.published import Published
 from server.store import Store
 from server.store.picks import PickStore
 from tests.helpers.push_helpers import (

@@ -23,7 +23,8 @@ from server.caldav.plan import Create, uid_of
 from server.caldav.retry import NO_WAIT, RetryPolicy
 from server.caldav.service import Step
 from server.caldav.state import SyncState
-from server.caldav.target import Password, PickToken, SessionIds, SyncOptions, Target
+from server.caldav.target import PickToken, SessionIds, SyncOptions, Target
+from server.crypto import Password
 from server.errors import ServerError, StoreError
 from server.store import Store
 from server.store.picks import PickStore

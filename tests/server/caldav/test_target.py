@@ -8,12 +8,12 @@ import pytest
 from server.caldav.retry import DEFAULT_RETRY
 from server.caldav.target import (
     ALLOW_PRIVATE_ENV,
-    Password,
     PickToken,
     SyncOptions,
     Target,
     allow_private_calendars,
 )
+from server.crypto import Password
 
 
 @pytest.mark.parametrize(("value", "allowed"), [("1", True), ("0", False), ("true", False), ("", False)])

@@ -13,13 +13,13 @@ import httpx
 import pytest
 
 from feeds.model import Conference, Schedule, Speaker
-from server.app import create_app
-from server.app.build_workers import FIRST
-from server.app.demo import demo_schedule
-from server.app.site_build import independent
-from server.app.subscribe import LISTED_FEEDS
 from server.cli import main
+from server.pages.subscribe import LISTED_FEEDS
+from server.site.build_workers import FIRST
+from server.site.site_build import independent
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import demo_schedule
 from tests.helpers.crowded import SLUG as CROWDED_SLUG
 from tests.helpers.crowded import crowded
 from tests.helpers.demo_changes import shifted

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from server.caldav.target import Password
 from server.cli import main
-from server.crypto import KEY_ENV, Cipher, SecretUndecryptable, new_key
+from server.crypto import KEY_ENV, Cipher, Password, SecretUndecryptable, new_key
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 

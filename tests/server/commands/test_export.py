@@ -19,10 +19,10 @@ from feeds.demo import DEMO_TZ, demo_sources
 from feeds.exports import EXPORTERS
 from feeds.model import Conference
 from feeds.pipeline import load_schedule
-from server.app import create_app
-from server.app.demo import demo_schedule
 from server.cli import main
 from server.store import Store
+from server.web.app import create_app
+from server.web.demo import demo_schedule
 
 BASE = "https://cal.example.org"
 SECOND = Conference("Second Conf", "Europe/Berlin", date(2026, 6, 1), date(2026, 6, 2))

@@ -23,9 +23,9 @@ import pytest
 from vobject.base import getLogicalLines, textLineToContentLine
 
 from feeds.pipeline import load_schedule
-from server.app import create_app
 from server.cli import main
 from server.store import Store
+from server.web.app import create_app
 
 Expected = Counter[tuple[str, datetime, datetime]]
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 
 from feeds.model import Conference
-from server.app.demo import demo_schedule
 from server.store import Store
+from server.web.demo import demo_schedule
 from tests.helpers.serve_process import running_confcal
 
 SECOND = Conference("Second Conf", "Europe/Berlin", date(2026, 6, 1), date(2026, 6, 2))

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from server.app.access_log import token_tag
+from server.web.access_log import token_tag
 from tests.helpers.serve_process import Running, running_confcal
 
 JSON = {"content-type": "application/json"}

@@ -14,9 +14,9 @@ from server.crypto import Secret, new_key
 from server.jobs import Jobs
 from server.jobs.queue import open_queue
 from server.store import Store
-from server.store.caldav_targets import CaldavTargets
 from server.store.picks import PickStore
 from server.store.tables import picks
+from tests.helpers.listed_targets import ListedTargets
 from tests.helpers.sync_helpers import SCHEDULE, SLUG, stored_ids
 
 NOW = datetime(2026, 4, 8, 12, 0, tzinfo=UTC)
@@ -44,7 +44,7 @@ def test_the_job_is_due_every_ten_minutes(jobs: Jobs) -> None:
 def test_it_forgets_only_the_calendars_of_pick_sets_that_are_gone(store: Store, jobs: Jobs) -> None:
     sets = PickStore(store.engine)
     kept, expired = (sets.create(SLUG, stored_ids(store, ["s0"])) for _ in range(2))
-    calendars = CaldavTargets(store.engine)
+    calendars = ListedTargets(store.engine)
     ids = [
         calendars.attach(SLUG, pickset.token, f"https://cal.example.org/{n}/", "alice", Secret("pw"), NOW).id
         for n, pickset in enumerate((kept, expired))

@@ -12,8 +12,6 @@ from icalendar import Calendar
 from sqlalchemy import inspect
 
 from feeds.catalogue import FeedKind
-from server.app.links import calendar_base
-from server.app.published import Published
 from server.caldav.retry import RetryPolicy
 from server.crypto import new_key
 from server.jobs import Jobs, jobs_in_process
@@ -21,6 +19,8 @@ from server.jobs.caldav_push import default_push
 from server.jobs.caldav_sync import Again, SyncSettings, run_sync
 from server.jobs.queue import open_queue
 from server.jobs.triggers import SyncTriggers
+from server.links import calendar_base
+from server.snapshot.published import Published
 from server.store import Store
 from server.store.caldav_targets import TargetState
 from server.store.picks import PickStore

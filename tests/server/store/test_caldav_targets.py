@@ -9,8 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
-from server.caldav.target import Password
-from server.crypto import Cipher, new_key
+from server.crypto import Cipher, Password, new_key
 from server.jobs import sync_leases
 from server.store import Store
 from server.store.caldav_targets import (
@@ -21,6 +20,7 @@ from server.store.caldav_targets import (
 )
 from server.store.picks import PickStore
 from server.store.tables import caldav_targets
+from tests.helpers.listed_targets import ListedTargets
 
 NOW = datetime(2026, 4, 1, 9, tzinfo=UTC)
 LEASE = timedelta(minutes=5)
@@ -29,8 +29,8 @@ PASSWORD = "app-password-1234"
 KEY = new_key().encode()
 
 
-def targets_of(store: Store, *keys: bytes) -> CaldavTargets:
-    return CaldavTargets(store.engine, cipher=lambda: Cipher(list(keys or (KEY,))))
+def targets_of(store: Store, *keys: bytes) -> ListedTargets:
+    return ListedTargets(store.engine, cipher=lambda: Cipher(list(keys or (KEY,))))
 
 
 def attached(store: Store, token: str = "t" * 24, url: str = URL) -> tuple[CaldavTargets, int]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from server.app.demo import seed_demo
 from server.store import Store
 from server.store.expiry import KEEP_AFTER_END
 from server.store.picks import KEEP_CHANGES, PickChanges, PickStore
+from server.web.demo import seed_demo
 
 MARCH = datetime(2026, 3, 1, tzinfo=UTC)
 # The demo conference ends at 2026-04-07 22:00 UTC; a set nobody read is purged this long after.

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, select
 
-from server.app.demo import seed_demo
 from server.errors import StoreBusy
 from server.store import Store, tables
 from server.store.expiry import KEEP_AFTER_END
 from server.store.picks import PickStore, is_token, new_token, pick_store_for
+from server.web.demo import seed_demo
 
 
 def test_store_creates_reads_and_replaces(tmp_path: Path) -> None:

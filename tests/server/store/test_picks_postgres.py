@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import delete
 
-from server.app.demo import seed_demo
 from server.store import Store, tables
 from server.store.expiry import KEEP_AFTER_END
 from server.store.picks import PickStore
+from server.web.demo import seed_demo
 from tests.helpers.store_builders import empty_postgres
 
 MARCH = datetime(2026, 3, 1, tzinfo=UTC)

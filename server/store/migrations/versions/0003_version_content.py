@@ -1,4 +1,4 @@
-"""Per-version session content (issue 15): the session rows each schedule version wrote, so any
+"""Per-version session content: the session rows each schedule version wrote, so any
 version can be rebuilt (`confcal diff`, `confcal rollback`, the public changelog).
 
 Revision 0003_version_content, after 0002_instants_utc. Adds one table; no stored row changes. The

@@ -1,5 +1,5 @@
 """CalDAV: a lease row per calendar, so at most one sync writes to a calendar at a time
-(server/caldav/lock.py, issue 10).
+(server/caldav/lock.py).
 
 Spelled out here rather than taken from server.store.tables, so this revision keeps meaning what
 it means when later revisions change the table.

@@ -1,4 +1,4 @@
-"""CalDAV targets (issue 10): the calendars the server keeps in sync with pick sets
+"""CalDAV targets: the calendars the server keeps in sync with pick sets
 (server.store.caldav_targets). Passwords are Fernet tokens (server.crypto); instants are
 `timestamp with time zone` holding UTC, as every instant since 0002."""
 

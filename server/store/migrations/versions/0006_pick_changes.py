@@ -1,4 +1,4 @@
-"""The pick sets' change log (issue 12): each server process re-reads only the sets changed
+"""The pick sets' change log: each server process re-reads only the sets changed
 since it last looked, instead of every set it holds each second (server.store.picks).
 
 Spelled out here rather than taken from server.store.tables, so this revision keeps meaning what

@@ -1,0 +1,1 @@
+"""The HTML pages of a conference, with their templates and static files."""

@@ -1,0 +1,75 @@
+"""What every route needs from the app, held once on `app.state.context`: `route_context(request)`.
+
+The app owns the snapshots (`current`: the one of the conference the request's path names),
+how links are made absolute (`site`: the conference's base), the other conferences the page
+links to (`others`) and the conditional GET answer (`send`, i.e. `conditional.respond` with the
+app's max-age); the route modules only look things up and build `Representation`s, so caching
+and the choice of conference are written once. The web app holds a subclass of this with what
+its own APIs need besides (server.web.context).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.links import ConferenceLink, Site, conference_site, other_conferences
+from server.pages import params
+from server.snapshot.conditional import Representation, respond
+from server.snapshot.live import Live, ScheduleStore
+from server.snapshot.published import Published
+
+
+@dataclass(frozen=True, kw_only=True)
+class RouteContext:
+    """`base_url` (e.g. https://cal.example.org) makes links absolute to it; without it links
+    follow the request's host. `max_age` is what conditional GET answers carry."""
+
+    live: Live
+    base_url: str | None = None
+    max_age: int = 300
+
+    @property
+    def store(self) -> ScheduleStore:
+        return self.live.store
+
+    def conference(self, request: Request) -> str | None:
+        """The slug the path names (`/c/{slug}/...`), None at the root (the default)."""
+        raw = request.path_params.get("conference")
+        return None if raw is None else params.conference_segment(raw)
+
+    def root(self, request: Request) -> Site:
+        # request.base_url is the app's root even inside the /c/{slug} mount.
+        return Site.of(self.base_url or str(request.base_url))
+
+    def site(self, request: Request) -> Site:
+        """Links of the conference the path names: the root's for the default conference (so
+        its documents are the same bytes at `/x` and `/c/{slug}/x`), else under its base."""
+        default = self.live.served.default
+        slug = self.conference(request) or default
+        root = self.root(request)
+        return root if slug is None else conference_site(root, slug, default)
+
+    def others(self, request: Request) -> tuple[ConferenceLink, ...]:
+        served = self.live.served
+        this = self.conference(request) or served.default
+        return other_conferences(served.summaries, this, self.root(request))
+
+    def send(self, request: Request, rep: Representation) -> Response:
+        return respond(request, rep, max_age=self.max_age)
+
+    async def current(self, request: Request) -> Published:
+        slug = self.conference(request)
+        published = self.live.snapshot(slug)
+        if published is None:  # no lifespan ran (or it failed), or a new conference
+            published = await anyio.to_thread.run_sync(self.live.current, slug)
+        return published
+
+
+def route_context(request: Request) -> RouteContext:
+    """The context of the app serving `request`."""
+    context: RouteContext = request.app.state.context
+    return context

@@ -1,0 +1,296 @@
+"""The schedule page at `/`: the day's timetable, now and next, filters, subscribe picker, picks.
+
+Server-rendered (Jinja2, autoescaped: schedule text is third-party input), so browsing, the
+filters (a GET form) and every link work without JavaScript; static/schedule.js adds live
+filtering and search, now and next, the viewer's own time zone, picks and offline use.
+Everything the page loads is served by confcal itself (no CDN, fonts or analytics); the
+Content-Security-Policy says so to the browser as well.
+
+The page is a pure function of a `Published` snapshot, a `Site` and the `View` in its URL,
+memoized per snapshot, so it is rendered once per schedule change and view and has a stable ETag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import date
+from functools import partial
+from typing import Any
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from feeds import urls
+from feeds.catalogue import FeedKind, day_name
+from feeds.model import Session
+from feeds.query import NONE
+from server.links import ConferenceLink, Site
+from server.pages import params
+from server.pages.assets import STATIC, lookup, service_worker, static_files
+from server.pages.context import route_context
+from server.pages.detail_pages import detail_files
+from server.pages.page_parts import (
+    SECTIONS,
+    SUBSCRIBE,
+    Fragments,
+    Made,
+    day_section,
+    day_sessions,
+    first_section,
+    join_page,
+)
+from server.pages.qr import qr_svg, qr_title
+from server.pages.render import CSP, page_text
+from server.pages.search import matching
+from server.pages.subscribe import level_key, subscribe_section
+from server.pages.view import ALL_DAYS, View
+from server.snapshot.conditional import HTML, Representation
+from server.snapshot.published import Published, last_modified
+
+FILTERS = (("track", "Track"), ("room", "Room"), ("level", "Level"), ("kind", "Type"))
+
+
+def options(published: Published, kind: str, sessions: list[Session]) -> list[tuple[str, str]]:
+    """(value, label) of one filter: the catalogue's values (levels in their natural order),
+    then "(no track)" when some sessions have none. The same on every page of a snapshot."""
+    return published.memo(("options", kind), partial(_options, published, kind, sessions))
+
+
+def _options(published: Published, kind: str, sessions: list[Session]) -> list[tuple[str, str]]:
+    found = [(f.spec.slug, f.spec.name) for f in published.feeds if f.spec.kind.value == kind]
+    if kind == "level":
+        found.sort(key=level_key)
+    if kind in ("track", "room", "level") and any(getattr(s, kind) is None for s in sessions):
+        found.append((NONE, f"(no {kind})"))
+    return found
+
+
+def page_context(
+    published: Published,
+    site: Site,
+    view: View,
+    others: tuple[ConferenceLink, ...] = (),
+    day_page: bool = False,
+) -> dict[str, Any]:
+    conference = published.conference
+    everything = published.feed(FeedKind.ALL.value, "")
+    sessions = list(everything.sessions) if everything else []
+    by_day = day_sessions(published)
+    slugs = list(by_day)
+    multi_day = len(slugs) > 1
+    day = view.day if view.day in (*slugs, ALL_DAYS) else (slugs[0] if slugs else "")
+    shown_days = [slug for slug in slugs if day in (ALL_DAYS, slug)]
+    hidden: set[str] = set()
+    if view.filtered() or view.q.strip():
+        query = view.query()
+        found = matching(sessions, view.q) if view.q.strip() else None
+        hidden = {
+            s.id for s in sessions if not query.matches(s, conference) or (found is not None and s.id not in found)
+        }
+    total = sum(len(by_day[slug]) for slug in shown_days)
+    shown = total - sum(1 for slug in shown_days for s in by_day[slug] if s.id in hidden)
+    feed_day = day if multi_day and day != ALL_DAYS else None
+    feed_query = view.feed_query(feed_day)
+    all_feed = everything.path if everything else "feeds/all.ics"
+    filtered_feed = site.url(all_feed) + (f"?{feed_query}" if feed_query else "")
+    filters = [
+        {
+            "kind": kind,
+            "label": label,
+            "options": options(published, kind, sessions),
+            "selected": view.first(kind),
+        }
+        for kind, label in FILTERS
+    ]
+    when = day_name(conference.start_date)
+    if conference.end_date != conference.start_date:
+        when = f"{when} – {day_name(conference.end_date)}"
+    first_start, last_end = published.memo(("span",), lambda: _span(sessions))
+    return {
+        "conference": conference,
+        "when": when,
+        "description": (
+            f"Schedule of {conference.name}, {when}"
+            + (f", {conference.city}" if conference.city else "")
+            + f": {len(sessions)} sessions, calendar feeds to subscribe to, and your own picks."
+        ),
+        "sections": SECTIONS,
+        "shown_days": shown_days,
+        "day_tabs": [(slug, day_name(date.fromisoformat(slug))) for slug in slugs] if multi_day else [],
+        "day_page": day_page,
+        "day": day,
+        "all_days": ALL_DAYS,
+        "hidden": hidden,
+        "total": total,
+        "shown": shown,
+        "filters": filters,
+        "view": view,
+        "subscribe": SUBSCRIBE,
+        "filtered_feed": filtered_feed,
+        "filtered_webcal": site.webcal(all_feed) + (f"?{feed_query}" if feed_query else ""),
+        "feed_base": site.url(all_feed),
+        "feed_day": feed_day or "",
+        "first_start": first_start,
+        "last_end": last_end,
+        "storage_key": f"confcal:picks:{conference.slug}",
+        "others": others,
+    }
+
+
+def _span(sessions: list[Session]) -> tuple[str, str]:
+    """The first start and last end (UTC) of the conference, for the page's script."""
+    if not sessions:
+        return "", ""
+    first, last = min(s.start for s in sessions), max(s.end for s in sessions)
+    return first.strftime("%Y-%m-%dT%H:%M:%SZ"), last.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class PageFrame:
+    """A page without its parts: `schedule.html` rendered with markers where the days' sections
+    and the subscribe section go (page_parts.py), and what those parts are."""
+
+    text: str
+    depth: int
+    days: tuple[str, ...]  # the shown days' slugs, in order
+    hidden: frozenset[str]  # ids of the sessions the view's filters hide
+
+    @property
+    def fixed(self) -> str:
+        """The text without its markers (which differ per process): what a build keys on."""
+        return self.text.replace(SECTIONS, "").replace(SUBSCRIBE, "")
+
+
+def page_frame(
+    published: Published,
+    site: Site,
+    view: View,
+    others: tuple[ConferenceLink, ...] = (),
+    day_page: bool = False,
+) -> PageFrame:
+    depth = 2 if day_page else 0
+    context = page_context(published, site, view, others, day_page)
+    text = page_text("schedule.html", depth, context)
+    return PageFrame(text, depth, tuple(context["shown_days"]), frozenset(context["hidden"]))
+
+
+def page_body(published: Published, site: Site, frame: PageFrame, parts: Fragments | None = None) -> bytes:
+    """The page's bytes, joined from its frame, its days' sections and the subscribe section;
+    `parts` may supply those it already has (a static build)."""
+    depth = frame.depth
+    # Sections with hidden cards belong to one filtered view: never a build's shared copy.
+    made = parts if parts is not None and not frame.hidden else Made()
+    sections: list[bytes] = []
+    for slug in frame.days:
+        section = made.section(slug, depth, partial(day_section, published, slug, depth, frame.hidden, made))
+        sections.append(first_section(section, slug) if not sections else section)
+    # The subscribe section does not depend on the view's filters: always the build's parts.
+    both = parts or Made()
+    subscribe = both.subscribe(depth, partial(subscribe_section, published, site, depth, parts))
+    return join_page(frame.text, sections, subscribe)
+
+
+def page_representation(
+    published: Published,
+    site: Site,
+    view: View | None = None,
+    others: tuple[ConferenceLink, ...] = (),
+    day_page: bool = False,
+) -> Representation:
+    """The schedule page at the base (`day_page` False: the day in `?day=`, else the first)
+    or at `days/{slug}/` (the view's day, two directories down)."""
+    chosen = view or View()
+    # The other conferences are part of the key, not of the snapshot: adding a conference
+    # changes this page's links without rebuilding (or re-rendering the feeds of) this one.
+    return published.memo(
+        ("page", site.base_url, chosen, others, day_page),
+        lambda: Representation(
+            page_body(published, site, page_frame(published, site, chosen, others, day_page)),
+            HTML,
+            last_modified(published.schedule.sessions),
+            (("content-security-policy", CSP),),
+        ),
+    )
+
+
+def page_files(
+    published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
+) -> Iterator[tuple[str, bytes]]:
+    """For `confcal build`: the page as index.html (its default view: a static host ignores
+    the query string), each day's page when there are several days, and every QR code it
+    shows, as the server answers them."""
+    yield urls.PAGE_FILE, page_representation(published, site, None, others).body
+    for slug in day_page_slugs(published):
+        page = page_representation(published, site, View(day=slug), others, day_page=True)
+        yield urls.day_page(slug) + urls.PAGE_FILE, page.body
+    for feed in published.feeds:
+        yield urls.feed_qr(feed.path), qr_svg(site.url(feed.path), qr_title(feed)).body
+    yield from detail_files(published, site)
+    yield urls.SERVICE_WORKER, service_worker().body
+    yield from static_files()
+
+
+def day_page_slugs(published: Published) -> list[str]:
+    """The days with a page of their own (and "all"): none for a one-day event. The days'
+    slugs, without laying out any card (a static build asks this before it knows whether
+    any page needs rendering)."""
+    slugs = list(day_sessions(published))
+    return [*slugs, ALL_DAYS] if len(slugs) > 1 else []
+
+
+async def page(request: Request) -> Response:
+    context = route_context(request)
+    items = params.query_items(request.query_params.multi_items())
+    rep = await anyio.to_thread.run_sync(
+        page_representation,
+        await context.current(request),
+        context.site(request),
+        View.from_params(items),
+        context.others(request),
+    )
+    return context.send(request, rep)
+
+
+async def day(request: Request) -> Response:
+    context = route_context(request)
+    published = await context.current(request)
+    slug = request.path_params["day"]
+    if slug not in day_page_slugs(published):
+        return params.not_found("no such day")
+    items = params.query_items(request.query_params.multi_items())
+    # The path names the day; a `day` in the query string is ignored.
+    view = replace(View.from_params(items), day=slug)
+    rep = await anyio.to_thread.run_sync(
+        page_representation,
+        published,
+        context.site(request),
+        view,
+        context.others(request),
+        True,
+    )
+    return context.send(request, rep)
+
+
+async def static(request: Request) -> Response:
+    rep = lookup(request.path_params["name"])
+    if rep is None:
+        return params.not_found("no such file")
+    return route_context(request).send(request, rep)
+
+
+async def worker(request: Request) -> Response:
+    return route_context(request).send(request, service_worker())
+
+
+routes = [
+    Route(urls.ROUTE_PAGE, page, methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_DAY_PAGE, day, methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_SERVICE_WORKER, worker, methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_STATIC_FILE, static, methods=["GET", "HEAD"]),
+]
+
+
+__all__ = ["STATIC", "page_files", "page_representation", "routes"]

@@ -1,0 +1,1 @@
+"""The static-site builder behind `confcal build`."""

@@ -1,0 +1,164 @@
+"""Every conference of a static build through one record, and `api/conferences` at the root.
+
+A conference's files are made from its sessions and from a few things around them: the
+conference's version in the store and when it was recorded (the version moves with every ingest
+of the conference and names its changelog; a store made anew counts versions from 1 again), the
+site's and the calendars' base URLs (the default conference's site is the root, where its copy
+is), the links to the other conferences, and confcal's own code (`code_key`).
+Those go into the conference's stamp. When the last build recorded the same stamp, and no
+cancelled session's grace period ended since (the one way the clock changes what a schedule
+shows: feeds.catalogue.visible_until), the conference's files are exactly what that build
+wrote: they are carried over without reading the schedule from the store, rendering or keying
+anything. So a build's cost follows the conferences that changed, not how many the server holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import Protocol
+
+from feeds import urls
+from feeds.catalogue import visible_until
+from feeds.model import Schedule
+from server.links import Site, calendar_base, conference_site, other_conferences
+from server.site.build_output import Output, code_key, digest
+from server.site.build_record import Stamped
+from server.site.build_workers import Workers
+from server.site.site_build import OWNED, Extra, independent, site_parts
+from server.snapshot.api import conferences_representation
+from server.snapshot.published import Published
+from server.store.report import ConferenceSummary
+
+# The snapshot of a conference as the calendars link it (`calendar_base`); None when the store
+# no longer holds it.
+Load = Callable[[ConferenceSummary, str | None], Published | None]
+
+
+class Live(Protocol):
+    """What a build needs of server.store.Store."""
+
+    def live(self, conference: str | None = None) -> Schedule | None: ...
+
+
+def loader(store: Live, now: datetime) -> Load:
+    """Each conference's snapshot from `store`, as the server publishes it at `now`."""
+
+    def load(summary: ConferenceSummary, calendars: str | None) -> Published | None:
+        schedule = store.live(summary.slug)
+        # Feeds are rendered only when the build's record does not know their content.
+        return None if schedule is None else Published(schedule, now=now, base_url=calendars, lazy=True)
+
+    return load
+
+
+@dataclass
+class Built:
+    """What a build did: the files it wrote (new, or with changed bytes) and its conferences'
+    feeds and sessions, those it carried over as they were included."""
+
+    changed: list[str] = field(default_factory=list)  # site-relative
+    conferences: int = 0
+    feeds: int = 0
+    sessions: int = 0
+    carried: list[str] = field(default_factory=list)
+
+    def add(self, feeds: int, sessions: int) -> None:
+        """Count one more conference."""
+        self.conferences += 1
+        self.feeds += feeds
+        self.sessions += sessions
+
+
+def write_conferences(
+    summaries: Sequence[ConferenceSummary],
+    load: Load,
+    outdir: Path,
+    root: Site,
+    default: str | None,
+    *,
+    now: datetime,
+    base_url: str | None,
+    extra: Extra | None = None,
+    started: Callable[[str], None] | None = None,
+    jobs: int = 1,
+) -> Built:
+    """Write every conference's site and `api/conferences` with up to `jobs` processes; `base_url`
+    is the calendars' (`--base-url`, or None: events then link to their source)."""
+    output = Output(outdir)
+    workers = Workers(output, jobs)
+    built = Built()
+    owned: list[tuple[str, bool]] = []
+    document = conferences_representation(tuple(summaries), root).body
+    for path in (urls.CONFERENCES_API, urls.json_twin(urls.CONFERENCES_API)):
+        output.put(path, None, partial(_same, document))
+    try:
+        for summary in summaries:
+            slug = summary.slug
+            site = conference_site(root, slug, default)
+            others = other_conferences(tuple(summaries), slug, root)
+            calendars = calendar_base(base_url, slug, default)
+            base = urls.conference_base(slug) + "/"
+            # The changelog files are keyed on this: a new store's version 3 is not the old one's.
+            history = digest(summary.version, summary.recorded)
+            stamp = digest(
+                code_key(),
+                "conference",
+                slug,
+                history,
+                site,
+                calendars,
+                others,  # `site` says whether it is the default (its site is the root)
+                extra is None,
+            )
+            last = output.stamped(slug)
+            if last is not None and last.holds(stamp, now):
+                _step(started, f"{slug} unchanged")
+                output.carry(slug, partial(_mine, base, slug == default))
+                built.carried.append(slug)
+                built.add(last.feeds, last.sessions)
+                _step(started, f"{slug} unchanged")
+            else:
+                _step(started, f"rendering {slug}")
+                published = load(summary, calendars)
+                if published is None:
+                    continue
+                _step(started, f"writing {slug}")
+                before = output.held()
+                for path, key, make in site_parts(published, site, others, extra, history, output):
+                    # The default conference's copy at the root: hard links to the same files.
+                    workers.put(base + path, key, make, path if slug == default else None, shared=independent(path))
+                schedule = published.schedule
+                until = visible_until(schedule, now)
+                parts = tuple(sorted(output.held() - before))
+                output.stamp(slug, Stamped(stamp, now, until, len(published.feeds), len(schedule.sessions), parts))
+                built.add(len(published.feeds), len(schedule.sessions))
+            owned += [(base + directory, recursive) for directory, recursive in OWNED]
+            if slug == default:
+                owned += OWNED
+        workers.finish()
+    finally:
+        workers.stop()
+    output.finish(owned)
+    built.changed = output.written
+    return built
+
+
+def _mine(base: str, default: bool, relative: str) -> bool:
+    """Whether a file of the last build belongs to the conference under `base`: below it, or at
+    the root outside every conference's base when it is the default (its copy there)."""
+    if relative.startswith(base):
+        return True
+    return default and not relative.startswith(urls.conference_base(""))
+
+
+def _step(started: Callable[[str], None] | None, what: str) -> None:
+    if started is not None:
+        started(what)
+
+
+def _same(body: bytes) -> bytes:
+    return body

@@ -1,0 +1,74 @@
+"""The VEVENTs of a static build kept for the next one: a rebuild after one session moved
+re-renders that session's event, not the thousands of events of every feed it is in.
+
+A conference's events are one part of the build record (build_output.py), keyed on `base` (the
+rendering code, the conference and the base URLs, which an event's bytes depend on besides its
+session): the bytes of each session's event by the digest of the session. The snapshot's event
+cache asks it for a session it does not hold (`EventCache.fallback`) before rendering; it is read
+on the first such question only, so a build that renders no feed does not read it. After the
+conference's files, when an event was rendered, it is written again with the events of the
+snapshot's sessions.
+"""
+
+from __future__ import annotations
+
+from feeds.model import Conference, Session
+from server.site.build_output import Output, digest
+from server.snapshot.published import Published
+
+_DIGEST = 32  # hex characters of a session's digest (build_output.digest)
+_LENGTH = 10  # decimal digits of an event's length
+
+
+class KeptEvents:
+    def __init__(self, output: Output, base: str, published: Published, sessions: dict[str, str]) -> None:
+        self._output, self._published, self._sessions = output, published, sessions
+        self._key = digest(base, "events")
+        self._known: dict[str, bytes] | None = None
+        output.hold(self._key)
+        published.cache.fallback = self.event
+
+    def event(self, conference: Conference, session: Session, base_url: str | None, alarm: int | None) -> bytes | None:
+        """The last build's bytes of this session's event, if it made them from the same inputs."""
+        if alarm is not None or base_url != self._published.base_url or conference != self._published.conference:
+            return None
+        if self._published.session(session.id) is not session:
+            return None  # not the snapshot's own session: its digest is not at hand
+        return self._last().get(self._sessions[session.id])
+
+    def save(self) -> None:
+        """Keep the events of the snapshot's sessions for the next build, if any was rendered."""
+        cache = self._published.cache
+        if cache.renders == 0:
+            return
+        known = self._last()
+        found = {digest: known[digest] for digest in self._sessions.values() if digest in known}
+        held = cache.held(self._published.conference, self._published.base_url, None)
+        for sid, (session, data) in held.items():
+            if self._published.session(sid) is session:
+                found[self._sessions[sid]] = data
+        self._output.renew(self._key, encode(found))
+
+    def _last(self) -> dict[str, bytes]:
+        """The last build's events by session digest, read on first use."""
+        if self._known is None:
+            self._known = decode(self._output.kept(self._key) or b"")
+        return self._known
+
+
+def encode(events: dict[str, bytes]) -> bytes:
+    """Each event as its session's digest, its length and its bytes, in digest order."""
+    return b"".join(key.encode("ascii") + b"%0*d" % (_LENGTH, len(data)) + data for key, data in sorted(events.items()))
+
+
+def decode(body: bytes) -> dict[str, bytes]:
+    """`encode`'s events; a damaged end (the part is checked by its digest, so never) is left out."""
+    found: dict[str, bytes] = {}
+    at = 0
+    while at + _DIGEST + _LENGTH <= len(body):
+        key = body[at : at + _DIGEST].decode("ascii", "replace")
+        length = int(body[at + _DIGEST : at + _DIGEST + _LENGTH])
+        at += _DIGEST + _LENGTH
+        found[key] = body[at : at + length]
+        at += length
+    return found

@@ -1,0 +1,82 @@
+"""The documents listing every session in a static build: schedule.xml,
+schedule.json and `api/sessions`, each joined from one kept part per day, so a rebuild after a
+session moved renders only the days it touched.
+
+A day's part is keyed on what its chunk is made from (feeds/exports/frab_layout.py, whose
+docstring says what crosses days): the day's index and date, and each of its sessions' numeric
+id (a rare hash collision can move it when another session is added) and digest; the
+conference, the base URL and the rendering code are in `base`. The key needs no layout of the
+day (its rooms, guids, slugs), so a rebuild lays out only the days whose key changed. The head
+and tail (conference, rooms, tracks, version) are made each time the document is: they are
+small. A day of `api/sessions` (api.py) is keyed on its sessions' digests and whether it comes
+first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from feeds.exports import EXPORTERS
+from feeds.exports.chunks import ChunkedExporter, DayChunk
+from feeds.exports.frab_layout import FrabDay
+from feeds.model import Session
+from server.links import Site
+from server.site.build_output import Output, digest
+from server.snapshot.api import sessions_body
+from server.snapshot.exports import EXPORT_ROUTES
+from server.snapshot.published import Published
+
+# The exports the server answers (exports.EXPORT_ROUTES), by format name: the registry's own.
+CHUNKED: dict[str, ChunkedExporter] = {
+    name: found for name in EXPORT_ROUTES.values() if isinstance(found := EXPORTERS[name], ChunkedExporter)
+}
+
+
+def export_body(
+    published: Published,
+    site: Site,
+    exporter: ChunkedExporter,
+    output: Output | None,
+    base: str,
+    sessions: dict[str, str],
+) -> bytes:
+    """The export `exporter.render` writes for this snapshot and base URL, each day's chunk kept
+    by `output` (session id -> digest in `sessions`)."""
+    chunks = exporter.chunks(published.schedule, now=published.now, base_url=site.base_url)
+    if output is None:
+        return chunks.join()
+
+    def kept(chunk: DayChunk) -> bytes:
+        key = digest(_day_inputs(published, base, sessions, chunk.day), exporter.name)
+        return output.part(key, chunk.make)
+
+    return chunks.join(kept)
+
+
+def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: FrabDay) -> str:
+    """A digest of what a day's chunk is made from in either export, without the day's layout
+    (made only when a chunk is): its index, date and each session's numeric id and digest, in
+    the schedule's order (the store's, by start, title and id: the same for the same sessions)."""
+    # Once for schedule.xml and schedule.json, which share the layout and so the days.
+    known: dict[tuple[int, date], str] = published.memo(("export days", base), dict)
+    found = known.get((day.index, day.date))
+    if found is None:
+        digests = [sessions[session.id] for session, _ in day.numbered]
+        numbers = [number for _, number in day.numbered]  # apart: a list of pairs costs more to digest
+        found = known[day.index, day.date] = digest(base, "export day", day.index, day.date, digests, numbers)
+    return found
+
+
+def sessions_api_body(
+    published: Published, site: Site, output: Output | None, base: str, sessions: dict[str, str]
+) -> bytes:
+    """`api/sessions` (and its .json twin: made once) with each day's entries kept by `output`."""
+    if output is None:
+        return sessions_body(published, site)
+
+    def kept(day: tuple[Session, ...], first: bool, make: Callable[[], bytes]) -> bytes:
+        key = digest(base, "sessions day", first, [sessions[s.id] for s in day])
+        return output.part(key, make)
+
+    return published.memo(("sessions parts", site.base_url), lambda: sessions_body(published, site, kept))

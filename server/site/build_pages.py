@@ -1,0 +1,170 @@
+"""The schedule pages of a static build: each keyed on what it shows, each joined
+from parts a rebuild mostly reuses.
+
+A page is its frame (filters, day tabs, counts), its days' sections and the subscribe section
+(page_parts.py). Its key is the frame's text with the keys of its parts: a day's section is
+keyed on that day's sessions, the subscribe section on the feeds and how many events each
+has. So a session moved within one day changes that day's page and the all-days page (and the
+front page when it is the first day), and a rebuild joins those from the sections it kept
+(`Output.part`), making only the changed day's section. That section is laid out again (a room's
+number of sessions orders the columns, so one move may shift every card) but joined from its
+cards' markup as the last build made it, kept per day and depth by each session's key: only the
+moved session's card is rendered. Also here: the key of a kind's own page of feeds (the kind's
+feeds only) and `api/feeds` joined from a kept part per kind.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from functools import cached_property, partial
+from itertools import groupby
+
+from feeds import urls
+from server.links import ConferenceLink, Site
+from server.pages.cards import Card
+from server.pages.page import PageFrame, day_page_slugs, page_body, page_frame
+from server.pages.page_parts import CardText, CardTexts, day_sessions
+from server.pages.view import View
+from server.site.build_output import Output, digest
+from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
+from server.snapshot.published import Feed, Published
+
+
+class PageParts:
+    """A build's `page_parts.Fragments`: every part keyed on its inputs and kept by `output`
+    (or made each time without one)."""
+
+    def __init__(
+        self, output: Output | None, base: str, published: Published, site: Site, sessions: dict[str, str]
+    ) -> None:
+        self._output, self._base, self._published, self._site = output, base, published, site
+        self._sessions = sessions  # session id -> digest of the session
+        self._subscribe: dict[int, bytes] = {}
+        self._feeds_api: bytes | None = None
+
+    @cached_property
+    def _runs(self) -> list[tuple[str, list[Feed], str]]:
+        """The feeds in runs of one kind, in the catalogue's order, each with a digest of what the
+        pages and the feeds' list show of its feeds: spec, path and number of events."""
+        runs = []
+        for kind, feeds in groupby(self._published.feeds, key=lambda f: f.spec.kind.value):
+            run = list(feeds)
+            runs.append((kind, run, digest([(f.spec, f.path, len(f.sessions)) for f in run])))
+        return runs
+
+    @cached_property
+    def feeds(self) -> str:
+        """A digest of every feed's spec, path and number of events (what the subscribe section
+        and the feeds' list show of the feeds)."""
+        return digest([shown for _, _, shown in self._runs])
+
+    def feed_index_key(self, kind: str) -> str:
+        """The key of `subscribe/{kind}/`: that kind's feeds (spec, path, number of events),
+        all the page shows of the feeds; a session moved to another day changes two day
+        feeds' counts, not the speakers' page."""
+        return digest(self._base, "feed index", kind, [shown for of, _, shown in self._runs if of == kind])
+
+    def feeds_api(self) -> bytes:
+        """`api/feeds` (and its .json twin): the same bytes as `api.feeds_representation`, joined
+        from a kept part per run of one kind (build_exports.py does so for `api/sessions`), so a
+        move that changes two day feeds' counts makes the days' entries, not 3,333 speakers'."""
+        if self._feeds_api is None:
+            site = self._site
+            chunks = [
+                self._kept(digest(self._base, "feeds entries", shown), partial(feed_entries_json, run, site))
+                for _, run, shown in self._runs
+            ]
+            self._feeds_api = FEEDS_HEAD + b",".join(chunks) + FEEDS_TAIL
+        return self._feeds_api
+
+    @cached_property
+    def _days(self) -> dict[str, str]:
+        """Each day's slug -> a digest of its sessions: every page at every depth keys on it."""
+        return {
+            slug: digest([self._sessions[s.id] for s in members])
+            for slug, members in day_sessions(self._published).items()
+        }
+
+    def section_key(self, slug: str, depth: int) -> str:
+        return digest(self._base, "day section", depth, slug, self._days[slug])
+
+    def subscribe_key(self, depth: int) -> str:
+        return digest(self._base, "subscribe", depth, self._site.base_url, self.feeds)
+
+    def section(self, slug: str, depth: int, make: Callable[[], bytes]) -> bytes:
+        return self._kept(self.section_key(slug, depth), make)
+
+    def cards(self, slug: str, depth: int, cards: Sequence[Card], make: CardTexts) -> list[CardText]:
+        """The cards' markup: the last build's for every session it knew the same (by the
+        session's key, whatever its place in the grid now), `make` for the others. Kept as one
+        part per day and depth named by the day, not by its sessions (`page_key` holds it for
+        the next build): a moved session's day renders that card alone, though the move may
+        shift every column (a room's number of sessions orders the columns, cards.room_order)."""
+        if self._output is None:
+            return make(cards)
+        key = self._cards_key(slug, depth)
+        known = _decode_cards(self._output.kept(key) or b"")
+        keys = [self._sessions[card.id] for card in cards]
+        missing = [card for card, session in zip(cards, keys, strict=True) if session not in known]
+        known.update(zip((self._sessions[card.id] for card in missing), make(missing), strict=True))
+        texts = {session: known[session] for session in keys}
+        if missing or texts.keys() != known.keys():
+            self._output.renew(key, _encode_cards(texts))  # this day's cards now, for the next build
+        return [texts[session] for session in keys]
+
+    def _cards_key(self, slug: str, depth: int) -> str:
+        return digest(self._base, "day cards", depth, slug)
+
+    def subscribe(self, depth: int, make: Callable[[], bytes]) -> bytes:
+        # Joined from its groups' parts once per depth and build, not kept whole.
+        if depth not in self._subscribe:
+            self._subscribe[depth] = make()
+        return self._subscribe[depth]
+
+    def group(self, shown: tuple[object, ...], depth: int, make: Callable[[], bytes]) -> bytes:
+        return self._kept(digest(self._base, "feed group", depth, shown), make)
+
+    def page_key(self, frame: PageFrame) -> str:
+        sections = [self.section_key(slug, frame.depth) for slug in frame.days]
+        if self._output is not None and not frame.hidden:
+            for slug in frame.days:  # kept whether or not a section is made this time
+                self._output.hold(self._cards_key(slug, frame.depth))
+        return digest(self._base, "page", frame.fixed, sections, self.subscribe_key(frame.depth))
+
+    def _kept(self, key: str, make: Callable[[], bytes]) -> bytes:
+        return make() if self._output is None else self._output.part(key, make)
+
+
+def _encode_cards(texts: dict[str, CardText]) -> bytes:
+    """A day's cards' markup by session key: a JSON line of (key, length of each piece), then
+    the pieces (any text: schedule text may hold any character but a marker)."""
+    header = [[session, *map(len, text)] for session, text in texts.items()]
+    body = "".join(piece for text in texts.values() for piece in text)
+    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + body.encode("utf-8")
+
+
+def _decode_cards(stored: bytes) -> dict[str, CardText]:
+    """`_encode_cards`' map back (empty for no part)."""
+    if not stored:
+        return {}
+    line, _, rest = stored.partition(b"\n")
+    body = rest.decode("utf-8")
+    known: dict[str, CardText] = {}
+    at = 0
+    for session, first, second, third in json.loads(line):
+        middle, last = at + first, at + first + second
+        known[session] = (body[at:middle], body[middle:last], body[last : last + third])
+        at = last + third
+    return known
+
+
+def page_parts(
+    published: Published, site: Site, others: tuple[ConferenceLink, ...], parts: PageParts
+) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
+    """(path, key, make) of the front page (its first day) and of each day's page."""
+    views = [(urls.PAGE_FILE, View(), False)]
+    views += [(urls.day_page(slug) + urls.PAGE_FILE, View(day=slug), True) for slug in day_page_slugs(published)]
+    for path, view, day_page in views:
+        frame = page_frame(published, site, view, others, day_page)
+        yield path, parts.page_key(frame), partial(page_body, published, site, frame, parts)

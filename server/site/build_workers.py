@@ -1,0 +1,207 @@
+"""Files of a static build made by forked worker processes, so `confcal build` uses every core.
+
+Which files: those made from the snapshot alone that no other file is joined from and that keep
+no part: a session's download and page, a speaker's page, a feed's QR code
+(`site_build.independent`), about half of a full build's work, and their hard links at the root
+(the default conference's copy): on ext4 a directory and a link cost more than the page. The
+build's own process keeps everything else: the feeds and their kept events, the schedule pages
+and their kept parts, the exports, the changelog (which reads the store) and the record.
+
+A file whose key the record already knows is skipped at once, as ever. The others wait in a
+batch; once the batch is worth a fork and a worker is free, a worker is forked for it. It
+inherits the snapshot (fork, copy on write: nothing is pickled but the results), makes and
+writes each file through its copy of `Output`, and sends back what the record needs of each
+file. A rebuild after one session moved has a handful of such files and never forks. Without
+`os.fork` (Windows) or with one job, every file is made in the build's process.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from server.errors import ServerError
+from server.site.build_output import Entry, Output
+
+# Pending files that make a fork worth it: a fork and its copy-on-write faults cost a few
+# milliseconds, a page about one.
+FIRST = 64
+# At most this many files to a worker while this process makes its own: the files still pending
+# when it is done are shared with it, and a worker's batch cannot be.
+BATCH = 2000
+_LOOK = 0.005  # seconds
+Make = Callable[[], bytes]
+# (path, key, make, the path hard-linked to it or None)
+_Item = tuple[str, str, Make, str | None]
+
+
+class WorkerFailed(ServerError):
+    """A worker process of `confcal build` failed or died; the build's record is not saved."""
+
+
+def default_jobs() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+@dataclass
+class _Worker:
+    pid: int
+    pipe: int
+    items: list[_Item]
+    received: list[bytes] = field(default_factory=list)
+
+
+class Workers:
+    """`put` for every file of a build into `output`, the independent ones shared with up to
+    `jobs - 1` workers."""
+
+    def __init__(self, output: Output, jobs: int) -> None:
+        self._output = output
+        self._jobs = jobs if hasattr(os, "fork") else 1
+        self._pending: list[_Item] = []
+        self._running: list[_Worker] = []
+        self._finishing = False
+        self._forked = False
+        self._look = 0.0  # when to look at the workers' pipes next (time.monotonic)
+
+    def put(self, relative: str, key: str | None, make: Make, link: str | None = None, *, shared: bool) -> None:
+        """Make `relative` as `Output.put` does, and `link` as a hard link to it (`Output.link`),
+        here or, when `shared` (`site_build.independent`) and its key is not the last build's, in
+        a worker."""
+        if shared and key is not None and self._jobs > 1 and self._output.outdated(relative, key):
+            self._pending.append((relative, key, make, link))
+        else:
+            self._here(relative, key, make, link)
+        self.poll()
+
+    def _here(self, relative: str, key: str | None, make: Make, link: str | None) -> None:
+        self._output.put(relative, key, make)
+        if link is not None:
+            self._output.link(link, relative)
+
+    def poll(self) -> None:
+        """Take the results of the workers that are done and give the pending files to the free
+        ones. Cheap: the build calls it between any two files."""
+        # A look at the workers' pipes is a system call each: not more often than every few
+        # milliseconds (a worker's batch takes a second or more), but at once when finishing.
+        if self._running and (self._finishing or time.monotonic() >= self._look):
+            self._collect(wait=False)
+            self._look = time.monotonic() + _LOOK
+        free = self._jobs - 1 - len(self._running)
+        if free < 1 or len(self._pending) < FIRST:
+            return
+        # While this process has files of its own to make, the free workers share every pending
+        # file; once it has none (finish), it takes a share too. Few large batches rather than
+        # many small ones: each fork copies the pages its worker touches (page tables, reference
+        # counts), a cost in system time that grows with the build.
+        shares = free + (1 if self._finishing else 0)
+        if self._finishing:
+            # Half a share each: files cost unlike amounts (a speaker's page, a QR code, a
+            # download), so equal shares end unequally; this process makes files from the back
+            # meanwhile, and a worker done early takes half a share of what is left, so the
+            # build's process does not wait at the end for a worker given an equal share.
+            shares *= 2
+        size = max(FIRST, -(-len(self._pending) // shares))
+        if not self._finishing:
+            size = min(size, BATCH)  # so that no worker still has a long batch when this process is done
+        for _ in range(free):
+            if len(self._pending) < FIRST:
+                break
+            batch, self._pending = self._pending[:size], self._pending[size:]
+            self._running.append(_fork(self._output, batch))
+            self._forked = True
+
+    def finish(self) -> None:
+        """Make the files still pending, here and in workers, and take every worker's results."""
+        self._finishing = True
+        try:
+            while self._pending:
+                self.poll()
+                if self._pending:
+                    # One file here while the workers run: they took their batches from the front.
+                    self._here(*self._pending.pop())
+            self._collect(wait=True)
+        finally:
+            self.stop()
+
+    def stop(self) -> None:
+        """End every worker still running (a build that failed here): no file is half-written,
+        each is renamed into place whole. What the forks froze is the collector's again (all
+        of it: CPython keeps one frozen generation, so `bulk_allocation`'s too, early)."""
+        if self._forked:
+            gc.unfreeze()
+        for worker in self._running:
+            try:
+                os.kill(worker.pid, 9)
+            except ProcessLookupError:
+                pass
+            os.waitpid(worker.pid, 0)
+            os.close(worker.pipe)
+        self._running = []
+
+    def _collect(self, *, wait: bool) -> None:
+        """Take the results of the workers that are done (all of them, waiting, with `wait`)."""
+        for worker in list(self._running):
+            if not _receive(worker, wait):
+                continue
+            self._running.remove(worker)
+            os.close(worker.pipe)
+            _, status = os.waitpid(worker.pid, 0)
+            outcome = pickle.loads(b"".join(worker.received)) if worker.received else None
+            if status != 0 or not isinstance(outcome, list):
+                raise WorkerFailed(f"confcal build: a worker failed: {outcome or f'exit status {status}'}")
+            for (relative, _, _, link), (entry, linked) in zip(worker.items, outcome, strict=True):
+                self._output.adopt(relative, entry)
+                if link is not None and linked is not None:
+                    self._output.adopt(link, linked)
+
+
+def _receive(worker: _Worker, wait: bool) -> bool:
+    """Read what `worker` sent so far; whether it has sent everything (its end of the pipe closed)."""
+    if wait:
+        os.set_blocking(worker.pipe, True)  # non-blocking from `_fork` on: one call less per poll
+    while True:
+        try:
+            chunk = os.read(worker.pipe, 1 << 16)
+        except BlockingIOError:
+            return False
+        if not chunk:
+            return True
+        worker.received.append(chunk)
+
+
+def _fork(output: Output, items: list[_Item]) -> _Worker:
+    reading, writing = os.pipe()
+    # Out of the collector's sight in both processes, what exists now (the snapshot, its memos)
+    # stays shared: a collector's pass in the worker would write to every object's header and
+    # so copy every page of it (the `gc.freeze` advice for fork without exec). `Workers.stop`
+    # gives them back to the collector.
+    gc.freeze()
+    pid = os.fork()
+    if pid:
+        os.close(writing)
+        os.set_blocking(reading, False)
+        return _Worker(pid, reading, items)
+    # The worker: make the files, send each one's record entry (or the error), and leave without
+    # running the parent's exit handlers (its store connection, its progress line).
+    os.close(reading)
+    status, current = 0, ""
+    entries: list[tuple[Entry, Entry | None]] = []
+    outcome: list[tuple[Entry, Entry | None]] | str = entries
+    try:
+        for current, key, make, link in items:
+            entries.append((output.make(current, key, make), None if link is None else output.make_link(link, current)))
+    except BaseException as error:  # the build's process reports it
+        outcome, status = f"{current}: {type(error).__name__}: {error}", 1
+    try:
+        with os.fdopen(writing, "wb") as pipe:
+            pipe.write(pickle.dumps(outcome))
+    finally:
+        os._exit(status)

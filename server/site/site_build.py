@@ -1,0 +1,192 @@
+"""The static site `confcal build` writes: the same bytes the server answers for the same paths.
+
+Every conference is written under its base (`c/{slug}/`, urls.py), with `api/conferences` at
+the root listing them, as `confcal serve` answers them; the default conference's files appear
+at the root as well, as hard links to the same files (the bytes are the same: every link in
+them is relative or built from the configured base URL).
+
+Files are taken from one `Published` snapshot through the same representation functions the
+routes use, so a static host or CDN serves exactly what `confcal serve` would. Every file the
+build writes goes through one `Output` (build_output.py) with a key naming what it is made
+from: a rebuild makes only the files whose inputs changed (a moved session: its own files, its
+feeds and the documents listing every session), rewrites only those whose bytes changed (the
+others keep their mtime, so sync tools skip them), and removes what the last build wrote and
+this one did not (a dropped feed disappears rather than going stale). Every conference goes
+through one record (build_conferences.py), which carries a conference over whole when nothing
+it is made from changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+
+from feeds import urls
+from feeds.catalogue import FeedKind
+from server.links import ConferenceLink, Site
+from server.pages.assets import service_worker, static_files
+from server.pages.cards import page_path
+from server.pages.detail_pages import (
+    session_representation,
+    speaker_path,
+    speaker_representation,
+    speakers,
+)
+from server.pages.feed_index import feed_index_paths, feed_index_representation
+from server.pages.params import is_safe_id
+from server.pages.qr import qr_svg, qr_title
+from server.site.build_events import KeptEvents
+from server.site.build_exports import CHUNKED, export_body, sessions_api_body
+from server.site.build_output import Output, code_key, digest
+from server.site.build_pages import PageParts, page_parts
+from server.snapshot.conditional import Representation
+from server.snapshot.exports import EXPORT_ROUTES
+from server.snapshot.published import Feed, Published
+
+# More files of a conference from outside its snapshot (the changelog reads the store's history),
+# at these paths; they change only with a new version of the conference. They may keep parts in
+# the build's output (build_changes.py).
+Extra = Callable[[Published, Site, Output | None], Iterable[tuple[str, bytes]]]
+EXTRA_PATHS = (
+    urls.CHANGES + urls.PAGE_FILE,
+    urls.CHANGES_ATOM,
+    urls.API_CHANGES,
+    urls.json_twin(urls.API_CHANGES),
+)
+
+# Directories whose every .ics file the build owns, whether it wrote it or not (recursive?);
+# anything else in OUTDIR is left alone unless the last build wrote it.
+OWNED = (("feeds", True), ("sessions", False))
+
+# (site-relative path, key of its inputs or None to make it every time, how to make its bytes)
+Part = tuple[str, str | None, Callable[[], bytes]]
+
+
+def site_parts(
+    published: Published,
+    site: Site,
+    others: tuple[ConferenceLink, ...] = (),
+    extra: Extra | None = None,
+    history: str = "",
+    output: Output | None = None,
+) -> Iterator[Part]:
+    """Every file of one conference's site, each with the key of what it is made from."""
+    conference = published.conference
+    base = digest(code_key(), conference, site.base_url, published.base_url)
+    # Each session's key: everything its own files (download, page) are made from. One digest per
+    # session serves both files and every key listing sessions (two fewer digests a session).
+    # Made as the pages are yielded, so the first pages reach a worker before every session is
+    # digested (else the other cores idle through that part of a large build's start); complete
+    # before anything else reads them.
+    sessions: dict[str, str] = {}
+    events = KeptEvents(output, base, published, sessions) if output is not None else None
+    # Session and speaker pages first: a parallel build's workers make them (`independent`)
+    # while this process renders the feeds, instead of waiting for the feeds' QR codes alone.
+    everything = published.feed(FeedKind.ALL.value, "")
+    for session in everything.sessions if everything else ():
+        key = sessions[session.id] = digest(base, session)
+        if is_safe_id(session.id):
+            yield (
+                page_path(session) + urls.PAGE_FILE,
+                key,
+                partial(_body, session_representation, published, site, session),
+            )
+    for session in published.schedule.sessions:  # those the feeds no longer list
+        if session.id not in sessions:
+            sessions[session.id] = digest(base, session)
+    for entry in speakers(published).values():
+        speaker_feed = published.feed(FeedKind.SPEAKER.value, entry.speaker.slug)
+        yield (
+            speaker_path(entry.speaker) + urls.PAGE_FILE,
+            digest(
+                base,
+                "speaker",
+                entry.speaker,
+                [sessions[s.id] for s in entry.sessions],
+                speaker_feed.spec if speaker_feed else None,
+            ),
+            partial(_body, speaker_representation, published, site, entry),
+        )
+    for feed in published.feeds:
+        members = [sessions[s.id] for s in feed.sessions]
+        yield feed.path, digest(base, feed.spec, members), partial(_feed_body, feed)
+        url, title = site.url(feed.path), qr_title(feed)
+        yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
+    # The downloads after the feeds: each takes its event from the cache the feeds filled.
+    for session in published.schedule.sessions:
+        # Ids come from feeds.identity (hex); the check guards the file system all the same.
+        if is_safe_id(session.id):
+            yield (
+                urls.session_download(session.id),
+                sessions[session.id],
+                partial(_body, published.session_download, session),
+            )
+    # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).
+    parts = PageParts(output, base, published, site, sessions)
+    yield from page_parts(published, site, others, parts)
+    # The feeds' list shows each feed's name, links and number of events, not the sessions.
+    for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
+        yield path, digest(base, "feeds", parts.feeds), parts.feeds_api
+    # Each page of a kind too long to list on the schedule pages shows only that kind's feeds.
+    for kind, path in feed_index_paths(published):
+        yield (
+            path,
+            parts.feed_index_key(kind),
+            partial(_body, feed_index_representation, published, site, kind),
+        )
+    # The documents listing every session (sessions API, exports): one key.
+    whole = digest(base, "sessions", sorted(sessions.values()))
+    for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):
+        yield path, whole, partial(sessions_api_body, published, site, output, base, sessions)
+    for route, name in EXPORT_ROUTES.items():
+        # schedule.xml / schedule.json for conference apps, as the server answers them, joined
+        # from a kept part per day (build_exports.py).
+        yield route.lstrip("/"), whole, partial(export_body, published, site, CHUNKED[name], output, base, sessions)
+    yield urls.SERVICE_WORKER, base, partial(_body, service_worker)
+    for path, body in static_files():
+        yield path, base, partial(_same, body)
+    if extra is not None:
+        # From the store's history, not the snapshot: keyed by the conference's latest version
+        # and when it was recorded (`history`).
+        files = _Once(partial(extra, published, site, output))
+        for path in EXTRA_PATHS:
+            yield path, digest(base, "history", history), partial(files.body, path)
+    if events is not None:
+        events.save()  # every file of the conference is made: its events are all rendered by now
+
+
+class _Once:
+    """The extra files of a conference, made when the first of them is needed."""
+
+    def __init__(self, make: Callable[[], Iterable[tuple[str, bytes]]]) -> None:
+        self._make = make
+        self._files: dict[str, bytes] | None = None
+
+    def body(self, path: str) -> bytes:
+        if self._files is None:
+            self._files = dict(self._make())
+        return self._files[path]
+
+
+def _body(make: Callable[..., Representation], *args: object) -> bytes:
+    return make(*args).body
+
+
+def _feed_body(feed: Feed) -> bytes:
+    return feed.representation.body
+
+
+def _same(body: bytes) -> bytes:
+    return body
+
+
+def independent(path: str) -> bool:
+    """Whether the file at this site-relative path is made from the snapshot alone, keeps no
+    part and is joined into no other file, so a worker process may make it (build_workers.py):
+    a session's download and page, a speaker's page, a QR code. (A session's download takes its
+    event from the snapshot's cache, which the feeds made before it filled: a worker forked
+    since has it too, and the build's process keeps the events for the next build.)"""
+    return path.startswith(_INDEPENDENT)
+
+
+_INDEPENDENT = ("qr/", "speakers/", "sessions/")

@@ -1,0 +1,1 @@
+"""What is published for one schedule version and kept current: snapshots, their documents and caches."""

@@ -1,0 +1,204 @@
+"""Keeps the served snapshots in step with the store, without a restart, one per conference.
+
+The store's `version()` is cheap, so a background task polls it every half second (`--poll`) and, when
+it moved, asks the store which conferences changed (each has its own latest version) and builds a
+new `Published` for those only, in a worker thread; the map of snapshots is swapped in with one
+assignment, and requests in flight keep the snapshot they started with. Snapshots are built lazily
+(no feed rendered) and swapped in at once; `warm()` then renders their feeds in a worker thread,
+while requests are already answered (a feed asked for first is rendered for its request, also in
+a worker thread: server.snapshot.feed_renders). So a 10,000-session conference is served a second after
+start and after each ingest. A conference's snapshot is never rebuilt for another
+conference's ingest, so nothing it serves changes (ETags included). A snapshot is also rebuilt now and then without a change, because dropping cancelled sessions
+after their grace period depends on the clock (unchanged feeds keep their bytes either way).
+
+The *default* conference, served at the root paths as well as under its own base, is the one
+`serve --default` names, else the one ingested first (`Store.default_conference`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+import anyio
+import anyio.to_thread
+
+from feeds.model import Schedule
+from server.errors import ServerError
+from server.links import calendar_base
+from server.snapshot.published import Published
+from server.store.changes import VersionChanges
+from server.store.report import ConferenceSummary
+
+log = logging.getLogger("confcal.serve")
+
+REBUILD_AFTER = timedelta(hours=1)
+
+
+class ScheduleStore(Protocol):
+    """What the server needs of server.store.Store."""
+
+    def live(self, conference: str | None = None) -> Schedule | None: ...
+
+    def live_since(self, previous: Schedule, since: int) -> Schedule | None: ...
+
+    def version(self) -> int: ...
+
+    def conferences(self) -> tuple[ConferenceSummary, ...]: ...
+
+    def changelog(self, conference: str) -> tuple[VersionChanges, ...]: ...  # server/pages/changes.py
+
+
+class NothingPublished(ServerError):
+    """The store holds no schedule yet, or not the default one (answered 503)."""
+
+
+class NoSuchConference(ServerError):
+    """A `/c/{slug}/...` path names a conference the store does not hold (answered 404)."""
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Served:
+    """What the server publishes at one moment: a snapshot per conference, the store's list of
+    conferences (for `/api/conferences` and the page's links to the others), and the default."""
+
+    snapshots: Mapping[str, Published]
+    summaries: tuple[ConferenceSummary, ...] = ()
+    default: str | None = None
+
+
+class Live:
+    """The current snapshots for a store; `refresh()` is thread-safe and idempotent."""
+
+    def __init__(
+        self,
+        store: ScheduleStore,
+        *,
+        base_url: str | None = None,
+        default: str | None = None,
+        seed: Callable[[], None] | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        rebuild_after: timedelta = REBUILD_AFTER,
+    ) -> None:
+        self.store = store
+        self.base_url = base_url
+        self._default = default
+        self._seed = seed
+        self._clock = clock
+        self._rebuild_after = rebuild_after
+        self._lock = threading.Lock()
+        self._served = Served({}, default=default)
+        self._version: int | None = None
+        self._versions: dict[str, int] = {}
+        self._cold: list[Published] = []
+
+    @property
+    def served(self) -> Served:
+        return self._served
+
+    def snapshot(self, conference: str | None = None) -> Published | None:
+        """The current snapshot of `conference` (default: the default one), or None."""
+        served = self._served
+        slug = conference if conference is not None else served.default
+        return None if slug is None else served.snapshots.get(slug)
+
+    def current(self, conference: str | None = None) -> Published:
+        """The snapshot of `conference` (default: the default one), refreshing once if there is
+        none yet; NothingPublished for the default before any ingest, NoSuchConference for a slug
+        the store does not hold."""
+        found = self.snapshot(conference)
+        if found is None:
+            self.refresh()
+            found = self.snapshot(conference)
+        if found is not None:
+            return found
+        if conference is None:
+            raise NothingPublished("no schedule has been ingested yet")
+        raise NoSuchConference(f"no conference {conference!r}")
+
+    def refresh(self) -> bool:
+        """Rebuild the snapshots of conferences whose version moved (or whose snapshot is old);
+        True if any was swapped."""
+        with self._lock:
+            version = self.store.version()
+            now = self._clock()
+            old = self._served.snapshots
+            stale = any(now - p.now >= self._rebuild_after for p in old.values())
+            if version == self._version and not stale:
+                return False
+            if version == 0 and self._seed is not None:
+                self._seed()
+                version = self.store.version()
+            summaries = self.store.conferences()
+            default = self._default or (summaries[0].slug if summaries else None)
+            if default is not None and summaries and default not in {c.slug for c in summaries}:
+                # Not fatal: a source may bring it in later; the root answers 503 until then.
+                log.warning("default conference %r is not in the store yet", default)
+            snapshots = dict(old)
+            changed = False
+            for summary in summaries:
+                previous = snapshots.get(summary.slug)
+                if (
+                    previous is not None
+                    and self._versions.get(summary.slug) == summary.version
+                    and now - previous.now < self._rebuild_after
+                ):
+                    continue
+                known = self._versions.get(summary.slug)
+                # Only the rows later versions wrote are read; unchanged sessions stay the objects
+                # the previous snapshot holds (server.store.Store.live_since).
+                schedule = (
+                    self.store.live_since(previous.schedule, known)
+                    if previous is not None and known is not None
+                    else self.store.live(summary.slug)
+                )
+                if schedule is None:
+                    continue
+                published = Published(
+                    schedule,
+                    now=now,
+                    base_url=calendar_base(self.base_url, summary.slug, default),
+                    previous=previous,
+                    lazy=True,
+                )
+                snapshots[summary.slug] = published
+                self._cold.append(published)
+                self._versions[summary.slug] = summary.version
+                changed = True
+                log.info(
+                    "published %s version %s: %d sessions",
+                    summary.slug,
+                    summary.version,
+                    len(schedule.sessions),
+                )
+            self._served = Served(snapshots, summaries, default)
+            self._version = version
+            return changed
+
+    def warm(self) -> None:
+        """Render the feeds of the snapshots `refresh` swapped in since the last call."""
+        with self._lock:
+            cold, self._cold = self._cold, []
+        for published in cold:
+            published.warm()
+
+    async def watch(self, interval: float) -> None:
+        """Poll forever (until cancelled); a failing poll is logged and retried, never fatal."""
+        while True:
+            try:
+                await anyio.to_thread.run_sync(self.warm)
+            except Exception:  # a bug in rendering one feed must not stop the polling
+                log.exception("rendering the published feeds failed; they render on request")
+            await anyio.sleep(interval)
+            try:
+                await anyio.to_thread.run_sync(self.refresh)
+            except Exception:  # a store hiccup must not stop the server from serving what it has
+                log.exception("refreshing the published schedule failed; keeping the current one")

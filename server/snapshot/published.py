@@ -1,0 +1,282 @@
+"""An immutable snapshot of everything the server publishes for one revision of the schedule.
+
+A `Published` is built from a `Schedule` off the request path (at start-up and whenever the store
+changes) and then only read. It shares one `EventCache` with the snapshot before it, so a VEVENT is
+rendered once per session revision, and it takes over the previous snapshot's representation of any
+feed whose content is unchanged: that feed keeps its exact bytes, ETag and gzip variant.
+
+A `lazy` snapshot renders no feed up front: each catalogue feed is rendered on first use and kept,
+and `warm()` renders the ones not used yet, the whole conference's first. The server builds its
+snapshots lazily and warms them after swapping them in, so it answers as soon as the schedule is
+read (the thousands of feeds of a large conference take seconds to render); a lazy
+snapshot takes over the previous one's feed objects whose sessions are the same, compared by
+identity first (server.store.Store.live_since keeps unchanged sessions as the same objects)
+rather than by hashing every session of every feed. The bytes, and so the ETags, do not depend on
+when a feed is rendered, in which process, or after how many restarts.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import replace
+from datetime import datetime
+from functools import partial
+from typing import TypeVar, cast
+
+from feeds import urls
+from feeds.catalogue import FeedSpec, catalogue, partition
+from feeds.ical import EventCache, render_calendar, render_session
+from feeds.model import Conference, Schedule, Session
+from feeds.query import FeedQuery, feed_title, select
+from feeds.slug import slugify
+from server.snapshot.conditional import CALENDAR, Representation
+
+# Filtered feeds (?track=…&level=…) are rendered on demand; keep the recent ones.
+_FILTERED_KEEP = 256
+# Per-base-URL documents (API, index): a base URL comes from the Host header unless configured,
+# so bound the memo against a client inventing hosts.
+_MEMO_KEEP = 64
+# Personal feeds by content: a few thousand attendees' sets (tens of KiB each, gzip included).
+_PERSONAL_KEEP = 2048
+
+T = TypeVar("T")
+
+# The alarm (minutes, or None) is part of a calendar's content: `?alarm=` variants never share
+# a representation with the plain feed.
+_ContentKey = tuple[Conference, str, tuple[Session, ...], int | None]
+
+
+class Feed:
+    """A catalogue feed; its calendar is made by `make` on first use (at once unless the snapshot
+    is `lazy`) and kept. Each feed has its own lock, so however many threads ask for a feed at
+    once it is rendered once (`renders` counts them), and a feed being rendered (all.ics of a
+    large conference takes half a second) holds up no other feed; functools.cached_property
+    took one lock for every feed of every snapshot in Python 3.11, and none from 3.12 on."""
+
+    __slots__ = ("_lock", "_representation", "make", "path", "renders", "sessions", "spec")
+
+    def __init__(
+        self, spec: FeedSpec, path: str, sessions: tuple[Session, ...], make: Callable[[], Representation]
+    ) -> None:
+        self.spec = spec
+        self.path = path
+        self.sessions = sessions
+        self.make = make
+        self.renders = 0
+        self._representation: Representation | None = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Feed({self.spec!r}, {self.path!r}, {len(self.sessions)} sessions)"
+
+    @property
+    def representation(self) -> Representation:
+        """The feed as served, made by the first caller (blocking: on the event loop only once
+        `rendered`; server.snapshot.feed_renders renders it in a worker thread)."""
+        rep = self._representation
+        if rep is None:
+            with self._lock:
+                rep = self._representation
+                if rep is None:
+                    rep = self._representation = self.make()
+                    self.renders += 1
+        return rep
+
+    @property
+    def rendered(self) -> bool:
+        return self._representation is not None
+
+
+class Published:
+    """Every catalogue feed (rendered, or made on first use when `lazy`), plus memoized on-demand
+    documents; safe to share across threads."""
+
+    _feeds_by_name: dict[tuple[str, str], Feed]
+
+    def __init__(
+        self,
+        schedule: Schedule,
+        *,
+        now: datetime,
+        base_url: str | None = None,
+        cache: EventCache | None = None,
+        previous: Published | None = None,
+        lazy: bool = False,
+    ) -> None:
+        self.schedule = schedule
+        self.now = now
+        self.base_url = base_url
+        self.cache: EventCache = cache if cache is not None else (previous.cache if previous else EventCache())
+        inherited = previous._by_content if previous is not None and previous.base_url == base_url else {}
+        self._by_content: dict[_ContentKey, Representation] = {}
+        same_content = (
+            previous is not None and previous.base_url == base_url and previous.conference == schedule.conference
+        )
+        held = previous._feeds_by_name if lazy and previous is not None and same_content else {}
+        # One pass over the sessions for every feed's members (not one select per feed).
+        members = partition(schedule, now=now)
+        feeds = [
+            self._feed(spec, tuple(members.get((spec.kind, spec.slug), ())), inherited, held, lazy)
+            for spec in catalogue(schedule)
+        ]
+        self.feeds: tuple[Feed, ...] = tuple(feeds)
+        self._feeds_by_name = {(f.spec.kind.value, f.spec.slug): f for f in feeds}
+        self._sessions = {s.id: s for s in schedule.sessions}
+        self._lock = threading.Lock()
+        self._filtered: OrderedDict[FeedQuery, Representation] = OrderedDict()
+        self._memo: OrderedDict[Hashable, object] = OrderedDict()
+        self._personal: OrderedDict[Hashable, Representation] = OrderedDict()
+        self._downloads: dict[str, Representation] = {}
+
+    @property
+    def conference(self) -> Conference:
+        return self.schedule.conference
+
+    def _feed(
+        self,
+        spec: FeedSpec,
+        sessions: tuple[Session, ...],
+        inherited: dict[_ContentKey, Representation],
+        held: dict[tuple[str, str], Feed],
+        lazy: bool,
+    ) -> Feed:
+        title = feed_title(self.conference, spec)
+        if lazy:
+            # `confcal build` renders only the feeds whose content its record does not know; the
+            # server renders them after the snapshot is swapped in (`warm`). The same conference,
+            # base URL, spec and sessions as a feed held before: the same bytes, rendered or not.
+            same = held.get((spec.kind.value, spec.slug))
+            if same is not None and same.spec == spec and same.sessions == sessions:
+                return same
+            # The maker holds what the bytes depend on, never this snapshot: a feed taken over by
+            # later snapshots must not keep this one (and its memoized documents) alive.
+            make = partial(_render, self.conference, self.base_url, self.cache, title, sessions, None)
+            return Feed(spec, urls.feed(spec), sessions, make)
+        rep = self._calendar(title, sessions, inherited)
+        return Feed(spec, urls.feed(spec), sessions, partial(_same, rep))
+
+    def warm(self) -> None:
+        """Render every catalogue feed not rendered yet, the whole conference's first (the
+        server calls this in a worker thread once the snapshot is being served)."""
+        for feed in self.feeds:
+            _ = feed.representation
+
+    def _calendar(
+        self,
+        title: str,
+        sessions: tuple[Session, ...],
+        inherited: dict[_ContentKey, Representation],
+        *,
+        remember: bool = True,
+        alarm: int | None = None,
+    ) -> Representation:
+        """The calendar of `sessions`, reusing an equal one already rendered; `remember=False`
+        (filtered feeds, unbounded in number) keeps it out of what the next snapshot inherits."""
+        key: _ContentKey = (self.conference, title, sessions, alarm)
+        rep = self._by_content.get(key) or inherited.get(key)
+        if rep is None:
+            rep = _render(self.conference, self.base_url, self.cache, title, sessions, alarm)
+        if remember:
+            self._by_content[key] = rep
+        return rep
+
+    def feed(self, kind: str, slug: str = "") -> Feed | None:
+        """The catalogue feed of `kind` ("all", "track", ...) and `slug` ("" for "all")."""
+        return self._feeds_by_name.get((kind, slug))
+
+    def filtered(self, feed: Feed, items: list[tuple[str, str]]) -> Representation:
+        """`feed` narrowed by query parameters, with a reminder per event for `alarm=`; raises
+        feeds.errors.FilterError for unknown parameters and AlarmError for a bad alarm."""
+        query = FeedQuery.from_params(items).for_spec(feed.spec)
+        key = query  # frozen, so hashable; equal filters share one rendering
+        with self._lock:
+            found = self._filtered.get(key)
+            if found is not None:
+                self._filtered.move_to_end(key)
+                return found
+        if replace(query, alarm=None) == FeedQuery().for_spec(feed.spec):
+            # Only a reminder asked for: the feed's own sessions and title.
+            sessions, title = feed.sessions, feed_title(self.conference, feed.spec)
+        else:
+            sessions = tuple(select(self.schedule, query, now=self.now))
+            title = feed_title(self.conference, query, schedule=self.schedule)
+        rep = self._calendar(title, sessions, {}, remember=False, alarm=query.alarm)
+        with self._lock:
+            self._filtered[key] = rep
+            while len(self._filtered) > _FILTERED_KEEP:
+                self._filtered.popitem(last=False)
+        return rep
+
+    def session(self, session_id: str) -> Session | None:
+        return self._sessions.get(session_id)
+
+    def session_download(self, session: Session) -> Representation:
+        """One VEVENT as an attachment, with the same UID as in the feeds (feeds.ical.uid)."""
+        with self._lock:
+            found = self._downloads.get(session.id)
+        if found is not None:
+            return found
+        filename = f"{slugify(session.title)}.ics"
+        rep = Representation(
+            render_session(self.conference, session, base_url=self.base_url, cache=self.cache),
+            CALENDAR,
+            last_modified([session]),
+            (("content-disposition", f'attachment; filename="{filename}"'),),
+        )
+        with self._lock:
+            # Bounded by the number of sessions in this snapshot.
+            self._downloads[session.id] = rep
+        return rep
+
+    def memo(self, key: Hashable, make: Callable[[], T]) -> T:
+        """`make()` once per key for this snapshot (bounded); used for per-base-URL documents."""
+        with self._lock:
+            if key in self._memo:
+                self._memo.move_to_end(key)
+                return cast(T, self._memo[key])
+        value = make()
+        with self._lock:
+            self._memo[key] = value
+            while len(self._memo) > _MEMO_KEEP:
+                self._memo.popitem(last=False)
+        return value
+
+    def personal(self, key: Hashable) -> Representation | None:
+        """The personal feed remembered under `key` (its content: the picked ids, the set's
+        change time, the variant), so its bytes, ETag and gzip are made once, not per request."""
+        with self._lock:
+            found = self._personal.get(key)
+            if found is not None:
+                self._personal.move_to_end(key)
+            return found
+
+    def remember_personal(self, key: Hashable, rep: Representation) -> Representation:
+        with self._lock:
+            self._personal[key] = rep
+            while len(self._personal) > _PERSONAL_KEEP:
+                self._personal.popitem(last=False)
+        return rep
+
+
+def _render(
+    conference: Conference,
+    base_url: str | None,
+    cache: EventCache,
+    title: str,
+    sessions: tuple[Session, ...],
+    alarm: int | None,
+) -> Representation:
+    body = render_calendar(conference, list(sessions), title=title, base_url=base_url, cache=cache, alarm=alarm)
+    return Representation(body, CALENDAR, last_modified(sessions))
+
+
+def _same(rep: Representation) -> Representation:
+    return rep
+
+
+def last_modified(sessions: Iterable[Session]) -> datetime | None:
+    """The newest `modified` among the sessions: a content date, stable across restarts."""
+    stamps = [s.modified for s in sessions if s.modified is not None]
+    return max(stamps) if stamps else None

@@ -1,0 +1,1 @@
+"""The Starlette app `confcal serve` runs: routes, middleware and the JSON APIs."""

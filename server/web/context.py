@@ -1,0 +1,48 @@
+"""The one context the web app holds on `app.state.context`: the pages' `RouteContext` and what
+the feeds, picks, CalDAV and operations routes need besides. `app_context(request)` gives it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from starlette.requests import Request
+
+from server.pages.context import RouteContext
+from server.snapshot.feed_renders import FeedRenders
+from server.snapshot.live import utc_now
+from server.snapshot.pick_cache import PickCache
+from server.store.caldav_targets import CaldavTargets
+from server.store.picks import PickStore
+from server.web.calendars import Calendars
+from server.web.pick_upkeep import PickUpkeep
+from server.web.ratelimit import TokenBuckets
+from server.web.sync_requests import SyncRequests
+
+
+@dataclass(frozen=True, kw_only=True)
+class AppContext(RouteContext):
+    """`renders`: feeds a request gets to before the warm-up, rendered in a worker thread once
+    each. `recent_picks`: the pick sets read or written, shared by the picks routes and the feed
+    fast path. `caldav_targets`, `calendars`: the calendars synced with pick sets, beside the
+    picks. `sync`: how an attach or a picks change asks for a CalDAV sync. `creations`: the
+    pick-set creation rate. `collectors`: what `/metrics` reads besides the request counts."""
+
+    picks: PickStore
+    upkeep: PickUpkeep
+    creations: TokenBuckets
+    recent_picks: PickCache
+    renders: FeedRenders
+    caldav_targets: CaldavTargets
+    calendars: Calendars
+    sync: SyncRequests
+    clock: Callable[[], datetime] = utc_now
+    collectors: tuple[Any, ...] = ()
+
+
+def app_context(request: Request) -> AppContext:
+    """The context of the app serving `request`."""
+    context: AppContext = request.app.state.context
+    return context

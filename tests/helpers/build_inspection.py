@@ -1,0 +1,38 @@
+"""What the tests read of a build and of the feed renders that the code that runs never asks for:
+the paths of the files a build wrote, every file of a site made in one go, the renders in
+progress."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from server.links import Site
+from server.site.build_output import Output
+from server.site.site_build import site_parts
+from server.snapshot.feed_renders import FeedRenders
+from server.snapshot.published import Published
+
+
+class PathsOutput(Output):
+    @property
+    def changed(self) -> list[Path]:
+        """The files this build wrote (new, or with other bytes than before)."""
+        return [self.root / relative for relative in self.written]
+
+
+def site_files(published: Published, site: Site) -> Iterator[tuple[str, bytes]]:
+    """(site-relative path, bytes) of every file of one conference's site."""
+    for path, _, make in site_parts(published, site):
+        yield path, make()
+
+
+def in_progress(renders: FeedRenders) -> int:
+    """How many feeds `renders` is rendering now."""
+    return len(renders._pending)
+
+
+class CountedRenders(FeedRenders):
+    @property
+    def in_progress(self) -> int:
+        return in_progress(self)

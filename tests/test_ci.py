@@ -1,0 +1,45 @@
+"""CI runs the README's test command, and nothing installed beforehand can stand in for it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def readme_test_command() -> str:
+    """The one command of the README's Quick start that runs the suite."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick_start = readme.partition("\n## Quick start\n")[2].partition("\n## ")[0]
+    blocks = re.findall(r"```sh\n(.*?)```", quick_start, re.S)
+    commands = [line for block in blocks for line in block.splitlines() if "python -m pytest" in line]
+    assert len(commands) == 1, commands
+    return commands[0]
+
+
+def test_ci_runs_the_readme_test_command_exactly() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+    assert ci[-1] == readme_test_command()
+
+
+def test_ci_runs_in_a_virtual_environment_of_its_own() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+    made = [i for i, line in enumerate(ci) if re.fullmatch(r'python3 -m venv "\$work/venv"', line)]
+    activated = [i for i, line in enumerate(ci) if line == '. "$work/venv/bin/activate"']
+    assert made and activated and made[0] < activated[0] < len(ci) - 1
+    assert "--system-site-packages" not in "\n".join(ci)
+
+
+def test_the_test_command_installs_the_lock() -> None:
+    assert readme_test_command().startswith("pip install -r requirements/test.txt -e . ")
+
+
+def test_the_lock_pins_every_package_it_names() -> None:
+    lines = (ROOT / "requirements" / "test.txt").read_text(encoding="utf-8").splitlines()
+    requirements = [line for line in lines if line and not line.startswith((" ", "#"))]
+
+    assert [line for line in requirements if "==" not in line] == []
+    assert {line.split("==")[0] for line in requirements} >= {"pytest", "icalendar", "starlette", "pytest-xdist"}
