@@ -9,7 +9,7 @@ Two forms of each address live here side by side, so they cannot drift apart:
   `picks_api.py` route, relative to the same base.
 
 A conference's base is `c/{slug}/` under the site root, and the default conference is also
-served at the root itself (README, "URL scheme"): every route template is mounted twice, once
+served at the root itself (docs/attendees.md, "The URL scheme"): every route template is mounted twice, once
 at `/` and once under `/c/{conference}`. The paths are pure strings, so the module lives in
 `feeds/`: the session link inside calendars and exports (`feeds.ical.event.session_url`) is the
 card's anchor (`session_anchor`) on the conference's page, whose URL `links.calendar_base` gives.

@@ -2,7 +2,7 @@
 the environment or a TOML file, in that order of precedence, then the built-in default.
 
 Every setting is one `Setting` row in `SETTINGS`: its TOML key (the option's name with
-underscores), its environment variable and its flag. The README's configuration table lists the
+underscores), its environment variable and its flag. The configuration table (docs/configuration.md) lists the
 same rows; a test keeps the two in step. Values from the environment and the file are checked by
 the same functions as the flags, so a bad `CONFCAL_PORT` is the same one-line error as a bad
 `--port`, naming where it came from.
@@ -44,7 +44,7 @@ class Setting:
     kind: str = "value"  # "value", "list" (repeatable flag; comma-separated env) or "bool"
     help: str = ""
     metavar: str | None = None
-    shown_default: str | None = None  # for help and the README when `default` says too little
+    shown_default: str | None = None  # for help and docs/configuration.md when `default` says too little
     no_flag: str | None = None  # "bool" settings: the flag that turns it off (--no-jobs)
 
     def default_text(self) -> str:
@@ -149,7 +149,7 @@ def add_options(parser: argparse.ArgumentParser, settings: Sequence[Setting]) ->
 
 
 def markdown_table(settings: Sequence[Setting]) -> str:
-    """The README's table of these settings."""
+    """The table of these settings in docs/configuration.md."""
     lines = ["| TOML key | environment | flag | default | what |", "|---|---|---|---|---|"]
     for s in settings:
         flag = f"`{s.flag}`" + (f" / `{s.no_flag}`" if s.no_flag else "")

@@ -2,7 +2,7 @@
 
 `new-key` prints a fresh Fernet key (for CONFCAL_SECRET_KEY or a key file). `rotate-key`
 re-encrypts every stored password with the first configured key; run it after putting a new key
-first in the list, then the old key can be dropped (README, "Keys and rotation"). Neither prints a
+first in the list, then the old key can be dropped (docs/security.md, "Rotating the key"). Neither prints a
 password; rotate-key prints how many it re-encrypted.
 """
 

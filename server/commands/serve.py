@@ -1,7 +1,7 @@
 """`confcal serve`: the subscription server (Starlette on granian) for the schedules in the store.
 
-Every setting can also come from the environment or a TOML file (`--config`; the README's
-configuration table lists them all). `--workers N` starts N server processes on one port, each
+Every setting can also come from the environment or a TOML file (`--config`; docs/configuration.md
+lists them all). `--workers N` starts N server processes on one port, each
 building its own app from the same settings (server.web.factory); they share only the store.
 What must happen once per serve happens here, in the process that starts them, before they
 start: the demo seed and the background jobs (refreshing `confcal source` sources, syncing
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
 
 def serve_http(args: argparse.Namespace) -> None:
     """The app on granian, `--workers` processes, until SIGINT or SIGTERM. granian by measurement
-    (bench/asgi_servers.py, README "ASGI server"): with its HTTP in Rust threads it answers more
+    (bench/asgi_servers.py, docs/architecture.md, "Why granian"): with its HTTP in Rust threads it answers more
     requests a second than uvicorn with uvloop and httptools, whose Python protocol code runs
     on the app's one thread."""
     from granian import Granian

@@ -286,5 +286,5 @@ WORKER = (
     LOG_LEVEL,
 )
 
-# The README's table: every setting once, in this order.
+# docs/configuration.md's table: every setting once, in this order.
 ALL = (*SERVE, WORKER[1])

@@ -5,7 +5,7 @@ For more than one machine: put the store on PostgreSQL (`--db postgresql+psycopg
 database; they share one queue, each source is refreshed and each attached calendar synced by
 one process at a time, and at most --per-host syncs run against one calendar server across all
 of them. SIGTERM stops it after the jobs in hand; SIGINT (Ctrl-C) at once. Settings as for
-`serve`: flags, the environment or a TOML file (the README's configuration table).
+`serve`: flags, the environment or a TOML file (docs/configuration.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The job queue: Huey, kept in the store's own database (see the README for why Huey).
+"""The job queue: Huey, kept in the store's own database (docs/architecture.md, "Why Huey").
 
 On SQLite (the default) the queue's tables sit in the store's file, so one machine runs nothing
 more than `confcal serve`; on PostgreSQL every `confcal serve` and `confcal worker` sharing the

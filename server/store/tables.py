@@ -2,7 +2,7 @@
 
 This is the schema the code reads and writes; the database gets it through the Alembic revisions
 in server/store/migrations/versions/ (server.store.schema applies them). A change here needs a new
-revision there: see "Changing the schema" in the README.
+revision there: see "Changing the schema" in docs/architecture.md.
 
 Everything is keyed by conference slug so several conferences can share one store. Every instant
 is an `Instant` column (below): aware UTC in Python on both databases. Speakers are a JSON column

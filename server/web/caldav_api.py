@@ -118,7 +118,7 @@ async def attach(request: Request) -> Response:
     except CalendarTaken as exc:
         return error_reply(str(exc), 409)
     except SecretError as exc:
-        # The operator's to fix (README, "Stored passwords"); the attendee can only wait.
+        # The operator's to fix (docs/security.md, "Stored passwords"); the attendee can only wait.
         return json_reply(
             {"error": f"this server cannot store calendar passwords: {exc}"},
             503,

@@ -172,15 +172,19 @@ async def create(request: Request) -> Response:
         published, ids = await _parsed(request, context)
     except BodyError as exc:
         return body_error(exc)
-    client = request.client.host if request.client else None
-    wait = context.creations.take(client_key(client), time.monotonic())
+    client = client_key(request.client.host if request.client else None)
+    wait = context.creations.take(client, time.monotonic())
     if wait is not None:
         return json_reply(
             {"error": f"too many pick sets created from your address; try again in {wait:.0f} s"},
             429,
             **{"retry-after": f"{wait:.0f}"},
         )
-    pickset = await anyio.to_thread.run_sync(context.picks.create, published.conference.slug, ids)
+    try:
+        pickset = await anyio.to_thread.run_sync(context.picks.create, published.conference.slug, ids)
+    except BaseException:
+        context.creations.give_back(client, time.monotonic())
+        raise
     context.recent_picks.keep(pickset)
     site = context.site(request)
     location = site.path(urls.pick_set(pickset.token))

@@ -2,8 +2,8 @@
 
 Each client starts with `burst` creations and earns one more every `3600 / per_hour` seconds, up
 to `burst` again; a creation with an empty bucket is answered 429 with Retry-After (RFC 6585
-§4) saying when the next one is earned. Reading and replacing a set are not limited: they
-create nothing.
+§4) saying when the next one is earned. A creation that fails gives its token back. Reading and
+replacing a set are not limited: they create nothing.
 
 The client is the address the connection came from; `confcal serve --trusted-proxy` makes the
 ASGI server take it from X-Forwarded-For when, and only when, the connection comes from one of
@@ -75,6 +75,12 @@ class TokenBuckets:
             return None
         wait = (1.0 - tokens) * self.rate.seconds_per_token
         return float(max(1, math.ceil(wait)))
+
+    def give_back(self, key: str, now: float) -> None:
+        """Return the token a creation took when it failed (a locked or full store): only what
+        was created counts, or an outage would leave every client refused once it ends."""
+        tokens = self._level(key, now)
+        self._buckets[key] = (min(float(self.rate.burst), tokens + 1.0), now)
 
     def _level(self, key: str, now: float) -> float:
         found = self._buckets.get(key)
