@@ -14,6 +14,7 @@ from feeds.ical.alarm import build_alarm
 from feeds.ical.contentline import ensure_folded
 from feeds.ical.text import Categories, Text, clean_text
 from feeds.ical.writer import vevent, writes_tzid
+from feeds.links import web_link
 from feeds.model import Conference, Session
 
 # DTSTAMP when a session does not say when its content last changed. A fixed instant rather
@@ -35,10 +36,10 @@ def session_anchor(session_id: str) -> str:
 
 def session_url(session: Session, base_url: str | None) -> str | None:
     """The session's card on our schedule page when we know where we are deployed (`base_url`
-    is the conference's page), else the source's link."""
+    is the conference's page), else the source's link if it is an http(s) one (feeds.links)."""
     if base_url:
         return f"{base_url.rstrip('/')}/#{session_anchor(session.id)}"
-    return session.url
+    return web_link(session.url)
 
 
 def location(conference: Conference, session: Session) -> str:

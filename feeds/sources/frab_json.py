@@ -19,6 +19,7 @@ from datetime import date, datetime, time
 from typing import Any
 
 from feeds.errors import NotASchedule, SourceError
+from feeds.links import web_link
 from feeds.sources import register
 from feeds.sources.documents import Document
 from feeds.sources.frab_common import (
@@ -172,14 +173,14 @@ def _person(value: Any) -> Person | None:
 
 
 def _url(event: dict[str, Any]) -> str | None:
-    own = _str(event.get("url"))
-    if own and own.startswith(("http://", "https://")):
-        return own
-    for link in event.get("links") or ():
-        href = _str(link.get("url") or link.get("href")) if isinstance(link, dict) else None
-        if href and href.startswith(("http://", "https://")):
-            return href
-    return None
+    """The event's own url, else its first link's, the first that is an http(s) link; with none,
+    the first given, which the merge drops with a warning naming it (feeds.links)."""
+    links = [
+        _str(link.get("url") or link.get("href")) if isinstance(link, dict) else None
+        for link in event.get("links") or ()
+    ]
+    given = [u for u in (_str(event.get("url")), *links) if u]
+    return next((u for u in given if web_link(u)), given[0] if given else None)
 
 
 def _record(source: str, room: str, event: dict[str, Any], start: datetime, zone: str | None) -> SessionRecord:

@@ -24,6 +24,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from feeds.errors import NotASchedule, SourceError
+from feeds.links import web_link
 from feeds.sources import register
 from feeds.sources.documents import Document
 from feeds.sources.frab_common import (
@@ -95,14 +96,14 @@ def _text(element: Element, tag: str) -> str | None:
 
 
 def _url(event: Element) -> str | None:
-    own = _text(event, "url")
-    if own and own.startswith(("http://", "https://")):
-        return own
-    for link in event.iterfind("links/link"):
-        href = (link.get("href") or "").strip()
-        if href.startswith(("http://", "https://")):
-            return href
-    return None
+    """The event's own <url>, else its first <link href>, the first that is an http(s) link; with
+    none, the first given, which the merge drops with a warning naming it (feeds.links)."""
+    given = [
+        u
+        for u in (_text(event, "url"), *((link.get("href") or "").strip() for link in event.iterfind("links/link")))
+        if u
+    ]
+    return next((u for u in given if web_link(u)), given[0] if given else None)
 
 
 class FrabXmlReader:
