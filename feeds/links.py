@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import re
 
-WEB_SCHEMES = ("http", "https")
-
 # scheme "://" host from the first character: the scheme case-insensitive (RFC 3986 §3.1), a host
 # present. No control character anywhere: browsers drop tabs and newlines from a URL before they
 # read its scheme ("java\tscript:" is a script there), and no URL of a real page has one. A space

@@ -110,7 +110,8 @@ def _follow(
 
 def _login(credentials: Credentials | None, url: httpx.URL) -> tuple[dict[str, str], tuple[str, str] | None]:
     """The request's extra headers and Basic auth: the credentials', when `url` is one of their
-    origins; none for any other (None leaves httpx to a URL's own userinfo, as before)."""
+    origins; none for any other (auth None: httpx uses the URL's own userinfo, if it has any, as
+    a one-off `confcal ingest` of such a URL does)."""
     if credentials is None or Credentials.origin(str(url)) not in credentials.origins:
         return {}, None
     auth = None if credentials.username is None else (credentials.username, credentials.password)
