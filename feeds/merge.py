@@ -8,6 +8,8 @@
   page reader joins list and detail pages), and two records never collapse here.
 - A speaker is one person across sessions and sources (feeds.people); the first spelling seen wins.
 - Provisional session ids come from feeds.identity, the one place that computes ids.
+- Only http(s) links are kept (feeds.web_links): any other link a source gives (`javascript:`, `data:`,
+  `file:`, a relative path) is dropped with a warning naming its file, line and field.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Sta
 from feeds.people import unify
 from feeds.slug import fold, slugify, unique_slugs
 from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
+from feeds.web_links import web_link
 from feeds.zones import load_zone, resolve_wall
 
 
@@ -74,7 +77,7 @@ def merge(
     """One schedule of every batch's records (see the module docstring). `slug` names the conference
     in the store and in URLs (default: from its name); it is also the name when no source states one."""
     zone = conference_zone(batches, tz)
-    warnings = tuple(w for b in batches for w in b.warnings)
+    dropped: list[SourceWarning] = []
     records = [r for b in batches for r in b.sessions]
     if not records:
         where = ", ".join(_where(b) for b in batches)
@@ -102,7 +105,7 @@ def merge(
                 description=record.description,
                 speakers=_speakers(record, people),
                 slides=record.slides,
-                url=record.url,
+                url=_link(record, dropped),
                 status=Status.CANCELLED if record.cancelled else Status.CONFIRMED,
                 source_id=record.source_id,
             )
@@ -120,9 +123,31 @@ def merge(
         start_date=min(s.start.astimezone(zone).date() for s in identified),
         end_date=max(s.end.astimezone(zone).date() for s in identified),
         city=places.most_common(1)[0][0] if places else None,
-        source_url=next((b.url for b in batches if b.url), None) or source_url,
+        source_url=next((u for b in batches if (u := _conference_link(b, dropped))), None) or web_link(source_url),
     )
+    warnings = tuple(w for b in batches for w in b.warnings) + tuple(dropped)
     return Merged(Schedule(conference, identified), warnings)
+
+
+def _shown(url: str) -> str:
+    return repr(url if len(url) <= 80 else url[:77] + "...")
+
+
+def _link(record: SessionRecord, dropped: list[SourceWarning]) -> str | None:
+    """The record's URL when it is an http(s) link; any other is dropped with a warning."""
+    if record.url is None or web_link(record.url) is not None:
+        return record.url
+    note = f"{record.title}: URL field {_shown(record.url)} is not an http or https link; dropped"
+    dropped.append(SourceWarning(record.source, record.line, note))
+    return None
+
+
+def _conference_link(batch: SourceBatch, dropped: list[SourceWarning]) -> str | None:
+    if batch.url is None or web_link(batch.url) is not None:
+        return batch.url
+    note = f"the conference's URL field {_shown(batch.url)} is not an http or https link; dropped"
+    dropped.append(SourceWarning(_where(batch), None, note))
+    return None
 
 
 def _speakers(record: SessionRecord, people: dict[str, Speaker]) -> tuple[Speaker, ...]:

@@ -24,6 +24,7 @@ from feeds.exports.chunks import Chunks, DayChunk
 from feeds.exports.frab_layout import FrabDay, FrabEvent, clock, duration_text, layout, room_guid
 from feeds.ical.event import session_url
 from feeds.model import Schedule
+from feeds.web_links import web_link
 
 SCHEMA = "https://c3voc.de/schedule/schema.json"
 # The document's end after the days' list: "days" closes "conference", "schedule" and the document.
@@ -48,7 +49,8 @@ def _person(name: str, bio: str | None) -> dict[str, Any]:
 
 def _event(event: FrabEvent, base_url: str | None) -> dict[str, Any]:
     session = event.session
-    url = session.url or session_url(session, base_url) or f"urn:uuid:{event.guid}"
+    link = web_link(session.url)
+    url = link or session_url(session, base_url) or f"urn:uuid:{event.guid}"
     return {
         "guid": event.guid,
         "id": event.number,
@@ -67,7 +69,7 @@ def _event(event: FrabEvent, base_url: str | None) -> dict[str, Any]:
         "abstract": "",
         "description": session.description,
         "persons": [_person(s.name, s.bio) for s in session.speakers],
-        "links": [{"url": session.url, "title": session.title}] if session.url else [],
+        "links": [{"url": link, "title": session.title}] if link else [],
     }
 
 
@@ -92,7 +94,7 @@ class C3vocJsonExporter:
         }
         if _ZONE_NAME.match(conference.timezone):
             conf["time_zone_name"] = conference.timezone
-        if conference.source_url:
+        if web_link(conference.source_url):
             conf["url"] = conference.source_url
         conf["rooms"] = [{"name": name, "guid": room_guid(conference, name)} for name in view.rooms]
         conf["tracks"] = [{"name": track} for track in view.tracks]

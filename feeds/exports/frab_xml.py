@@ -26,6 +26,7 @@ from feeds.exports.chunks import Chunks, DayChunk
 from feeds.exports.frab_layout import FrabDay, FrabEvent, clock, duration_text, layout
 from feeds.ical.event import session_url
 from feeds.model import Schedule
+from feeds.web_links import web_link
 
 # XML 1.0 section 2.2: Char excludes C0 controls other than tab, LF and CR, surrogates, FFFE/FFFF.
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -43,7 +44,7 @@ def _add(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) ->
 
 
 def _http(url: str | None) -> str | None:
-    return url if url and url.startswith(("http://", "https://")) else None
+    return web_link(url)
 
 
 # What ET.tostring(..., xml_declaration=True) writes before the root, and the indentation

@@ -19,6 +19,7 @@ from typing import Any
 from feeds.ical import uid
 from feeds.model import Named, Schedule, Session
 from feeds.slug import fold
+from feeds.web_links import web_link
 
 FORMAT_VERSION = 1
 
@@ -45,7 +46,7 @@ def session_entry(schedule: Schedule, session: Session) -> dict[str, Any]:
         "level": _name(session.level),
         "description": session.description,
         "speakers": [dataclasses.asdict(s) for s in session.speakers],
-        "url": session.url,
+        "url": web_link(session.url),
         "slides": session.slides,
         "status": session.status.value,
         "revision": session.revision,
@@ -72,7 +73,7 @@ class NeutralJsonExporter:
                 "end": conference.end_date.isoformat(),
                 "venue": conference.venue,
                 "city": conference.city,
-                "url": conference.source_url,
+                "url": web_link(conference.source_url),
             },
             "sessions": [session_entry(schedule, s) for s in ordered],
         }

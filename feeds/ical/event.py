@@ -16,6 +16,7 @@ from feeds.ical.text import Categories, Text, clean_text
 from feeds.ical.writer import vevent, writes_tzid
 from feeds.model import Conference, Session
 from feeds.urls import session_anchor
+from feeds.web_links import web_link
 
 # DTSTAMP when a session does not say when its content last changed. A fixed instant rather
 # than "now" keeps the bytes deterministic; LAST-MODIFIED is then omitted because it is unknown.
@@ -30,10 +31,10 @@ def uid(conference: Conference, session: Session) -> str:
 
 def session_url(session: Session, base_url: str | None) -> str | None:
     """The session's card on our schedule page when we know where we are deployed (`base_url`
-    is the conference's page), else the source's link."""
+    is the conference's page), else the source's link if it is an http(s) one (feeds.web_links)."""
     if base_url:
         return f"{base_url.rstrip('/')}/#{session_anchor(session.id)}"
-    return session.url
+    return web_link(session.url)
 
 
 def location(conference: Conference, session: Session) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from feeds.outbound.addresses import Policy, Resolver, checked_addresses, refusal, system_resolver
-from feeds.outbound.fetch import Fetched, NotModified, fetch
+from feeds.outbound.fetch import Credentials, Fetched, NotModified, fetch
 from feeds.outbound.urls import MAX_BYTES, collect, is_url, redact, without_userinfo
 from feeds.outbound.validators import Validators
 
@@ -45,6 +45,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "MAX_BYTES",
+    "Credentials",
     "Fetched",
     "NotModified",
     "Policy",

@@ -3,8 +3,9 @@ counted while it streams, and conditional requests for sources fetched again (RF
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from feeds.errors import FetchError, LimitExceeded
 from feeds.outbound.addresses import Policy
@@ -23,15 +24,39 @@ class Fetched:
 
 
 @dataclass(frozen=True)
+class Credentials:
+    """What a source's own server asks for: HTTP Basic auth (RFC 7617) and/or headers such as an
+    API key. They go only to `origins` (scheme, host, port): a redirect to any other origin, or
+    from https down to http, is followed without them. repr shows no value."""
+
+    origins: frozenset[tuple[str, str, int]]
+    username: str | None = None
+    password: str = field(default="", repr=False)
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+
+    @staticmethod
+    def origin(url: str) -> tuple[str, str, int]:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        return scheme, (parts.hostname or "").lower(), parts.port or (443 if scheme == "https" else 80)
+
+
+@dataclass(frozen=True)
 class NotModified:
     """304: the stored copy is current; `validators` are the stored ones, updated by the 304."""
 
     validators: Validators
 
 
-def fetch(url: str, policy: Policy = Policy(), *, validators: Validators | None = None) -> Fetched | NotModified:
-    """GET `url` under `policy`. Every failure is a FetchError (or subclass) naming the URL with its
-    userinfo redacted."""
+def fetch(
+    url: str,
+    policy: Policy = Policy(),
+    *,
+    validators: Validators | None = None,
+    credentials: Credentials | None = None,
+) -> Fetched | NotModified:
+    """GET `url` under `policy`, with `credentials` to their own origins. Every failure is a
+    FetchError (or subclass) naming the URL with its userinfo redacted."""
     # httpx and the client load here, not with the package: every `confcal` command imports
     # feeds.outbound (redact, Validators) and most never fetch.
     import httpx
@@ -40,7 +65,7 @@ def fetch(url: str, policy: Policy = Policy(), *, validators: Validators | None 
 
     try:
         with guarded_client(policy, deadline=policy.deadline) as client:
-            return _follow(client, url, policy, validators)
+            return _follow(client, url, policy, validators, credentials)
     except (FetchError, LimitExceeded) as exc:
         raise type(exc)(exc.reason, source=redact(url)) from None
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
@@ -48,7 +73,9 @@ def fetch(url: str, policy: Policy = Policy(), *, validators: Validators | None 
         raise FetchError(f"cannot be fetched: {redact(str(exc)) or type(exc).__name__}", source=redact(url)) from None
 
 
-def _follow(client: httpx.Client, url: str, policy: Policy, validators: Validators | None) -> Fetched | NotModified:
+def _follow(
+    client: httpx.Client, url: str, policy: Policy, validators: Validators | None, credentials: Credentials | None
+) -> Fetched | NotModified:
     # identity: no decompression bomb.
     headers = {"User-Agent": "confcal", "Accept-Encoding": "identity"}
     if validators and validators.etag:
@@ -57,7 +84,8 @@ def _follow(client: httpx.Client, url: str, policy: Policy, validators: Validato
         headers["If-Modified-Since"] = validators.last_modified
     current = _checked(url, "")
     for _ in range(policy.max_redirects + 1):
-        with client.stream("GET", current, headers=headers) as response:
+        extra, auth = _login(credentials, current)
+        with client.stream("GET", current, headers={**headers, **extra}, auth=auth) as response:
             if response.is_redirect and "location" in response.headers:
                 # httpx has parsed the Location already (an invalid one is an HTTPError)
                 target = str(response.url.join(response.headers["location"]))
@@ -74,6 +102,16 @@ def _follow(client: httpx.Client, url: str, policy: Policy, validators: Validato
             body = collect(response.iter_bytes(), policy.max_bytes)
             return Fetched(redact(str(response.url)), body, _validators(response, Validators()))
     raise FetchError(f"more than {policy.max_redirects} redirects")
+
+
+def _login(credentials: Credentials | None, url: httpx.URL) -> tuple[dict[str, str], tuple[str, str] | None]:
+    """The request's extra headers and Basic auth: the credentials', when `url` is one of their
+    origins; none for any other (auth None: httpx uses the URL's own userinfo, if it has any, as
+    a one-off `confcal ingest` of such a URL does)."""
+    if credentials is None or Credentials.origin(str(url)) not in credentials.origins:
+        return {}, None
+    auth = None if credentials.username is None else (credentials.username, credentials.password)
+    return dict(credentials.headers), auth
 
 
 def _checked(url: str, prefix: str) -> httpx.URL:

@@ -86,19 +86,26 @@ def _policy(allow_private: bool, limit: int) -> outbound.Policy:
 
 
 def refresh(
-    url: str, validators: outbound.Validators | None, *, allow_private: bool = False, limit: int = MAX_BYTES
+    url: str,
+    validators: outbound.Validators | None,
+    *,
+    allow_private: bool = False,
+    limit: int = MAX_BYTES,
+    credentials: outbound.Credentials | None = None,
 ) -> Document | outbound.NotModified:
     """Fetch a URL source again, conditionally when `validators` (from the Document of the last
     fetch) are given: NotModified means the stored copy is current."""
-    result = outbound.fetch(url, _policy(allow_private, limit), validators=validators)
+    result = outbound.fetch(url, _policy(allow_private, limit), validators=validators, credentials=credentials)
     if isinstance(result, outbound.NotModified):
         return result
     name = outbound.redact(url)
     return Document(name, decode(result.body, name), url=outbound.without_userinfo(url), validators=result.validators)
 
 
-def fetch(url: str, *, allow_private: bool = False, limit: int = MAX_BYTES) -> Document:
-    document = refresh(url, None, allow_private=allow_private, limit=limit)
+def fetch(
+    url: str, *, allow_private: bool = False, limit: int = MAX_BYTES, credentials: outbound.Credentials | None = None
+) -> Document:
+    document = refresh(url, None, allow_private=allow_private, limit=limit, credentials=credentials)
     assert isinstance(document, Document)  # no validators sent, so never NotModified
     return document
 

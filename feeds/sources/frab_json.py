@@ -31,6 +31,7 @@ from feeds.sources.frab_common import (
     stated_zone,
 )
 from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
+from feeds.web_links import web_link
 
 # Recognised from the head of the text: an object whose "schedule" object names a "conference"
 # (the $schema, version and base_url keys come first in frab's and pretalx's output).
@@ -172,14 +173,14 @@ def _person(value: Any) -> Person | None:
 
 
 def _url(event: dict[str, Any]) -> str | None:
-    own = _str(event.get("url"))
-    if own and own.startswith(("http://", "https://")):
-        return own
-    for link in event.get("links") or ():
-        href = _str(link.get("url") or link.get("href")) if isinstance(link, dict) else None
-        if href and href.startswith(("http://", "https://")):
-            return href
-    return None
+    """The event's own url, else its first link's, the first that is an http(s) link; with none,
+    the first given, which the merge drops with a warning naming it (feeds.web_links)."""
+    links = [
+        _str(link.get("url") or link.get("href")) if isinstance(link, dict) else None
+        for link in event.get("links") or ()
+    ]
+    given = [u for u in (_str(event.get("url")), *links) if u]
+    return next((u for u in given if web_link(u)), given[0] if given else None)
 
 
 def _record(source: str, room: str, event: dict[str, Any], start: datetime, zone: str | None) -> SessionRecord:

@@ -37,6 +37,7 @@ from feeds.sources.frab_common import (
     stated_zone,
 )
 from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
+from feeds.web_links import web_link
 
 # The root element, after an optional declaration, comments and a DOCTYPE (whose internal subset
 # may hold the entity declarations the parser then refuses, with a message saying so).
@@ -95,14 +96,14 @@ def _text(element: Element, tag: str) -> str | None:
 
 
 def _url(event: Element) -> str | None:
-    own = _text(event, "url")
-    if own and own.startswith(("http://", "https://")):
-        return own
-    for link in event.iterfind("links/link"):
-        href = (link.get("href") or "").strip()
-        if href.startswith(("http://", "https://")):
-            return href
-    return None
+    """The event's own <url>, else its first <link href>, the first that is an http(s) link; with
+    none, the first given, which the merge drops with a warning naming it (feeds.web_links)."""
+    given = [
+        u
+        for u in (_text(event, "url"), *((link.get("href") or "").strip() for link in event.iterfind("links/link")))
+        if u
+    ]
+    return next((u for u in given if web_link(u)), given[0] if given else None)
 
 
 class FrabXmlReader:

@@ -156,7 +156,8 @@ def _session(
     title = kind = None
     title_speakers: tuple[RawSpeaker, ...] = ()
     if title_line is not None:
-        title, title_speakers = _split_title(page.text(title_line), [s.name for s in speakers])
+        title_text = " ".join(page.text(i) for i in range(title_line, opening) if page.text(i))
+        title, title_speakers = _split_title(title_text, [s.name for s in speakers])
         kind, title = L.split_kind(title)
     room = track = level = None
     slides: bool | None = None
@@ -203,16 +204,41 @@ def _session(
 
 
 def _title_line(page: _Page, opening: int, last_end: int) -> int | None:
+    """The first line of the session's title, which ends on the last non-blank line before the
+    time line. A title may run over a few adjacent lines (a stray line break, such as a lone CR,
+    inside it): they are one title when the first of them follows a slot, a day header or the
+    previous session, so a break inside a title never drops the session."""
     candidate = page.prev_nonblank(opening)
-    if candidate < 0 or candidate <= last_end:
-        return None
-    line = page.text(candidate)
-    if line.startswith(_CHROME_PREFIXES) or L.facet(line) or L.is_slot(line) or L.is_day_header(line):
+    if candidate < 0 or candidate <= last_end or not _title_text(page, candidate):
         return None
     before = page.prev_nonblank(candidate)
-    if before < 0 or L.is_slot(page.lines[before]) or L.is_day_header(page.lines[before]) or before == last_end:
+    if before < 0 or _anchors_title(page, before, last_end):
         return candidate
+    first = candidate
+    while (
+        first - before == 1 and before > last_end and candidate - first < _TITLE_LINES - 1 and _title_text(page, before)
+    ):
+        if page.time_line(before) is not None:
+            return None
+        first, before = before, page.prev_nonblank(before)
+        if before >= 0 and _anchors_title(page, before, last_end):
+            return first
     return None
+
+
+# The most lines one title may run over; more are description text, not a broken title.
+_TITLE_LINES = 4
+
+
+def _title_text(page: _Page, i: int) -> bool:
+    line = page.text(i)
+    return not (line.startswith(_CHROME_PREFIXES) or L.facet(line) or L.is_slot(line) or L.is_day_header(line))
+
+
+def _anchors_title(page: _Page, i: int, last_end: int) -> bool:
+    """Whether line `i` is what stands right before a title: a slot, a day header or the previous
+    session's last line."""
+    return L.is_slot(page.lines[i]) or L.is_day_header(page.lines[i]) or i == last_end
 
 
 def _split_title(line: str, block_names: list[str]) -> tuple[str, tuple[RawSpeaker, ...]]:

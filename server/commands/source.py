@@ -5,23 +5,34 @@ pages). `confcal serve` (or `confcal worker` processes sharing its database) ref
 its interval with conditional GET, and ingests a changed snapshot under the rules of
 `confcal ingest`; a refresh that is refused leaves the live schedule as it was, and `source list`
 shows why.
+
+A source behind a login: `--username NAME` with `--password-env VARIABLE` or `--password-file PATH`
+(HTTP Basic auth), and/or `--header-env 'Header-Name=VARIABLE'` (e.g. an API key). The secrets are
+read from the environment or the file, never from the command line (which every user of the
+machine sees in `ps`), stored encrypted like CalDAV passwords, and sent only to the source's own
+URLs' hosts. A URL with `user:password@` in it still works, as it always has: the login is taken
+out of the URL and stored the same way, with a note that the password was on the command line.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import sys
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from feeds import outbound
 from feeds.sources import documents
 from server.commands import add_db_option
 from server.commands.terminal import safe_lines
+from server.crypto import Password
 from server.errors import ServerError
 from server.jobs import jobs_for
 from server.store import Store
-from server.store.sources import Source, SourceSpec, SourceStore
+from server.store.sources import Source, SourceLogin, SourceSpec, SourceStore
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _INTERVAL = re.compile(r"(\d+)([smhd])")
@@ -55,6 +66,17 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="allow URLs on loopback or private addresses (refused by default)",
     )
+    add.add_argument("--username", metavar="NAME", help="user name for HTTP Basic auth at the source's host")
+    secret = add.add_mutually_exclusive_group()
+    secret.add_argument("--password-env", metavar="VARIABLE", help="read the Basic auth password from this variable")
+    secret.add_argument("--password-file", metavar="PATH", help="read the Basic auth password from this file")
+    add.add_argument(
+        "--header-env",
+        metavar="HEADER=VARIABLE",
+        action="append",
+        default=[],
+        help="send this header with the value of this environment variable (e.g. an API key); repeatable",
+    )
     add.set_defaults(run=run_add)
 
     listing = actions.add_parser("list", help="list sources: last fetch, result, next run")
@@ -84,6 +106,10 @@ class NotASourceURL(ServerError):
     """`source add` was given something the server cannot fetch."""
 
 
+class BadCredentials(ServerError):
+    """`source add` was given credentials it cannot use, or in a place they would leak from."""
+
+
 class NoSuchSource(ServerError):
     """`source remove` named an id that is not registered."""
 
@@ -91,11 +117,24 @@ class NoSuchSource(ServerError):
 def run_add(args: argparse.Namespace) -> int:
     for url in args.urls:
         if not url.startswith(("http://", "https://")):
-            raise NotASourceURL(f"{url}: the server fetches a source itself: give http(s) URLs")
+            raise NotASourceURL(f"{outbound.redact(url)}: the server fetches a source itself: give http(s) URLs")
     if len(args.urls) > MAX_URLS:
         raise NotASourceURL(f"{len(args.urls)} URLs; the limit is {MAX_URLS}")
+    login = source_login(args)
+    given = next((urlsplit(url) for url in args.urls if outbound.redact(url) != url), None)
+    if given is not None:
+        # Kept working rather than refused: scripts that register sources this way go on working,
+        # and the URL the store keeps holds no userinfo either way.
+        if login is not None:
+            raise BadCredentials("give the login in the URL or with --username and --password-*, not both")
+        login = SourceLogin(unquote(given.username or ""), Password(unquote(given.password or "")))
+        print(
+            "confcal source add: the login in the URL is stored encrypted, apart from the URL; the command "
+            "line is visible in `ps`: pass the password with --password-env or --password-file instead",
+            file=sys.stderr,
+        )
     spec = SourceSpec(
-        urls=tuple(args.urls),
+        urls=tuple(outbound.without_userinfo(url) for url in args.urls),
         interval=args.every,
         conference=args.conference,
         tz=args.tz,
@@ -103,7 +142,7 @@ def run_add(args: argparse.Namespace) -> int:
         allow_private=args.allow_private,
     )
     with Store.open(args.db) as store:
-        source = SourceStore(store.engine).add(spec, datetime.now(UTC))
+        source = SourceStore(store.engine).add(spec, datetime.now(UTC), login)
         jobs = jobs_for(store)
         try:
             jobs.queue_refresh(source)  # a running server starts on it within seconds
@@ -113,13 +152,54 @@ def run_add(args: argparse.Namespace) -> int:
     return 0
 
 
+def source_login(args: argparse.Namespace) -> SourceLogin | None:
+    """The credentials the options name, read from the environment or a file."""
+    password: Password | None = None
+    if args.password_env:
+        password = Password(_variable(args.password_env, "--password-env"))
+    elif args.password_file:
+        try:
+            with open(args.password_file, encoding="utf-8") as stream:
+                text = stream.read().removesuffix("\n").removesuffix("\r")
+        except (OSError, UnicodeError) as exc:
+            raise BadCredentials(f"{args.password_file}: cannot read the password file: {exc}") from None
+        if not text:
+            raise BadCredentials(f"{args.password_file}: the password file is empty")
+        password = Password(text)
+    if (password is None) != (args.username is None):
+        raise BadCredentials("Basic auth needs both --username and --password-env or --password-file")
+    headers: list[tuple[str, Password]] = []
+    for item in args.header_env:
+        name, sep, variable = item.partition("=")
+        if not sep or not _HEADER_NAME.fullmatch(name.strip()) or not variable.strip():
+            raise BadCredentials(f"--header-env {item!r}: give HEADER=VARIABLE, e.g. X-Api-Key=SCHED_API_KEY")
+        headers.append((name.strip(), Password(_variable(variable.strip(), "--header-env"))))
+    if password is None and not headers:
+        return None
+    return SourceLogin(args.username, password or Password(""), tuple(headers))
+
+
+# An HTTP field name (RFC 9110 §5.1: a token).
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+def _variable(name: str, option: str) -> str:
+    value = os.environ.get(name, "")
+    if not value:
+        raise BadCredentials(f"{option} {name}: that environment variable is not set or empty")
+    if "\n" in value or "\r" in value:
+        raise BadCredentials(f"{option} {name}: the value holds a line break")
+    return value
+
+
 def run_list(args: argparse.Namespace) -> int:
     with Store.open(args.db) as store:
-        found = SourceStore(store.engine).all()
+        table = SourceStore(store.engine)
+        found, logins = table.all(), table.with_login()
     if not found:
         print("no sources")
     for source in found:
-        print(safe_lines(describe(source)))
+        print(safe_lines(describe(source, login=source.id in logins)))
     return 0
 
 
@@ -132,8 +212,9 @@ def run_remove(args: argparse.Namespace) -> int:
     return 0
 
 
-def describe(source: Source) -> list[str]:
-    """The lines `source list` prints for one source."""
+def describe(source: Source, *, login: bool = False) -> list[str]:
+    """The lines `source list` prints for one source; `login`: it has credentials stored, which
+    its URLs show as `***@`, never their values."""
     spec = source.spec
     facts = [f"every {format_interval(spec.interval)}"]
     facts += [
@@ -143,8 +224,10 @@ def describe(source: Source) -> list[str]:
     ]
     if spec.allow_private:
         facts.append("private addresses allowed")
+    if login:
+        facts.append("credentials stored encrypted")
     lines = [f"{source.id}: {', '.join(facts)}"]
-    lines += [f"  {outbound.redact(url)}" for url in spec.urls]
+    lines += [f"  {outbound.redact(url.replace('://', '://***@', 1) if login else url)}" for url in spec.urls]
     if source.last_fetch is None or source.result is None:
         lines.append("  last fetch: never")
     else:

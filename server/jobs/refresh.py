@@ -52,9 +52,16 @@ def run_refresh(
 
 def refresh(store: Store, source: Source) -> Finished:
     private = source.spec.allow_private
+    login = SourceStore(store.engine).login(source)
+    sent = None if login is None else login.for_urls(source.spec.urls)
     try:
         answers = [
-            documents.refresh(url, validators if validators != outbound.Validators() else None, allow_private=private)
+            documents.refresh(
+                url,
+                validators if validators != outbound.Validators() else None,
+                allow_private=private,
+                credentials=sent,
+            )
             for url, validators in zip(source.spec.urls, source.validators, strict=True)
         ]
         unchanged = [answer.validators for answer in answers if isinstance(answer, outbound.NotModified)]
@@ -62,7 +69,9 @@ def refresh(store: Store, source: Source) -> Finished:
             return Finished(Outcome.UNCHANGED, "not modified (304)", tuple(unchanged))
         # Something changed: a snapshot needs every page, so fetch the unchanged ones in full.
         docs = [
-            answer if isinstance(answer, documents.Document) else documents.fetch(url, allow_private=private)
+            answer
+            if isinstance(answer, documents.Document)
+            else documents.fetch(url, allow_private=private, credentials=sent)
             for url, answer in zip(source.spec.urls, answers, strict=True)
         ]
     except (FetchError, LimitExceeded) as exc:

@@ -27,6 +27,7 @@ from markupsafe import Markup
 
 from feeds import urls
 from feeds.model import Conference
+from feeds.web_links import web_link
 from server.pages.assets import asset_path
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -38,6 +39,11 @@ CSP = (
     "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'"
 )
+# The same policy in every page's <meta http-equiv>, for a static host that sends no header (a
+# `confcal build` served as files): a `javascript:` link that reached a page could not run there
+# either. Browsers ignore frame-ancestors in a meta element and log an error for it, so only the
+# header (the server's, deploy/nginx's) carries that one.
+META_CSP = "; ".join(d for d in CSP.split("; ") if not d.startswith("frame-ancestors"))
 
 
 class _Compiled(FileSystemBytecodeCache):
@@ -91,6 +97,9 @@ def _rel(context: Context, path: str) -> str:
 
 
 _env.filters["rel"] = _rel
+# A source link becomes an href only when it is http(s) (feeds.web_links), whatever the store holds.
+_env.filters["web_link"] = web_link
+_env.globals["meta_csp"] = META_CSP
 
 
 @dataclass(frozen=True)

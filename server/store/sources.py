@@ -6,11 +6,16 @@ unexpired lease may be held), which SQLite and PostgreSQL both apply atomically.
 the outcome, moves `next_run` one interval on, bumps the generation and drops the lease, again only
 if the generation is still the claimed one, so a refresh that outlived its lease cannot overwrite a
 newer one.
+
+A source's credentials (HTTP Basic auth, headers such as an API key) are one Fernet token
+(server.crypto, as the CalDAV passwords) in `schedule_source_credentials`, decrypted only for a
+refresh (`login`); its URLs hold no userinfo.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,10 +26,11 @@ from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import SQLAlchemyError
 
-from feeds.outbound import Validators
+from feeds.outbound import Credentials, Validators
+from server.crypto import Cipher, Password, key_for
 from server.errors import StoreError
 from server.store.rows import from_db_time, to_db_time
-from server.store.tables import sources
+from server.store.tables import source_credentials, sources
 
 
 class Outcome(StrEnum):
@@ -44,6 +50,25 @@ class SourceSpec:
     tz: str | None = None
     format: str | None = None
     allow_private: bool = False
+
+
+@dataclass(frozen=True)
+class SourceLogin:
+    """What a source's host asks for: Basic auth (`username` and `password`) and/or `headers`
+    (name, value). Values are Passwords: a repr or a traceback shows `***`."""
+
+    username: str | None = None
+    password: Password = Password("")
+    headers: tuple[tuple[str, Password], ...] = ()
+
+    def for_urls(self, urls: tuple[str, ...]) -> Credentials:
+        """The credentials a fetch sends, to the origins of the source's own URLs only."""
+        return Credentials(
+            origins=frozenset(Credentials.origin(u) for u in urls),
+            username=self.username,
+            password=self.password.reveal(),
+            headers=tuple((name, value.reveal()) for name, value in self.headers),
+        )
 
 
 @dataclass(frozen=True)
@@ -72,11 +97,12 @@ class Finished:
 class SourceStore:
     """The `schedule_source` table of a store (`Store.open` creates it with the others)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, cipher: Callable[[], Cipher] | None = None) -> None:
         self.engine = engine
+        self._cipher = cipher or (lambda: key_for(engine))
 
-    def add(self, spec: SourceSpec, now: datetime) -> Source:
-        """Register a source, due at once."""
+    def add(self, spec: SourceSpec, now: datetime, login: SourceLogin | None = None) -> Source:
+        """Register a source, due at once; its `login` is stored encrypted."""
         values = {
             "conference": spec.conference,
             "urls": list(spec.urls),
@@ -89,12 +115,29 @@ class SourceStore:
             "generation": 0,
             "created": to_db_time(now),
         }
+        sealed = None if login is None else self._cipher().encrypt(_sealable(login))
         with self._begin() as conn:
             key = conn.execute(insert(sources).values(**values)).inserted_primary_key
-        assert key is not None
+            assert key is not None
+            if sealed is not None:
+                conn.execute(insert(source_credentials).values(source_id=int(key[0]), sealed=sealed))
         found = self.get(int(key[0]))
         assert found is not None
         return found
+
+    def login(self, source: Source) -> SourceLogin | None:
+        """The source's credentials, decrypted (SecretUndecryptable if the key is no longer configured)."""
+        query = select(source_credentials.c.sealed).where(source_credentials.c.source_id == source.id)
+        with self._connect() as conn:
+            sealed = conn.execute(query).scalar_one_or_none()
+        if sealed is None:
+            return None
+        document = json.loads(self._cipher().decrypt(sealed).reveal())
+        return SourceLogin(
+            username=document["username"],
+            password=Password(document["password"]),
+            headers=tuple((name, Password(value)) for name, value in document["headers"]),
+        )
 
     def get(self, source_id: int) -> Source | None:
         with self._connect() as conn:
@@ -106,8 +149,14 @@ class SourceStore:
             found = conn.execute(select(sources).order_by(sources.c.id)).mappings().all()
         return tuple(_from_row(row) for row in found)
 
+    def with_login(self) -> frozenset[int]:
+        """The ids of the sources that have credentials stored (without decrypting them)."""
+        with self._connect() as conn:
+            return frozenset(conn.execute(select(source_credentials.c.source_id)).scalars())
+
     def remove(self, source_id: int) -> bool:
         with self._begin() as conn:
+            conn.execute(delete(source_credentials).where(source_credentials.c.source_id == source_id))
             return conn.execute(delete(sources).where(sources.c.id == source_id)).rowcount == 1
 
     def claim(self, source_id: int, generation: int, now: datetime, lease: timedelta) -> Source | None:
@@ -198,3 +247,13 @@ def _from_row(row: RowMapping) -> Source:
         next_run=from_db_time(row["next_run"]),
         generation=int(row["generation"]),
     )
+
+
+def _sealable(login: SourceLogin) -> Password:
+    """The login as the one text the cipher encrypts."""
+    document = {
+        "username": login.username,
+        "password": login.password.reveal(),
+        "headers": [[name, value.reveal()] for name, value in login.headers],
+    }
+    return Password(json.dumps(document))

@@ -193,6 +193,16 @@ sources = Table(
     Column("created", Instant, nullable=False),
 )
 
+# What a source's host asks for (Basic auth, an API key header), as one Fernet token per source
+# (server.crypto, as CalDAV passwords): the source's URLs never hold userinfo. A table of its own,
+# so a source without a login has no row and the sources table keeps its shape.
+source_credentials = Table(
+    "schedule_source_credentials",
+    metadata,
+    Column("source_id", Integer, primary_key=True, autoincrement=False),
+    Column("sealed", Text, nullable=False),
+)
+
 # --- what the CalDAV pusher wrote where (server/caldav/state.py) -------------------------------
 # Keyed by (calendar URL, UID) and read per scope (the conference): a push of conference B must
 # not delete the events a push of conference A put into the same calendar.

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Callable
 
+from starlette.requests import ClientDisconnect
+
 from server.errors import ServerError
 
 JSON_MEDIA_TYPE = "application/json"
@@ -51,11 +53,17 @@ async def read_limited(content_length: str | None, chunks: AsyncIterator[bytes],
             raise too_big
     received: list[bytes] = []
     size = 0
-    async for chunk in chunks:
-        size += len(chunk)
-        if size > limit:
-            raise too_big
-        received.append(chunk)
+    try:
+        async for chunk in chunks:
+            size += len(chunk)
+            if size > limit:
+                raise too_big
+            received.append(chunk)
+    except ClientDisconnect:
+        # The ASGI server reports a body it cannot decode (a chunk size or extension over its
+        # limits, bad framing) as the client going away: the request is the client's fault, and
+        # if the client is still there it gets a 400 rather than a 500 with a traceback logged.
+        raise BodyError("request body is malformed or cut off (its chunked encoding cannot be read)") from None
     return b"".join(received)
 
 
