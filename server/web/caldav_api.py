@@ -10,7 +10,9 @@ itself through the push service's probe (address guard, credentials, calendar co
 attach that cannot work is a 4xx with a one-line reason: 422 for what the attendee can fix (address
 not allowed, credentials refused, not a calendar), 502 when the calendar server is unreachable or
 failing. On success the target is stored (password encrypted: server.crypto) and a sync requested.
-Re-posting replaces URL and credentials (the way out of `needs_credentials`).
+Re-posting replaces URL and credentials (the way out of `needs_credentials`). Probes and
+removals run on server.web.probe_pool's few threads (503 with Retry-After when all are busy), and
+probes are limited per address and per pick set (server.web.context; 429 with Retry-After).
 
 The password is never returned, logged or put in a message. An unknown token is 404, as in the
 picks API; answers are JSON with `Cache-Control: private, no-store`.
@@ -18,6 +20,7 @@ picks API; answers are JSON with `Cache-Control: private, no-store`.
 
 from __future__ import annotations
 
+import time
 import uuid
 from datetime import timedelta
 
@@ -36,12 +39,15 @@ from server.web.caldav_body import MAX_CALDAV_BODY, caldav_body
 from server.web.calendars import CalendarUnusable
 from server.web.context import AppContext, app_context
 from server.web.picks_api import body_error, busy_is_503, error_reply, json_reply
+from server.web.probe_pool import PoolBusy
+from server.web.ratelimit import client_key
 
 # A sync of the same calendar holds its lease for at most this long; DELETE with remove_events
 # waits for it this long before answering 503.
 DETACH_WAIT_S = 30.0
 DETACH_LEASE = timedelta(minutes=10)
 KEYLESS_RETRY_AFTER_S = 300
+CHECKS_BUSY_RETRY_AFTER_S = 5
 
 
 # What GET answers for a pick set with no calendar: a page asking "is one attached?" is no error.
@@ -100,10 +106,15 @@ async def attach(request: Request) -> Response:
         wanted = caldav_body(body)
     except BodyError as exc:
         return body_error(exc)
+    limited = _attach_limited(request, context, pickset.token)
+    if limited is not None:
+        return limited
     try:
-        await anyio.to_thread.run_sync(context.calendars.probe, wanted)
+        await context.probes.run(lambda: context.calendars.probe(wanted))
     except CalendarUnusable as exc:
         return error_reply(str(exc), exc.status)
+    except PoolBusy:
+        return _checks_busy()
     try:
         target = await anyio.to_thread.run_sync(
             lambda: context.caldav_targets.attach(
@@ -127,6 +138,30 @@ async def attach(request: Request) -> Response:
     await anyio.to_thread.run_sync(context.sync.attached, target.id)
     location = context.site(request).path(urls.pick_caldav(pickset.token))
     return json_reply(target_document(target), 201, location=location)
+
+
+def _attach_limited(request: Request, context: AppContext, token: str) -> Response | None:
+    """429 with Retry-After when this address, or this pick set, asked for too many checks."""
+    now = time.monotonic()
+    client = client_key(request.client.host if request.client else None)
+    wait = context.attaches_per_client.take(client, now)
+    if wait is None:
+        wait = context.attaches_per_pickset.take(token, now)
+    if wait is None:
+        return None
+    return json_reply(
+        {"error": f"too many calendar checks asked for; try again in {wait:.0f} s"},
+        429,
+        **{"retry-after": f"{wait:.0f}"},
+    )
+
+
+def _checks_busy() -> Response:
+    return json_reply(
+        {"error": "the server is checking other calendars; try again shortly"},
+        503,
+        **{"retry-after": str(CHECKS_BUSY_RETRY_AFTER_S)},
+    )
 
 
 async def read(request: Request) -> Response:
@@ -182,7 +217,10 @@ async def _remove_events(context: AppContext, pickset: PickSet) -> Response | No
         await anyio.sleep(0.5)
         waited += 0.5
     try:
-        await anyio.to_thread.run_sync(context.calendars.remove, targets, target)
+        await context.probes.run(lambda: context.calendars.remove(targets, target))
+    except PoolBusy:
+        await anyio.to_thread.run_sync(targets.abort_detach, target.id, owner, before.state)
+        return _checks_busy()
     except (CalendarUnusable, SecretError) as exc:
         await anyio.to_thread.run_sync(targets.abort_detach, target.id, owner, before.state)
         status = exc.status if isinstance(exc, CalendarUnusable) else 503

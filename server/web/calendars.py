@@ -31,9 +31,10 @@ from server.store.caldav_targets import CaldavTargets
 from server.store.caldav_targets import Target as StoredTarget
 from server.web.caldav_body import WantedCalendar
 
-# An attendee waits for the probe: one attempt, bounded, instead of the pusher's backoff.
-PROBE_TIMEOUT_S = 15.0
-PROBE_DEADLINE_S = 30.0
+# An attendee waits for the probe: one attempt, bounded, instead of the pusher's backoff, and
+# done well before a proxy in front of the server gives up on the request (30-60 s is usual).
+PROBE_TIMEOUT_S = 5.0
+PROBE_DEADLINE_S = 10.0
 REMOVE_DEADLINE_S = 120.0
 
 

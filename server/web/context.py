@@ -4,7 +4,7 @@ the feeds, picks, CalDAV and operations routes need besides. `app_context(reques
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -18,8 +18,14 @@ from server.store.caldav_targets import CaldavTargets
 from server.store.picks import PickStore
 from server.web.calendars import Calendars
 from server.web.pick_upkeep import PickUpkeep
-from server.web.ratelimit import TokenBuckets
+from server.web.probe_pool import ProbePool
+from server.web.ratelimit import Rate, TokenBuckets
 from server.web.sync_requests import SyncRequests
+
+# Each attach makes the server connect to a server the attendee names: a few tries to get a URL
+# or password right, not a way to keep the server's check threads busy.
+ATTACHES_PER_CLIENT = Rate(burst=20, per_hour=120)
+ATTACHES_PER_PICKSET = Rate(burst=5, per_hour=30)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -28,7 +34,9 @@ class AppContext(RouteContext):
     each. `recent_picks`: the pick sets read or written, shared by the picks routes and the feed
     fast path. `caldav_targets`, `calendars`: the calendars synced with pick sets, beside the
     picks. `sync`: how an attach or a picks change asks for a CalDAV sync. `creations`: the
-    pick-set creation rate. `collectors`: what `/metrics` reads besides the request counts."""
+    pick-set creation rate. `collectors`: what `/metrics` reads besides the request counts.
+    `probes`: the threads calendar checks run on. `attaches_per_client`, `attaches_per_pickset`:
+    how often one address, and one pick set, may ask for a calendar check."""
 
     picks: PickStore
     upkeep: PickUpkeep
@@ -40,6 +48,9 @@ class AppContext(RouteContext):
     sync: SyncRequests
     clock: Callable[[], datetime] = utc_now
     collectors: tuple[Any, ...] = ()
+    probes: ProbePool = field(default_factory=ProbePool)
+    attaches_per_client: TokenBuckets = field(default_factory=lambda: TokenBuckets(ATTACHES_PER_CLIENT))
+    attaches_per_pickset: TokenBuckets = field(default_factory=lambda: TokenBuckets(ATTACHES_PER_PICKSET))
 
 
 def app_context(request: Request) -> AppContext:
