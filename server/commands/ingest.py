@@ -22,7 +22,7 @@ from server.commands.collector import bulk_allocation
 from server.commands.progress import add_quiet_option, progress
 from server.commands.terminal import safe_lines
 from server.errors import IngestRefused
-from server.store import IngestReport, Store
+from server.store import IngestReport, Store, integrity
 from server.store.caldav_wanted import wanted
 from server.store.engine import resolve_url
 
@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
             with Store.open(_preview_url(args.db)) as store:
                 report = store.ingest(loaded.schedule, force=args.force, dry_run=True)
         else:
+            integrity.check_intact(args.db)
             with Store.open(args.db) as store:
                 report = store.ingest(loaded.schedule, force=args.force)
                 # The server's workers sync the attached calendars the new version changed. The

@@ -17,7 +17,7 @@ from server.commands import add_db_option
 from server.commands.ingest import version_lines
 from server.commands.terminal import safe_lines
 from server.jobs.triggers import queue_after_ingest
-from server.store import Store
+from server.store import Store, integrity
 
 
 def register(subparsers: Any) -> None:
@@ -36,6 +36,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    integrity.check_intact(args.db)
     with Store.open(args.db) as store:
         report = store.rollback(args.version, conference=args.conference, force=args.force)
         # A rollback is a new version: the attached calendars it changed want their sync.

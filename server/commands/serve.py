@@ -49,7 +49,7 @@ from server.errors import ServerError
 from server.jobs import jobs_in_process
 from server.logs import log_config
 from server.metrics import MULTIPROC_ENV
-from server.store import Store
+from server.store import Store, integrity
 from server.store.sources import SourceStore
 
 
@@ -138,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
     args = resolve(args, settings.SERVE)
     if not args.reuse_port:
         check_port_free(args.host, args.port)
+    integrity.check_intact(args.db)
     with Store.open(args.db) as store:
         if wants_demo(store, args.demo):
             seed_demo(store)
