@@ -25,6 +25,7 @@ from server.errors import IngestRefused
 from server.store import IngestReport, Store, integrity
 from server.store.caldav_wanted import wanted
 from server.store.engine import resolve_url
+from server.store.report import no_change_line
 
 
 def register(subparsers: Any) -> None:
@@ -145,7 +146,10 @@ def summary(loaded: Loaded, report: IngestReport) -> list[str]:
 
 def version_lines(report: IngestReport, label: str = "") -> list[str]:
     """`version N: 1 added, ...` (with `label` after the number) and one line per session the
-    version added, changed, cancelled or restored; also what `confcal rollback` prints."""
+    version added, changed, cancelled or restored; also what `confcal rollback` prints.
+    An ingest that changed nothing recorded no version, and says so in one line."""
+    if report.no_change:
+        return [no_change_line(report)]
     diff = (
         f"{len(report.added)} added",
         f"{len(report.changed)} changed",

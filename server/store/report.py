@@ -51,6 +51,9 @@ class IngestReport:
     titles: Mapping[str, str] = field(default_factory=dict)
     # The version this one restored (`confcal rollback`), None for an ingest.
     rollback_of: int | None = None
+    # True when the ingest or rollback changed nothing, so no version was recorded: `version` is
+    # then the conference's live version, which stays live.
+    no_change: bool = False
 
     @classmethod
     def of(cls, plan: Plan, schedule: Schedule, *, created: datetime, version: int = 0) -> IngestReport:
@@ -113,6 +116,11 @@ class IngestReport:
             titles=dict(diff["titles"]),
             rollback_of=diff.get("rollback_of"),
         )
+
+
+def no_change_line(report: IngestReport) -> str:
+    """What an ingest or rollback that recorded no version says."""
+    return f"no change: version {report.version} stays live"
 
 
 @dataclass(frozen=True)
