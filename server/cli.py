@@ -31,6 +31,7 @@ COMMANDS = (
     "diff",
     "rollback",
     "caldav",
+    "conference",
 )
 # Commands whose process ends with their work: they leave without the interpreter's teardown,
 # which frees their millions of objects one by one (0.7 s of a full 10,000-session build,

@@ -3,6 +3,15 @@ read schedule sources (files, folders, http(s) URLs) as one complete snapshot an
 
 `--dry-run` prints what the ingest would publish (the same lines, marked) and changes nothing.
 
+An ingest that changes nothing records no version and says which version stays live.
+
+The demo conference `confcal serve` seeds into an empty store (the quick start) is removed by
+the first ingest of another conference, while the store holds nothing else of it (only the
+seeded version: no later ingest of the demo, no sources, no attached calendars), so the
+organiser's conference becomes the default served at the root; the ingest says so. Any other
+store is left as it is (`confcal conference remove` removes a conference; `confcal serve
+--no-demo` never seeds the demo).
+
 Each document's format is recognised by its content; `--format` forces one for every document.
 
 Sources are read and parsed before the store is opened, so bad input never touches (or even
@@ -22,7 +31,7 @@ from server.commands.collector import bulk_allocation
 from server.commands.progress import add_quiet_option, progress
 from server.commands.terminal import safe_lines
 from server.errors import IngestRefused
-from server.store import IngestReport, Store, integrity
+from server.store import IngestReport, Store, integrity, removal
 from server.store.caldav_wanted import wanted
 from server.store.engine import resolve_url
 from server.store.report import no_change_line
@@ -77,6 +86,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    demo: str | None = None
     with bulk_allocation(), progress("confcal ingest", 2, quiet=args.quiet) as shown:
         shown.step(f"reading {_plural(len(args.sources), 'source')}")
         loaded = load_schedule(
@@ -96,6 +106,9 @@ def run(args: argparse.Namespace) -> int:
             integrity.check_intact(args.db)
             with Store.open(args.db) as store:
                 report = store.ingest(loaded.schedule, force=args.force)
+                demo = _demo_left_behind(store, report)
+                if demo is not None:
+                    removal.remove(store.engine, demo)
                 # The server's workers sync the attached calendars the new version changed. The
                 # job queue's modules (Huey, the CalDAV client) take longer to import than a small
                 # ingest takes: imported only when some calendar wants a sync (issue 12).
@@ -103,8 +116,30 @@ def run(args: argparse.Namespace) -> int:
                     from server.jobs.triggers import queue_after_ingest
 
                     queue_after_ingest(store, report.conference)
-    print(safe_lines([DRY_RUN, *summary(loaded, report)] if args.dry_run else summary(loaded, report)))
+    lines = [DRY_RUN, *summary(loaded, report)] if args.dry_run else summary(loaded, report)
+    if not args.dry_run and demo is not None:
+        lines.append(
+            f"removed the demo conference {demo}, which the store held only as the quick start seeded it: "
+            f"{report.conference} is now the default conference"
+        )
+    print(safe_lines(lines))
     return 0
+
+
+def _demo_left_behind(store: Store, report: IngestReport) -> str | None:
+    """The demo's slug when this ingest brought the first real conference into a store holding
+    only the untouched demo beside it; None otherwise."""
+    if report.no_change or report.version != 1:
+        return None
+    found = store.conferences()
+    if len(found) != 2 or found[0].slug == report.conference or found[0].version != 1:
+        return None
+    from server.app.demo import demo_schedule  # its readers load only here
+
+    if found[0].slug != demo_schedule().conference.slug:
+        return None
+    held = removal.held(store.engine, found[0].slug)
+    return held.slug if held.sources == 0 and held.calendars == 0 else None
 
 
 DRY_RUN = "dry run: nothing was stored; an ingest would publish:"
