@@ -88,8 +88,10 @@ class Store:
         """Store `schedule` as a complete snapshot of its conference, in one transaction.
 
         Raises IngestRefused (store untouched) when it would cancel more than a third of the live
-        sessions and `force` is false. Every accepted ingest records a version, even one with an
-        empty diff, so `version()` tells a poller that an ingest happened.
+        sessions and `force` is false. An ingest that would write no session and leaves the
+        conference's details as they are records no version: its report has `no_change` and
+        the live version's number (an empty version would only add a changelog entry and make
+        every server rebuild what it serves for nothing).
 
         The diff is planned before the write transaction starts, so the store's write lock (all
         of SQLite) is held only while rows are written and pick sets can be saved meanwhile. If
