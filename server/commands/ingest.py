@@ -7,7 +7,8 @@ An ingest that changes nothing records no version and says which version stays l
 
 The demo conference `confcal serve` seeds into an empty store (the quick start) is removed by
 the first ingest of another conference, while the store holds nothing else of it (only the
-seeded version: no later ingest of the demo, no sources, no attached calendars), so the
+seeded version: no later ingest of the demo, no sources, no attached calendars; a demo
+ingested with `confcal ingest` is an ingest like any other and stays), so the
 organiser's conference becomes the default served at the root; the ingest says so. Any other
 store is left as it is (`confcal conference remove` removes a conference; `confcal serve
 --no-demo` never seeds the demo).
@@ -134,10 +135,8 @@ def _demo_left_behind(store: Store, report: IngestReport) -> str | None:
     found = store.conferences()
     if len(found) != 2 or found[0].slug == report.conference or found[0].version != 1:
         return None
-    from server.app.demo import demo_schedule  # its readers load only here
-
-    if found[0].slug != demo_schedule().conference.slug:
-        return None
+    if not all(version.demo_seed for version in store.history(found[0].slug)):
+        return None  # ingested by hand, not seeded
     held = removal.held(store.engine, found[0].slug)
     return held.slug if held.sources == 0 and held.calendars == 0 else None
 

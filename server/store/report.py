@@ -54,6 +54,9 @@ class IngestReport:
     # True when the ingest or rollback changed nothing, so no version was recorded: `version` is
     # then the conference's live version, which stays live.
     no_change: bool = False
+    # True for the demo `confcal serve` seeds into an empty store, which the first ingest of a
+    # real conference may remove (server.commands.ingest); recorded with the version.
+    demo_seed: bool = False
 
     @classmethod
     def of(cls, plan: Plan, schedule: Schedule, *, created: datetime, version: int = 0) -> IngestReport:
@@ -87,6 +90,7 @@ class IngestReport:
             "titles": dict(self.titles),
             # Only a rollback carries the key, so an ingest's recorded diff is as it always was.
             **({"rollback_of": self.rollback_of} if self.rollback_of is not None else {}),
+            **({"demo_seed": True} if self.demo_seed else {}),
         }
 
     def counts_json(self) -> dict[str, int]:
@@ -115,6 +119,7 @@ class IngestReport:
             counts=Counts(**counts),
             titles=dict(diff["titles"]),
             rollback_of=diff.get("rollback_of"),
+            demo_seed=bool(diff.get("demo_seed", False)),
         )
 
 

@@ -83,7 +83,13 @@ class Store:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
 
     def ingest(
-        self, schedule: Schedule, *, force: bool = False, now: datetime | None = None, dry_run: bool = False
+        self,
+        schedule: Schedule,
+        *,
+        force: bool = False,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        demo_seed: bool = False,
     ) -> IngestReport:
         """Store `schedule` as a complete snapshot of its conference, in one transaction.
 
@@ -100,13 +106,15 @@ class Store:
         `dry_run` does all of it, then rolls the write transaction back: the report is what a real
         ingest would say (the version it would create included), by the same code, and the store
         is left as it was.
+
+        `demo_seed` marks the version as the built-in demo's seed (server.app.demo).
         """
         moment = (now or datetime.now(UTC)).astimezone(UTC)
 
         def plan(previous: list[Session]) -> tuple[Plan, IngestReport]:
             made = plan_ingest(schedule.sessions, previous, moment)
             check_not_destructive(made, force=force)
-            return made, IngestReport.of(made, schedule, created=moment)
+            return made, dataclasses.replace(IngestReport.of(made, schedule, created=moment), demo_seed=demo_seed)
 
         return self._publish(schedule.conference, plan, moment, dry_run=dry_run)
 
