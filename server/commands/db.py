@@ -1,8 +1,13 @@
-"""`confcal db upgrade|current [--db]`: the store's schema revision, and bringing it up to date.
+"""`confcal db upgrade|current|check [--db]`: the store's schema revision, bringing it up to date,
+and checking that a SQLite store file is intact.
 
 On SQLite every command upgrades the store file by itself; on PostgreSQL `confcal db upgrade` is a
 step of its own, run once before the new version's processes start (server.store.schema says why).
 Running it again, or from several processes at once, is harmless.
+
+`confcal db check` runs SQLite's full `PRAGMA integrity_check` and prints `ok`, or each problem
+found and exits 1 (`confcal serve` and `confcal ingest` run the quicker `quick_check` before
+they start, server.store.integrity). It only reads the file.
 """
 
 from __future__ import annotations
@@ -14,8 +19,9 @@ from typing import Any
 from sqlalchemy import make_url
 
 from server.commands import add_db_option
+from server.commands.terminal import safe_lines
 from server.errors import StoreError
-from server.store import schema
+from server.store import integrity, schema
 from server.store.engine import display, make_engine, resolve_url
 
 
@@ -32,6 +38,11 @@ def register(subparsers: Any) -> None:
     current = actions.add_parser("current", help="print the store's schema revision and the one this confcal needs")
     add_db_option(current)
     current.set_defaults(run=run_current)
+    check = actions.add_parser(
+        "check", help="check a SQLite store file for damage (PRAGMA integrity_check); prints ok or what is wrong"
+    )
+    add_db_option(check)
+    check.set_defaults(run=run_check)
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
@@ -63,3 +74,25 @@ def run_current(args: argparse.Namespace) -> int:
     state = "up to date" if found == wanted else "needs `confcal db upgrade`"
     print(f"{display(url)}: {found or 'no revision'} ({state}; this confcal needs {wanted})")
     return 0 if found == wanted else 1
+
+
+def run_check(args: argparse.Namespace) -> int:
+    url = resolve_url(args.db)
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        raise StoreError(
+            f"{display(url)}: `confcal db check` checks SQLite files; PostgreSQL checks its own pages (pg_amcheck)"
+        )
+    path = integrity.sqlite_file(url)
+    if path is None:
+        raise StoreError(f"no store at {parsed.database}")
+    engine = make_engine(url)
+    try:
+        found = integrity.problems(engine, full=True)
+    finally:
+        engine.dispose()
+    if not found:
+        print(f"{path}: ok")
+        return 0
+    print(safe_lines([f"{path} is damaged; restore it from a backup. SQLite found:", *(f"  {p}" for p in found)]))
+    return 1

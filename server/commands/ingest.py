@@ -3,6 +3,16 @@ read schedule sources (files, folders, http(s) URLs) as one complete snapshot an
 
 `--dry-run` prints what the ingest would publish (the same lines, marked) and changes nothing.
 
+An ingest that changes nothing records no version and says which version stays live.
+
+The demo conference `confcal serve` seeds into an empty store (the quick start) is removed by
+the first ingest of another conference, while the store holds nothing else of it (only the
+seeded version: no later ingest of the demo, no sources, no attached calendars; a demo
+ingested with `confcal ingest` is an ingest like any other and stays), so the
+organiser's conference becomes the default served at the root; the ingest says so. Any other
+store is left as it is (`confcal conference remove` removes a conference; `confcal serve
+--no-demo` never seeds the demo).
+
 Each document's format is recognised by its content; `--format` forces one for every document.
 
 Sources are read and parsed before the store is opened, so bad input never touches (or even
@@ -22,9 +32,10 @@ from server.commands.collector import bulk_allocation
 from server.commands.progress import add_quiet_option, progress
 from server.commands.terminal import safe_lines
 from server.errors import IngestRefused
-from server.store import IngestReport, Store
+from server.store import IngestReport, Store, integrity, removal
 from server.store.caldav_wanted import wanted
 from server.store.engine import resolve_url
+from server.store.report import no_change_line
 
 
 def register(subparsers: Any) -> None:
@@ -76,6 +87,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    demo: str | None = None
     with bulk_allocation(), progress("confcal ingest", 2, quiet=args.quiet) as shown:
         shown.step(f"reading {_plural(len(args.sources), 'source')}")
         loaded = load_schedule(
@@ -92,8 +104,12 @@ def run(args: argparse.Namespace) -> int:
             with Store.open(_preview_url(args.db)) as store:
                 report = store.ingest(loaded.schedule, force=args.force, dry_run=True)
         else:
+            integrity.check_intact(args.db)
             with Store.open(args.db) as store:
                 report = store.ingest(loaded.schedule, force=args.force)
+                demo = _demo_left_behind(store, report)
+                if demo is not None:
+                    removal.remove(store.engine, demo)
                 # The server's workers sync the attached calendars the new version changed. The
                 # job queue's modules (Huey, the CalDAV client) take longer to import than a small
                 # ingest takes: imported only when some calendar wants a sync.
@@ -101,8 +117,28 @@ def run(args: argparse.Namespace) -> int:
                     from server.jobs.triggers import queue_after_ingest
 
                     queue_after_ingest(store, report.conference)
-    print(safe_lines([DRY_RUN, *summary(loaded, report)] if args.dry_run else summary(loaded, report)))
+    lines = [DRY_RUN, *summary(loaded, report)] if args.dry_run else summary(loaded, report)
+    if not args.dry_run and demo is not None:
+        lines.append(
+            f"removed the demo conference {demo}, which the store held only as the quick start seeded it: "
+            f"{report.conference} is now the default conference"
+        )
+    print(safe_lines(lines))
     return 0
+
+
+def _demo_left_behind(store: Store, report: IngestReport) -> str | None:
+    """The demo's slug when this ingest brought the first real conference into a store holding
+    only the untouched demo beside it; None otherwise."""
+    if report.no_change or report.version != 1:
+        return None
+    found = store.conferences()
+    if len(found) != 2 or found[0].slug == report.conference or found[0].version != 1:
+        return None
+    if not all(version.demo_seed for version in store.history(found[0].slug)):
+        return None  # ingested by hand, not seeded
+    held = removal.held(store.engine, found[0].slug)
+    return held.slug if held.sources == 0 and held.calendars == 0 else None
 
 
 DRY_RUN = "dry run: nothing was stored; an ingest would publish:"
@@ -144,7 +180,10 @@ def summary(loaded: Loaded, report: IngestReport) -> list[str]:
 
 def version_lines(report: IngestReport, label: str = "") -> list[str]:
     """`version N: 1 added, ...` (with `label` after the number) and one line per session the
-    version added, changed, cancelled or restored; also what `confcal rollback` prints."""
+    version added, changed, cancelled or restored; also what `confcal rollback` prints.
+    An ingest that changed nothing recorded no version, and says so in one line."""
+    if report.no_change:
+        return [no_change_line(report)]
     diff = (
         f"{len(report.added)} added",
         f"{len(report.changed)} changed",

@@ -17,7 +17,8 @@ from server.commands import add_db_option
 from server.commands.ingest import version_lines
 from server.commands.terminal import safe_lines
 from server.jobs.triggers import queue_after_ingest
-from server.store import Store
+from server.store import Store, integrity
+from server.store.report import no_change_line
 
 
 def register(subparsers: Any) -> None:
@@ -36,9 +37,14 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    integrity.check_intact(args.db)
     with Store.open(args.db) as store:
         report = store.rollback(args.version, conference=args.conference, force=args.force)
-        # A rollback is a new version: the attached calendars it changed want their sync.
-        queue_after_ingest(store, report.conference)
+        if not report.no_change:
+            # A rollback is a new version: the attached calendars it changed want their sync.
+            queue_after_ingest(store, report.conference)
+    if report.no_change:
+        print(safe_lines([f"{report.conference}: {no_change_line(report)} (it has version {args.version}'s sessions)"]))
+        return 0
     print(safe_lines([f"{report.conference}: rolled back to version {args.version}", *version_lines(report)]))
     return 0

@@ -18,14 +18,22 @@ store's version), without a restart. Without --base-url, links follow the reques
 only the names the server was started for are answered (localhost, 127.0.0.1, ::1, the --host
 address and every --allowed-host); other Host values get 400. Behind a reverse proxy,
 --trusted-proxy names it so the client address is taken from its X-Forwarded-For.
+
+A port another process already listens on is refused (one line, exit 1): granian's workers
+share their port through SO_REUSEPORT, so a second serve on it would otherwise start quietly
+and the kernel would split the requests between the two servers and their stores. With
+--reuse-port the serve shares the port on purpose (e.g. to start a new version beside the old
+one, then stop the old).
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import multiprocessing
 import os
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -34,10 +42,11 @@ from typing import Any
 
 from server.commands import settings
 from server.config import add_options, resolve
+from server.errors import ServerError
 from server.jobs import jobs_in_process
 from server.logs import log_config
 from server.metrics import MULTIPROC_ENV
-from server.store import Store
+from server.store import Store, integrity
 from server.store.sources import SourceStore
 from server.web.app_settings import FACTORY, SETTINGS_ENV, AppSettings
 from server.web.demo import seed_demo
@@ -52,7 +61,38 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_options(parser, settings.SERVE)
+    parser.add_argument(
+        "--reuse-port",
+        action="store_true",
+        help="share the port with a server already listening on it (the kernel splits the connections "
+        "between them); without it, a port in use is refused",
+    )
     parser.set_defaults(run=run)
+
+
+class PortInUse(ServerError):
+    """Another process listens on the port `confcal serve` was asked to use."""
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Bind the address once without SO_REUSEPORT: that fails while any process listens on it.
+    SO_REUSEADDR is set so the connections a stopped server left in TIME_WAIT do not count."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ServerError(f"cannot listen on {host}: {exc.strerror}") from None
+    family, kind, proto, _, address = found[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise PortInUse(
+                    f"port {port} on {host} is already in use (another confcal serve?): stop it, "
+                    "choose another --port, or pass --reuse-port to share the port with it"
+                ) from None
+            raise ServerError(f"cannot listen on {host} port {port}: {exc.strerror}") from None
 
 
 def wants_demo(store: Store, demo: bool | None) -> bool:
@@ -96,6 +136,9 @@ def metrics_folder(workers: int) -> Iterator[None]:
 
 def run(args: argparse.Namespace) -> int:
     args = resolve(args, settings.SERVE)
+    if not args.reuse_port:
+        check_port_free(args.host, args.port)
+    integrity.check_intact(args.db)
     with Store.open(args.db) as store:
         if wants_demo(store, args.demo):
             seed_demo(store)

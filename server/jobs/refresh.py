@@ -23,6 +23,7 @@ from feeds.errors import FeedsError, FetchError, LimitExceeded, SourceError
 from feeds.sources import documents
 from server.errors import IngestRefused, ServerError
 from server.store import IngestReport, Store
+from server.store.report import no_change_line
 from server.store.sources import Finished, Outcome, Source, SourceStore
 
 log = logging.getLogger("confcal.jobs")
@@ -106,6 +107,8 @@ def _digest(docs: list[documents.Document]) -> str:
 
 
 def _described(report: IngestReport) -> str:
+    if report.no_change:
+        return no_change_line(report)
     return (
         f"version {report.version}: {len(report.added)} added, {len(report.changed)} changed, "
         f"{len(report.cancelled)} cancelled, {len(report.restored)} restored"

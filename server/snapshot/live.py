@@ -142,8 +142,10 @@ class Live:
             if default is not None and summaries and default not in {c.slug for c in summaries}:
                 # Not fatal: a source may bring it in later; the root answers 503 until then.
                 log.warning("default conference %r is not in the store yet", default)
-            snapshots = dict(old)
-            changed = False
+            # A conference removed from the store (`confcal conference remove`) is served no more.
+            present = {c.slug for c in summaries}
+            snapshots = {slug: published for slug, published in old.items() if slug in present}
+            changed = len(snapshots) != len(old)
             for summary in summaries:
                 previous = snapshots.get(summary.slug)
                 if (

@@ -47,7 +47,7 @@ class Stamps:
 
 def stamps(conn: Connection, slug: str) -> Stamps:
     """The `Stamps` of `slug`'s versions, read without their diffs or rows."""
-    query = select(versions.c.id, versions.c.created).where(versions.c.conference == slug).order_by(versions.c.id)
+    query = select(versions.c.number, versions.c.created).where(versions.c.conference == slug).order_by(versions.c.id)
     found = tuple((int(version), rows.from_db_time(created)) for version, created in conn.execute(query))
     return Stamps(found, history.first_recorded(conn, slug))
 
@@ -61,10 +61,10 @@ def changelog_since(conn: Connection, slug: str, since: int, live: int) -> tuple
     if start is None or since < start:
         return None
     found = conn.execute(
-        select(versions).where(versions.c.conference == slug, versions.c.id > since).order_by(versions.c.id)
+        select(versions).where(versions.c.conference == slug, versions.c.number > since).order_by(versions.c.id)
     )
     records = [
-        VersionRecord(int(r["id"]), r["conference"], rows.from_db_time(r["created"]), r["diff"])
+        VersionRecord(int(r["number"]), r["conference"], rows.from_db_time(r["created"]), r["diff"])
         for r in found.mappings()
     ]
     content = select(version_content.c.version, version_content.c.sessions).where(

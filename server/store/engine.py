@@ -7,11 +7,17 @@ at once (https://sqlite.org/wal.html): the server keeps answering and polling wh
 writes. Writers still take turns; a writer that finds the database locked waits up to
 BUSY_TIMEOUT_S (sqlite3_busy_timeout) before it fails, and callers turn that failure into
 `StoreBusy`, never a crash. The ingest holds the write lock only while it writes (server.store.store).
+
+The store holds pick tokens (each one a reader's key to their picks) and encrypted CalDAV
+passwords, so a SQLite file confcal creates is readable by its owner only (0600), as the key file
+beside it is (server.crypto); SQLite gives its -wal and -shm files the database file's mode. The
+default folder is created 0700. A file or folder that exists already keeps the mode it has.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +45,7 @@ def resolve_url(target: str | None) -> str:
     if not target:
         path = default_path()
         # Only the default location is created for the user; an explicit path must exist.
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         return f"sqlite:///{path}"
     if "://" in target:
         return target
@@ -68,8 +74,25 @@ def make_engine(url: str) -> Engine:
     except (ArgumentError, NoSuchModuleError, ImportError) as exc:
         raise StoreError(f"cannot open store {display(url)}: {exc}") from exc
     if parsed.database not in (None, "", ":memory:"):
+        event.listen(engine, "do_connect", _create_private(parsed.database))
         event.listen(engine, "connect", _use_wal)
     return engine
+
+
+def _create_private(database: str) -> Callable[..., None]:
+    """Before SQLite opens the file: create it empty with mode 0600 if it does not exist (an
+    empty file is an empty database), so it is never there with the umask's mode, not even for
+    an instant. SQLite would create it 0644 under the usual umask."""
+
+    def create(*_args: object) -> None:
+        try:
+            os.close(os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass
+        except OSError:
+            pass  # SQLite's own open reports what is wrong, as it did before
+
+    return create
 
 
 def _use_wal(dbapi_connection: Any, _record: object) -> None:

@@ -159,26 +159,36 @@ def version_records(conn: Connection, slug: str | None = None) -> list[VersionRe
     if slug is not None:
         query = query.where(versions.c.conference == slug)
     return [
-        VersionRecord(int(r["id"]), r["conference"], rows.from_db_time(r["created"]), r["diff"])
+        VersionRecord(int(r["number"]), r["conference"], rows.from_db_time(r["created"]), r["diff"])
         for r in conn.execute(query).mappings()
     ]
 
 
 def find_version(conn: Connection, version: int, conference: str | None) -> VersionRecord:
-    """The record of `version`, checked to belong to `conference` when one is named."""
-    found = conn.execute(select(versions).where(versions.c.id == version)).mappings().first()
-    if found is None:
+    """The record of `version` of `conference`; with no conference named, of the one conference
+    that has a version of that number (each conference counts its own)."""
+    query = select(versions).where(versions.c.number == version).order_by(versions.c.id)
+    found = conn.execute(query).mappings().all()
+    if not found:
         raise UnknownVersion(f"no version {version} in the store")
-    if conference is not None and found["conference"] != conference:
-        raise UnknownVersion(f"version {version} is a version of {found['conference']}, not of {conference}")
-    return VersionRecord(version, found["conference"], rows.from_db_time(found["created"]), found["diff"])
+    if conference is not None:
+        mine = [r for r in found if r["conference"] == conference]
+        if not mine:
+            others = ", ".join(r["conference"] for r in found)
+            raise UnknownVersion(f"version {version} is a version of {others}, not of {conference}")
+        found = mine
+    if len(found) > 1:
+        named = ", ".join(r["conference"] for r in found)
+        raise UnknownVersion(f"several conferences have a version {version} ({named}): name one with --conference")
+    record = found[0]
+    return VersionRecord(version, record["conference"], rows.from_db_time(record["created"]), record["diff"])
 
 
 def content_at(conn: Connection, slug: str, version: int) -> dict[str, Session]:
     """Every session of `slug` as version `version` published it (cancelled ones included)."""
     start = first_recorded(conn, slug)
     if start is None:
-        latest = conn.execute(select(func.max(versions.c.id)).where(versions.c.conference == slug)).scalar()
+        latest = conn.execute(select(func.max(versions.c.number)).where(versions.c.conference == slug)).scalar()
         if latest == version:  # nothing recorded yet, but the live rows are this version
             found = conn.execute(select(sessions).where(sessions.c.conference == slug)).mappings()
             return {r["id"]: rows.session_from_row(r) for r in found}

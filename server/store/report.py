@@ -51,6 +51,12 @@ class IngestReport:
     titles: Mapping[str, str] = field(default_factory=dict)
     # The version this one restored (`confcal rollback`), None for an ingest.
     rollback_of: int | None = None
+    # True when the ingest or rollback changed nothing, so no version was recorded: `version` is
+    # then the conference's live version, which stays live.
+    no_change: bool = False
+    # True for the demo `confcal serve` seeds into an empty store, which the first ingest of a
+    # real conference may remove (server.commands.ingest); recorded with the version.
+    demo_seed: bool = False
 
     @classmethod
     def of(cls, plan: Plan, schedule: Schedule, *, created: datetime, version: int = 0) -> IngestReport:
@@ -84,6 +90,7 @@ class IngestReport:
             "titles": dict(self.titles),
             # Only a rollback carries the key, so an ingest's recorded diff is as it always was.
             **({"rollback_of": self.rollback_of} if self.rollback_of is not None else {}),
+            **({"demo_seed": True} if self.demo_seed else {}),
         }
 
     def counts_json(self) -> dict[str, int]:
@@ -112,7 +119,13 @@ class IngestReport:
             counts=Counts(**counts),
             titles=dict(diff["titles"]),
             rollback_of=diff.get("rollback_of"),
+            demo_seed=bool(diff.get("demo_seed", False)),
         )
+
+
+def no_change_line(report: IngestReport) -> str:
+    """What an ingest or rollback that recorded no version says."""
+    return f"no change: version {report.version} stays live"
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,10 @@
 schedule version (see server.store.diff for what counts as a change).
 
 A store holds any number of conferences, each keyed by its slug; an ingest touches only the rows
-of its own conference, so what another conference serves never changes with it. Versions are one
-global sequence (cheap to poll), and `conferences()` tells each conference's own latest version.
+of its own conference, so what another conference serves never changes with it. Each conference
+numbers its own versions (1, 2, 3; `conferences()` tells each one's latest); `version()` is the
+store's global, increasing version id, cheap to poll for "anything new". An ingest or rollback
+that changes nothing records no version: its report says `no_change` and names the live version.
 """
 
 from __future__ import annotations
@@ -71,7 +73,9 @@ class Store:
         self.close()
 
     def version(self) -> int:
-        """The latest schedule version, 0 for an empty store. One indexed query, cheap to poll."""
+        """The id of the newest version of any conference, 0 for an empty store: it rises with
+        every recorded version and is never reused, so a server polls it to learn that something
+        changed. Not a version number people see (those count per conference). One indexed query."""
         try:
             with self.engine.connect() as conn:
                 return int(conn.execute(select(func.coalesce(func.max(versions.c.id), 0))).scalar_one())
@@ -79,13 +83,21 @@ class Store:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
 
     def ingest(
-        self, schedule: Schedule, *, force: bool = False, now: datetime | None = None, dry_run: bool = False
+        self,
+        schedule: Schedule,
+        *,
+        force: bool = False,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        demo_seed: bool = False,
     ) -> IngestReport:
         """Store `schedule` as a complete snapshot of its conference, in one transaction.
 
         Raises IngestRefused (store untouched) when it would cancel more than a third of the live
-        sessions and `force` is false. Every accepted ingest records a version, even one with an
-        empty diff, so `version()` tells a poller that an ingest happened.
+        sessions and `force` is false. An ingest that would write no session and leaves the
+        conference's details as they are records no version: its report has `no_change` and
+        the live version's number (an empty version would only add a changelog entry and make
+        every server rebuild what it serves for nothing).
 
         The diff is planned before the write transaction starts, so the store's write lock (all
         of SQLite) is held only while rows are written and pick sets can be saved meanwhile. If
@@ -94,13 +106,15 @@ class Store:
         `dry_run` does all of it, then rolls the write transaction back: the report is what a real
         ingest would say (the version it would create included), by the same code, and the store
         is left as it was.
+
+        `demo_seed` marks the version as the built-in demo's seed (server.web.demo).
         """
         moment = (now or datetime.now(UTC)).astimezone(UTC)
 
         def plan(previous: list[Session]) -> tuple[Plan, IngestReport]:
             made = plan_ingest(schedule.sessions, previous, moment)
             check_not_destructive(made, force=force)
-            return made, IngestReport.of(made, schedule, created=moment)
+            return made, dataclasses.replace(IngestReport.of(made, schedule, created=moment), demo_seed=demo_seed)
 
         return self._publish(schedule.conference, plan, moment, dry_run=dry_run)
 
@@ -148,6 +162,10 @@ class Store:
                     seen = _latest_version(conn, slug)
                     previous = _load_sessions(conn, slug)
                     plan, report = make_plan(previous)
+                    if seen and not plan.writes and _stored_conference(conn, slug) == rows.conference_row(conference):
+                        # Nothing to publish: a new version would differ from the live one only
+                        # by its number (and fill the changelog with empty entries).
+                        return dataclasses.replace(report, version=seen, no_change=True)
                     # Made once, for the table and the version's recorded content alike.
                     written = [rows.session_row(slug, s, 0) for s in plan.writes]
                     recording = history.prepare(conn, slug, written, previous=previous, seen=seen)
@@ -158,16 +176,16 @@ class Store:
                     if _latest_version(conn, slug) != seen:
                         conn.rollback()
                         continue
-                    version = conn.execute(
+                    number = seen + 1
+                    conn.execute(
                         versions.insert().values(
                             conference=slug,
+                            number=number,
                             created=rows.to_db_time(moment),
                             diff=report.diff_json(),
                             counts=report.counts_json(),
                         )
-                    ).inserted_primary_key
-                    assert version is not None
-                    number = int(version[0])
+                    )
                     _write_sessions(conn, written, {s.id for s in previous}, number)
                     history.record(conn, slug, number, recording, seen=seen)
                     if touched := {*plan.changed, *plan.cancelled, *plan.restored}:
@@ -187,6 +205,7 @@ class Store:
         """Every conference in the store, in the order they were first ingested, with its live
         (confirmed) session count and its own latest version. Two queries, however many
         conferences."""
+        # A conference's newest version has both its highest id and its highest number.
         first, latest = func.min(versions.c.id), func.max(versions.c.id)
         by_version = select(versions.c.conference, first.label("first"), latest.label("latest")).group_by(
             versions.c.conference
@@ -200,10 +219,12 @@ class Store:
             with self.engine.connect() as conn:
                 order = {r.conference: (r.first, r.latest) for r in conn.execute(by_version)}
                 latest_ids = [ids[1] for ids in order.values()]
-                recorded = {
-                    r.id: rows.from_db_time(r.created)
+                newest = {
+                    r.conference: (int(r.number), rows.from_db_time(r.created))
                     for r in conn.execute(
-                        select(versions.c.id, versions.c.created).where(versions.c.id.in_(latest_ids))
+                        select(versions.c.conference, versions.c.number, versions.c.created).where(
+                            versions.c.id.in_(latest_ids)
+                        )
                     )
                 }
                 counts = {r.conference: int(r.sessions) for r in conn.execute(live_counts)}
@@ -215,8 +236,8 @@ class Store:
                 conference=rows.conference_from_row(row),
                 sessions=counts.get(row["slug"], 0),
                 first_version=order[row["slug"]][0],
-                version=order[row["slug"]][1],
-                recorded=recorded.get(order[row["slug"]][1]),
+                version=newest[row["slug"]][0],
+                recorded=newest[row["slug"]][1],
             )
             for row in found
             if row["slug"] in order
@@ -290,7 +311,9 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
         return tuple(
-            IngestReport.from_json(r["id"], r["conference"], rows.from_db_time(r["created"]), r["diff"], r["counts"])
+            IngestReport.from_json(
+                r["number"], r["conference"], rows.from_db_time(r["created"]), r["diff"], r["counts"]
+            )
             for r in found
         )
 
@@ -356,8 +379,14 @@ def _load_sessions(conn: Connection, slug: str) -> list[Session]:
 
 
 def _latest_version(conn: Connection, slug: str) -> int:
-    found = conn.execute(select(func.max(versions.c.id)).where(versions.c.conference == slug)).scalar()
+    found = conn.execute(select(func.max(versions.c.number)).where(versions.c.conference == slug)).scalar()
     return int(found or 0)
+
+
+def _stored_conference(conn: Connection, slug: str) -> dict[str, Any] | None:
+    """The conference's row as stored, comparable with `rows.conference_row`."""
+    row = conn.execute(select(conferences).where(conferences.c.slug == slug)).mappings().first()
+    return None if row is None else dict(row)
 
 
 def _write_sessions(conn: Connection, written: list[dict[str, Any]], existing: set[str], version: int) -> None:

@@ -79,15 +79,23 @@ conferences = Table(
     Column("source_url", Text),
 )
 
-# One row per accepted ingest; the id is the schedule version (global, increasing).
+# One row per accepted ingest or rollback that changed something. `number` is the version as
+# people see it: each conference counts its own (1, 2, 3), so one conference's changelog has no
+# gaps for another's ingests; every `version` column elsewhere holds this number. `id` is the
+# store's own order, global and increasing, never reused (AUTOINCREMENT on SQLite, a sequence on
+# PostgreSQL): its maximum is what a server polls for "anything new", which must move even when
+# a removed conference's versions and a new one's land between two polls.
 versions = Table(
     "schedule_version",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("conference", String(200), nullable=False, index=True),
+    Column("number", Integer, nullable=False),
     Column("created", Instant, nullable=False),
     Column("diff", JSON, nullable=False),
     Column("counts", JSON, nullable=False),
+    UniqueConstraint("conference", "number", name="uq_schedule_version_number"),
+    sqlite_autoincrement=True,
 )
 
 # What each version published (server/store/history.py): one row per (conference, version), the

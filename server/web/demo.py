@@ -12,7 +12,7 @@ from feeds.model import Schedule
 class IngestingStore(Protocol):
     def version(self) -> int: ...
 
-    def ingest(self, schedule: Schedule) -> object: ...
+    def ingest(self, schedule: Schedule, *, demo_seed: bool = ...) -> object: ...
 
 
 def demo_schedule() -> Schedule:
@@ -27,4 +27,4 @@ def seed_demo(store: IngestingStore) -> None:
     """Ingest the demo into `store` if it holds no schedule; a store with one is left alone."""
     # version() is one indexed query; live() would load the whole schedule just to test for none.
     if store.version() == 0:
-        store.ingest(demo_schedule())
+        store.ingest(demo_schedule(), demo_seed=True)

@@ -64,7 +64,7 @@ def test_same_pages_again_change_nothing(store: Store) -> None:
 
     assert report.empty
     assert report.unchanged == 6
-    assert report.version == 2
+    assert (report.version, report.no_change, [r.version for r in store.history()]) == (1, True, [1])
     assert store.live() == before
 
 
@@ -232,7 +232,7 @@ def test_reingesting_one_conference_leaves_the_other_as_it_was(store: Store) -> 
     (paris_after, other_after) = store.conferences()
     assert store.live(CONFERENCE.slug) == before
     assert paris_after == paris_before
-    assert other_after.version == 3 and other_after.sessions == 1
+    assert other_after.version == 2 and other_after.sessions == 1
 
 
 def test_conferences_lists_each_in_ingest_order_with_its_live_sessions(store: Store) -> None:
@@ -244,7 +244,7 @@ def test_conferences_lists_each_in_ingest_order_with_its_live_sessions(store: St
 
     assert [(c.slug, c.sessions, c.first_version, c.version) for c in summaries] == [
         (OTHER.slug, 3, 1, 1),
-        (CONFERENCE.slug, 5, 2, 3),
+        (CONFERENCE.slug, 5, 2, 2),
     ]
     assert summaries[1].conference == CONFERENCE
 

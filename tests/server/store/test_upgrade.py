@@ -50,6 +50,18 @@ def rows_of(url: str) -> dict[str, list[dict[str, Any]]]:
         engine.dispose()
 
 
+def numbered(rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """`rows` as revision 0007 converts them: each conference numbers its own versions in the
+    order they were recorded, and the sessions name their version by that number."""
+    numbers: dict[str, dict[int, int]] = {}
+    for version in sorted(rows["schedule_version"], key=lambda v: v["id"]):
+        counted = numbers.setdefault(version["conference"], {})
+        counted[version["id"]] = len(counted) + 1
+    versions = [{**v, "number": numbers[v["conference"]][v["id"]]} for v in rows["schedule_version"]]
+    sessions = [{**s, "version": numbers[s["conference"]][s["version"]]} for s in rows["schedule_session"]]
+    return rows | {"schedule_version": versions, "schedule_session": sessions}
+
+
 @pytest.fixture
 def old_sqlite(fixtures: Path, tmp_path: Path) -> str:
     path = tmp_path / "old.sqlite"
@@ -94,7 +106,7 @@ def test_upgrading_a_pre_migration_sqlite_store_keeps_every_row(old_sqlite: str)
     assert {name: len(rows) for name, rows in before.items()} == ROWS
     # Tables later revisions add are there, empty but for the pick change counter's one row;
     # every other table is as it was.
-    assert after == before | {name: [] for name in after.keys() - before.keys()} | NEW_ROWS
+    assert after == numbered(before) | {name: [] for name in after.keys() - before.keys()} | NEW_ROWS
 
 
 def test_upgrading_a_pre_migration_postgres_store_keeps_every_row(old_postgres: str) -> None:
@@ -107,7 +119,7 @@ def test_upgrading_a_pre_migration_postgres_store_keeps_every_row(old_postgres: 
     assert {name: len(rows) for name, rows in before.items()} == ROWS
     # Tables later revisions add are there, empty but for the pick change counter's one row;
     # every other table is as it was.
-    assert after == before | {name: [] for name in after.keys() - before.keys()} | NEW_ROWS
+    assert after == numbered(before) | {name: [] for name in after.keys() - before.keys()} | NEW_ROWS
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

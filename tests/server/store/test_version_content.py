@@ -134,8 +134,9 @@ def test_store_from_before_recording_starts_at_its_latest_version(store: Store) 
 def test_changelog_lists_visible_changes_per_version(store: Store) -> None:
     talks = six_talks()
     store.ingest(schedule(*talks), now=FIRST)
-    store.ingest(schedule(*talks), now=SECOND)  # nothing changed
-    store.ingest(schedule(*edited(talks)), now=THIRD)
+    silent = (dataclasses.replace(talks[0], description="A new abstract."), *talks[1:])
+    store.ingest(schedule(*silent), now=SECOND)  # nothing people see changed
+    store.ingest(schedule(*edited(silent)), now=THIRD)
 
     entries = store.changelog("pytorch-conference-europe-2026")
 

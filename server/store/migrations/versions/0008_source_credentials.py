@@ -15,8 +15,8 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007_source_credentials"
-down_revision = "0006_pick_changes"
+revision = "0008_source_credentials"
+down_revision = "0007_version_numbers"
 branch_labels = None
 depends_on = None
 
