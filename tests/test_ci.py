@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,3 +44,17 @@ def test_the_lock_pins_every_package_it_names() -> None:
 
     assert [line for line in requirements if "==" not in line] == []
     assert {line.split("==")[0] for line in requirements} >= {"pytest", "icalendar", "starlette", "pytest-xdist"}
+
+
+def test_the_lock_holds_every_dependency_pyproject_names() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    named = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+    wanted = {canonical(re.match(r"[A-Za-z0-9_.\-]+", r).group(0)) for r in named}  # type: ignore[union-attr]
+    lock = (ROOT / "requirements" / "test.txt").read_text(encoding="utf-8")
+    locked = {canonical(m) for m in re.findall(r"^([A-Za-z0-9_.\-]+)==", lock, re.M)}
+
+    assert wanted - locked == set()
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
