@@ -30,34 +30,10 @@ import httpx
 from asgi_servers import cpu_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the dripping server is the tests' own (tests/helpers/drip_server.py)
+from tests.helpers.drip_server import dripping_server  # noqa: E402
+
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "CONFCAL_CALDAV_ALLOW_PRIVATE": "1"}
-
-
-def drip(stop: threading.Event) -> tuple[str, socket.socket]:
-    server = socket.create_server(("127.0.0.1", 0), backlog=256)
-    server.settimeout(0.2)
-
-    def serve(conn: socket.socket) -> None:
-        with conn:
-            try:
-                conn.recv(65536)
-                for byte in b"HTTP/1.1 207 Multi-Status\r\nContent-Length: 99999\r\n\r\n" + b" " * 99999:
-                    if stop.wait(0.5):
-                        return
-                    conn.sendall(bytes([byte]))
-            except OSError:
-                return
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except TimeoutError:
-                continue
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    return f"http://127.0.0.1:{server.getsockname()[1]}/alice/cal/", server
 
 
 def main() -> None:
@@ -65,9 +41,8 @@ def main() -> None:
     parser.add_argument("--attaches", type=int, default=60)
     parser.add_argument("--samples", type=int, default=200)
     args = parser.parse_args()
-    stop = threading.Event()
-    calendar, listener = drip(stop)
-    with tempfile.TemporaryDirectory() as work, socket.socket() as probe:
+    with dripping_server() as dripping, tempfile.TemporaryDirectory() as work, socket.socket() as probe:
+        calendar = dripping.url
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
         probe.close()
@@ -121,8 +96,6 @@ def main() -> None:
             server.terminate()
             server.wait(10)
             log.close()
-            stop.set()
-            listener.close()
     everything = sorted(t for ts in times.values() for t in ts)
     p99 = everything[max(0, int(len(everything) * 0.99) - 1)]
     print(f"attaches: {dict(sorted(statuses.items()))} in {wall:.1f} s wall, {cpu:.2f} s server CPU")

@@ -16,28 +16,10 @@ import pytest
 
 from server.pages.render import META_CSP
 from tests.helpers.browser_helpers import new_visit
+from tests.helpers.link_calendars import two_linked_sessions
 from tests.helpers.serve_process import Running, confcal_command, free_port
 
-ICS = """BEGIN:VCALENDAR
-VERSION:2.0
-PRODID:-//test//links//EN
-X-WR-CALNAME:Link Con
-BEGIN:VEVENT
-UID:one@test
-SUMMARY:Scripted
-DTSTART:20250301T100000Z
-DTEND:20250301T103000Z
-URL:javascript:document.body.dataset.pwned='yes'
-END:VEVENT
-BEGIN:VEVENT
-UID:two@test
-SUMMARY:Linked
-DTSTART:20250301T110000Z
-DTEND:20250301T113000Z
-URL:https://example.org/two
-END:VEVENT
-END:VCALENDAR
-"""
+ICS = two_linked_sessions("javascript:document.body.dataset.pwned='yes'", "https://example.org/two")
 
 
 @pytest.fixture(scope="module")

@@ -8,27 +8,9 @@ from pathlib import Path
 
 from feeds.pipeline import load_schedule
 from feeds.web_links import web_link
+from tests.helpers.link_calendars import two_linked_sessions
 
-ICS = """BEGIN:VCALENDAR
-VERSION:2.0
-PRODID:-//test//links//EN
-X-WR-CALNAME:Link Con
-BEGIN:VEVENT
-UID:one@test
-SUMMARY:Scripted
-DTSTART:20250301T100000Z
-DTEND:20250301T103000Z
-URL:javascript:alert(1)
-END:VEVENT
-BEGIN:VEVENT
-UID:two@test
-SUMMARY:Linked
-DTSTART:20250301T110000Z
-DTEND:20250301T113000Z
-URL:https://example.org/linked
-END:VEVENT
-END:VCALENDAR
-"""
+ICS = two_linked_sessions("javascript:alert(1)", "https://example.org/linked")
 
 FRAB_XML = """<?xml version="1.0" encoding="UTF-8"?>
 <schedule>

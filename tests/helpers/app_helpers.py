@@ -122,11 +122,11 @@ def send(
     app: Starlette,
     method: str,
     path: str,
-    content: bytes | AsyncIterator[bytes],
+    content: bytes | AsyncIterator[bytes] | None,
     headers: dict[str, str] | None = None,
 ) -> Reply:
     """One request with a body (bytes, or an async stream httpx sends chunked, without
-    Content-Length); the body is declared JSON unless `headers` say otherwise."""
+    Content-Length; None for none); the body is declared JSON unless `headers` say otherwise."""
 
     async def go() -> Reply:
         transport = httpx.ASGITransport(app=app)

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.helpers.serve_process import free_port
+from tests.helpers.serve_process import free_port, stop
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "nginx"
 
@@ -83,9 +83,4 @@ def running_nginx(work: Path, http_block: str) -> Iterator[str]:
             pytest.fail("nginx did not come up")
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)

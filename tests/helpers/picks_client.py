@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 
-import anyio
 import httpx
 from starlette.applications import Starlette
 
-from tests.helpers.app_helpers import Http, Reply
+from tests.helpers.app_helpers import Http, Reply, send
 
 
 def call(
@@ -22,23 +21,7 @@ def call(
     """One request; `body` is sent as JSON, `raw` as is."""
     content = raw if raw is not None else (None if body is None else json.dumps(body).encode())
 
-    async def go() -> Reply:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            response = await client.request(
-                method,
-                path,
-                content=content,
-                headers={"content-type": "application/json"},
-            )
-            return Reply(
-                response.status_code,
-                response.headers,
-                response.content,
-                response.content,
-            )
-
-    return anyio.run(go)
+    return send(app, method, path, content)
 
 
 def session_ids(http: Http) -> list[str]:

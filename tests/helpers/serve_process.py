@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,26 +48,34 @@ def running_confcal(work: Path, *extra: str, db: str | None = None, ready: str =
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):  # up to ~30 s on a busy machine; not a timing assertion
-            if process.poll() is not None:
-                pytest.fail(f"confcal serve exited: {(work / 'serve.log').read_text()}")
-            try:
-                if httpx.get(url + ready, timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
-        else:
-            pytest.fail("confcal serve did not come up")
+        wait_ready(process, url + ready, lambda: (work / "serve.log").read_text())
         yield Running(url, db)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         log.close()
+
+
+def wait_ready(process: subprocess.Popen[bytes], url: str, output: Callable[[], str] = lambda: "") -> None:
+    """Until `url` answers 200; fails the test if the server exits first or never answers."""
+    for _ in range(300):  # up to ~30 s on a busy machine; not a timing assertion
+        if process.poll() is not None:
+            pytest.fail(f"confcal serve exited: {output()}")
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    pytest.fail("confcal serve did not come up")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 @contextmanager

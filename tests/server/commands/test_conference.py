@@ -16,35 +16,16 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from feeds.demo import DEMO_TZ, demo_sources
 from server.crypto import Password
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 from server.store.picks import PickStore
 from server.store.sources import SourceSpec, SourceStore
 from server.store.tables import metadata
+from tests.helpers.cli_runs import DEMO, DEMO_CHANGED, DEMO_SLUG, ENV, OTHER, confcal, ingest
 
-ROOT = Path(__file__).resolve().parents[3]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-DEMO = [str(s) for s in demo_sources()]
-DEMO_SLUG = "pytorch-conference-europe-2026"
-CHANGED_PAGE = ROOT / "tests" / "server" / "app" / "fixtures" / "002_changed.txt"
-DEMO_CHANGED = [s for s in DEMO if "002_" not in Path(s).name] + [str(CHANGED_PAGE)]
-OTHER = str(ROOT / "tests" / "fixtures" / "changes" / "v1.ics")
 OTHER_SLUG = "change-conf-2026"
 NOW = datetime(2026, 3, 1, 9, tzinfo=UTC)
-
-
-def confcal(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "server.cli", *args], input=stdin, capture_output=True, text=True, env=ENV, timeout=120
-    )
-
-
-def ingest(db: Path, *sources: str) -> subprocess.CompletedProcess[str]:
-    done = confcal("ingest", "--db", str(db), "--tz", DEMO_TZ, "--quiet", *sources)
-    assert done.returncode == 0, done.stderr
-    return done
 
 
 def rows_of(db: Path, slug: str) -> dict[str, int]:

@@ -14,27 +14,9 @@ from feeds.pipeline import load_schedule
 from server.cli import main
 from server.pages.render import CSP
 from server.store import Store
+from tests.helpers.link_calendars import two_linked_sessions
 
-ICS = """BEGIN:VCALENDAR
-VERSION:2.0
-PRODID:-//test//links//EN
-X-WR-CALNAME:Link Con
-BEGIN:VEVENT
-UID:one@test
-SUMMARY:Scripted
-DTSTART:20250301T100000Z
-DTEND:20250301T103000Z
-URL:https://example.org/one
-END:VEVENT
-BEGIN:VEVENT
-UID:two@test
-SUMMARY:Linked
-DTSTART:20250301T110000Z
-DTEND:20250301T113000Z
-URL:https://example.org/two
-END:VEVENT
-END:VCALENDAR
-"""
+ICS = two_linked_sessions("https://example.org/one", "https://example.org/two")
 SCRIPT = "javascript:alert(document.domain)"
 
 

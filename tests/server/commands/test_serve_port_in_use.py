@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,15 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.helpers.serve_process import free_port, stop, wait_ready
+
 ROOT = Path(__file__).resolve().parents[3]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def serve_command(db: Path, port: int, *extra: str) -> list[str]:
@@ -38,24 +32,10 @@ def serving(db: Path, port: int, *extra: str) -> Iterator[subprocess.Popen[bytes
         serve_command(db, port, *extra), env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        for _ in range(300):  # up to ~30 s on a busy machine; not a timing assertion
-            assert process.poll() is None, "confcal serve exited"
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
-        else:
-            pytest.fail("confcal serve did not come up")
+        wait_ready(process, f"http://127.0.0.1:{port}/healthz")
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 def test_a_second_serve_on_a_port_in_use_refuses_to_start_with_one_line(tmp_path: Path) -> None:

@@ -3,36 +3,13 @@ nothing records no version and says so; revision 0007 renumbers the versions a s
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from alembic import command
 
-from feeds.demo import DEMO_TZ, demo_sources
 from server.store import Store, schema
 from server.store.engine import make_engine
-
-ROOT = Path(__file__).resolve().parents[3]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-DEMO = [str(s) for s in demo_sources()]
-DEMO_SLUG = "pytorch-conference-europe-2026"
-CHANGED_PAGE = ROOT / "tests" / "server" / "app" / "fixtures" / "002_changed.txt"
-DEMO_CHANGED = [s for s in DEMO if "002_" not in Path(s).name] + [str(CHANGED_PAGE)]
-FRAB = str(ROOT / "tests" / "fixtures" / "changes" / "v1.ics")
-
-
-def confcal(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "server.cli", *args], capture_output=True, text=True, env=ENV, timeout=120
-    )
-
-
-def ingest(db: Path, *sources: str) -> subprocess.CompletedProcess[str]:
-    done = confcal("ingest", "--db", str(db), "--tz", DEMO_TZ, "--quiet", *sources)
-    assert done.returncode == 0, done.stderr
-    return done
+from tests.helpers.cli_runs import DEMO, DEMO_CHANGED, DEMO_SLUG, OTHER, confcal, ingest
 
 
 def versions(db: Path) -> list[tuple[str, int]]:
@@ -70,7 +47,7 @@ def test_a_repeated_rollback_to_the_live_content_records_no_version(tmp_path: Pa
 def test_each_conference_numbers_its_own_versions(tmp_path: Path) -> None:
     db = tmp_path / "store.sqlite"
     ingest(db, *DEMO)
-    other = ingest(db, FRAB)
+    other = ingest(db, OTHER)
     ingest(db, *DEMO_CHANGED)
 
     history = confcal("history", "--db", str(db), "--conference", DEMO_SLUG)
@@ -85,7 +62,7 @@ def test_each_conference_numbers_its_own_versions(tmp_path: Path) -> None:
 def test_the_upgrade_renumbers_a_stores_versions_per_conference(tmp_path: Path) -> None:
     db = tmp_path / "store.sqlite"
     ingest(db, *DEMO)
-    ingest(db, FRAB)
+    ingest(db, OTHER)
     ingest(db, *DEMO_CHANGED)
     assert confcal("rollback", "--db", str(db), "--conference", DEMO_SLUG, "1").returncode == 0
     with Store.open(str(db)) as store:
