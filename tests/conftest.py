@@ -10,15 +10,16 @@ from hypothesis import settings
 
 from feeds.demo import DEMO_DIR, DEMO_TZ
 from feeds.pipeline import Loaded, load_schedule
+from tests.helpers import shared_caldav
 from tests.helpers.dav_proxy import DavProxy
+from tests.helpers.paths import FIXTURES, SHARED
 from tests.helpers.postgres_cluster import running_postgres
+from tests.helpers.shared_caldav import SharedServer
 
 # No per-example deadline anywhere: speed is measured in bench/, and a busy CI machine is not a
 # failure (Hypothesis's 200 ms default turned load into flaky fuzz tests).
 settings.register_profile("confcal", deadline=None)
 settings.load_profile("confcal")
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 @pytest.fixture(scope="session")
@@ -63,6 +64,30 @@ def xandikos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def sabre(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedServer]:
+    """sabre/dav 4.7, the engine of Nextcloud and Baikal (../shared/caldav-servers)."""
+    server = shared_caldav.start("sabre", tmp_path_factory.mktemp("sabre") / "work")
+    yield server
+    shared_caldav.stop(server)
+
+
+@pytest.fixture(scope="session")
+def cyrus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedServer]:
+    """Cyrus IMAP 3.6's CalDAV, Fastmail's engine: one UID per account, CATEGORIES split."""
+    server = shared_caldav.start("cyrus", tmp_path_factory.mktemp("cyrus") / "work")
+    yield server
+    shared_caldav.stop(server)
+
+
+@pytest.fixture(scope="session")
+def sogo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedServer]:
+    """SOGo 5.8: ignores If-None-Match on PUT and If-Match on DELETE, adds CLASS:PUBLIC."""
+    server = shared_caldav.start("sogo", tmp_path_factory.mktemp("sogo") / "work")
+    yield server
+    shared_caldav.stop(server)
+
+
 @pytest.fixture(params=["radicale", "xandikos"])
 def dav_server(request: pytest.FixtureRequest) -> Any:
     return request.getfixturevalue(request.param)
@@ -83,21 +108,6 @@ def seed_loaded() -> Loaded:
 @pytest.fixture(scope="session")
 def fixtures() -> Path:
     return FIXTURES
-
-
-def _shared_dir() -> Path:
-    """`../shared` from the repository root; from a git worktree, the one beside the main checkout
-    (a worktree's `.git` file names `<main>/.git/worktrees/<name>`)."""
-    root = FIXTURES.parent.parent
-    candidates = [root.parent / "shared"]
-    git = root / ".git"
-    if git.is_file():
-        gitdir = Path(git.read_text(encoding="utf-8").partition("gitdir:")[2].strip())
-        candidates.append(gitdir.parents[2].parent / "shared")
-    return next((c for c in candidates if c.is_dir()), candidates[0])
-
-
-SHARED = _shared_dir()
 
 
 @pytest.fixture(scope="session")

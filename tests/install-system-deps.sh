@@ -30,5 +30,10 @@ if [ $((${#missing[@]} + ${#davical[@]})) -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${davical[@]}" >/dev/null
   fi
 fi
+# sabre/dav, Cyrus and SOGo for the CalDAV tests, with ../shared's own installer (it does nothing
+# when every package is there).
+if [ -f ../shared/caldav-servers/install-deps.sh ]; then
+  bash ../shared/caldav-servers/install-deps.sh >/dev/null
+fi
 npm ci --prefix tests/interop --no-audit --no-fund --loglevel=error
 npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
