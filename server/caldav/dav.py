@@ -211,7 +211,13 @@ class DavStorage:
 
     def delete(self, name: str, etag: str) -> None:
         answer = self._request("DELETE", self._url(name), "", {"If-Match": etag}, what=name)
-        self._check_write(name, answer)
+        try:
+            self._check_write(name, answer)
+        except PreconditionFailed:
+            # As in update: sabre/dav answers 412 for a deleted resource.
+            if not self._exists(name):
+                raise ItemNotFound(f"{name}: not found") from None
+            raise
 
     def holders(self, uid: str) -> builtins.list[str]:
         """The names of the calendar's objects whose VEVENT has exactly this UID."""
