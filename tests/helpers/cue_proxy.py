@@ -71,9 +71,17 @@ class CueingServer:
         """The calendar home, through the proxy."""
         return f"http://127.0.0.1:{self.port}{urlsplit(self.shared.home).path}"
 
-    def new_calendar(self) -> str:
+    def new_calendar(self, name: str | None = None) -> str:
+        """A new calendar in the home, with display name `name` when given."""
         url = f"{self.home.rstrip('/')}/{uuid.uuid4().hex[:12]}/"
-        self.request("MKCALENDAR", url)
+        body = b""
+        if name is not None:
+            body = (
+                '<?xml version="1.0" encoding="utf-8"?><c:mkcalendar xmlns:d="DAV:" '
+                'xmlns:c="urn:ietf:params:xml:ns:caldav"><d:set><d:prop>'
+                f"<d:displayname>{name}</d:displayname></d:prop></d:set></c:mkcalendar>"
+            ).encode()
+        self.request("MKCALENDAR", url, body, {"Content-Type": "application/xml"} if body else None)
         return url
 
     def request(self, method: str, url: str, body: bytes = b"", headers: dict[str, str] | None = None) -> int:
