@@ -16,6 +16,8 @@ The requests (RFC 4791, RFC 4918, RFC 7232):
   (DAViCal) do not enforce the no-uid-conflict precondition, so we do not rely on it
 - GET / PUT with If-None-Match: * or If-Match / DELETE with If-Match (RFC 4791 section 5.3.2,
   RFC 7232 section 3.1-3.2)
+- PROPFIND Depth 0 for the displayname of the calendar that holds a UID, when a create is refused
+  with unique-scheduling-object-resource (Cyrus: one UID per account), to name it in the report
 Status codes become the contract's errors; 5xx, 429 and broken connections become
 TransientError so the executor can retry them. Answers are read up to a size cap.
 """
@@ -256,6 +258,8 @@ class DavStorage:
         # Cyrus holds a UID once per account: a second object with it, in any of the account's
         # calendars, is refused with the holder's href (RFC 6638 section 3.2.4.1).
         holder = _unique_holder(answer.body) if status in (403, 409, 412) else None
+        if holder == "":
+            raise UidConflict(f"{name}: the account already has an event with this UID")
         if holder is not None:
             where = self._calendar_name(holder)
             raise UidConflict(
@@ -273,6 +277,8 @@ class DavStorage:
         """The display name of the calendar holding `holder` (an href), or None when it cannot be
         read: it only words a message, so no failure of this lookup may stop the run."""
         collection = urljoin(self.url, holder).rsplit("/", 1)[0] + "/"
+        if urlsplit(collection)[:2] != urlsplit(self.url)[:2]:
+            return None  # our credentials go to the calendar's own origin only
         try:
             answer = self._request("PROPFIND", collection, _DISPLAYNAME_BODY, {"Depth": "0", **_XML}, what=holder)
         except CalDAVError:
@@ -399,7 +405,8 @@ def _uid_conflict(body: bytes) -> bool:
 
 def _unique_holder(body: bytes) -> str | None:
     """The href in a CALDAV:unique-scheduling-object-resource precondition (RFC 6638 section
-    3.2.4.1), the resource that already holds the UID; None when the body names none."""
+    3.2.4.1), the resource that already holds the UID: "" when the precondition names no href,
+    None when the body is not that precondition."""
     try:
         tree = SafeXml.fromstring(body)
     except (SafeXml.ParseError, ValueError):
@@ -408,7 +415,7 @@ def _unique_holder(body: bytes) -> str | None:
     found = tree if tree.tag == tag else tree.find(f".//{tag}")
     if found is None:
         return None
-    return (found.findtext(f"{{{_DAV}}}href") or "").strip() or None
+    return (found.findtext(f"{{{_DAV}}}href") or "").strip()
 
 
 def _status_404(tree: Any) -> bool:

@@ -612,3 +612,26 @@ def test_a_push_reports_a_uid_held_at_an_unnamed_holder_and_goes_on(calendar: Da
     assert summary.conflicts == [
         f"{uid(CONFERENCE, schedule.sessions[0])}: already in your calendar at {holder}; left alone"
     ]
+
+
+def test_a_holder_on_another_origin_is_named_but_never_asked(calendar: DavBackend) -> None:
+    # Our credentials go to the calendar's origin only: the holder's calendar name is not looked up.
+    holder = "http://127.0.0.2:9/personal/held-elsewhere.ics"
+    calendar.cue(answer("PUT", "talk-1.ics", 403, UNIQUE.format(holder)))
+
+    with pytest.raises(UidConflict) as raised:
+        calendar.dav.create("talk-1.ics", OURS)
+
+    assert (raised.value.holder, raised.value.calendar) == (holder, None)
+
+
+def test_a_uid_held_in_the_account_without_an_href_is_still_a_uid_conflict(calendar: DavBackend) -> None:
+    calendar.cue(answer("PUT", "talk-1.ics", 403, ERROR.format("<C:unique-scheduling-object-resource/>")))
+
+    with pytest.raises(UidConflict) as raised:
+        calendar.dav.create("talk-1.ics", OURS)
+
+    assert (str(raised.value), raised.value.holder) == (
+        "talk-1.ics: the account already has an event with this UID",
+        None,
+    )

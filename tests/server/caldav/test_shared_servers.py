@@ -14,14 +14,20 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
 
 from feeds.ical import uid
 from feeds.model import Level, Schedule, Track
+from server.caldav import service
 from server.caldav.events import desired_events, select_sessions
+from server.caldav.retry import NO_WAIT
 from server.caldav.state import SyncState
+from server.caldav.target import SessionIds, SyncOptions, Target
+from server.crypto import Password
+from server.store import Store
 from tests.helpers.cue_proxy import CueingServer, cueing
 from tests.helpers.push_helpers import (
     CONFERENCE,
@@ -35,7 +41,7 @@ from tests.helpers.push_helpers import (
     summary_of,
     uid_counts,
 )
-from tests.helpers.push_runs import name_of, run_push
+from tests.helpers.push_runs import name_of, run_push, session_ids
 
 
 def _rich(schedule: Schedule) -> Schedule:
@@ -55,6 +61,7 @@ def _rich(schedule: Schedule) -> Schedule:
 
 
 SCHEDULE = _rich(make_schedule(3))
+OPTIONS = SyncOptions(retry=NO_WAIT, allow_private=True)  # the servers listen on loopback
 UID = {s.id: uid(CONFERENCE, s) for s in SCHEDULE.sessions}
 
 
@@ -106,6 +113,12 @@ def rewriting(request: pytest.FixtureRequest) -> Iterator[Calendars]:
     yield from _calendars(request, request.param)
 
 
+@pytest.fixture(params=["sabre", "sogo"])
+def accepting(request: pytest.FixtureRequest) -> Iterator[Calendars]:
+    """The servers that accept one UID in two calendars of the account."""
+    yield from _calendars(request, request.param)
+
+
 @pytest.fixture
 def cyrus_calendars(request: pytest.FixtureRequest) -> Iterator[Calendars]:
     yield from _calendars(request, "cyrus")
@@ -143,6 +156,33 @@ class TestUidHeldElsewhere:
         ]
         assert uid_counts(backend.contents()) == {UID["s0"]: 1, UID["s1"]: 1, UID["s2"]: 1}
         assert sorted(backend.contents()) == sorted(["imported.ics", name_of("s0"), name_of("s2")])
+
+    def test_sabre_and_sogo_accept_a_uid_held_in_another_calendar(self, accepting: Calendars, engine: Engine) -> None:
+        calendars = accepting
+        personal = calendars.another("Personal")
+        calendars.server.request("PUT", personal + "imported.ics", ours("s1"), {"Content-Type": "text/calendar"})
+
+        summary = run_push(calendars.backend, engine, SCHEDULE, ["s0", "s1", "s2"])
+
+        assert (summary.line(), summary.conflicts) == ("created 3, updated 0, deleted 0, unchanged 0, conflicts 0", [])
+
+    def test_the_push_service_counts_the_event_left_alone(self, cyrus_calendars: Calendars, tmp_path: Path) -> None:
+        # What `confcal push` prints and the attach status stores: the conflicts' count and lines.
+        server = cyrus_calendars.server
+        target = Target(cyrus_calendars.backend.url, server.username, Password(server.password))
+        with Store.open(str(tmp_path / "store.db")) as store:
+            store.ingest(SCHEDULE)
+            live = store.live()
+            assert live is not None
+            ids = session_ids(store, 0, 1, 2)
+            (held,) = desired_events(live, select_sessions(live, [ids[1]]))
+            personal = cyrus_calendars.another("Personal")
+            server.request("PUT", personal + "imported.ics", held.ics, {"Content-Type": "text/calendar"})
+
+            result = service.sync(store, target, SessionIds(ids), options=OPTIONS)
+
+        assert (result.counts.created, result.counts.conflicts) == (2, 1)
+        assert result.conflicts == (f"{held.uid}: already in your calendar 'Personal'; left alone",)
 
 
 class TestOurEventByMeaning:
