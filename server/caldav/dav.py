@@ -16,6 +16,8 @@ The requests (RFC 4791, RFC 4918, RFC 7232):
   (DAViCal) do not enforce the no-uid-conflict precondition, so we do not rely on it
 - GET / PUT with If-None-Match: * or If-Match / DELETE with If-Match (RFC 4791 section 5.3.2,
   RFC 7232 section 3.1-3.2)
+- PROPFIND Depth 0 for the displayname of the calendar that holds a UID, when a create is refused
+  with unique-scheduling-object-resource (Cyrus: one UID per account), to name it in the report
 Status codes become the contract's errors; 5xx, 429 and broken connections become
 TransientError so the executor can retry them. Answers are read up to a size cap.
 """
@@ -25,7 +27,7 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote, urljoin, urlsplit
 from xml.etree.ElementTree import Element
 
 import httpx
@@ -40,6 +42,7 @@ from server.caldav.errors import (
     AddressNotAllowed,
     AuthenticationFailed,
     BadCalendarUrl,
+    CalDAVError,
     CalendarNotFound,
     ItemNotFound,
     NotACalendar,
@@ -56,6 +59,9 @@ _DAV = "DAV:"
 _CALDAV = "urn:ietf:params:xml:ns:caldav"
 _RESOURCETYPE_BODY = (
     '<?xml version="1.0" encoding="utf-8"?><d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/></d:prop></d:propfind>'
+)
+_DISPLAYNAME_BODY = (
+    '<?xml version="1.0" encoding="utf-8"?><d:propfind xmlns:d="DAV:"><d:prop><d:displayname/></d:prop></d:propfind>'
 )
 _LISTING_BODY = (
     '<?xml version="1.0" encoding="utf-8"?>'
@@ -249,6 +255,16 @@ class DavStorage:
         # Servers differ on the status for a taken UID (Radicale 409, Xandikos 412); the body says.
         if status in (403, 409, 412) and _uid_conflict(answer.body):
             raise UidConflict(f"{name}: the calendar already has an event with this UID")
+        # Cyrus holds a UID once per account: a second object with it, in any of the account's
+        # calendars, is refused with the holder's href (RFC 6638 section 3.2.4.1).
+        holder = _unique_holder(answer.body) if status in (403, 409, 412) else None
+        if holder == "":
+            raise UidConflict(f"{name}: the account already has an event with this UID")
+        if holder is not None:
+            where = self._calendar_name(holder)
+            raise UidConflict(
+                f"{name}: the account already has an event with this UID at {holder}", holder=holder, calendar=where
+            )
         if status == 403:
             raise AccessDenied(f"access to {self.url} denied (403): the account may not use this calendar")
         if status == 412:
@@ -256,6 +272,21 @@ class DavStorage:
         if status == 404:
             raise ItemNotFound(f"{name}: not found (404)")
         raise ServerFailed(f"{name}: the server refused the write (HTTP {status})")
+
+    def _calendar_name(self, holder: str) -> str | None:
+        """The display name of the calendar holding `holder` (an href), or None when it cannot be
+        read: it only words a message, so no failure of this lookup may stop the run."""
+        collection = urljoin(self.url, holder).rsplit("/", 1)[0] + "/"
+        if urlsplit(collection)[:2] != urlsplit(self.url)[:2]:
+            return None  # our credentials go to the calendar's own origin only
+        try:
+            answer = self._request("PROPFIND", collection, _DISPLAYNAME_BODY, {"Depth": "0", **_XML}, what=holder)
+        except CalDAVError:
+            return None
+        tree = answer.tree
+        if answer.status != 207 or tree is None:
+            return None
+        return (tree.findtext(f".//{{{_DAV}}}displayname") or "").strip() or None
 
     def _etag(self, name: str) -> str:
         # Depth makes no difference on one calendar object resource (see _exists).
@@ -370,6 +401,21 @@ def _uid_conflict(body: bytes) -> bool:
     except (SafeXml.ParseError, ValueError):
         return False
     return tree.find(f".//{{{_CALDAV}}}no-uid-conflict") is not None or (tree.tag == f"{{{_CALDAV}}}no-uid-conflict")
+
+
+def _unique_holder(body: bytes) -> str | None:
+    """The href in a CALDAV:unique-scheduling-object-resource precondition (RFC 6638 section
+    3.2.4.1), the resource that already holds the UID: "" when the precondition names no href,
+    None when the body is not that precondition."""
+    try:
+        tree = SafeXml.fromstring(body)
+    except (SafeXml.ParseError, ValueError):
+        return None
+    tag = f"{{{_CALDAV}}}unique-scheduling-object-resource"
+    found = tree if tree.tag == tag else tree.find(f".//{tag}")
+    if found is None:
+        return None
+    return (found.findtext(f"{{{_DAV}}}href") or "").strip()
 
 
 def _status_404(tree: Any) -> bool:

@@ -72,8 +72,17 @@ class ItemNotFound(CalDAVError):
 
 
 class UidConflict(CalDAVError):
-    """The server refused a create because another resource in the calendar already holds this UID
-    (CalDAV precondition no-uid-conflict, RFC 4791 section 5.3.2.1)."""
+    """The server refused a create because another resource already holds this UID: in the
+    calendar (CalDAV precondition no-uid-conflict, RFC 4791 section 5.3.2.1), or anywhere in the
+    account (Cyrus: unique-scheduling-object-resource, RFC 6638 section 3.2.4.1).
+
+    `holder` is the holding resource's URL when the server named it, `calendar` the display name
+    of the calendar that holds it when the server gives one."""
+
+    def __init__(self, message: str, *, holder: str | None = None, calendar: str | None = None) -> None:
+        super().__init__(message)
+        self.holder = holder
+        self.calendar = calendar
 
 
 class UnknownSession(CalDAVError):

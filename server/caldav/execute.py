@@ -130,11 +130,8 @@ class Executor:
                 CONFLICT,
                 f"{event.uid}: {name} keeps changing in the calendar; left alone",
             )
-        except UidConflict:
-            return (
-                CONFLICT,
-                f"{event.uid}: the calendar already holds this UID in an event confcal did not create; left alone",
-            )
+        except UidConflict as exc:
+            return CONFLICT, _held_elsewhere(event.uid, exc)
         self._save(event, name, etag)
         return CREATED, ""
 
@@ -238,3 +235,14 @@ class Executor:
                 digest=event.digest,
             )
         )
+
+
+def _held_elsewhere(uid: str, exc: UidConflict) -> str:
+    """The conflict line for a UID the server says is held by another resource: the calendar's
+    name when known, else the holder's URL (Cyrus names it), else this calendar (no-uid-conflict,
+    or our own UID lookup)."""
+    if exc.calendar is not None:
+        return f"{uid}: already in your calendar '{exc.calendar}'; left alone"
+    if exc.holder is not None:
+        return f"{uid}: already in your calendar at {exc.holder}; left alone"
+    return f"{uid}: the calendar already holds this UID in an event confcal did not create; left alone"

@@ -174,6 +174,8 @@ def drop_etag(on: str, name: str) -> Cue:
 class DavServer:
     """Radicale, Xandikos or DAViCal in a subprocess on 127.0.0.1 (see dav_server.py)."""
 
+    username, password = USER, PASSWORD
+
     def __init__(
         self,
         kind: str,
@@ -265,9 +267,23 @@ class DavServer:
             return int(r.status)
 
 
-def connect(url: str) -> DavStorage:
+def connect(url: str, username: str = USER, password: str = PASSWORD) -> DavStorage:
     """A client of the test servers, which listen on loopback: private addresses allowed."""
-    return DavStorage.connect(url, USER, Password(PASSWORD), allow_private=True)
+    return DavStorage.connect(url, username, Password(password), allow_private=True)
+
+
+class CalendarServer(Protocol):
+    """What DavBackend needs of a server: DavServer, or a shared server behind
+    tests/helpers/cue_proxy.CueingServer."""
+
+    kind: str
+    username: str
+    password: str
+
+    def new_calendar(self) -> str: ...
+    def counts(self) -> Counter[str]: ...
+    def cue(self, cues: list[Cue]) -> None: ...
+    def request(self, method: str, url: str, body: bytes = ..., headers: dict[str, str] | None = ...) -> int: ...
 
 
 # -- one face over memory and real servers ---------------------------------------------------------
@@ -354,11 +370,11 @@ class MemoryBackend:
 
 
 class DavBackend:
-    def __init__(self, server: DavServer) -> None:
+    def __init__(self, server: CalendarServer) -> None:
         self.server = server
         self.url = server.new_calendar()
-        self.storage = self.dav = connect(self.url)
-        self._owner = connect(self.url)  # the owner's own client
+        self.storage = self.dav = connect(self.url, server.username, server.password)
+        self._owner = connect(self.url, server.username, server.password)  # the owner's own client
 
     def writes(self) -> int:
         counts = self.server.counts()

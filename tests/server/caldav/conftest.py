@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, create_engine
 
+from tests.helpers.cue_proxy import CueingServer
 from tests.helpers.postgres_cluster import fresh_schema
 from tests.helpers.push_helpers import Backend, DavBackend, DavServer, MemoryBackend
 
@@ -29,6 +30,16 @@ def davical(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
     server = DavServer("davical", tmp_path_factory.mktemp("davical") / "root").start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def cueing_servers() -> Iterator[dict[str, CueingServer]]:
+    """The shared servers (sabre, cyrus, sogo from tests/conftest.py) each behind one counting,
+    cueing proxy (tests/helpers/cue_proxy.py), made when a test first asks for one."""
+    made: dict[str, CueingServer] = {}
+    yield made
+    for proxy in made.values():
+        proxy.close()
 
 
 @pytest.fixture(params=["radicale", "xandikos"])

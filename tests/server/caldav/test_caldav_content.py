@@ -46,3 +46,44 @@ def test_the_uids_of_a_body_are_its_events_not_its_alarms() -> None:
 def test_a_body_that_does_not_parse_has_no_uids_and_is_no_event() -> None:
     assert uids(b"not a calendar") == frozenset()
     assert same_event(b"not a calendar", b"not a calendar") is False
+
+
+OURS_WITH_CATEGORIES = EVENT.replace(
+    b"SUMMARY:Talk\r\n", b"SUMMARY:Talk\r\nCATEGORIES:Compilers,talk\r\nSEQUENCE:0\r\n"
+)
+
+
+def test_categories_split_into_one_line_per_value_are_the_same_event() -> None:
+    # Cyrus stores CATEGORIES:a,b as CATEGORIES:a and CATEGORIES:b.
+    split = OURS_WITH_CATEGORIES.replace(b"CATEGORIES:Compilers,talk", b"CATEGORIES:Compilers\r\nCATEGORIES:talk")
+
+    assert same_event(OURS_WITH_CATEGORIES, split) is True
+
+
+def test_a_category_the_owner_changed_is_an_edit() -> None:
+    changed = OURS_WITH_CATEGORIES.replace(b"CATEGORIES:Compilers,talk", b"CATEGORIES:Compilers\r\nCATEGORIES:keynote")
+
+    assert same_event(OURS_WITH_CATEGORIES, changed) is False
+
+
+def test_properties_a_server_adds_at_their_default_or_maintains_are_the_same_event() -> None:
+    # SOGo adds CLASS:PUBLIC; other stores TRANSP:OPAQUE, CREATED and LAST-MODIFIED; sequence 0 is
+    # the default; parameter names and enumerated values in another letter case; folded lines.
+    stored = (
+        OURS_WITH_CATEGORIES.replace(b"SEQUENCE:0\r\n", b"")
+        .replace(b"TZID=Europe/Paris;VALUE=DATE-TIME", b"value=date-time;tzid=Europe/Paris")
+        .replace(
+            b"END:VEVENT",
+            b"CLASS:PUBLIC\r\nTRANSP:OPAQUE\r\nCREATED:20260402T101010Z\r\nLAST-MODIFIED:20260402T101010Z\r\nEND:VEVENT",
+        )
+        .replace(b"SUMMARY:Talk\r\n", b"SUMMARY:Ta\r\n lk\r\n")
+    )
+
+    assert same_event(OURS_WITH_CATEGORIES, stored) is True
+
+
+def test_a_property_set_away_from_its_default_is_an_edit() -> None:
+    private = EVENT.replace(b"END:VEVENT", b"CLASS:PRIVATE\r\nEND:VEVENT")
+    free = EVENT.replace(b"END:VEVENT", b"TRANSP:TRANSPARENT\r\nEND:VEVENT")
+
+    assert (same_event(EVENT, private), same_event(EVENT, free)) == (False, False)

@@ -13,7 +13,9 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from sqlalchemy import Engine
 
+from feeds.ical import uid
 from feeds.outbound.urls import public_url
 from server.caldav.dav import MAX_ANSWER, DavStorage, calendar_key, check_url
 from server.caldav.errors import (
@@ -33,6 +35,7 @@ from server.caldav.errors import (
 from server.crypto import Password
 from tests.helpers.caldav_events import OTHER, OURS, START
 from tests.helpers.push_helpers import (
+    CONFERENCE,
     PASSWORD,
     USER,
     DavBackend,
@@ -41,7 +44,9 @@ from tests.helpers.push_helpers import (
     drop_etag,
     event_ics,
     lose_answer,
+    make_schedule,
 )
+from tests.helpers.push_runs import name_of, run_push
 from tests.helpers.silent_server import silent_server
 
 ERROR = '<?xml version="1.0"?><D:error xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">{}</D:error>'
@@ -557,3 +562,76 @@ def test_an_endless_answer_is_cut_at_the_cap_while_it_streams() -> None:
             thread.join()
 
     assert str(raised.value) == f"PROPFIND calendar: the answer is larger than the limit of {MAX_ANSWER} bytes"
+
+
+UNIQUE = ERROR.format("<C:unique-scheduling-object-resource><D:href>{}</D:href></C:unique-scheduling-object-resource>")
+
+
+def test_a_uid_the_account_holds_in_a_named_calendar_is_a_uid_conflict_naming_it(calendar: DavBackend) -> None:
+    # Cyrus's answer for a UID held in another calendar of the account (RFC 6638 section 3.2.4.1):
+    # the holder is read back for its calendar's display name (Radicale names a calendar it made
+    # without one by nothing, so this one gets a name first).
+    holder = calendar.url + "held-elsewhere.ics"
+    calendar.server.request(
+        "PROPPATCH",
+        calendar.url,
+        b'<?xml version="1.0"?><d:propertyupdate xmlns:d="DAV:"><d:set><d:prop>'
+        b"<d:displayname>Personal</d:displayname></d:prop></d:set></d:propertyupdate>",
+        {"Content-Type": "application/xml"},
+    )
+    calendar.cue(answer("PUT", "talk-1.ics", 403, UNIQUE.format(holder)))
+
+    with pytest.raises(UidConflict) as raised:
+        calendar.dav.create("talk-1.ics", OURS)
+
+    assert (str(raised.value), raised.value.holder, raised.value.calendar) == (
+        f"talk-1.ics: the account already has an event with this UID at {holder}",
+        holder,
+        "Personal",
+    )
+
+
+def test_a_uid_held_where_no_calendar_name_can_be_read_names_the_holder(calendar: DavBackend) -> None:
+    holder = "/nowhere/personal/held-elsewhere.ics"
+    calendar.cue(answer("PUT", "talk-1.ics", 403, UNIQUE.format(holder)))
+
+    with pytest.raises(UidConflict) as raised:
+        calendar.dav.create("talk-1.ics", OURS)
+
+    assert (raised.value.holder, raised.value.calendar) == (holder, None)
+
+
+def test_a_push_reports_a_uid_held_at_an_unnamed_holder_and_goes_on(calendar: DavBackend, engine: Engine) -> None:
+    schedule = make_schedule(2)
+    holder = "/nowhere/personal/held-elsewhere.ics"
+    calendar.cue(answer("PUT", name_of("s0"), 403, UNIQUE.format(holder)))
+
+    summary = run_push(calendar, engine, schedule, ["s0", "s1"])
+
+    assert summary.line() == "created 1, updated 0, deleted 0, unchanged 0, conflicts 1"
+    assert summary.conflicts == [
+        f"{uid(CONFERENCE, schedule.sessions[0])}: already in your calendar at {holder}; left alone"
+    ]
+
+
+def test_a_holder_on_another_origin_is_named_but_never_asked(calendar: DavBackend) -> None:
+    # Our credentials go to the calendar's origin only: the holder's calendar name is not looked up.
+    holder = "http://127.0.0.2:9/personal/held-elsewhere.ics"
+    calendar.cue(answer("PUT", "talk-1.ics", 403, UNIQUE.format(holder)))
+
+    with pytest.raises(UidConflict) as raised:
+        calendar.dav.create("talk-1.ics", OURS)
+
+    assert (raised.value.holder, raised.value.calendar) == (holder, None)
+
+
+def test_a_uid_held_in_the_account_without_an_href_is_still_a_uid_conflict(calendar: DavBackend) -> None:
+    calendar.cue(answer("PUT", "talk-1.ics", 403, ERROR.format("<C:unique-scheduling-object-resource/>")))
+
+    with pytest.raises(UidConflict) as raised:
+        calendar.dav.create("talk-1.ics", OURS)
+
+    assert (str(raised.value), raised.value.holder) == (
+        "talk-1.ics: the account already has an event with this UID",
+        None,
+    )

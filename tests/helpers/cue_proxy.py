@@ -1,0 +1,172 @@
+"""The shared servers (sabre/dav, Cyrus, SOGo: tests/helpers/shared_caldav.py) behind a real HTTP
+proxy on 127.0.0.1 that counts and misbehaves on cue exactly as dav_server.py's wrapper does for
+Radicale, Xandikos and DAViCal: those servers are external processes whose code we cannot wrap,
+so the cues act on the wire in front of them.
+
+`CueingServer` has DavServer's face (new_calendar, request, counts, cue, username, password), so
+tests/helpers/push_helpers.DavBackend and the push tests run on these servers unchanged.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import socket
+import threading
+import uuid
+from collections import Counter
+from dataclasses import asdict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote, urlsplit
+from urllib.request import Request, urlopen
+
+import pytest
+
+from tests.helpers.push_helpers import Cue
+from tests.helpers.shared_caldav import SharedServer
+
+_HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection"}
+
+
+class CueingServer:
+    def __init__(self, shared: SharedServer) -> None:
+        self.shared = shared
+        self.kind = shared.kind
+        self.username, self.password = shared.username, shared.password
+        self.upstream_port = int(shared.info["port"])
+        self._lock = threading.Lock()
+        self._counts: Counter[str] = Counter()
+        self._cues: list[dict[str, Any]] = []
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def handle_one_request(self) -> None:
+                self.raw_requestline = self.rfile.readline(65537)
+                if not self.raw_requestline or not self.parse_request():
+                    self.close_connection = True
+                    return
+                proxy._forward(self)
+                self.wfile.flush()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = int(self.server.server_address[1])
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    # -- DavServer's face --------------------------------------------------------------------------
+
+    @property
+    def home(self) -> str:
+        """The calendar home, through the proxy."""
+        return f"http://127.0.0.1:{self.port}{urlsplit(self.shared.home).path}"
+
+    def new_calendar(self, name: str | None = None) -> str:
+        """A new calendar in the home, with display name `name` when given."""
+        url = f"{self.home.rstrip('/')}/{uuid.uuid4().hex[:12]}/"
+        body = b""
+        if name is not None:
+            body = (
+                '<?xml version="1.0" encoding="utf-8"?><c:mkcalendar xmlns:d="DAV:" '
+                'xmlns:c="urn:ietf:params:xml:ns:caldav"><d:set><d:prop>'
+                f"<d:displayname>{name}</d:displayname></d:prop></d:set></c:mkcalendar>"
+            ).encode()
+        self.request("MKCALENDAR", url, body, {"Content-Type": "application/xml"} if body else None)
+        return url
+
+    def request(self, method: str, url: str, body: bytes = b"", headers: dict[str, str] | None = None) -> int:
+        """A raw request as another client (the owner's app), through the proxy: counted."""
+        sent = Request(url, data=body or None, method=method, headers={**self._auth(), **(headers or {})})
+        with urlopen(sent, timeout=30) as answer:
+            return int(answer.status)
+
+    def counts(self) -> Counter[str]:
+        with self._lock:
+            return Counter(self._counts)
+
+    def cue(self, cues: list[Cue]) -> None:
+        with self._lock:
+            if cues:
+                self._cues.extend(asdict(c) for c in cues)
+            else:
+                self._cues.clear()
+
+    # -- the proxy -----------------------------------------------------------------------------------
+
+    def _auth(self) -> dict[str, str]:
+        token = base64.b64encode(f"{self.username}:{self.password}".encode()).decode()
+        return {"Authorization": f"Basic {token}"}
+
+    def _upstream(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> tuple[Any, bytes]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=60)
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            answer = connection.getresponse()
+            return answer, answer.read()
+        finally:
+            connection.close()
+
+    def _forward(self, handler: BaseHTTPRequestHandler) -> None:
+        method, path = handler.command, handler.path
+        body = handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
+        name = unquote(urlsplit(path).path).rstrip("/").rsplit("/", 1)[-1]
+        on = (method, f"{method} Depth: {handler.headers.get('Depth')}")
+        with self._lock:
+            self._counts[method] += 1
+            cue = next((c for c in self._cues if c["on"] in on and c["name"] == name), None)
+            if cue is not None:
+                self._cues.remove(cue)
+        if cue is not None and cue["then"] == "answer":
+            self._send(handler, cue["status"], "Answered On Cue", list(cue["headers"]), cue["body"].encode())
+            return
+        if cue is not None and cue["then"] == "owner_put":
+            self._upstream("PUT", path, cue["body"].encode(), {**self._auth(), "Content-Type": "text/calendar"})
+        elif cue is not None and cue["then"] == "owner_delete":
+            self._upstream("DELETE", path, b"", self._auth())
+        headers = {k: v for k, v in handler.headers.items() if k.lower() not in _HOP_BY_HOP}
+        answer, data = self._upstream(method, path, body, headers)
+        with self._lock:
+            self._counts[f"status {answer.status}"] += 1
+        kept = [(k, v) for k, v in answer.getheaders() if k.lower() not in _HOP_BY_HOP]
+        if cue is not None and cue["then"] in ("weak_etag", "drop_etag"):
+            etags = [v for k, v in kept if k.lower() == "etag"]
+            kept = [(k, v) for k, v in kept if k.lower() != "etag"]
+            if cue["then"] == "weak_etag":
+                kept += [("ETag", "W/" + v) for v in etags]
+        if cue is not None and cue["then"] == "lose_answer":
+            # Done upstream, but the client never hears of it.
+            handler.close_connection = True
+            handler.connection.shutdown(socket.SHUT_RDWR)
+            return
+        self._send(handler, answer.status, answer.reason, kept, data)
+
+    @staticmethod
+    def _send(
+        handler: BaseHTTPRequestHandler, status: int, reason: str, headers: list[tuple[str, str]], data: bytes
+    ) -> None:
+        handler.send_response(status, reason)
+        for key, value in headers:
+            handler.send_header(key, value)
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        if handler.command != "HEAD":
+            handler.wfile.write(data)
+
+
+def cueing(request: pytest.FixtureRequest, kind: str) -> CueingServer:
+    """The shared server `kind` (a session fixture) behind its proxy, made on first use and kept in
+    the session fixture `cueing_servers` (tests/server/caldav/conftest.py)."""
+    made: dict[str, CueingServer] = request.getfixturevalue("cueing_servers")
+    if kind not in made:
+        made[kind] = CueingServer(request.getfixturevalue(kind))
+    return made[kind]
