@@ -56,7 +56,10 @@ def _start_time(pid: int) -> str | None:
         return None
     # Field 2, the command name, is in parentheses and may hold spaces: count after its last ")".
     fields = stat.rpartition(")")[2].split()
-    return fields[19] if len(fields) > 19 else None
+    # A zombie (state Z, killed and not yet reaped by its parent) does no more work: gone too.
+    if len(fields) <= 19 or fields[0] == "Z":
+        return None
+    return fields[19]
 
 
 _HOST = socket.gethostname()
