@@ -66,6 +66,7 @@ class SyncOptions:
     - `lock_ttl`: how long the calendar stays held if this process dies mid-sync where no waiter
       can tell it died (another host); a heartbeat renews the lease while the sync runs, and a
       waiter on the same host takes over from a dead holder at once (server.caldav.lock).
+      `confcal push` uses the lock's short TTL; the sync jobs pass their own lease.
     """
 
     overwrite: bool = False
@@ -74,4 +75,4 @@ class SyncOptions:
     timeout: float = 20.0
     deadline: float | None = 600.0
     lock_wait: float = 300.0
-    lock_ttl: float = 30.0
+    lock_ttl: float = 180.0

@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from server.caldav import service
+from server.caldav import lock, service
 from server.caldav.errors import CalendarBusy, PasswordUnavailable
 from server.caldav.plan import Keep, uid_of
 from server.caldav.retry import DEFAULT_RETRY, RetryPolicy
@@ -105,6 +105,9 @@ def run(args: argparse.Namespace) -> int:
         retry=RETRY,
         allow_private=args.allow_private,
         lock_wait=max(args.wait, 0.0),
+        # Short: the heartbeat renews it while the run works, and a run killed on another
+        # machine that shares the store holds the calendar only this long.
+        lock_ttl=lock.TTL.total_seconds(),
     )
     with Store.open(args.db) as store:
         calendars = _calendars(store, selection, args.base_url, args.default)

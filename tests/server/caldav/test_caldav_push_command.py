@@ -118,6 +118,18 @@ def test_a_run_that_leaves_an_edited_event_alone_exits_3(
     assert err.splitlines()[-1].endswith(": changed in the calendar since the last push; not deleted")
 
 
+def test_help_names_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["push", "--help"])
+
+    words = " ".join(capsys.readouterr().out.split())
+    assert exited.value.code == 0
+    assert words.endswith(
+        "exit status: 0 done, every event as planned; 1 error; 3 done, but events were left alone "
+        "(conflicts, listed on stderr); 4 another sync held the calendar longer than --wait"
+    )
+
+
 def test_dry_run_prints_the_plan_and_writes_nothing(
     dav_server: DavServer, db: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
