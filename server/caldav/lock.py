@@ -3,12 +3,12 @@
 A lease row per calendar URL (`caldav_calendar_locks`, server.store.tables): a sync takes it with one conditional
 UPDATE ("set owner = me, until = now + ttl where the row is free, expired or already mine"),
 which SQLite and PostgreSQL both apply atomically, so exactly one of two racing processes sees
-one changed row. The holder renews the lease from a heartbeat thread while it works and releases it at the end, so
-the lease can be short. A holder that was killed is taken over as soon as it is known dead: the
-owner string names the host, pid and the process's start time, and a waiter on the same host whose
-check finds that pid gone (or reused by a process started at another time) takes the lease at
-once. A holder on another host is taken over when its lease expires. Either way the next sync
-resumes (execute.py recovers the write a crash may have left unrecorded).
+one changed row. The holder renews the lease from a heartbeat thread while it works and releases
+it at the end, so the lease can be short. A holder that was killed is taken over as soon as it is
+known dead: the owner string names the host, pid and the process's start time, and a waiter on the
+same host that finds that pid gone (or reused by a process started at another time) takes the
+lease at once. A holder on another host is taken over when its lease expires. Either way the next
+sync resumes (execute.py recovers the write a crash may have left unrecorded).
 
 Why a lease row rather than the databases' own locks: PostgreSQL advisory locks have no SQLite
 twin, and SQLite's only cross-process lock is the database write lock, which would hold every
