@@ -20,11 +20,20 @@ The requests (RFC 4791, RFC 4918, RFC 7232):
   with unique-scheduling-object-resource (Cyrus: one UID per account), to name it in the report
 Status codes become the contract's errors; 5xx, 429 and broken connections become
 TransientError so the executor can retry them. Answers are read up to a size cap.
+
+Some servers ignore the preconditions: SOGo 5.8 overwrites on a PUT with If-None-Match: * and
+deletes on a DELETE whose If-Match no longer matches. Where the server is known to (its answers
+name SOPE, SOGo's web framework) or found to (`check_preconditions`, a harmless test on a scratch
+object), `checks_writes` is set and every create, update and delete first reads the object and
+refuses itself (PreconditionFailed) when it is not what the precondition expects, so the
+executor's conflict handling applies as on any other server. The read and the write are two
+requests: an edit landing between them is still lost on such a server, but only in that window.
 """
 
 from __future__ import annotations
 
 import builtins
+import uuid
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote, urljoin, urlsplit
@@ -125,6 +134,8 @@ class DavStorage:
         self.client = client
         self.url = calendar_key(url)
         self._path = urlsplit(self.url).path
+        # True when the server ignores If-None-Match / If-Match (see the module's docstring).
+        self.checks_writes = False
 
     @classmethod
     def connect(
@@ -169,6 +180,29 @@ class DavStorage:
             raise NotACalendar(f"{self.url} did not answer PROPFIND as a WebDAV collection (HTTP {status})")
         if tree.find(f".//{{{_DAV}}}resourcetype/{{{_CALDAV}}}calendar") is None:
             raise NotACalendar(f"{self.url} is not a calendar collection (find the calendar's own URL)")
+        if _ignores_preconditions(answer.headers):
+            self.checks_writes = True
+
+    def check_preconditions(self) -> bool:
+        """Find out whether the server honours If-None-Match: * on PUT and If-Match on DELETE, on a
+        scratch object of our own that is deleted again; True if it ignores either (and from then
+        on `checks_writes`). A server that refuses the scratch write is left as it was."""
+        name = f"confcal-check-{uuid.uuid4().hex}.ics"
+        ics = _scratch_event(name.removesuffix(".ics"))
+        headers = {"Content-Type": "text/calendar; charset=utf-8", "If-None-Match": "*"}
+        if self._request("PUT", self._url(name), ics, headers, what=name).status not in (200, 201, 204):
+            return self.checks_writes
+        try:
+            again = self._request("PUT", self._url(name), ics, headers, what=name).status
+            # A wrong ETag: a server that honours If-Match answers 412 and keeps the object.
+            wrong = {"If-Match": '"confcal-no-such-etag"'}
+            gone = self._request("DELETE", self._url(name), "", wrong, what=name).status
+        finally:
+            if self._exists(name):
+                self._request("DELETE", self._url(name), "", {}, what=name)
+        if again in (200, 201, 204) or gone in (200, 204):
+            self.checks_writes = True
+        return self.checks_writes
 
     # -- the Storage contract ------------------------------------------------------------------
 
@@ -203,9 +237,13 @@ class DavStorage:
         for uid in sorted(uids(ics)):
             if any(holder != name for holder in self.holders(uid)):
                 raise UidConflict(f"{name}: the calendar already has an event with this UID")
+        if self.checks_writes and self._exists(name):
+            raise PreconditionFailed(f"{name}: already exists (checked before writing)")
         return self._put(name, ics, {"If-None-Match": "*"})
 
     def update(self, name: str, ics: bytes, etag: str) -> str:
+        if self.checks_writes:
+            self._expect(name, etag)
         try:
             return self._put(name, ics, {"If-Match": etag})
         except PreconditionFailed:
@@ -216,6 +254,8 @@ class DavStorage:
             raise
 
     def delete(self, name: str, etag: str) -> None:
+        if self.checks_writes:
+            self._expect(name, etag)
         answer = self._request("DELETE", self._url(name), "", {"If-Match": etag}, what=name)
         self._check_write(name, answer)
 
@@ -235,6 +275,12 @@ class DavStorage:
         return found
 
     # -- internals ---------------------------------------------------------------------------------
+
+    def _expect(self, name: str, etag: str) -> None:
+        """The If-Match a server that ignores it does not check: the object must still carry
+        `etag`. ItemNotFound when it is gone, PreconditionFailed when it changed."""
+        if self.get(name).etag != etag:
+            raise PreconditionFailed(f"{name}: changed since it was listed (checked before writing)")
 
     def _put(self, name: str, ics: bytes, precondition: dict[str, str]) -> str:
         # Media type and charset names are case-insensitive (RFC 9110 section 8.3.1).
@@ -366,6 +412,23 @@ class DavStorage:
         if status == 403 and method in ("PROPFIND", "REPORT", "GET"):
             raise AccessDenied(f"access to {self.url} denied (403): the account may not use this calendar")
         return _Answer(status, response.headers, body_read, _xml(body_read))
+
+
+def _ignores_preconditions(headers: httpx.Headers) -> bool:
+    """SOGo's answers name SOPE, its web framework ("Server: SOPE 4.9/WebDAV"; its own
+    X-Dav-Error header survives a proxy that rewrites Server): SOGo ignores If-None-Match: * on PUT
+    and If-Match on DELETE."""
+    return "sope" in headers.get("Server", "").lower() or "X-Dav-Error" in headers
+
+
+def _scratch_event(uid: str) -> bytes:
+    """A one-minute event in 1970 with a UID of its own: what check_preconditions writes."""
+    return (
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//confcal//precondition check//EN\r\n"
+        f"BEGIN:VEVENT\r\nUID:{uid}\r\nDTSTAMP:19700101T000000Z\r\n"
+        "DTSTART:19700101T000000Z\r\nDTEND:19700101T000100Z\r\nSUMMARY:confcal check\r\n"
+        "END:VEVENT\r\nEND:VCALENDAR\r\n"
+    ).encode()
 
 
 def _reason(exc: httpx.TransportError) -> str:

@@ -18,13 +18,14 @@ API (all blocking; run them in a worker thread from async code)::
         for an immediate answer).
 
     sync(store, target, PickToken(token) | SessionIds(ids), *, conference=None, options=...,
-         cache=None, base_url=None, progress=None) -> SyncResult
+         cache=None, base_url=None, progress=None, waiting=None) -> SyncResult
         Looks the sessions up (a pick token's own conference, else `conference`, else the store's
         default), renders them through `cache` (feeds.ical.EventCache; pass the served snapshot's
         cache to share renders with the feeds, or leave None for this process's own), then lists
         the calendar, plans against the sync state and writes. At most one sync per calendar URL
         runs at a time across processes (server.caldav.lock); a second one waits for the first
-        (up to `options.lock_wait` seconds, then CalendarBusy).
+        (up to `options.lock_wait` seconds, then CalendarBusy), and `waiting` is told once, in one
+        line, who holds the calendar and until when.
         Raises the probe's errors plus PicksNotFound, UnknownSession, PicksOfAnotherConference,
         CalendarBusy, LeaseLost,
         StoreError (no such schedule), and ServerUnreachable/ServerFailed when the server fails
@@ -96,6 +97,9 @@ class SyncResult(WithCounts):
     counts: SyncCounts
     conflicts: tuple[str, ...]
     duration: timedelta
+    # The server ignores If-None-Match / If-Match (dav.DavStorage.checks_writes): each object was
+    # read and compared before it was changed.
+    checked_writes: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,17 +141,25 @@ def sync(
     cache: EventCache | None = None,
     base_url: str | None = None,
     progress: Callable[[Step], None] | None = None,
+    waiting: Callable[[str], None] | None = None,
 ) -> SyncResult:
     started = time.monotonic()
     try:
         wanted = _wanted(store, selection, conference, cache, base_url)
-        summary = _run(
-            store.engine, target, wanted.schedule.conference.slug, wanted.desired, options, wanted.titles, progress
+        summary, checked = _run(
+            store.engine,
+            target,
+            wanted.schedule.conference.slug,
+            wanted.desired,
+            options,
+            wanted.titles,
+            progress,
+            waiting,
         )
     except Exception as exc:
         log_sync(target, None, _since(started), exc)
         raise
-    result = _result(target, summary, _since(started))
+    result = _result(target, summary, _since(started), checked)
     log_sync(target, result, result.duration, None)
     return result
 
@@ -182,11 +194,11 @@ def remove(
     started = time.monotonic()
     try:
         # No titles: they are read only for progress steps, and remove reports none (progress None).
-        summary = _run(store.engine, target, conference, [], options, {}, None)
+        summary, checked = _run(store.engine, target, conference, [], options, {}, None, None)
     except Exception as exc:
         log_sync(target, None, _since(started), exc, what="remove")
         raise
-    result = _result(target, summary, _since(started))
+    result = _result(target, summary, _since(started), checked)
     log_sync(target, result, result.duration, None, what="remove")
     return result
 
@@ -251,11 +263,15 @@ def _run(
     options: SyncOptions,
     titles: dict[str, str],
     progress: Callable[[Step], None] | None,
-) -> Summary:
+    waiting: Callable[[str], None] | None,
+) -> tuple[Summary, bool]:
+    """The run's summary, and whether the server ignores preconditions (DavStorage.checks_writes)."""
     # The lease comes first: a waiting sync holds no connection, and plans from a listing made
     # after the previous sync of this calendar finished.
     key = calendar_key(check_url(target.url))
-    with hold_calendar(engine, key, wait=options.lock_wait, ttl=timedelta(seconds=options.lock_ttl)) as lease:
+    with hold_calendar(
+        engine, key, wait=options.lock_wait, ttl=timedelta(seconds=options.lock_ttl), waiting=waiting
+    ) as lease:
         storage = with_retry(lambda: _connect(target, options), options.retry)
         try:
             state = SyncState(engine, storage.url, scope=scope)
@@ -266,7 +282,7 @@ def _run(
                     of = uid_of(action)
                     progress(Step(done, total, outcome, of, titles.get(of, "")))
 
-            return push(
+            summary = push(
                 storage,
                 state,
                 desired,
@@ -274,6 +290,7 @@ def _run(
                 retry=options.retry,
                 progress=report,
             )
+            return summary, storage.checks_writes
         finally:
             storage.close()
 
@@ -307,12 +324,13 @@ def _wanted(
     return _Wanted(schedule, desired, titles)
 
 
-def _result(target: Target, summary: Summary, duration: timedelta) -> SyncResult:
+def _result(target: Target, summary: Summary, duration: timedelta, checked_writes: bool) -> SyncResult:
     return SyncResult(
         target=target_name(target),
         counts=summary.counts,
         conflicts=tuple(summary.conflicts),
         duration=duration,
+        checked_writes=checked_writes,
     )
 
 

@@ -62,9 +62,11 @@ class SyncOptions:
     - `deadline`: seconds for everything one run sends, so a server dripping bytes cannot hold a
       worker; None for no bound;
     - `lock_wait`: seconds to wait while another sync holds the same calendar (server.caldav.lock)
-    - `lock_ttl`: how long the calendar stays held if this process dies mid-sync (the lease is
-      renewed while the sync runs, so the sync jobs make it as short as their own lease)
       before giving up with CalendarBusy; 0 to give up at once (a job queue may rather retry).
+    - `lock_ttl`: how long the calendar stays held if this process dies mid-sync where no waiter
+      can tell it died (another host); a heartbeat renews the lease while the sync runs, and a
+      waiter on the same host takes over from a dead holder at once (server.caldav.lock).
+      `confcal push` uses the lock's short TTL; the sync jobs pass their own lease.
     """
 
     overwrite: bool = False

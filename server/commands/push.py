@@ -3,6 +3,10 @@
 Each run states the full set of sessions the calendar should hold from this conference; see
 server/caldav/ for the rules. Progress goes to stderr, the summary line to stdout. The password
 comes from an environment variable or a file, never the command line, and is never printed.
+
+Exit codes, so that scripts can tell the outcomes apart: 0 every event is as planned, 1 an error
+(one line on stderr), 3 the run finished but left events alone (conflicts: the calendar's owner
+changed them), 4 another sync held the calendar for longer than --wait.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ import os
 import sys
 from pathlib import Path
 
-from server.caldav import service
-from server.caldav.errors import PasswordUnavailable
+from server.caldav import lock, service
+from server.caldav.errors import CalendarBusy, PasswordUnavailable
 from server.caldav.plan import Keep, uid_of
 from server.caldav.retry import DEFAULT_RETRY, RetryPolicy
 from server.caldav.target import PickToken, SessionIds, SyncOptions, Target
@@ -27,6 +31,14 @@ from server.store.picks import PickStore
 # Module-level so tests can run the CLI against a dead port without real backoff sleeps.
 RETRY: RetryPolicy = DEFAULT_RETRY
 
+CONFLICTS = 3  # the run finished, and left events the calendar's owner changed alone
+BUSY = 4  # another sync held the calendar for all of --wait
+
+_EPILOG = (
+    "exit status: 0 done, every event as planned; 1 error; 3 done, but events were left alone "
+    "(conflicts, listed on stderr); 4 another sync held the calendar longer than --wait"
+)
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -34,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="push sessions into your own CalDAV calendar",
         description="Create, update and delete events in a CalDAV calendar so it holds exactly the "
         "given sessions. Only events confcal created are ever changed.",
+        epilog=_EPILOG,
     )
     parser.add_argument("--calendar", required=True, metavar="URL", help="the calendar collection's URL")
     parser.add_argument("--username", help="account name (often your e-mail address)")
@@ -49,6 +62,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     chosen.add_argument("--picks", metavar="TOKEN", help="the sessions picked under this token")
     parser.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
     parser.add_argument("--on-conflict", choices=("keep", "overwrite"), default="keep")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=SyncOptions().lock_wait,
+        metavar="SECONDS",
+        help="how long to wait while another sync holds the calendar (default %(default)g; then exit 4)",
+    )
     parser.add_argument(
         "--allow-private",
         action="store_true",
@@ -84,6 +104,10 @@ def run(args: argparse.Namespace) -> int:
         overwrite=args.on_conflict == "overwrite",
         retry=RETRY,
         allow_private=args.allow_private,
+        lock_wait=max(args.wait, 0.0),
+        # Short: the heartbeat renews it while the run works, and a run killed on another
+        # machine that shares the store holds the calendar only this long.
+        lock_ttl=lock.TTL.total_seconds(),
     )
     with Store.open(args.db) as store:
         calendars = _calendars(store, selection, args.base_url, args.default)
@@ -92,9 +116,21 @@ def run(args: argparse.Namespace) -> int:
             for line in describe(found):
                 print(safe(line))
             return 0
-        result = service.sync(store, target, selection, options=options, base_url=calendars, progress=_progress)
+        try:
+            result = service.sync(
+                store,
+                target,
+                selection,
+                options=options,
+                base_url=calendars,
+                progress=_progress,
+                waiting=_waiting,
+            )
+        except CalendarBusy as exc:
+            print(safe(f"confcal push: calendar busy: {exc}"), file=sys.stderr)
+            return BUSY
     report(result)
-    return 0
+    return CONFLICTS if result.counts.conflicts else 0
 
 
 def _calendars(
@@ -129,7 +165,16 @@ def _progress(step: service.Step) -> None:
     )
 
 
+def _waiting(line: str) -> None:
+    print(safe(f"waiting: {line}"), file=sys.stderr, flush=True)
+
+
 def report(result: service.SyncResult) -> None:
     for conflict in result.conflicts:
         print(safe(f"conflict: {conflict}"), file=sys.stderr)
+    if result.checked_writes:
+        print(
+            "note: this server ignores preconditions; confcal checks each object before changing it",
+            file=sys.stderr,
+        )
     print(result.line())

@@ -16,7 +16,7 @@ from server.caldav.retry import NO_WAIT
 from server.cli import main
 from server.store import Store
 from server.store.picks import PickStore
-from tests.helpers.push_helpers import PASSWORD, USER, DavServer, make_schedule, withdrawn
+from tests.helpers.push_helpers import PASSWORD, USER, DavServer, edited, make_schedule, withdrawn
 from tests.helpers.sync_helpers import bodies
 
 
@@ -99,6 +99,35 @@ def test_cancelled_in_the_store_is_deleted_from_the_calendar(
 
     assert code == 0
     assert capsys.readouterr().out.splitlines()[-1] == "created 0, updated 0, deleted 1, unchanged 1, conflicts 0"
+
+
+def test_a_run_that_leaves_an_edited_event_alone_exits_3(
+    dav_server: DavServer, db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calendar = dav_server.new_calendar()
+    push(db, calendar, "--session", *ids(db, 0, 1))
+    (name,) = [n for n, ics in bodies(calendar).items() if b"SUMMARY:Talk number 1" in ics]
+    dav_server.request("PUT", calendar + name, edited(bodies(calendar)[name], "Mine now"))
+    capsys.readouterr()
+
+    code = push(db, calendar, "--session", *ids(db, 0))
+
+    out, err = capsys.readouterr()
+    assert code == 3
+    assert out == "created 0, updated 0, deleted 0, unchanged 1, conflicts 1\n"
+    assert err.splitlines()[-1].endswith(": changed in the calendar since the last push; not deleted")
+
+
+def test_help_names_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["push", "--help"])
+
+    words = " ".join(capsys.readouterr().out.split())
+    assert exited.value.code == 0
+    assert words.endswith(
+        "exit status: 0 done, every event as planned; 1 error; 3 done, but events were left alone "
+        "(conflicts, listed on stderr); 4 another sync held the calendar longer than --wait"
+    )
 
 
 def test_dry_run_prints_the_plan_and_writes_nothing(
