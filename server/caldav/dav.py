@@ -367,6 +367,16 @@ class DavStorage:
         # names nothing (the callers also skip collections by what they hold).
         return "" if not rest or "/" in rest else rest
 
+    def _send(self, method: str, url: str, content: bytes, headers: dict[str, str]) -> tuple[httpx.Response, bytes]:
+        request = self.client.build_request(method, url, content=content, headers=headers)
+        response = self.client.send(request, stream=True)
+        try:
+            # MAX_ANSWER equals collect's own default (feeds.outbound.MAX_BYTES), named here
+            # because the cap on a CalDAV answer is this module's decision.
+            return response, collect(response.iter_bytes(), MAX_ANSWER)
+        finally:
+            response.close()
+
     def _request(
         self,
         method: str,
@@ -383,14 +393,16 @@ class DavStorage:
         # (httpx would encode a str body as UTF-8 itself; encoding here keeps the bytes explicit.)
         content = body.encode() if isinstance(body, str) else body
         try:
-            request = self.client.build_request(method, url, content=content, headers=headers)
-            response = self.client.send(request, stream=True)
             try:
-                # MAX_ANSWER equals collect's own default (feeds.outbound.MAX_BYTES), named here
-                # because the cap on a CalDAV answer is this module's decision.
-                body_read = collect(response.iter_bytes(), MAX_ANSWER)
-            finally:
-                response.close()
+                response, body_read = self._send(method, url, content, headers)
+            except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError):
+                # A server may close a kept-alive connection just as a request goes out on it
+                # (SOGo does); a read that changes nothing is sent once more on a new connection,
+                # as HTTP clients do (RFC 9110 section 9.2.2). Writes are left to the executor,
+                # which knows whether a lost answer's write took effect.
+                if method not in _SAFE:
+                    raise
+                response, body_read = self._send(method, url, content, headers)
         except AddressRefused as exc:
             raise AddressNotAllowed(f"{self.url}: {exc}") from None
         except DeadlineExceeded as exc:
@@ -412,6 +424,9 @@ class DavStorage:
         if status == 403 and method in ("PROPFIND", "REPORT", "GET"):
             raise AccessDenied(f"access to {self.url} denied (403): the account may not use this calendar")
         return _Answer(status, response.headers, body_read, _xml(body_read))
+
+
+_SAFE = frozenset({"GET", "HEAD", "OPTIONS", "PROPFIND", "REPORT"})
 
 
 def _ignores_preconditions(headers: httpx.Headers) -> bool:

@@ -37,6 +37,7 @@ class DavProxy:
         self._kill_left = 0  # PUTs to let through first
         self._in_flight = 0
         self.max_in_flight = 0
+        self._gets_to_close = 0
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -74,9 +75,21 @@ class DavProxy:
         with self._lock:
             self._kill, self._kill_left = pid, puts
 
+    def close_next_gets(self, count: int) -> None:
+        """The next `count` GETs are read and their connection closed without an answer, as a
+        server closing a kept-alive connection does."""
+        with self._lock:
+            self._gets_to_close = count
+
     def _forward(self, handler: BaseHTTPRequestHandler) -> None:
         method = handler.command
         body = handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
+        if method == "GET":
+            with self._lock:
+                close, self._gets_to_close = self._gets_to_close > 0, max(0, self._gets_to_close - 1)
+            if close:
+                handler.close_connection = True
+                return
         if method == "PUT":
             with self._lock:
                 failure = self._failures.pop(0) if self._failures else None

@@ -45,15 +45,9 @@ NOT_ENFORCED = {
         "test_an_update_to_a_uid_held_elsewhere_is_a_uid_conflict",
         "test_delete_and_get_of_a_missing_item_are_not_found",
     },
-    # SOGo 5.8 ignores If-None-Match: * on PUT and If-Match on DELETE, and a PUT with If-Match to
-    # a deleted name stores it (../shared/caldav-servers/README.md).
-    "sogo": {
-        "test_an_update_to_a_uid_held_elsewhere_is_a_uid_conflict",
-        "test_create_on_a_taken_name_fails_its_precondition_and_keeps_what_is_there",
-        "test_delete_with_a_stale_etag_fails_its_precondition_and_keeps_the_owner_edit",
-        "test_update_of_a_missing_item_is_not_found_and_creates_nothing",
-        "test_a_lost_answer_is_a_transient_error_but_the_write_took_effect",
-    },
+    # SOGo 5.8 ignores If-None-Match: * on PUT and If-Match on DELETE (../shared/caldav-servers/
+    # README.md); DavStorage checks each object itself there, so only this one is left.
+    "sogo": {"test_an_update_to_a_uid_held_elsewhere_is_a_uid_conflict"},
 }
 SHARED = ("sabre", "cyrus", "sogo")
 
@@ -217,4 +211,7 @@ class TestStorageContract:
         backend.storage.delete("talk-1.ics", updated)
 
         counted = backend.requests() - before
-        assert {m: counted[m] for m in ("GET", "PUT", "DELETE")} == {"GET": 1, "PUT": 2, "DELETE": 1}
+        # Where the server ignores preconditions (SOGo), the update and the delete each read the
+        # object first.
+        checks = 2 if getattr(backend.storage, "checks_writes", False) else 0
+        assert {m: counted[m] for m in ("GET", "PUT", "DELETE")} == {"GET": 1 + checks, "PUT": 2, "DELETE": 1}
