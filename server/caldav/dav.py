@@ -368,6 +368,10 @@ class DavStorage:
         return "" if not rest or "/" in rest else rest
 
     def _send(self, method: str, url: str, content: bytes, headers: dict[str, str]) -> tuple[httpx.Response, bytes]:
+        if self.checks_writes:
+            # SOGo closes kept-alive connections at will, and a write sent on one that is closing
+            # is lost without an answer: one connection per request there.
+            headers = {**headers, "Connection": "close"}
         request = self.client.build_request(method, url, content=content, headers=headers)
         response = self.client.send(request, stream=True)
         try:
