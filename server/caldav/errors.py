@@ -37,6 +37,19 @@ class AddressNotAllowed(CalDAVError):
     address (feeds.outbound.addresses) and private addresses were not allowed explicitly."""
 
 
+class NoCalDAV(CalDAVError):
+    """Discovery found no CalDAV service at the server URL: neither /.well-known/caldav nor the URL
+    itself answered PROPFIND with the current user's principal (RFC 6764, RFC 5397)."""
+
+
+class NoCalendarHome(CalDAVError):
+    """The principal names no calendar home (RFC 4791 section 6.2.1) and none was found."""
+
+
+class NoSuchCalendar(CalDAVError):
+    """No calendar, or more than one, of the discovered ones has the name asked for."""
+
+
 class ServerUnreachable(CalDAVError):
     """The connection failed (refused, reset, timed out) and retries did not help."""
 
