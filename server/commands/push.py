@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 from server.caldav import lock, service
-from server.caldav.errors import CalendarBusy, PasswordUnavailable
+from server.caldav.discovery import choose, discover
+from server.caldav.errors import CalendarBusy, NoSuchCalendar, PasswordUnavailable
 from server.caldav.plan import Keep, uid_of
 from server.caldav.retry import DEFAULT_RETRY, RetryPolicy
 from server.caldav.target import PickToken, SessionIds, SyncOptions, Target
@@ -48,15 +49,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "given sessions. Only events confcal created are ever changed.",
         epilog=_EPILOG,
     )
-    parser.add_argument("--calendar", required=True, metavar="URL", help="the calendar collection's URL")
-    parser.add_argument("--username", help="account name (often your e-mail address)")
-    secret = parser.add_mutually_exclusive_group()
-    secret.add_argument(
-        "--password-env",
-        metavar="VAR",
-        help="read the (app) password from this variable",
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--calendar", metavar="URL", help="the calendar collection's URL")
+    where.add_argument(
+        "--calendar-name",
+        metavar="NAME",
+        help="the calendar with this display name (or last path segment), found from --server",
     )
-    secret.add_argument("--password-file", metavar="FILE", help="read the (app) password from this file")
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="with --calendar-name: the CalDAV server's address (e.g. https://cloud.example.org)",
+    )
+    add_account_options(parser)
     chosen = parser.add_mutually_exclusive_group(required=True)
     chosen.add_argument("--session", dest="sessions", nargs="+", action="extend", metavar="ID")
     chosen.add_argument("--picks", metavar="TOKEN", help="the sessions picked under this token")
@@ -69,17 +74,40 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="how long to wait while another sync holds the calendar (default %(default)g; then exit 4)",
     )
-    parser.add_argument(
-        "--allow-private",
-        action="store_true",
-        help="allow a calendar on a loopback or private address (e.g. your own server at home)",
-    )
     add_db_option(parser)
     # The events then link to the sessions' pages as the feeds of `serve --base-url` do: with the
     # same options, a pushed event is the same bytes as the subscribed one.
     add_base_url_option(parser)
     add_default_option(parser)
     parser.set_defaults(run=run)
+
+
+def add_account_options(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
+    """--username, --password-env | --password-file and --allow-private, as push and
+    `caldav calendars` share them."""
+    parser.add_argument("--username", required=required, help="account name (often your e-mail address)")
+    secret = parser.add_mutually_exclusive_group(required=required)
+    secret.add_argument(
+        "--password-env",
+        metavar="VAR",
+        help="read the (app) password from this variable",
+    )
+    secret.add_argument("--password-file", metavar="FILE", help="read the (app) password from this file")
+    parser.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="allow a calendar on a loopback or private address (e.g. your own server at home)",
+    )
+
+
+def calendar_url(args: argparse.Namespace, password: Password | None) -> str:
+    """--calendar, or the URL of the calendar --calendar-name names on --server."""
+    if args.calendar_name is None:
+        return str(args.calendar)
+    if args.server is None:
+        raise NoSuchCalendar("--calendar-name needs --server URL, the address to find the calendars at")
+    found = discover(args.server, args.username, password, allow_private=args.allow_private)
+    return choose(found.calendars, args.calendar_name).url
 
 
 def read_password(args: argparse.Namespace) -> Password | None:
@@ -98,7 +126,8 @@ def read_password(args: argparse.Namespace) -> Password | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    target = Target(args.calendar, args.username, read_password(args))
+    password = read_password(args)
+    target = Target(calendar_url(args, password), args.username, password)
     selection = PickToken(args.picks) if args.picks is not None else SessionIds(tuple(args.sessions))
     options = SyncOptions(
         overwrite=args.on_conflict == "overwrite",
