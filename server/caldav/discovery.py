@@ -141,12 +141,15 @@ def _text(element: Element | None) -> str | None:
 
 def choose(calendars: tuple[Calendar, ...], name: str) -> Calendar:
     """The one calendar whose display name is `name`, else whose last path segment is; NoSuchCalendar
-    (naming the calendars there are) when none or several match."""
+    (naming the calendars there are) when none or several match, or the one takes no events."""
     for matches in (
         [c for c in calendars if c.name == name],
         [c for c in calendars if c.url.rstrip("/").rsplit("/", 1)[-1] == name],
     ):
         if len(matches) == 1:
+            if not matches[0].events:
+                # The server would refuse every event with supported-calendar-component (RFC 4791 5.3.2.1).
+                raise NoSuchCalendar(f"the calendar {name!r} ({public_url(matches[0].url)}) takes no events")
             return matches[0]
         if matches:
             urls = ", ".join(public_url(c.url) for c in matches)

@@ -158,3 +158,12 @@ def test_a_name_two_calendars_share_is_refused_with_their_urls() -> None:
     assert str(refused.value) == (
         f"several calendars are named 'personal': {ROOT}/c/Default/, {ROOT}/c/personal/; give --calendar URL"
     )
+
+
+def test_a_calendar_that_takes_no_events_is_refused() -> None:
+    tasks = Calendar(ROOT + "/c/tasks/", "Tasks", None, False)
+
+    with pytest.raises(NoSuchCalendar) as refused:
+        choose((*CALENDARS, tasks), "Tasks")
+
+    assert str(refused.value) == f"the calendar 'Tasks' ({ROOT}/c/tasks/) takes no events"
