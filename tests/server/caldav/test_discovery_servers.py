@@ -5,7 +5,10 @@ answers a plain 200 page) to the account's calendars `conf` and `personal`; the 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -154,3 +157,44 @@ def test_radicale_is_discovered_from_its_root_url(radicale: DavServer) -> None:
     home = f"http://127.0.0.1:{radicale.port}/{USER}/"
     assert (discovery.principal, discovery.home) == (home, home)
     assert [c.url for c in discovery.calendars if c.url == calendar] == [calendar]
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    """Answers every request with `location` as a 301 (when set) and records the paths asked for."""
+
+    location = ""
+    seen: list[str] = []
+
+    def do_PROPFIND(self) -> None:  # noqa: N802 - http.server's naming
+        self.seen.append(self.path)
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(301 if self.location else 404)
+        if self.location:
+            self.send_header("Location", self.location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def recording(location: str = "") -> Iterator[tuple[int, list[str]]]:
+    handler = type("Handler", (_Recorder,), {"location": location, "seen": []})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield httpd.server_address[1], handler.seen
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_a_redirect_to_another_origin_is_not_followed_with_the_credentials() -> None:
+    with recording() as (other, asked_there):
+        with recording(f"http://localhost:{other}/dav/") as (port, asked_here):
+            with pytest.raises(NoCalDAV):
+                discover(f"http://127.0.0.1:{port}/", "alice", Password("secret"), allow_private=True)
+
+    assert (asked_here, asked_there) == (["/.well-known/caldav", "/"], [])
