@@ -187,9 +187,11 @@ def discover(
                 break
         if principal is None:
             raise NoCalDAV(f"no CalDAV service found at {public_url(server)}")
+        _refuse_downgrade(server, principal)
         where, tree = _propfind(wire, principal, _HOME_BODY, "0")
         named = parse_home(tree, where)
         home = named or _nextcloud_home(context, principal)
+        _refuse_downgrade(server, home)
         where, tree = _propfind(wire, home, _CALENDARS_BODY, "1")
         if tree is None or (named is None and not _is_collection(tree)):
             raise NoCalendarHome(f"{public_url(principal)} names no calendar home")
@@ -197,6 +199,14 @@ def discover(
         return Discovery(principal, home, calendars)
     finally:
         client.close()
+
+
+def _refuse_downgrade(server: str, url: str) -> None:
+    """The server's answers may name another host (iCloud's homes are on p*-caldav.icloud.com), and
+    the guard checks every connection's address; but a password that went over https never goes
+    over plain http."""
+    if urlsplit(server).scheme == "https" and urlsplit(url).scheme != "https":
+        raise NoCalDAV(f"{public_url(server)} points to {public_url(url)}, which is not https")
 
 
 def _nextcloud_home(context: str, principal: str) -> str:

@@ -9,8 +9,8 @@ from xml.etree.ElementTree import Element
 import pytest
 from defusedxml import ElementTree as SafeXml
 
-from server.caldav.discovery import Calendar, choose, parse_calendars, parse_home, parse_principal
-from server.caldav.errors import NoSuchCalendar
+from server.caldav.discovery import Calendar, _refuse_downgrade, choose, parse_calendars, parse_home, parse_principal
+from server.caldav.errors import NoCalDAV, NoSuchCalendar
 
 ANSWERS = Path(__file__).parents[2] / "fixtures" / "caldav_discovery"
 ROOT = "http://127.0.0.1:8000"
@@ -167,3 +167,16 @@ def test_a_calendar_that_takes_no_events_is_refused() -> None:
         choose((*CALENDARS, tasks), "Tasks")
 
     assert str(refused.value) == f"the calendar 'Tasks' ({ROOT}/c/tasks/) takes no events"
+
+
+def test_an_https_server_pointing_to_plain_http_is_refused() -> None:
+    with pytest.raises(NoCalDAV) as refused:
+        _refuse_downgrade("https://cloud.example.org/", "http://cloud.example.org/dav/alice/")
+
+    assert str(refused.value) == (
+        "https://cloud.example.org/ points to http://cloud.example.org/dav/alice/, which is not https"
+    )
+
+
+def test_an_https_server_may_point_to_another_https_host() -> None:
+    _refuse_downgrade("https://caldav.icloud.com/", "https://p01-caldav.icloud.com/123/principal/")
