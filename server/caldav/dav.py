@@ -149,6 +149,27 @@ class DavStorage:
         timeout: float = 20.0,
         deadline: float | None = 600.0,
     ) -> DavStorage:
+        storage = cls.open(url, username, password, allow_private=allow_private, timeout=timeout, deadline=deadline)
+        try:
+            storage.check_calendar()
+        except BaseException:
+            storage.close()
+            raise
+        return storage
+
+    @classmethod
+    def open(
+        cls,
+        url: str,
+        username: str | None,
+        password: Password | None,
+        *,
+        allow_private: bool = False,
+        timeout: float = 20.0,
+        deadline: float | None = 600.0,
+    ) -> DavStorage:
+        """A client for `url` through the outbound guard, nothing asked yet (discovery starts from
+        a server's URL, which is no calendar)."""
         parts = urlsplit(check_url(url))
         if username is None and parts.username:
             username = unquote(parts.username)
@@ -160,13 +181,7 @@ class DavStorage:
         policy = Policy(allow_private=allow_private, timeout=timeout)
         # follow_redirects=False is httpx's default too; said here because it is a promise.
         client = guarded_client(policy, deadline=deadline, auth=auth, follow_redirects=False)
-        storage = cls(client, url)
-        try:
-            storage.check_calendar()
-        except BaseException:
-            client.close()
-            raise
-        return storage
+        return cls(client, url)
 
     def close(self) -> None:
         self.client.close()

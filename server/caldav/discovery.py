@@ -21,11 +21,8 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urljoin, urlsplit
 from xml.etree.ElementTree import Element
 
-import httpx
-
-from feeds.outbound import Policy, guarded_client
 from feeds.outbound.urls import public_url
-from server.caldav.dav import DavStorage, check_url
+from server.caldav.dav import DavStorage
 from server.caldav.errors import NoCalDAV, NoCalendarHome, NoSuchCalendar
 from server.crypto import Password
 
@@ -171,13 +168,7 @@ def discover(
     deadline: float | None = 120.0,
 ) -> Discovery:
     """The account's principal, calendar home and calendars, found from the server's URL."""
-    check_url(server)
-    auth = None
-    if username is not None or password is not None:
-        auth = httpx.BasicAuth(username or "", password.reveal() if password else "")
-    policy = Policy(allow_private=allow_private, timeout=timeout)
-    client = guarded_client(policy, deadline=deadline, auth=auth, follow_redirects=False)
-    wire = DavStorage(client, server)
+    wire = DavStorage.open(server, username, password, allow_private=allow_private, timeout=timeout, deadline=deadline)
     try:
         principal = None
         for start in (urljoin(server, "/.well-known/caldav"), server):
@@ -198,7 +189,7 @@ def discover(
         calendars = parse_calendars(tree, where)
         return Discovery(principal, home, calendars)
     finally:
-        client.close()
+        wire.close()
 
 
 def _refuse_downgrade(server: str, url: str) -> None:
