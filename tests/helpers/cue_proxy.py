@@ -16,13 +16,14 @@ import threading
 import uuid
 from collections import Counter
 from dataclasses import asdict
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import unquote, urlsplit
 from urllib.request import Request, urlopen
 
 import pytest
 
+from tests.helpers.dav_proxy import forwarding_server
 from tests.helpers.push_helpers import Cue
 from tests.helpers.shared_caldav import SharedServer
 
@@ -38,24 +39,7 @@ class CueingServer:
         self._lock = threading.Lock()
         self._counts: Counter[str] = Counter()
         self._cues: list[dict[str, Any]] = []
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def handle_one_request(self) -> None:
-                self.raw_requestline = self.rfile.readline(65537)
-                if not self.raw_requestline or not self.parse_request():
-                    self.close_connection = True
-                    return
-                proxy._forward(self)
-                self.wfile.flush()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = forwarding_server(self._forward)
         self.port = int(self.server.server_address[1])
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self._thread.start()

@@ -27,6 +27,29 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection"}
 
 
+def forwarding_server(forward: Callable[[BaseHTTPRequestHandler], None]) -> ThreadingHTTPServer:
+    """An HTTP/1.1 server on a free loopback port that hands every request to `forward`, which
+    answers it (or closes the connection unanswered)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def handle_one_request(self) -> None:
+            self.raw_requestline = self.rfile.readline(65537)
+            if not self.raw_requestline or not self.parse_request():
+                self.close_connection = True
+                return
+            forward(self)
+            self.wfile.flush()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    return server
+
+
 class DavProxy:
     def __init__(self, upstream_port: int) -> None:
         self.upstream_port = upstream_port
@@ -38,24 +61,7 @@ class DavProxy:
         self._in_flight = 0
         self.max_in_flight = 0
         self._gets_to_close = 0
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def handle_one_request(self) -> None:
-                self.raw_requestline = self.rfile.readline(65537)
-                if not self.raw_requestline or not self.parse_request():
-                    self.close_connection = True
-                    return
-                proxy._forward(self)
-                self.wfile.flush()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = forwarding_server(self._forward)
         self.port = self.server.server_address[1]
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
