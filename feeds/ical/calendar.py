@@ -7,7 +7,7 @@ EventCache, so building a feed is mostly a join of bytes already rendered.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, timedelta
+from datetime import timedelta
 from functools import lru_cache, partial
 from operator import attrgetter
 
@@ -86,16 +86,6 @@ def _header(title: str, tzid: str, refresh: timedelta, method: str | None) -> by
     return b"".join((before, fold("NAME:" + value), _CRLF, between, fold("X-WR-CALNAME:" + value), _CRLF, after))
 
 
-def _date_span(conference: Conference, sessions: Sequence[Session]) -> tuple[date, date]:
-    """Local dates from the first start to the last end, widened to the conference's dates so
-    that the VTIMEZONE does not change when one session moves within them."""
-    zone = conference.zone
-    # map with attrgetter: no Python step per session (a build spans every feed's sessions).
-    first = min(map(_SESSION_START, sessions)).astimezone(zone).date()
-    last = max(map(_SESSION_END, sessions)).astimezone(zone).date()
-    return min(first, conference.start_date), max(last, conference.end_date)
-
-
 def _event_bytes(conference: Conference, session: Session, base_url: str | None, alarm: int | None) -> bytes:
     return render_event(conference, session, base_url=base_url, alarm=alarm)
 
@@ -129,8 +119,7 @@ def render_calendar(
     # A VTIMEZONE only when an event refers to it (UTC zones and fold-hour events are written
     # with "Z" times; see feeds.ical.event).
     if any(b"\r\nDTSTART;TZID=" in event for event in events):
-        first, last = _date_span(conference, sessions)
-        parts.append(vtimezone_bytes(conference.timezone, first, last))
+        parts.append(vtimezone_bytes(conference.timezone))
     parts.extend(events)
     parts.append(_END)
     return b"".join(parts)

@@ -137,22 +137,26 @@ def test_a_session_download_is_a_published_calendar_like_the_feed(
     assert (cached, cache.renders) == (1, 1)  # the download filled the cache the feed then used
 
 
-def test_the_vtimezone_spans_the_sessions_local_dates_whatever_the_machines_zone(
+def test_two_conferences_in_one_zone_carry_byte_identical_vtimezones(
     conference: Conference, make_session: MakeSession, new_york_machine: None
 ) -> None:
-    # 00:30 in Paris is the evening before in New York: the dates are Paris's.
-    one_day = dataclasses.replace(conference, start_date=date(2026, 3, 31), end_date=date(2026, 3, 31))
+    # Clients cache a zone by its TZID: a definition that depended on the feed's dates would let
+    # the first feed read decide how every later one is read.
+    spring = dataclasses.replace(conference, start_date=date(2026, 3, 31), end_date=date(2026, 3, 31))
+    autumn = dataclasses.replace(conference, name="Autumn", start_date=date(2031, 10, 26), end_date=date(2031, 10, 27))
     early = make_session(
         id="early", start=datetime(2026, 3, 30, 22, 30, tzinfo=UTC), end=datetime(2026, 3, 30, 23, tzinfo=UTC)
     )
     late = make_session(
-        id="late", start=datetime(2026, 10, 23, 21, 30, tzinfo=UTC), end=datetime(2026, 10, 23, 22, 30, tzinfo=UTC)
+        id="late", start=datetime(2031, 10, 26, 9, 30, tzinfo=UTC), end=datetime(2031, 10, 26, 10, 30, tzinfo=UTC)
     )
 
-    data = render_calendar(one_day, [early, late], title=TITLE)
+    zones = [
+        re.findall(rb"BEGIN:VTIMEZONE\r\n.*?END:VTIMEZONE\r\n", render_calendar(c, [s], title=TITLE), re.DOTALL)
+        for c, s in ((spring, early), (autumn, late))
+    ]
 
-    zone = re.findall(rb"BEGIN:VTIMEZONE\r\n.*?END:VTIMEZONE\r\n", data, re.DOTALL)
-    assert zone == [vtimezone_bytes("Europe/Paris", date(2026, 3, 31), date(2026, 10, 24))]
+    assert zones == [[vtimezone_bytes("Europe/Paris")], [vtimezone_bytes("Europe/Paris")]]
 
 
 @pytest.mark.parametrize("cached", [False, True], ids=["uncached", "cached"])

@@ -1,103 +1,158 @@
+"""One VTIMEZONE per IANA zone: RRULE blocks for the rules in force, the changes before them, the
+same bytes whatever feed carries it; read back by an independent reader (dateutil's tzical) it gives
+zoneinfo's offset at every change of the window."""
+
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+import io
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
+from dateutil.tz import tzical
 
-from feeds.ical.timezone import observances, vtimezone_bytes
+from feeds.ical.timezone import WINDOW_END, WINDOW_START, blocks, transitions, vtimezone_bytes
+from feeds.zones import candidates
 
 
-def test_paris_spring_forward_onset_is_local_time_before_the_change() -> None:
-    # RFC 5545 3.8.2.4: the onset is written in TZOFFSETFROM's local time: 02:00 CET.
-    data = vtimezone_bytes("Europe/Paris", date(2026, 4, 7), date(2026, 4, 7))
+def sub_components(tzid: str) -> list[list[str]]:
+    """Each STANDARD/DAYLIGHT of the zone's VTIMEZONE as its unfolded lines."""
+    text = vtimezone_bytes(tzid).decode().replace("\r\n ", "")
+    found: list[list[str]] = []
+    for line in text.split("\r\n"):
+        if line in ("BEGIN:STANDARD", "BEGIN:DAYLIGHT"):
+            found.append([])
+        if found and line and not line.startswith(("END:", "BEGIN:")):
+            found[-1].append(line)
+    return found
 
-    assert data.decode().split("\r\n") == [
-        "BEGIN:VTIMEZONE",
-        "TZID:Europe/Paris",
-        "BEGIN:STANDARD",
-        "DTSTART:20251026T030000",
-        "TZNAME:CET",
-        "TZOFFSETFROM:+0200",
-        "TZOFFSETTO:+0100",
-        "END:STANDARD",
-        "BEGIN:DAYLIGHT",
-        "DTSTART:20260329T020000",
-        "TZNAME:CEST",
-        "TZOFFSETFROM:+0100",
-        "TZOFFSETTO:+0200",
-        "END:DAYLIGHT",
-        "END:VTIMEZONE",
-        "",
+
+def test_paris_rules_in_force_are_open_ended_rrules_with_onsets_in_the_offset_before() -> None:
+    # RFC 5545 3.8.2.4: the onset is written in TZOFFSETFROM's local time: 02:00 CET, 03:00 CEST.
+    assert sub_components("Europe/Paris")[-2:] == [
+        [
+            "DTSTART:19810329T020000",
+            "RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3",
+            "TZNAME:CEST",
+            "TZOFFSETFROM:+0100",
+            "TZOFFSETTO:+0200",
+        ],
+        [
+            "DTSTART:19961027T030000",
+            "RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10",
+            "TZNAME:CET",
+            "TZOFFSETFROM:+0200",
+            "TZOFFSETTO:+0100",
+        ],
     ]
 
 
-def test_dst_zone_always_has_both_standard_and_daylight() -> None:
-    for first in (date(2026, 1, 10), date(2026, 4, 7), date(2026, 11, 2)):
-        kinds = {o.daylight for o in observances("Europe/Paris", first, first)}
+def test_us_rules_that_ended_carry_until_a_day_past_their_last_onset() -> None:
+    # The 1987-2006 rule's last onset is 2 April 2006 10:00Z; a day later reads alike whether a
+    # reader compares UNTIL with the UTC or the local onset.
+    found = [c for c in sub_components("America/New_York") if c[0] == "DTSTART:19870405T020000"]
 
-        assert kinds == {True, False}
-
-
-def test_observances_cover_both_changes_of_the_year() -> None:
-    found = observances("Europe/Paris", date(2026, 3, 28), date(2026, 10, 26))
-
-    assert [(o.onset, o.offset_to, o.daylight) for o in found] == [
-        (datetime(2025, 3, 30, 1, tzinfo=UTC), timedelta(hours=2), True),
-        (datetime(2025, 10, 26, 1, tzinfo=UTC), timedelta(hours=1), False),
-        (datetime(2026, 3, 29, 1, tzinfo=UTC), timedelta(hours=2), True),
-        (datetime(2026, 10, 25, 1, tzinfo=UTC), timedelta(hours=1), False),
+    assert found == [
+        [
+            "DTSTART:19870405T020000",
+            "RRULE:FREQ=YEARLY;UNTIL=20060403T070000Z;BYDAY=1SU;BYMONTH=4",
+            "TZNAME:EDT",
+            "TZOFFSETFROM:-0500",
+            "TZOFFSETTO:-0400",
+        ]
     ]
 
 
-def test_fall_back_onset_is_written_in_summer_time() -> None:
-    found = observances("Europe/Paris", date(2026, 10, 25), date(2026, 10, 25))
-
-    assert found[-1].local_onset == datetime(2026, 10, 25, 3, 0)
-
-
-def test_zone_without_changes_has_one_observance() -> None:
-    found = observances("Asia/Tokyo", date(2026, 4, 7), date(2026, 4, 9))
-
-    assert [(o.local_onset, o.offset_from, o.offset_to, o.name) for o in found] == [
-        (datetime(1970, 1, 1), timedelta(hours=9), timedelta(hours=9), "JST")
+def test_a_zone_without_changes_has_one_observance_from_the_window_start() -> None:
+    assert sub_components("Asia/Tokyo") == [
+        ["DTSTART:19700101T000000", "TZNAME:JST", "TZOFFSETFROM:+0900", "TZOFFSETTO:+0900"]
     ]
 
 
-CET, CEST = timedelta(hours=1), timedelta(hours=2)
-
-
-@pytest.mark.parametrize(
-    ("first", "before"),
-    [
-        # 29 March 2026 changed at 03:00: the day before the first day (30 March) began in CET.
-        (date(2026, 3, 30), [(datetime(2025, 3, 30, 2), CET, CEST, "CEST", True)]),
-        (date(2026, 3, 31), []),
-    ],
-)
-def test_observances_run_from_the_two_changes_before_the_day_before_the_first_to_two_days_after_the_last(
-    new_york_machine: None, first: date, before: list[tuple[datetime, timedelta, timedelta, str, bool]]
-) -> None:
-    # Midnights in the zone's own days, whatever the machine's zone: the change at 03:00 on
-    # 25 October is after the end (midnight two days after 23 October); a New York midnight,
-    # six hours later than Paris's, would take it in.
-    found = observances("Europe/Paris", first, date(2026, 10, 23))
-
-    assert [(o.local_onset, o.offset_from, o.offset_to, o.name, o.daylight) for o in found] == [
-        *before,
-        (datetime(2025, 10, 26, 3), CEST, CET, "CET", False),
-        (datetime(2026, 3, 29, 2), CET, CEST, "CEST", True),
+def test_kathmandu_keeps_its_quarter_hour_offset_and_its_one_change() -> None:
+    assert sub_components("Asia/Kathmandu") == [
+        ["DTSTART:19700101T000000", "TZNAME:+0530", "TZOFFSETFROM:+0530", "TZOFFSETTO:+0530"],
+        ["DTSTART:19860101T000000", "TZNAME:+0545", "TZOFFSETFROM:+0530", "TZOFFSETTO:+0545"],
     ]
 
 
-def test_a_zone_at_utc_in_winter_is_written_with_offset_zero() -> None:
-    data = vtimezone_bytes("Europe/London", date(2026, 4, 7), date(2026, 4, 7))
+def test_lord_howe_half_hour_daylight_time_is_a_rule_in_force() -> None:
+    in_force = [
+        c for c in sub_components("Australia/Lord_Howe") if not any(p.startswith("RRULE") and "UNTIL" in p for p in c)
+    ]
 
-    offsets = [line for line in data.decode().split("\r\n") if line.startswith("TZOFFSET")]
-    assert offsets == ["TZOFFSETFROM:+0100", "TZOFFSETTO:+0000", "TZOFFSETFROM:+0000", "TZOFFSETTO:+0100"]
+    assert in_force[-2:] == [
+        [
+            "DTSTART:20080406T020000",
+            "RRULE:FREQ=YEARLY;BYDAY=1SU;BYMONTH=4",
+            "TZNAME:+1030",
+            "TZOFFSETFROM:+1100",
+            "TZOFFSETTO:+1030",
+        ],
+        [
+            "DTSTART:20081005T020000",
+            "RRULE:FREQ=YEARLY;BYDAY=1SU;BYMONTH=10",
+            "TZNAME:+11",
+            "TZOFFSETFROM:+1030",
+            "TZOFFSETTO:+1100",
+        ],
+    ]
 
 
-def test_each_onset_is_found_to_the_second_between_whole_days() -> None:
-    # Antarctica/Casey changed at 13:00 and 16:01 UTC: the search must narrow a day to the second.
-    onsets = [o.onset for o in observances("Antarctica/Casey", date(2022, 3, 1), date(2022, 3, 4))]
+def test_a_zone_that_left_dst_ends_its_rules_and_stays_on_standard_time() -> None:
+    # Mexico City left DST after October 2022.
+    last = sub_components("America/Mexico_City")[-2:]
 
-    assert onsets == [datetime(2021, 3, 13, 13, 0, tzinfo=UTC), datetime(2021, 10, 2, 16, 1, tzinfo=UTC)]
+    assert [[p for p in c if p.startswith(("RRULE", "TZOFFSETTO"))] for c in last] == [
+        ["RRULE:FREQ=YEARLY;UNTIL=20220404T080000Z;BYDAY=1SU;BYMONTH=4", "TZOFFSETTO:-0500"],
+        ["RRULE:FREQ=YEARLY;UNTIL=20221031T070000Z;BYDAY=-1SU;BYMONTH=10", "TZOFFSETTO:-0600"],
+    ]
+
+
+def test_the_definition_does_not_depend_on_the_machines_zone(new_york_machine: None) -> None:
+    blocks.cache_clear()
+    vtimezone_bytes.cache_clear()
+    in_new_york = vtimezone_bytes("Europe/Paris")
+    blocks.cache_clear()
+    vtimezone_bytes.cache_clear()
+
+    assert in_new_york.count(b"DTSTART:19810329T020000\r\nRRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3\r\n") == 1
+
+
+ZONES = [
+    "Europe/Paris",
+    "Europe/London",
+    "America/New_York",
+    "America/Los_Angeles",
+    "America/Santiago",
+    "America/Mexico_City",
+    "America/Nuuk",
+    "Australia/Sydney",
+    "Australia/Lord_Howe",
+    "Asia/Kathmandu",
+    "Asia/Jerusalem",
+    "Asia/Tehran",
+    "Africa/Windhoek",
+    "Pacific/Fiji",
+    "Antarctica/Casey",
+]
+
+
+@pytest.mark.parametrize("tzid", ZONES)
+def test_an_independent_reader_gets_zoneinfos_offset_for_wall_times_around_every_change(tzid: str) -> None:
+    # A client reads "DTSTART;TZID=...:local wall time" through the VTIMEZONE: check that direction,
+    # for every wall time around each change that names exactly one instant (a gap or fold wall
+    # time is the event writer's business: it writes those in UTC).
+    zone, read = ZoneInfo(tzid), tzical(io.StringIO(vtimezone_bytes(tzid).decode())).get(tzid)
+    instants = [
+        change.onset + timedelta(seconds=s)
+        for change in transitions(tzid, WINDOW_START, WINDOW_END)
+        for s in (-21600, -10800, -7200, -3601, -1, 0, 1, 3600, 7200, 10800, 21600)
+    ]
+    instants += [datetime(2040, 1, 1, tzinfo=UTC) + timedelta(days=d, hours=d % 24) for d in range(0, 365 * 20, 13)]
+    walls = [(t.astimezone(zone).replace(tzinfo=None), t.astimezone(zone).utcoffset()) for t in instants]
+    single = [(wall, offset) for wall, offset in walls if len(candidates(wall.date(), wall.time(), zone)) == 1]
+
+    wrong = [(wall, offset) for wall, offset in single if wall.replace(tzinfo=read).utcoffset() != offset]
+
+    assert (len(single) > 10, wrong) == (True, [])
