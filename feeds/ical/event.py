@@ -6,7 +6,7 @@ so the same content always yields the same bytes (feeds keep their ETag; CalDAV 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time, timedelta
 
 from icalendar import Event
 
@@ -81,11 +81,18 @@ def categories(session: Session) -> list[str]:
 
 
 def _ambiguous(local: datetime) -> bool:
-    """True for a wall time that occurs twice (the repeated hour at a fall-back). RFC 5545
-    3.3.5 reads such a TZID time as its first occurrence, so the second one cannot be written
-    with TZID at all; we then write the event's times in UTC instead."""
+    """True for a time the event's times are written in UTC for, not with TZID:
+
+    - a wall time that occurs twice (the repeated hour at a fall-back): RFC 5545 3.3.5 reads
+      such a TZID time as its first occurrence, so the second one cannot be written with TZID;
+    - a wall time on a day the zone's offset changes, before the change: ts-ics expands the
+      VTIMEZONE's RRULEs to the change day's midnight, so it reads 00:00 up to the onset with the
+      new offset (an hour off) whatever the VTIMEZONE says."""
     other = local.replace(fold=1 - local.fold)
-    return other.utcoffset() != local.utcoffset()
+    if other.utcoffset() != local.utcoffset():
+        return True
+    next_midnight = datetime.combine(local.date() + timedelta(days=1), time(), local.tzinfo)
+    return next_midnight.utcoffset() != local.utcoffset()
 
 
 def build_event(

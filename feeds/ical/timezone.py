@@ -32,6 +32,7 @@ WINDOW_START = datetime(1970, 1, 1, tzinfo=UTC)
 # Far enough ahead that a rule still in force here is taken as the zone's current rule.
 WINDOW_END = datetime(2040, 1, 1, tzinfo=UTC)
 _DAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+Rule = tuple[tuple[str, str], ...]  # an RRULE's BY parts, in the order written
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class Block:
     (`rule` is an RRULE's BY parts; `until` the UTC instant of its last onset, None while in force)."""
 
     first: Observance
-    rule: tuple[tuple[str, str], ...] = ()
+    rule: Rule = ()
     until: datetime | None = None
 
 
@@ -113,13 +114,13 @@ def transitions(tzid: str, start: datetime, end: datetime) -> list[Observance]:
     return found
 
 
-def _rules(obs: Observance) -> set[tuple[tuple[str, str], ...]]:
+def _rules(obs: Observance) -> set[Rule]:
     """Every yearly rule (RRULE BY parts) that puts an onset on this one's local date."""
     local = obs.local_onset
     month, day, weekday = local.month, local.day, _DAYS[local.weekday()]
     length = calendar.monthrange(local.year, month)[1]
     by_month = ("BYMONTH", str(month))
-    found = {(by_month, ("BYMONTHDAY", str(day)))}
+    found: set[Rule] = {(by_month, ("BYMONTHDAY", str(day)))}
     if day <= 28:
         found.add((by_month, ("BYDAY", f"{(day - 1) // 7 + 1}{weekday}")))
     if day + 7 > length:
@@ -130,10 +131,10 @@ def _rules(obs: Observance) -> set[tuple[tuple[str, str], ...]]:
     return found
 
 
-def _preferred(rules: set[tuple[tuple[str, str], ...]]) -> tuple[tuple[str, str], ...]:
+def _preferred(rules: set[Rule]) -> Rule:
     """The simplest rule among those that fit: last/nth weekday, then a fixed day, then a range."""
 
-    def cost(rule: tuple[tuple[str, str], ...]) -> tuple[int, str]:
+    def cost(rule: Rule) -> tuple[int, str]:
         parts = dict(rule)
         if "BYMONTHDAY" not in parts:
             return (0 if parts["BYDAY"].startswith("-1") else 1, str(rule))
@@ -150,7 +151,7 @@ def _series_key(obs: Observance) -> tuple[timedelta, timedelta, str, bool, int, 
 def _runs(series: list[Observance]) -> Iterator[Block]:
     """The blocks of one series: consecutive years one rule describes make one RRULE block."""
     run: list[Observance] = []
-    rules: set[tuple[tuple[str, str], ...]] = set()
+    rules: set[Rule] = set()
     for obs in [*series, None]:
         if obs is not None and run and obs.onset.year == run[-1].onset.year + 1 and rules & _rules(obs):
             run.append(obs)

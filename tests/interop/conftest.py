@@ -1,11 +1,12 @@
-"""Four independent iCalendar parsers, each reduced to {UID: (UTC start, UTC end)}.
+"""Seven independent calendar clients, each reduced to {UID: (UTC start, UTC end)}.
 
-icalendar and `ical` know IANA zones themselves; vobject and Mozilla's ical.js (Thunderbird's
-parser, run through node) compute offsets from the VTIMEZONE we ship. Agreement between the two
-pairs is what shows the VTIMEZONE and the TZID/UTC choices are read alike.
+icalendar and `ical` know IANA zones themselves; vobject, Mozilla's ical.js (Thunderbird's parser),
+node-ical and ts-ics (the last three run through node) and khal (reading through vdirsyncer, as a
+subscriber does) compute offsets from the VTIMEZONE we ship, or are fooled by it. Agreement between
+them is what shows the VTIMEZONE and the TZID/UTC choices are read alike.
 
-ical.js comes from npm: `npm ci --prefix tests/interop`. Without it the tests fail under CI=true
-and skip locally, saying so.
+The JavaScript parsers come from npm (`npm ci --prefix tests/interop`), khal and vdirsyncer from
+tests/install-system-deps.sh. Without them the tests fail under CI=true and skip locally, saying so.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ import pytest
 import vobject
 from ical.calendar_stream import IcsCalendarStream
 from icalendar import Calendar
+
+from tests.helpers import khal
+from tests.helpers.source_server import page_server
+from tests.interop.clients import JS_PARSERS
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "parse_ics.mjs"
@@ -102,11 +107,11 @@ def fields_of(data: bytes, path: Path) -> dict[str, Fields]:
     }
 
 
-def _run_icaljs(paths: list[Path]) -> dict[str, list[dict[str, str]]]:
+def _run_icaljs(paths: list[Path], parser: str = "ical.js") -> dict[str, list[dict[str, str]]]:
     node = shutil.which("node")
     assert node is not None
     done = subprocess.run(
-        [node, str(SCRIPT), *map(str, paths)],
+        [node, str(SCRIPT), f"--parser={parser}", *map(str, paths)],
         cwd=HERE,
         capture_output=True,
         text=True,
@@ -115,6 +120,8 @@ def _run_icaljs(paths: list[Path]) -> dict[str, list[dict[str, str]]]:
     )
     assert done.returncode == 0, done.stderr
     found: dict[str, list[dict[str, str]]] = json.loads(done.stdout)
+    refused = {path: events for path, events in found.items() if isinstance(events, dict)}
+    assert refused == {}, f"{parser} could not read: {refused}"
     return found
 
 
@@ -122,9 +129,9 @@ def _iso(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-def read_icaljs(paths: list[Path]) -> dict[Path, Readings]:
-    """All files in one node process (see parse_ics.mjs)."""
-    found = _run_icaljs(paths)
+def read_icaljs(paths: list[Path], parser: str = "ical.js") -> dict[Path, Readings]:
+    """All files in one node process (see parse_ics.mjs), with one of `JS_PARSERS`."""
+    found = _run_icaljs(paths, parser)
     result: dict[Path, Readings] = {}
     for path in paths:
         events = found[str(path)]
@@ -134,37 +141,55 @@ def read_icaljs(paths: list[Path]) -> dict[Path, Readings]:
     return result
 
 
+def read_khal(calendars: dict[str, bytes], work: Path) -> dict[str, Readings]:
+    """khal's reading of each calendar, served on loopback and synced by vdirsyncer in one run."""
+    with page_server() as server:
+        urls = {name: server.put(f"/{n}.ics", data) for n, (name, data) in enumerate(calendars.items())}
+        found = khal.read_subscriptions(urls, work)
+    readings: dict[str, Readings] = {}
+    for name, events in found.items():
+        for event in events:
+            assert isinstance(event.start, datetime), f"{name}: {event.uid} read as an all-day event"
+        readings[name] = {e.uid: (e.start, e.end) for e in events}  # type: ignore[misc]
+    return readings
+
+
 @pytest.fixture(scope="session")
 def icaljs_ready() -> None:
     """ical.js must be installed; missing it is a failure in CI and a visible skip locally."""
     missing = []
     if shutil.which("node") is None:
         missing.append("node is not on PATH")
-    if not (HERE / "node_modules" / "ical.js" / "package.json").is_file():
-        missing.append("ical.js is not installed (run: npm ci --prefix tests/interop)")
+    for package in JS_PARSERS:
+        if not (HERE / "node_modules" / package / "package.json").is_file():
+            missing.append(f"{package} is not installed (run: npm ci --prefix tests/interop)")
     if missing:
         reason = "; ".join(missing)
         if os.environ.get("CI") == "true":
-            pytest.fail(f"four-parser interop needs Mozilla ical.js: {reason}")
-        pytest.skip(f"four-parser interop needs Mozilla ical.js: {reason}")
+            pytest.fail(f"parser interop needs the JavaScript parsers: {reason}")
+        pytest.skip(f"parser interop needs the JavaScript parsers: {reason}")
+    khal.tools_ready()
 
 
 @pytest.fixture(scope="module")
 def read_all(icaljs_ready: None, tmp_path_factory: pytest.TempPathFactory) -> ReadAll:
-    """Read named calendars with all four parsers: {name: {parser: readings}}."""
+    """Read named calendars with all seven clients: {name: {client: readings}}. Each JavaScript
+    parser reads every file in one node process; khal reads them all in one vdirsyncer sync."""
 
     def read(calendars: dict[str, bytes]) -> dict[str, dict[str, Readings]]:
         folder = tmp_path_factory.mktemp("ics")
         paths = {name: folder / f"{n:04d}.ics" for n, name in enumerate(calendars)}
         for name, data in calendars.items():
             paths[name].write_bytes(data)
-        by_icaljs = read_icaljs(list(paths.values()))
+        by_js = {parser: read_icaljs(list(paths.values()), parser) for parser in JS_PARSERS}
+        by_khal = read_khal(calendars, tmp_path_factory.mktemp("khal"))
         return {
             name: {
                 "icalendar": read_icalendar(data),
                 "ical": read_ical(data),
                 "vobject": read_vobject(data),
-                "ical.js": by_icaljs[paths[name]],
+                **{parser: by_js[parser][paths[name]] for parser in JS_PARSERS},
+                "khal": by_khal[name],
             }
             for name, data in calendars.items()
         }

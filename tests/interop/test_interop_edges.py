@@ -14,6 +14,7 @@ import pytest
 
 from feeds.ical import render_calendar, uid
 from feeds.model import Conference, Session
+from tests.interop.clients import CLIENTS
 
 # Only the type names: importing `conftest` at run time could pick up another directory's.
 if TYPE_CHECKING:
@@ -100,6 +101,49 @@ CASES: dict[str, tuple[Conference, list[tuple[str, str, str, str]]]] = {
             ),
         ],
     ),
+    "los-angeles-dst-morning": (
+        Conference("SCaLE-shaped", "America/Los_Angeles", date(2025, 3, 6), date(2025, 3, 9)),
+        [
+            ("fun-walk", "2025-03-09 15:00", "2025-03-09 16:00", "08:00-09:00 PDT, the DST morning"),
+            ("late-night", "2025-03-09 09:30", "2025-03-09 09:55", "01:30-01:55 PST, before the gap"),
+            ("saturday", "2025-03-08 18:00", "2025-03-08 19:00", "10:00-11:00 PST"),
+        ],
+    ),
+    "sydney-before-fall-back": (
+        Conference("Sydney Conf", "Australia/Sydney", date(2026, 4, 3), date(2026, 4, 5)),
+        [
+            ("southern-summer", "2026-04-04 06:00", "2026-04-04 07:00", "17:00-18:00 AEDT, the day before"),
+            ("sunday", "2026-04-05 00:00", "2026-04-05 01:00", "10:00-11:00 AEST"),
+        ],
+    ),
+    "santiago-both-changes": (
+        Conference("Santiago Conf", "America/Santiago", date(2026, 4, 4), date(2026, 9, 6)),
+        [
+            ("saturday-night", "2026-04-05 01:00", "2026-04-05 02:00", "22:00-23:00 -03"),
+            ("sunday-april", "2026-04-05 14:00", "2026-04-05 15:00", "10:00-11:00 -04"),
+            ("sunday-september", "2026-09-06 13:00", "2026-09-06 14:00", "10:00-11:00 -03"),
+        ],
+    ),
+    "kathmandu": (
+        Conference("Kathmandu Conf", "Asia/Kathmandu", date(2026, 5, 1), date(2026, 5, 1)),
+        [("quarter-hour", "2026-05-01 03:15", "2026-05-01 04:00", "09:00-09:45 +0545")],
+    ),
+    "lord-howe-half-hour-dst": (
+        Conference("Lord Howe Conf", "Australia/Lord_Howe", date(2026, 4, 4), date(2026, 10, 4)),
+        [
+            ("summer", "2026-04-03 23:00", "2026-04-04 00:00", "10:00-11:00 +11"),
+            ("winter", "2026-04-04 23:30", "2026-04-05 00:30", "10:00-11:00 +1030"),
+            ("summer-again", "2026-10-03 22:00", "2026-10-03 23:00", "09:00-10:00 +11"),
+        ],
+    ),
+    # khal expands a VTIMEZONE's rules only up to 2037.
+    "paris-years-ahead": (
+        Conference("Paris 2037", "Europe/Paris", date(2037, 7, 1), date(2037, 12, 1)),
+        [
+            ("summer", "2037-07-01 08:00", "2037-07-01 09:00", "10:00-11:00 CEST, a rule in force"),
+            ("winter", "2037-12-01 09:00", "2037-12-01 10:00", "10:00-11:00 CET"),
+        ],
+    ),
 }
 
 
@@ -116,7 +160,7 @@ def readings(read_all: ReadAll) -> dict[str, dict[str, Readings]]:
 
 
 @pytest.mark.parametrize("name", list(CASES))
-@pytest.mark.parametrize("parser", ["icalendar", "ical", "vobject", "ical.js"])
+@pytest.mark.parametrize("parser", CLIENTS)
 def test_parser_reads_the_expected_utc_instants(
     readings: dict[str, dict[str, Readings]], name: str, parser: str
 ) -> None:
