@@ -5,7 +5,8 @@ share (a hand-made file giving 88 events 5 UIDs) is kept on each, with a warning
 them; the UID is the source id (feeds.identity ignores ids that are not unique).
 
 Times (RFC 5545 §3.3.5): UTC (`...Z`) is an exact instant; `TZID=` an IANA name is a wall time in that
-zone (resolved by the merge, which refuses a time that does not exist or happens twice there); a TZID
+zone, each property in its own (resolved here, refusing a time that does not exist or happens twice
+there); DURATION is added to the start's instant; a TZID
 defined by the file's own VTIMEZONE block is resolved by icalendar from that block; a floating time
 is in the conference zone. A DATE (all-day) value starts at midnight. The calendar states its zone
 with `X-WR-TIMEZONE`, else (a common mistake, read with a warning) a `VTIMEZONE:` property naming
@@ -32,7 +33,7 @@ from feeds.errors import FeedsError, NotASchedule, TimeZoneError
 from feeds.sources import register
 from feeds.sources.documents import Document
 from feeds.sources.records import SessionRecord, SourceBatch, SourceWarning
-from feeds.zones import load_zone
+from feeds.zones import load_zone, resolve_wall
 
 NAME = "ics"
 _EVENT_LINE = re.compile(r"^BEGIN:VEVENT\s*$", re.M | re.I)
@@ -130,13 +131,12 @@ class _Calendar:
         except (KeyError, ValueError, TypeError):
             self.warn(line, f"{title}: no readable DTSTART; skipped")
             return
-        end = self._end(event, start, title, line)
         if "RRULE" in event:
             self.warn(line, f"{title}: repeats (RRULE); only its first occurrence is read")
         status = _text(event.get("STATUS")).upper()
         categories = event.get("CATEGORIES")
         start_at, zone = self._time(start, title, line)
-        end_at, _ = self._time(end, title, line)
+        end_at = self._end(event, start, start_at, title, line)
         self.records.append(
             SessionRecord(
                 source=self.source,
@@ -154,28 +154,35 @@ class _Calendar:
             )
         )
 
-    def _end(self, event: Any, start: date, title: str, line: int | None) -> date:
+    def _end(self, event: Any, start: date, start_at: datetime, title: str, line: int | None) -> datetime:
+        """DTEND in its own zone, or DTSTART plus DURATION (an exact span, added to the start's
+        instant: an hour across a DST change is an hour)."""
         try:
             if "DTEND" in event:
-                end: date = event.decoded("DTEND")
-                return end
+                end_at, _ = self._time(event.decoded("DTEND"), title, line)
+                return end_at
             if "DURATION" in event:
                 duration: timedelta = event.decoded("DURATION")
-                return start + duration
+                return start_at + duration
         except (ValueError, TypeError):
             self.warn(line, f"{title}: unreadable DTEND or DURATION; shown as ending when it starts")
         # RFC 5545 §3.6.1: no end and no duration: a DATE start lasts one day, a DATE-TIME none.
-        return start if isinstance(start, datetime) else start + timedelta(days=1)
+        return start_at if isinstance(start, datetime) else start_at + timedelta(days=1)
 
     def _time(self, value: date, title: str, line: int | None) -> tuple[datetime, str | None]:
-        """A record time and the zone it is a wall time in (None: exact, or floating)."""
+        """A record time and the IANA zone it was stated in. Each property is read in its own zone
+        (a DTEND may name another zone than its DTSTART): a wall time in a named zone becomes its
+        instant here, refused when it does not exist there or happens twice; a floating time stays
+        a wall time in the conference zone."""
         if not isinstance(value, datetime):
             return datetime.combine(value, time()), None  # all day: midnight, conference zone
         if value.tzinfo is None:
             return value, None
         if isinstance(value.tzinfo, ZoneInfo) and value.tzinfo.key not in ("UTC", "Etc/UTC"):
-            # A wall time in a named zone: the merge resolves it and refuses gaps and repeats.
-            return value.replace(tzinfo=None), value.tzinfo.key
+            try:
+                return resolve_wall(value.replace(tzinfo=None), value.tzinfo), value.tzinfo.key
+            except TimeZoneError as exc:
+                raise TimeZoneError(f"{title}: {exc.reason}", source=self.source, line=line) from None
         if value.utcoffset() is None:
             self.warn(line, f"{title}: time zone {value.tzinfo} unknown; read as the conference zone")
             return value.replace(tzinfo=None), None
