@@ -1,7 +1,8 @@
 """Merge the records of every reader into one schedule, in no format's terms.
 
 - The conference zone: `--tz`, else the one zone the sources state. `--tz` is needed only when no
-  source states a zone; a source that states one which `--tz` contradicts stops the ingest.
+  source states a zone; a source that states one which `--tz` contradicts stops the ingest, except
+  a source that states only UTC, to which `--tz` gives its local zone.
 - Wall times (naive record times) are resolved in the record's own zone, else the conference zone; a
   wall time that does not exist or happens twice there is an error naming file and line.
 - Every record is a session: readers decide what is "the same session" in their format (the Sched
@@ -41,20 +42,29 @@ def _where(batch: SourceBatch) -> str:
     return sources[0] + (f" (and {len(sources) - 1} more)" if len(sources) > 1 else "") if sources else batch.format
 
 
+# Names of UTC itself: a source that states one of these gives instants, not a place, so `--tz`
+# may name the place (Sched's .ics exports say X-WR-TIMEZONE:UTC whatever the conference's zone).
+_UTC_NAMES = frozenset({"UTC", "Etc/UTC", "Etc/UCT", "UCT", "Etc/Universal", "Universal", "Etc/Zulu", "Zulu"})
+_UTC_NAMES |= {"GMT", "Etc/GMT", "Etc/GMT+0", "Etc/GMT-0", "Etc/GMT0", "GMT+0", "GMT-0", "GMT0", "Etc/Greenwich"}
+
+
 def conference_zone(batches: Sequence[SourceBatch], tz: str | None) -> ZoneInfo:
-    """`tz` if given and no source contradicts it, else the one zone the sources state."""
+    """`tz` if given and no source names another place, else the one zone the sources state. A
+    source stating only UTC names no place: `tz` then gives the conference its local zone (the
+    instants are unchanged; days, pages and feeds are shown in that zone)."""
     stated = [(b.zone, _where(b)) for b in batches if b.zone]
+    places = [(name, where) for name, where in stated if name not in _UTC_NAMES]
     if tz:
         zone = load_zone(tz)
-        for name, where in stated:
+        for name, where in places:
             if name != zone.key:
                 raise TimeZoneError(
                     f"{where} states time zone {name}, but --tz says {zone.key}; drop --tz or fix the source"
                 )
         return zone
-    names = list(dict.fromkeys(name for name, _ in stated))
+    names = list(dict.fromkeys(name for name, _ in places or stated))
     if len(names) > 1:
-        said = ", ".join(f"{where}: {name}" for name, where in stated)
+        said = ", ".join(f"{where}: {name}" for name, where in places or stated)
         raise TimeZoneError(f"the sources state different time zones ({said}); ingest them as separate conferences")
     if names:
         return load_zone(names[0])

@@ -301,7 +301,9 @@ class _Calendar:
         if not isinstance(value, datetime):
             return datetime.combine(value, time()), None  # all day: midnight, conference zone
         if value.tzinfo is None:
-            return value, None
+            # A floating time is in the zone the calendar states (X-WR-TIMEZONE), else the
+            # conference's; so `--tz` giving a UTC-stated calendar its place moves no instant.
+            return value, self.zone
         if isinstance(value.tzinfo, ZoneInfo) and value.tzinfo.key not in ("UTC", "Etc/UTC"):
             try:
                 return resolve_wall(value.replace(tzinfo=None), value.tzinfo), value.tzinfo.key
