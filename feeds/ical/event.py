@@ -119,7 +119,11 @@ def build_event(
     if _ambiguous(start) or _ambiguous(end):
         start, end = start.astimezone(UTC), end.astimezone(UTC)
     event.add("dtstart", start)
-    event.add("dtend", end)
+    if end == start:
+        # RFC 5545 3.8.2.2: DTEND must be later than DTSTART; khal reads an equal one as an hour.
+        event.add("duration", timedelta(0))
+    else:
+        event.add("dtend", end)
     event.add("summary", Text(session.title))
     text = clean_text(description(session, url))
     if text:
@@ -154,7 +158,13 @@ def render_event(
     it), so a build's thousands of events skip that check."""
     zone = conference.zone
     start, end = session.start.astimezone(zone), session.end.astimezone(zone)
-    if alarm is not None or _ambiguous(start) or _ambiguous(end) or not writes_tzid(conference.timezone):
+    if (
+        alarm is not None
+        or start == end
+        or _ambiguous(start)
+        or _ambiguous(end)
+        or not writes_tzid(conference.timezone)
+    ):
         event = build_event(conference, session, base_url=base_url, alarm=alarm)
         return ensure_folded(event.to_ical())
     url = session_url(session, base_url)

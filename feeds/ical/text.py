@@ -6,7 +6,8 @@ plain §3.3.11 rule: backslash, semicolon and comma are escaped, a line break is
 nothing else is touched.
 
 What iCalendar cannot carry is decided once, in `clean_text`, before escaping: CR and CRLF become
-LF (TEXT has one line break), and the other control characters (C0 except TAB, DEL and C1), which
+LF (TEXT has one line break), so do U+2028 and U+2029 (Python's `splitlines`, in vdirsyncer and
+khal, splits a content line at them, and khal then drops the rest of the event's text), and the other control characters (C0 except TAB, DEL and C1), which
 the TEXT grammar excludes, are dropped, and so is U+FEFF (a stray byte order mark). So a text round-trips through a feed exactly when it holds
 none of those; otherwise it comes back as `clean_text` of itself, in every feed and download.
 """
@@ -26,7 +27,8 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufeff]")
 
 def clean_text(text: str) -> str:
     """`text` as a TEXT value can hold it: line breaks as LF, no other control characters."""
-    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    breaks = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
+    return _CONTROL.sub("", breaks)
 
 
 def escape(text: str) -> str:

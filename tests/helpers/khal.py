@@ -83,14 +83,17 @@ def read_subscription(url: str, work: Path) -> list[KhalEvent]:
     return read_subscriptions({"feed": url}, work)["feed"]
 
 
-def read_subscriptions(urls: Mapping[str, str], work: Path) -> dict[str, list[KhalEvent]]:
-    """Many subscriptions in one vdirsyncer and one khal run: {name: events}. Names are any text."""
+def read_subscriptions(
+    urls: Mapping[str, str], work: Path, days: tuple[date, date] | None = None
+) -> dict[str, list[KhalEvent]]:
+    """Many subscriptions in one vdirsyncer and one khal run: {name: events}. Names are any text.
+    `days` narrows khal's listing (it walks the range a day at a time) to the dates that matter."""
     hook = work / "keep_uid"
     hook.parent.mkdir(parents=True, exist_ok=True)
     hook.write_text(f"#!{TOOLS / 'python'}\n{UID_HOOK}", encoding="utf-8")
     hook.chmod(0o755)
     storages = {name: {"type": "http", "url": url, "filter_hook": str(hook)} for name, url in urls.items()}
-    return _read(storages, work)
+    return _read(storages, work, days)
 
 
 def read_caldav(url: str, username: str, password: str, work: Path) -> list[KhalEvent]:
@@ -99,7 +102,9 @@ def read_caldav(url: str, username: str, password: str, work: Path) -> list[Khal
     return _read({"calendar": storage}, work)["calendar"]
 
 
-def _read(remotes: Mapping[str, Mapping[str, str]], work: Path) -> dict[str, list[KhalEvent]]:
+def _read(
+    remotes: Mapping[str, Mapping[str, str]], work: Path, days: tuple[date, date] | None = None
+) -> dict[str, list[KhalEvent]]:
     tools_ready()
     work.mkdir(parents=True, exist_ok=True)
     keys = {name: f"c{n:04d}" for n, name in enumerate(remotes)}
@@ -112,7 +117,7 @@ def _read(remotes: Mapping[str, Mapping[str, str]], work: Path) -> dict[str, lis
     listing = _run(
         [str(KHAL), "-v", "WARNING", "-l", str(log), "-c", str(khal_config), "list", "--day-format", ""]
         + [arg for field in FIELDS for arg in ("--json", field)]
-        + [FIRST_DAY, LAST_DAY],
+        + ([days[0].isoformat(), days[1].isoformat()] if days else [FIRST_DAY, LAST_DAY]),
         "khal list",
     )
     if logged := log.read_text(encoding="utf-8") if log.exists() else "":

@@ -11,12 +11,9 @@ tests/install-system-deps.sh. Without them the tests fail under CI=true and skip
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -25,39 +22,16 @@ from ical.calendar_stream import IcsCalendarStream
 from icalendar import Calendar
 
 from tests.helpers import khal
-from tests.helpers.source_server import page_server
-from tests.interop.clients import JS_PARSERS
+from tests.interop.clients import (
+    JS_PARSERS,
+    ReadAll,
+    Readings,
+    _run_icaljs,
+    read_seven,
+)
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "parse_ics.mjs"
-
-Instants = tuple[datetime, datetime]
-Readings = dict[str, Instants]  # UID -> (start, end), both in UTC
-ReadAll = Callable[[dict[str, bytes]], dict[str, dict[str, Readings]]]
-
-
-def _utc(value: object) -> datetime:
-    assert isinstance(value, datetime), f"expected a date-time, got {value!r}"
-    assert value.utcoffset() is not None, f"floating time {value!r}: the zone was not resolved"
-    return value.astimezone(UTC)
-
-
-def read_icalendar(data: bytes) -> Readings:
-    cal = Calendar.from_ical(data)
-    return {str(e["UID"]): (_utc(e.decoded("DTSTART")), _utc(e.decoded("DTEND"))) for e in cal.walk("VEVENT")}
-
-
-def read_ical(data: bytes) -> Readings:
-    # The `ical` package is strict unless its compat mode is enabled, which we do not do.
-    cal = IcsCalendarStream.calendar_from_ics(data.decode("utf-8"))
-    return {str(e.uid): (_utc(e.dtstart), _utc(e.dtend)) for e in cal.events}
-
-
-def read_vobject(data: bytes) -> Readings:
-    cal = vobject.readOne(data.decode("utf-8"))
-    events = getattr(cal, "vevent_list", [])
-    return {e.uid.value: (_utc(e.dtstart.value), _utc(e.dtend.value)) for e in events}
-
 
 Texts = dict[str, tuple[str, str]]  # UID -> (SUMMARY, DESCRIPTION), unescaped
 
@@ -107,53 +81,6 @@ def fields_of(data: bytes, path: Path) -> dict[str, Fields]:
     }
 
 
-def _run_icaljs(paths: list[Path], parser: str = "ical.js") -> dict[str, list[dict[str, str]]]:
-    node = shutil.which("node")
-    assert node is not None
-    done = subprocess.run(
-        [node, str(SCRIPT), f"--parser={parser}", *map(str, paths)],
-        cwd=HERE,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    found: dict[str, list[dict[str, str]]] = json.loads(done.stdout)
-    refused = {path: events for path, events in found.items() if isinstance(events, dict)}
-    assert refused == {}, f"{parser} could not read: {refused}"
-    return found
-
-
-def _iso(text: str) -> datetime:
-    return datetime.fromisoformat(text)
-
-
-def read_icaljs(paths: list[Path], parser: str = "ical.js") -> dict[Path, Readings]:
-    """All files in one node process (see parse_ics.mjs), with one of `JS_PARSERS`."""
-    found = _run_icaljs(paths, parser)
-    result: dict[Path, Readings] = {}
-    for path in paths:
-        events = found[str(path)]
-        for event in events:
-            assert event["zone"] not in (None, "floating"), f"{path.name}: {event['uid']} read as floating time"
-        result[path] = {event["uid"]: (_iso(event["start"]), _iso(event["end"])) for event in events}
-    return result
-
-
-def read_khal(calendars: dict[str, bytes], work: Path) -> dict[str, Readings]:
-    """khal's reading of each calendar, served on loopback and synced by vdirsyncer in one run."""
-    with page_server() as server:
-        urls = {name: server.put(f"/{n}.ics", data) for n, (name, data) in enumerate(calendars.items())}
-        found = khal.read_subscriptions(urls, work)
-    readings: dict[str, Readings] = {}
-    for name, events in found.items():
-        for event in events:
-            assert isinstance(event.start, datetime), f"{name}: {event.uid} read as an all-day event"
-        readings[name] = {e.uid: (e.start, e.end) for e in events}  # type: ignore[misc]
-    return readings
-
-
 @pytest.fixture(scope="session")
 def icaljs_ready() -> None:
     """ical.js must be installed; missing it is a failure in CI and a visible skip locally."""
@@ -177,22 +104,7 @@ def read_all(icaljs_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Re
     parser reads every file in one node process; khal reads them all in one vdirsyncer sync."""
 
     def read(calendars: dict[str, bytes]) -> dict[str, dict[str, Readings]]:
-        folder = tmp_path_factory.mktemp("ics")
-        paths = {name: folder / f"{n:04d}.ics" for n, name in enumerate(calendars)}
-        for name, data in calendars.items():
-            paths[name].write_bytes(data)
-        by_js = {parser: read_icaljs(list(paths.values()), parser) for parser in JS_PARSERS}
-        by_khal = read_khal(calendars, tmp_path_factory.mktemp("khal"))
-        return {
-            name: {
-                "icalendar": read_icalendar(data),
-                "ical": read_ical(data),
-                "vobject": read_vobject(data),
-                **{parser: by_js[parser][paths[name]] for parser in JS_PARSERS},
-                "khal": by_khal[name],
-            }
-            for name, data in calendars.items()
-        }
+        return read_seven(calendars, tmp_path_factory.mktemp("read"))
 
     return read
 

@@ -190,3 +190,16 @@ def test_method_can_be_left_out_for_caldav(conference: Conference, make_session:
 
     assert [line for line in _lines(data) if line.startswith("METHOD")] == []
     assert len(Calendar.from_ical(data).walk("VEVENT")) == 1
+
+
+def test_a_zero_length_session_has_a_zero_duration_not_an_equal_dtend(conference: Conference) -> None:
+    # RFC 5545 3.8.2.2: DTEND must be later than DTSTART; khal reads an equal one as an hour.
+    at = datetime(2026, 4, 7, 9, 0, tzinfo=UTC)
+    session = Session(id="zero", title="Doors open", start=at, end=at)
+
+    lines = render_event(conference, session).decode().split("\r\n")
+
+    assert [line for line in lines if line.startswith(("DTSTART", "DTEND", "DURATION"))] == [
+        "DTSTART;TZID=Europe/Paris:20260407T110000",
+        "DURATION:P0D",
+    ]

@@ -64,4 +64,4 @@ def test_any_text_round_trips_and_folds_cleanly(session: Session, title: str) ->
     assert _as_text(cal["NAME"].to_ical()) == clean_text(title)
     assert str(event["DESCRIPTION"]).startswith(clean_text(session.description.strip()))
     assert event.decoded("DTSTART") == session.start
-    assert event.decoded("DTEND") == session.end
+    assert event.end == session.end

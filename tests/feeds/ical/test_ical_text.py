@@ -45,3 +45,8 @@ def test_properties_are_written_with_our_escaping() -> None:
         b"BEGIN:VEVENT\r\nSUMMARY:Why \\\\N is not a newline\\, really\\;\r\n"
         b"CATEGORIES:AI\\\\N\\, ML,Beginner\r\nEND:VEVENT\r\n"
     )
+
+
+def test_unicode_line_and_paragraph_separators_become_line_breaks() -> None:
+    # Python's splitlines (vdirsyncer's, khal's) splits a content line at U+2028 and U+2029.
+    assert clean_text("one\u2028two\u2029three") == "one\ntwo\nthree"
