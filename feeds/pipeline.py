@@ -3,7 +3,7 @@ its content, let each format's reader read its documents, merge the records."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from feeds.errors import NotASchedule, SourceError
@@ -12,6 +12,8 @@ from feeds.model import Schedule
 from feeds.sources import Reader, documents
 from feeds.sources.formats import by_name, readers
 from feeds.sources.records import SourceBatch, SourceWarning
+from feeds.sources.table import NAME as TABLE
+from feeds.sources.table import TableReader
 
 
 @dataclass(frozen=True)
@@ -24,9 +26,10 @@ class Loaded:
     formats: tuple[str, ...] = ()  # the readers used, in detection order
 
 
-def detect(document: documents.Document) -> Reader:
-    """The first reader (in feeds.sources.formats order) that recognises the document's content."""
-    tried = readers()
+def detect(document: documents.Document, mapping: Mapping[str, str] | None = None) -> Reader:
+    """The first reader (in feeds.sources.formats order) that recognises the document's content;
+    `mapping` (`--map`) names the plain table reader's columns."""
+    tried = _with_mapping(readers(), mapping)
     for reader in tried:
         if reader.recognises(document):
             return reader
@@ -34,19 +37,31 @@ def detect(document: documents.Document) -> Reader:
     raise NotASchedule(f"is not a schedule in a format confcal reads (tried: {names})", source=document.name)
 
 
-def forced(name: str) -> Reader:
+def _with_mapping(found: Sequence[Reader], mapping: Mapping[str, str] | None) -> tuple[Reader, ...]:
+    return tuple(TableReader(mapping) if mapping and r.name == TABLE else r for r in found)
+
+
+def forced(name: str, mapping: Mapping[str, str] | None = None) -> Reader:
     reader = by_name(name)
+    if reader is not None:
+        reader = _with_mapping([reader], mapping)[0]
     if reader is None:
         known = ", ".join(r.name for r in readers())
         raise SourceError(f"unknown format {name!r}; known formats: {known}")
     return reader
 
 
-def read_batches(docs: Sequence[documents.Document], tz: str | None, *, format: str | None = None) -> list[SourceBatch]:
+def read_batches(
+    docs: Sequence[documents.Document],
+    tz: str | None,
+    *,
+    format: str | None = None,
+    mapping: Mapping[str, str] | None = None,
+) -> list[SourceBatch]:
     """One batch per reader, for the documents detected (or forced) as its format."""
     groups: dict[str, tuple[Reader, list[documents.Document]]] = {}
     for doc in docs:
-        reader = forced(format) if format else detect(doc)
+        reader = forced(format, mapping) if format else detect(doc, mapping)
         groups.setdefault(reader.name, (reader, []))[1].append(doc)
     order = {r.name: i for i, r in enumerate(readers())}
     return [reader.read(group, tz) for reader, group in sorted(groups.values(), key=lambda g: order[g[0].name])]
@@ -59,13 +74,15 @@ def load_schedule(
     allow_private: bool = False,
     format: str | None = None,
     conference: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> Loaded:
     """Read every source, detect its format, read and merge; raises SourceError subclasses (one line,
-    naming the file and line) for anything that is not a readable schedule."""
+    naming the file and line) for anything that is not a readable schedule. `mapping` (`--map`)
+    names a plain table's columns (feeds.sources.table)."""
     if not sources:
         raise SourceError("no source given")
     docs = documents.read_all(sources, allow_private=allow_private)
-    return load_documents(docs, tz, format=format, conference=conference)
+    return load_documents(docs, tz, format=format, conference=conference, mapping=mapping)
 
 
 def load_documents(
@@ -74,12 +91,13 @@ def load_documents(
     *,
     format: str | None = None,
     conference: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> Loaded:
     """The schedule in documents already read (a source refresh fetches its own, conditionally);
     the same rules as `load_schedule`."""
     if not docs:
         raise SourceError("no source given")
-    batches = read_batches(docs, tz, format=format)
+    batches = read_batches(docs, tz, format=format, mapping=mapping)
     if not any(b.sessions for b in batches):
         # Say which documents, and what each lost: "nothing found" alone hides the defect.
         lost = "; ".join(str(d) for b in batches for d in b.defects)

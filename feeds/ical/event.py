@@ -6,7 +6,7 @@ so the same content always yields the same bytes (feeds keep their ETag; CalDAV 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, timedelta
 
 from icalendar import Event
 
@@ -85,14 +85,17 @@ def _ambiguous(local: datetime) -> bool:
 
     - a wall time that occurs twice (the repeated hour at a fall-back): RFC 5545 3.3.5 reads
       such a TZID time as its first occurrence, so the second one cannot be written with TZID;
-    - a wall time on a day the zone's offset changes, before the change: ts-ics expands the
-      VTIMEZONE's RRULEs to the change day's midnight, so it reads 00:00 up to the onset with the
-      new offset (an hour off) whatever the VTIMEZONE says."""
+    - a time within a day of a change of the zone's offset: ts-ics expands the VTIMEZONE's RRULEs
+      to whole days, so it reads times near a change with the wrong offset (an hour off, on the
+      change day or, west of Greenwich, the day after) whatever the VTIMEZONE says."""
     other = local.replace(fold=1 - local.fold)
     if other.utcoffset() != local.utcoffset():
         return True
-    next_midnight = datetime.combine(local.date() + timedelta(days=1), time(), local.tzinfo)
-    return next_midnight.utcoffset() != local.utcoffset()
+    zone, instant = local.tzinfo, local.astimezone(UTC)
+    return any((instant + step).astimezone(zone).utcoffset() != local.utcoffset() for step in _DAY_EITHER_SIDE)
+
+
+_DAY_EITHER_SIDE = (timedelta(days=-1), timedelta(days=1))
 
 
 def build_event(

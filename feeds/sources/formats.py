@@ -10,9 +10,9 @@ and one name here.
 from __future__ import annotations
 
 # Each import registers its reader (feeds.sources.register).
-from feeds.sources import READERS, Reader, frab_json, frab_xml, ics, sched_csv, sched_json, sched_page  # noqa: F401
+from feeds.sources import READERS, Reader, frab_json, frab_xml, ics, sched_csv, sched_json, sched_page, table  # noqa: F401
 
-ORDER = ("frab-xml", "frab-json", "sched-json", "sched-csv", "ics", "sched-page")
+ORDER = ("frab-xml", "frab-json", "sched-json", "sched-csv", "ics", "table", "sched-page")
 
 
 def readers() -> tuple[Reader, ...]:

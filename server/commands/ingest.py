@@ -1,4 +1,4 @@
-"""`confcal ingest [--db] [--tz ZONE] [--format NAME] [--conference SLUG] [--force] [--allow-private] [--dry-run] SOURCE...`:
+"""`confcal ingest [--db] [--tz ZONE] [--format NAME] [--map MAPPING] [--conference SLUG] [--force] [--allow-private] [--dry-run] SOURCE...`:
 read schedule sources (files, folders, http(s) URLs) as one complete snapshot and store it as a new schedule version.
 
 `--dry-run` prints what the ingest would publish (the same lines, marked) and changes nothing.
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from feeds.pipeline import Loaded, load_schedule, refusal
+from feeds.sources.table import parse_mapping
 from server.commands import add_db_option
 from server.commands.collector import bulk_allocation
 from server.commands.progress import add_quiet_option, progress
@@ -57,6 +58,13 @@ def register(subparsers: Any) -> None:
         metavar="NAME",
         default=None,
         help="read every source as this format instead of recognising it (e.g. sched-page, ics)",
+    )
+    parser.add_argument(
+        "--map",
+        metavar="MAPPING",
+        default=None,
+        help="the columns of a plain table (CSV, TSV, JSON rows) the usual names miss: "
+        'title=Name,start=StartTime,... or a TOML file of field = "Column" lines',
     )
     parser.add_argument(
         "--conference",
@@ -91,7 +99,12 @@ def run(args: argparse.Namespace) -> int:
     with bulk_allocation(), progress("confcal ingest", 2, quiet=args.quiet) as shown:
         shown.step(f"reading {_plural(len(args.sources), 'source')}")
         loaded = load_schedule(
-            args.sources, args.tz, allow_private=args.allow_private, format=args.format, conference=args.conference
+            args.sources,
+            args.tz,
+            allow_private=args.allow_private,
+            format=args.format,
+            conference=args.conference,
+            mapping=parse_mapping(args.map) if args.map else None,
         )
         if loaded.defects and not args.force:
             raise IngestRefused(refusal(loaded.defects))

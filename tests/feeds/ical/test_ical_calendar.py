@@ -143,12 +143,12 @@ def test_two_conferences_in_one_zone_carry_byte_identical_vtimezones(
     # Clients cache a zone by its TZID: a definition that depended on the feed's dates would let
     # the first feed read decide how every later one is read.
     spring = dataclasses.replace(conference, start_date=date(2026, 3, 31), end_date=date(2026, 3, 31))
-    autumn = dataclasses.replace(conference, name="Autumn", start_date=date(2031, 10, 26), end_date=date(2031, 10, 27))
+    autumn = dataclasses.replace(conference, name="Autumn", start_date=date(2031, 10, 29), end_date=date(2031, 10, 30))
     early = make_session(
         id="early", start=datetime(2026, 3, 30, 22, 30, tzinfo=UTC), end=datetime(2026, 3, 30, 23, tzinfo=UTC)
     )
     late = make_session(
-        id="late", start=datetime(2031, 10, 26, 9, 30, tzinfo=UTC), end=datetime(2031, 10, 26, 10, 30, tzinfo=UTC)
+        id="late", start=datetime(2031, 10, 29, 9, 30, tzinfo=UTC), end=datetime(2031, 10, 29, 10, 30, tzinfo=UTC)
     )
 
     zones = [
