@@ -54,7 +54,7 @@ class FeedSpec:
 def day_slug(session: Session, conference: Conference) -> str:
     """The ISO date the session starts on in the conference zone (a talk across midnight
     belongs to the day it starts)."""
-    return session.start.astimezone(conference.zone).date().isoformat()
+    return conference.day_of(session.start).isoformat()
 
 
 def day_name(day: date) -> str:

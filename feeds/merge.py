@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time
 from zoneinfo import ZoneInfo
 
 from feeds.errors import NotASchedule, SourceError, TimeZoneError
@@ -82,7 +82,12 @@ def instant(value: datetime, record: SessionRecord, zone: ZoneInfo) -> datetime:
 
 
 def merge(
-    batches: Sequence[SourceBatch], tz: str | None = None, *, source_url: str | None = None, slug: str | None = None
+    batches: Sequence[SourceBatch],
+    tz: str | None = None,
+    *,
+    source_url: str | None = None,
+    slug: str | None = None,
+    day_change: time | None = None,
 ) -> Merged:
     """One schedule of every batch's records (see the module docstring). `slug` names the conference
     in the store and in URLs (default: from its name); it is also the name when no source states one."""
@@ -134,6 +139,8 @@ def merge(
         end_date=max(s.end.astimezone(zone).date() for s in identified),
         city=places.most_common(1)[0][0] if places else None,
         source_url=next((u for b in batches if (u := _conference_link(b, dropped))), None) or web_link(source_url),
+        # `--day-change`, else the one a source states, else midnight.
+        day_change=day_change or next((b.day_change for b in batches if b.day_change is not None), time()),
     )
     warnings = tuple(w for b in batches for w in b.warnings) + tuple(dropped)
     return Merged(Schedule(conference, identified), warnings)

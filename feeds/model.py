@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from feeds.errors import ModelError
@@ -75,6 +75,9 @@ class Conference:
     city: str | None = None
     source_url: str | None = None
     slug: str = ""
+    # When one conference day ends and the next begins, in the conference's zone: 39C3's days run
+    # to 06:00, so its 00:30 sessions belong to the evening before.
+    day_change: time = time()
 
     def __post_init__(self) -> None:
         if self.end_date < self.start_date:
@@ -86,6 +89,13 @@ class Conference:
     def zone(self) -> ZoneInfo:
         """The conference's zone: the one place code turns `timezone` into a zone."""
         return ZoneInfo(self.timezone)
+
+    def day_of(self, instant: datetime) -> date:
+        """The conference day `instant` belongs to: its local date, the day before when it is
+        earlier than `day_change`. The one place day feeds, pages, the changelog and every export
+        group by day."""
+        local = instant.astimezone(self.zone)
+        return local.date() - timedelta(days=1) if local.time() < self.day_change else local.date()
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import time
 
 from feeds.errors import NotASchedule, SourceError
 from feeds.merge import merge
@@ -75,6 +76,7 @@ def load_schedule(
     format: str | None = None,
     conference: str | None = None,
     mapping: Mapping[str, str] | None = None,
+    day_change: time | None = None,
 ) -> Loaded:
     """Read every source, detect its format, read and merge; raises SourceError subclasses (one line,
     naming the file and line) for anything that is not a readable schedule. `mapping` (`--map`)
@@ -82,7 +84,7 @@ def load_schedule(
     if not sources:
         raise SourceError("no source given")
     docs = documents.read_all(sources, allow_private=allow_private)
-    return load_documents(docs, tz, format=format, conference=conference, mapping=mapping)
+    return load_documents(docs, tz, format=format, conference=conference, mapping=mapping, day_change=day_change)
 
 
 def load_documents(
@@ -92,6 +94,7 @@ def load_documents(
     format: str | None = None,
     conference: str | None = None,
     mapping: Mapping[str, str] | None = None,
+    day_change: time | None = None,
 ) -> Loaded:
     """The schedule in documents already read (a source refresh fetches its own, conditionally);
     the same rules as `load_schedule`."""
@@ -104,7 +107,7 @@ def load_documents(
         where = ", ".join(d.name for d in docs)
         raise NotASchedule(f"no session with a title and a time found in {where}" + (f" ({lost})" if lost else ""))
     url = next((d.url for d in docs if d.url), None)
-    merged = merge(batches, tz, source_url=url, slug=conference)
+    merged = merge(batches, tz, source_url=url, slug=conference, day_change=day_change)
     defects = tuple(d for b in batches for d in b.defects)
     return Loaded(merged.schedule, merged.warnings, defects, tuple(b.format for b in batches))
 

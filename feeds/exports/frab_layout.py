@@ -30,7 +30,7 @@ import hashlib
 import uuid
 import weakref
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from functools import cached_property
 from itertools import groupby
 from operator import attrgetter
@@ -39,8 +39,6 @@ from feeds.ical import uid
 from feeds.model import Conference, Schedule, Session
 from feeds.slug import fold, slugify
 
-# Events before 04:00 belong to the previous day's programme (pretalx's default day start).
-DAY_CHANGE = time(4, 0)
 _ID_LOW, _ID_HIGH = 1000, 2**31 - 1  # four digits at least (slugs need them), fits a Java int
 
 
@@ -154,12 +152,6 @@ def _numbers(sessions: list[Session]) -> dict[str, int]:
     return taken
 
 
-def programme_day(start: datetime) -> date:
-    """The day whose programme an event belongs to: before DAY_CHANGE it is the previous date's."""
-    day = start.date()
-    return day - timedelta(days=1) if start.time() < DAY_CHANGE else day
-
-
 # The last schedule laid out and its layout: schedule.xml and schedule.json of one snapshot are
 # made one after the other from the same (immutable) schedule, and share its days (each day's
 # rooms, a UUIDv5 per event, laid out once). Held weakly, so it never keeps an old schedule alive.
@@ -200,15 +192,15 @@ def _layout(schedule: Schedule) -> FrabSchedule:
     for start, group in groupby(confirmed, key=attrgetter("start")):
         day = days_of.get(start)
         if day is None:
-            day = days_of[start] = programme_day(start.astimezone(zone))
+            day = days_of[start] = conference.day_of(start)
         by_day.setdefault(day, []).extend([(session, numbers[session.id]) for session in group])
     rooms = tuple(sorted({s.room.name if s.room else no_room for s in confirmed}, key=_name_order))
     days = tuple(
         FrabDay(
             index=index,
             date=day,
-            start=datetime.combine(day, DAY_CHANGE, tzinfo=zone),
-            end=datetime.combine(day + timedelta(days=1), DAY_CHANGE, tzinfo=zone) - timedelta(minutes=1),
+            start=datetime.combine(day, conference.day_change, tzinfo=zone),
+            end=datetime.combine(day + timedelta(days=1), conference.day_change, tzinfo=zone) - timedelta(minutes=1),
             conference=conference,
             numbered=tuple(by_day[day]),
         )

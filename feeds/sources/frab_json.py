@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from datetime import date, datetime, time
 from typing import Any
@@ -89,6 +90,7 @@ class FrabJsonReader:
             url=first.url,
             warnings=tuple(w for b in batches for w in b.warnings),
             defects=tuple(d for b in batches for d in b.defects),
+            day_change=next((b.day_change for b in batches if b.day_change is not None), None),
         )
 
     def _read_one(self, doc: Document) -> SourceBatch:
@@ -145,12 +147,19 @@ class FrabJsonReader:
             url=_str(conference.get("url")) or _str(schedule.get("base_url")) or doc.url,  # type: ignore[union-attr]
             warnings=tuple(warnings),
             defects=tuple(defects),
+            # The days' own start (pretalx's and frab's day_start) is the conference's day change.
+            day_change=_common_day_start(days),
         )
 
 
 def _day(day: dict[str, Any], source: str) -> date | None:
     text = _str(day.get("date"))
     return parse_day(text, source=source, line=None, field="day date") if text else None
+
+
+def _common_day_start(days: list[Any]) -> time | None:
+    starts = Counter(t for day in days if isinstance(day, dict) and (t := _day_change(day)) is not None)
+    return starts.most_common(1)[0][0] if starts else None
 
 
 def _day_change(day: dict[str, Any]) -> time | None:

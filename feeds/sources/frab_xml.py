@@ -15,8 +15,9 @@ XML from outside is parsed by defusedxml: entity declarations and external refer
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, time
 from typing import Any
 from xml.etree.ElementTree import Element, ParseError, TreeBuilder
 
@@ -106,6 +107,18 @@ def _url(event: Element) -> str | None:
     return next((u for u in given if web_link(u)), given[0] if given else None)
 
 
+def _common_day_start(root: Element) -> time | None:
+    """The time most of the <day>s start at (c3voc exports give `start` and no `day_change`: 38C3's
+    days start at 06:00), as written in the file."""
+    starts: Counter[time] = Counter()
+    for day in root.iterfind("day"):
+        try:
+            starts[datetime.fromisoformat(day.get("start") or "").time()] += 1
+        except ValueError:
+            continue
+    return starts.most_common(1)[0][0] if starts else None
+
+
 class FrabXmlReader:
     name = "frab-xml"
     label = "frab/pentabarf schedule.xml"
@@ -127,6 +140,7 @@ class FrabXmlReader:
             url=first.url,
             warnings=tuple(w for b in batches for w in b.warnings),
             defects=tuple(d for b in batches for d in b.defects),
+            day_change=next((b.day_change for b in batches if b.day_change is not None), None),
         )
 
     def _read_one(self, doc: Document) -> SourceBatch:
@@ -144,6 +158,7 @@ class FrabXmlReader:
         )
         found: list[tuple[Element, Element, datetime]] = []
         defects: list[SourceWarning] = []
+        stated_change = day_change or _common_day_start(root)
         for day in root.iterfind("day"):
             day_text = day.get("date")
             for room in day.iterfind("room"):
@@ -184,6 +199,7 @@ class FrabXmlReader:
             url=_text(conference, "url") or _text(conference, "base_url") or doc.url,
             warnings=tuple(warnings),
             defects=tuple(defects),
+            day_change=stated_change,
         )
 
     def _record(self, source: str, room: Element, event: Element, start: datetime, zone: str | None) -> SessionRecord:

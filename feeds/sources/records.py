@@ -8,7 +8,7 @@ line for messages.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, time
 
 
 @dataclass(frozen=True)
@@ -79,3 +79,6 @@ class SourceBatch:
     url: str | None = None
     warnings: tuple[SourceWarning, ...] = ()
     defects: tuple[SourceWarning, ...] = ()
+    # When the source's conference day turns over (frab's `day_change`, pretalx's day start): a
+    # session before it belongs to the day before.
+    day_change: time | None = None

@@ -1,4 +1,4 @@
-"""`confcal ingest [--db] [--tz ZONE] [--format NAME] [--map MAPPING] [--conference SLUG] [--force] [--allow-private] [--dry-run] SOURCE...`:
+"""`confcal ingest [--db] [--tz ZONE] [--format NAME] [--map MAPPING] [--day-change HH:MM] [--conference SLUG] [--force] [--allow-private] [--dry-run] SOURCE...`:
 read schedule sources (files, folders, http(s) URLs) as one complete snapshot and store it as a new schedule version.
 
 `--dry-run` prints what the ingest would publish (the same lines, marked) and changes nothing.
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from datetime import time
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,14 @@ def register(subparsers: Any) -> None:
         'title=Name,start=StartTime,... or a TOML file of field = "Column" lines',
     )
     parser.add_argument(
+        "--day-change",
+        metavar="HH:MM",
+        type=_day_change,
+        default=None,
+        help="when one conference day turns over (e.g. 06:00: a 00:30 session belongs to the evening "
+        "before), for day feeds, pages and exports; default: what the source states, else 00:00",
+    )
+    parser.add_argument(
         "--conference",
         metavar="SLUG",
         default=None,
@@ -94,6 +103,13 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
+def _day_change(text: str) -> time:
+    try:
+        return time.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time of day such as 06:00") from None
+
+
 def run(args: argparse.Namespace) -> int:
     demo: str | None = None
     with bulk_allocation(), progress("confcal ingest", 2, quiet=args.quiet) as shown:
@@ -105,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
             format=args.format,
             conference=args.conference,
             mapping=parse_mapping(args.map) if args.map else None,
+            day_change=args.day_change,
         )
         if loaded.defects and not args.force:
             raise IngestRefused(refusal(loaded.defects))

@@ -88,15 +88,15 @@ SessionsChunk = Callable[[tuple[Session, ...], bool, Callable[[], bytes]], bytes
 
 
 def session_days(published: Published) -> list[tuple[Session, ...]]:
-    """Every session in the document's order, cut where the start's date (in the conference's
-    zone) changes."""
-    zone = published.conference.zone
+    """Every session in the document's order, cut where the conference day changes
+    (feeds.model.Conference.day_of)."""
+    conference = published.conference
     ordered = sorted(published.schedule.sessions, key=attrgetter("start", "end", "title", "id"))
     days: list[list[Session]] = []
     last: date | None = None
     # The sessions of one start share its date: a conversion per start (hundreds), not per session.
     for start, group in groupby(ordered, key=attrgetter("start")):
-        day = start.astimezone(zone).date()
+        day = conference.day_of(start)
         if day != last:
             days.append([])
             last = day

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, time
 from typing import Any
 
 from feeds.model import Conference, Level, Room, Session, Speaker, Status, Track
@@ -32,6 +32,7 @@ def conference_row(conference: Conference) -> dict[str, Any]:
         "venue": conference.venue,
         "city": conference.city,
         "source_url": conference.source_url,
+        "day_change": conference.day_change.isoformat(),
     }
 
 
@@ -47,6 +48,7 @@ def conference_from_row(row: Mapping[Any, Any]) -> Conference:
         city=row["city"],
         source_url=row["source_url"],
         slug=row["slug"],
+        day_change=time.fromisoformat(row["day_change"]),
     )
 
 

@@ -77,6 +77,8 @@ conferences = Table(
     Column("venue", Text),
     Column("city", Text),
     Column("source_url", Text),
+    # When one conference day turns over ("HH:MM:SS" in the conference's zone): feeds.model.Conference.
+    Column("day_change", String(8), nullable=False, server_default="00:00:00"),
 )
 
 # One row per accepted ingest or rollback that changed something. `number` is the version as

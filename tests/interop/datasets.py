@@ -1,6 +1,7 @@
 """What the seven clients are checked on: every feed kind of every schedule in ../shared/data and the
 seed pages, rendered as the server renders them, and generated schedules around every 2026 offset
-change of Paris, Sydney, New York, Santiago, Kathmandu and Lord Howe and across midnight.
+change of Paris, Sydney, New York, Santiago, Kathmandu and Lord Howe, across midnight and across
+midnight with a 06:00 day change.
 
 The expected instants of a generated schedule are the UTC instants it was generated from; those of a
 real schedule are the ones confcal read from it (the seed's are checked against its page text by
@@ -9,8 +10,8 @@ test_interop_seed.py, and the readers' own tests pin the rest)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, time, timedelta
 from functools import cache
 from zoneinfo import ZoneInfo
 
@@ -80,6 +81,18 @@ def _across_midnight() -> Schedule:
     return _schedule("across-midnight", "Europe/Paris", sessions)
 
 
+def _day_change_night() -> Schedule:
+    """A 39C3-shaped night: days run to 06:00, so the 00:30 and 05:00 sessions are in the day feed
+    of the evening before."""
+    start = datetime(2026, 12, 27, 21, 0, tzinfo=UTC)  # 22:00 in Berlin
+    sessions = [
+        Session(f"n{k}", f"Night {k}", start + timedelta(hours=k), start + timedelta(hours=k, minutes=50))
+        for k in range(10)
+    ]
+    schedule = _schedule("day-change-night", "Europe/Berlin", sessions)
+    return Schedule(replace(schedule.conference, day_change=time(6)), schedule.sessions)
+
+
 def _schedule(name: str, tzid: str, sessions: list[Session]) -> Schedule:
     zone = ZoneInfo(tzid)
     zone_days = [s.start.astimezone(zone).date() for s in sessions]
@@ -94,6 +107,7 @@ def datasets() -> tuple[Dataset, ...]:
         found.append(Dataset(name, load_schedule([str(SHARED / "data" / file)], tz).schedule))
     found += [Dataset(name, _around_changes(name, tzid)) for name, tzid in GENERATED_ZONES.items()]
     found.append(Dataset("across-midnight", _across_midnight()))
+    found.append(Dataset("day-change-night", _day_change_night()))
     return tuple(found)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 from feeds.exports import EXPORTERS
 from feeds.model import Schedule
@@ -54,11 +54,20 @@ def test_edge_cases_validate_and_read_back(frab_xsd: Callable[[bytes], list[str]
 
 
 def test_an_event_after_midnight_stays_on_the_previous_programme_day() -> None:
-    body = render(edge_schedule()).decode()
+    schedule = edge_schedule()
+    night = dataclasses.replace(schedule.conference, day_change=time(4))
+    body = render(dataclasses.replace(schedule, conference=night)).decode()
 
     # 02:30 Brussels on 2 February belongs to the programme of 1 February (day change 04:00).
     day_one = body.split('<day index="2"')[0]
     assert ("Night owls" in day_one, body.count("<day "), '<day index="1" date="2025-02-01"' in body) == (True, 1, True)
+
+
+def test_without_a_day_change_an_event_after_midnight_is_on_its_own_date() -> None:
+    body = render(edge_schedule()).decode()
+
+    day_two = body.split('<day index="2"')[1]
+    assert ("Night owls" in day_two, body.count("<day ")) == (True, 2)
 
 
 def test_identical_content_gives_identical_bytes() -> None:
