@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo
 
 from feeds.errors import NotASchedule, SourceError, TimeZoneError
 from feeds.identity import assign_ids
-from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Status, Track
+from feeds.model import Conference, Level, Link, Room, Schedule, Session, Speaker, Status, Track
 from feeds.people import unify
 from feeds.slug import fold, slugify, unique_slugs
 from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
@@ -123,6 +123,10 @@ def merge(
                 url=_link(record, dropped),
                 status=Status.CANCELLED if record.cancelled else Status.CONFIRMED,
                 source_id=record.source_id,
+                links=_links(record, dropped),
+                language=record.language or None,
+                subtitle=record.subtitle or None,
+                do_not_record=record.do_not_record,
             )
         )
     sessions.sort(key=lambda s: (s.start, s.end, fold(s.title), s.source_id or ""))
@@ -157,6 +161,19 @@ def _link(record: SessionRecord, dropped: list[SourceWarning]) -> str | None:
     note = f"{record.title}: URL field {_shown(record.url)} is not an http or https link; dropped"
     dropped.append(SourceWarning(record.source, record.line, note))
     return None
+
+
+def _links(record: SessionRecord, dropped: list[SourceWarning]) -> tuple[Link, ...]:
+    """The record's links that are http(s) links, each once; any other is dropped with a warning."""
+    kept: list[Link] = []
+    for link in record.links:
+        if web_link(link.url) is None:
+            what = "link" if link.kind == "link" else f"{link.kind} link"
+            note = f"{record.title}: {what} {_shown(link.url)} is not an http or https link; dropped"
+            dropped.append(SourceWarning(record.source, record.line, note))
+        elif link.url not in {k.url for k in kept}:
+            kept.append(link)
+    return tuple(kept)
 
 
 def _conference_link(batch: SourceBatch, dropped: list[SourceWarning]) -> str | None:

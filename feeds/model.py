@@ -99,6 +99,26 @@ class Conference:
 
 
 @dataclass(frozen=True)
+class Link:
+    """A link a source gives a session: `kind` says what it is ("link", "recording", "stream",
+    "chat", "slides" or another attachment type), `title` what the source calls it. Only http(s)
+    URLs are kept (feeds.web_links)."""
+
+    url: str
+    title: str = ""
+    kind: str = "link"
+
+
+# The kinds a frab <links> entry has; any other kind is an attachment's type (slides, paper, ...).
+LINK_KINDS = frozenset({"link", "recording", "stream", "chat"})
+
+
+def is_attachment(link: Link) -> bool:
+    """Whether frab/c3voc exports write the link as an <attachment> rather than a <link>."""
+    return link.kind not in LINK_KINDS
+
+
+@dataclass(frozen=True)
 class Session:
     """One scheduled item.
 
@@ -124,6 +144,12 @@ class Session:
     revision: int = 0
     modified: datetime | None = None
     source_id: str | None = None
+    # What else a source carries: its links (recordings, streams, slides, chat rooms ...), the
+    # language(s) spoken, a subtitle, and whether the speakers asked not to be recorded.
+    links: tuple[Link, ...] = ()
+    language: str | None = None
+    subtitle: str | None = None
+    do_not_record: bool = False
 
     def __post_init__(self) -> None:
         for label, value in (("start", self.start), ("end", self.end), ("modified", self.modified)):

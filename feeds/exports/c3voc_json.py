@@ -23,8 +23,8 @@ from typing import Any
 from feeds.exports.chunks import Chunks, DayChunk
 from feeds.exports.frab_layout import FrabDay, FrabEvent, clock, duration_text, layout, room_guid
 from feeds.ical.event import session_url
-from feeds.model import Schedule
-from feeds.web_links import web_link
+from feeds.model import Link, Schedule, is_attachment
+from feeds.web_links import as_uri, web_link
 
 SCHEMA = "https://c3voc.de/schedule/schema.json"
 # The document's end after the days' list: "days" closes "conference", "schedule" and the document.
@@ -62,15 +62,30 @@ def _event(event: FrabEvent, base_url: str | None) -> dict[str, Any]:
         "slug": event.slug,
         "url": url,
         "title": session.title,
-        "subtitle": "",
+        "subtitle": session.subtitle or "",
         "track": session.track.name if session.track else None,
         "type": session.kind,
-        "language": None,
+        "language": session.language,
         "abstract": "",
         "description": session.description,
         "persons": [_person(s.name, s.bio) for s in session.speakers],
-        "links": [{"url": link, "title": session.title}] if link else [],
+        "links": ([{"url": link, "title": session.title}] if link else [])
+        + [_reference(x) for x in session.links if web_link(x.url) and x.url != link and not is_attachment(x)],
+        "attachments": [_reference(x) for x in session.links if web_link(x.url) and x.url != link and is_attachment(x)],
+        "do_not_record": session.do_not_record,
     }
+
+
+# The schema's reference types, and what our link kinds are among them (a reader tells a recording
+# from a stream or chat room by its title again, as it did from the source's).
+_REFERENCE_TYPES = frozenset({"slides", "paper", "web", "blog", "article", "media", "related", "activitypub"})
+_AS_REFERENCE_TYPE = {"recording": "media", "stream": "media", "chat": "related"}
+
+
+def _reference(link: Link) -> dict[str, str]:
+    kind = _AS_REFERENCE_TYPE.get(link.kind, link.kind)
+    typed = {"type": kind} if kind in _REFERENCE_TYPES else {}
+    return {"url": as_uri(link.url), "title": link.title, **typed}
 
 
 class C3vocJsonExporter:

@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape
 from feeds.exports.chunks import Chunks, DayChunk
 from feeds.exports.frab_layout import FrabDay, FrabEvent, clock, duration_text, layout
 from feeds.ical.event import session_url
-from feeds.model import Schedule
+from feeds.model import Schedule, is_attachment
 from feeds.web_links import web_link
 
 # XML 1.0 section 2.2: Char excludes C0 controls other than tab, LF and CR, surrogates, FFFE/FFFF.
@@ -150,14 +150,31 @@ def _event(out: list[str], event: FrabEvent, base_url: str | None) -> None:
     if url:
         out.append(_leaf(4, "url", url))
     out.append(_leaf(4, "title", session.title))
-    out.append(_SUBTITLE)
+    out.append(_leaf(4, "subtitle", session.subtitle) if session.subtitle else _SUBTITLE)
     out.append(_leaf(4, "track", session.track.name if session.track else None))
     out.append(_leaf(4, "type", session.kind))
     out.append(_ABSTRACT)
     out.append(_leaf(4, "description", session.description))
     _holding(out, 4, "persons", [_leaf(5, "person", speaker.name) for speaker in session.speakers])
+    if session.language:
+        out.append(_leaf(4, "language", session.language))
+    if session.do_not_record:
+        _holding(out, 4, "recording", [_leaf(5, "license", None), _leaf(5, "optout", "true")])
     link = _http(session.url)
-    _holding(out, 4, "links", [_leaf(5, "link", session.title, f' href="{_attribute(link)}"')] if link else [])
+    links = [_leaf(5, "link", session.title, f' href="{_attribute(link)}"')] if link else []
+    attachments = []
+    for extra in session.links:
+        if not _http(extra.url) or extra.url == link:
+            continue
+        href = f' href="{_attribute(extra.url)}"'
+        if is_attachment(extra):
+            attachments.append(_leaf(5, "attachment", extra.title, f'{href} type="{_attribute(extra.kind)}"'))
+        else:
+            kind = f' type="{_attribute(extra.kind)}"' if extra.kind != "link" else ""
+            links.append(_leaf(5, "link", extra.title, href + kind))
+    _holding(out, 4, "links", links)
+    if attachments:
+        _holding(out, 4, "attachments", attachments)
     out.append(f"{_INDENT[3]}</event>")
 
 

@@ -52,7 +52,9 @@ def location(conference: Conference, session: Session) -> str:
 
 
 def description(session: Session, url: str | None) -> str:
-    """Plain text: the abstract, then speakers with affiliations, track, level and the link."""
+    """Plain text: the subtitle, the abstract, then speakers with affiliations, track, level,
+    language, a do-not-record note and the link, then the source's links (recordings, slides,
+    chat rooms ...), one a line, as every client shows DESCRIPTION alike (URL holds only one)."""
     facts: list[str] = []
     if session.speakers:
         names = [f"{s.name} ({s.affiliation})" if s.affiliation else s.name for s in session.speakers]
@@ -61,9 +63,18 @@ def description(session: Session, url: str | None) -> str:
         facts.append(f"Track: {session.track.name}")
     if session.level:
         facts.append(f"Level: {session.level.name}")
+    if session.language:
+        facts.append(f"Language: {session.language}")
+    if session.do_not_record:
+        facts.append("Not recorded, at the speakers' request")
     if url:
         facts.append(url)
-    blocks = [session.description.strip(), "\n".join(facts)]
+    links = [
+        f"{link.kind.capitalize()}: " + (f"{link.title} " if link.title else "") + link.url
+        for link in session.links
+        if web_link(link.url)
+    ]
+    blocks = [session.subtitle or "", session.description.strip(), "\n".join(facts), "\n".join(links)]
     return "\n\n".join(block for block in blocks if block)
 
 

@@ -184,3 +184,18 @@ def join_text(*parts: str | None) -> str:
         if text and text not in texts:
             texts.append(text)
     return "\n\n".join(texts)
+
+
+_RECORDING = re.compile(r"\b(recording|video|vod|media\.ccc\.de)\b", re.I)
+_STREAM = re.compile(r"\b(stream|live)\b", re.I)
+_CHAT = re.compile(r"\b(chat|matrix|irc)\b", re.I)
+
+
+def link_kind(title: str, url: str) -> str:
+    """What a frab <link> is, from its title and address: a recording, a stream, a chat room or a
+    plain link (frab itself gives links no type)."""
+    text = f"{title} {url}"
+    for kind, pattern in (("recording", _RECORDING), ("stream", _STREAM), ("chat", _CHAT)):
+        if pattern.search(text):
+            return kind
+    return "link"

@@ -20,12 +20,14 @@ from datetime import date, datetime, time
 from typing import Any
 
 from feeds.errors import NotASchedule, SourceError
+from feeds.model import Link
 from feeds.sources import register
 from feeds.sources.documents import Document
 from feeds.sources.frab_common import (
     event_start,
     is_name,
     join_text,
+    link_kind,
     parse_day,
     parse_duration,
     raise_unreadable,
@@ -215,7 +217,35 @@ def _record(source: str, room: str, event: dict[str, Any], start: datetime, zone
         speakers=speakers,
         url=_url(event),
         slides=any(isinstance(a, dict) and a.get("type") == "slides" for a in attachments if attachments),
+        links=_links(event),
+        language=_str(event.get("language")) or None,
+        subtitle=_str(event.get("subtitle")) or None,
+        do_not_record=event.get("do_not_record") is True,
     )
+
+
+_OUR_LINK_TYPES = frozenset({"recording", "stream", "chat"})
+
+
+def _links(event: dict[str, Any]) -> tuple[Link, ...]:
+    """The event's `links` and `attachments` ({url, title[, type]}), as written; the merge keeps
+    the http(s) ones. The event's own `url` repeated there is its URL, not another link."""
+    found = []
+    own = _str(event.get("url"))
+    for key in ("links", "attachments"):
+        items = event.get(key)
+        for item in items if isinstance(items, list) else ():
+            url = _str(item.get("url")) or _str(item.get("href")) if isinstance(item, dict) else None
+            if isinstance(item, dict) and url and url != own:
+                title = _str(item.get("title")) or _str(item.get("name")) or ""
+                given = (_str(item.get("type")) or "").lower()
+                if key == "links":
+                    # c3voc's reference types say little of a link ("media", "related"); the title does.
+                    kind = given if given in _OUR_LINK_TYPES else link_kind(title, url)
+                else:
+                    kind = given or "attachment"
+                found.append(Link(url, title, kind))
+    return tuple(found)
 
 
 def _reason(exc: SourceError) -> str:

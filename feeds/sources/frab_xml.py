@@ -25,12 +25,14 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from feeds.errors import NotASchedule, SourceError
+from feeds.model import Link
 from feeds.sources import register
 from feeds.sources.documents import Document
 from feeds.sources.frab_common import (
     event_start,
     is_name,
     join_text,
+    link_kind,
     parse_day,
     parse_duration,
     parse_wall,
@@ -228,7 +230,27 @@ class FrabXmlReader:
             speakers=speakers,
             url=_url(event),
             slides=any(a.get("type") == "slides" for a in event.iterfind("attachments/attachment")),
+            links=_links(event),
+            language=_text(event, "language") or None,
+            subtitle=_text(event, "subtitle") or None,
+            do_not_record=(_text(event, "recording/optout") or "").strip().lower() == "true",
         )
+
+
+def _links(event: Element) -> tuple[Link, ...]:
+    """The event's <links> and <attachments> (recordings, slides, chat rooms ...), as written; the
+    merge keeps the http(s) ones. The event's own <url> repeated there is its URL, not another link."""
+    found = []
+    own = _text(event, "url")
+    for link in event.iterfind("links/link"):
+        url, title = (link.get("href") or "").strip(), " ".join((link.text or "").split())
+        if url and url != own:
+            found.append(Link(url, title, (link.get("type") or "").strip().lower() or link_kind(title, url)))
+    for attachment in event.iterfind("attachments/attachment"):
+        url, title = (attachment.get("href") or "").strip(), " ".join((attachment.text or "").split())
+        if url:
+            found.append(Link(url, title, (attachment.get("type") or "attachment").strip().lower()))
+    return tuple(found)
 
 
 def _reason(exc: SourceError) -> str:

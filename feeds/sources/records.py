@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, time
 
+from feeds.model import Link
+
 
 @dataclass(frozen=True)
 class SourceWarning:
@@ -61,6 +63,10 @@ class SessionRecord:
     url: str | None = None
     cancelled: bool = False
     slides: bool = False
+    links: tuple[Link, ...] = ()
+    language: str | None = None
+    subtitle: str | None = None
+    do_not_record: bool = False
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,7 @@ def _rel(context: Context, path: str) -> str:
 _env.filters["rel"] = _rel
 # A source link becomes an href only when it is http(s) (feeds.web_links), whatever the store holds.
 _env.filters["web_link"] = web_link
+_env.tests["web_link"] = lambda url: web_link(url) is not None
 _env.globals["meta_csp"] = META_CSP
 
 

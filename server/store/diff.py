@@ -30,6 +30,10 @@ CONTENT_FIELDS = (
     "description",
     "speakers",
     "slides",
+    "links",
+    "language",
+    "subtitle",
+    "do_not_record",
     "url",
     "status",
 )
@@ -52,6 +56,10 @@ def content(session: Session) -> dict[str, object]:
         "description": session.description,
         "speakers": tuple((s.name, s.role, s.affiliation) for s in session.speakers),
         "slides": session.slides,
+        "links": session.links,
+        "language": session.language,
+        "subtitle": session.subtitle,
+        "do_not_record": session.do_not_record,
         "url": session.url,
         "status": session.status,
     }

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from feeds.model import Conference, Level, Room, Session, Speaker, Status, Track
+from feeds.model import Conference, Level, Link, Room, Session, Speaker, Status, Track
 
 
 def to_db_time(value: datetime) -> datetime:
@@ -75,6 +75,18 @@ def session_row(conference_slug: str, session: Session, version: int) -> dict[st
         "modified": to_db_time(session.modified) if session.modified else None,
         "version": version,
         "source_id": session.source_id,
+        "extras": _extras(session),
+    }
+
+
+def _extras(session: Session) -> dict[str, Any] | None:
+    if not (session.links or session.language or session.subtitle or session.do_not_record):
+        return None
+    return {
+        "links": [{"url": k.url, "title": k.title, "kind": k.kind} for k in session.links],
+        "language": session.language,
+        "subtitle": session.subtitle,
+        "do_not_record": session.do_not_record,
     }
 
 
@@ -115,7 +127,20 @@ def session_from_row(row: Mapping[Any, Any], known: dict[tuple[Any, ...], Any] |
         revision=row["revision"],
         modified=from_db_time(row["modified"]) if row["modified"] else None,
         source_id=row["source_id"],
+        # Rows kept in the history before the column existed have no "extras" key.
+        **_from_extras(row.get("extras")),
     )
+
+
+def _from_extras(extras: Mapping[str, Any] | None) -> dict[str, Any]:
+    if not extras:
+        return {}
+    return {
+        "links": tuple(Link(k["url"], k.get("title", ""), k.get("kind", "link")) for k in extras.get("links", [])),
+        "language": extras.get("language"),
+        "subtitle": extras.get("subtitle"),
+        "do_not_record": bool(extras.get("do_not_record")),
+    }
 
 
 def _shared(known: dict[tuple[Any, ...], Any], kind: type[Any], *fields: Any) -> Any:

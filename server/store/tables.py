@@ -138,6 +138,9 @@ sessions = Table(
     # The source's own id for the session (iCalendar UID, frab guid, Sched event_key), matched first
     # by feeds.identity; NULL for sources without ids.
     Column("source_id", Text),
+    # What else the source carries (feeds.model.Session): {"links": [{url, title, kind}], "language",
+    # "subtitle", "do_not_record"}; NULL for none, and for rows written before it existed.
+    Column("extras", JSON),
 )
 
 # Personal pick sets (server.store.picks). No accounts: the token is the only key and secret.

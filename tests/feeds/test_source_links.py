@@ -93,6 +93,7 @@ def test_frab_xml_links_and_conference_url_that_are_not_http_are_dropped(tmp_pat
     assert (urls, conference_url) == ([("Scripted", None), ("Data", None)], None)
     assert warnings == [
         f"{path}:10: Scripted: URL field 'JavaScript:alert(1)' is not an http or https link; dropped",
+        f"{path}:10: Scripted: link 'JavaScript:alert(1)' is not an http or https link; dropped",
         f"{path}:17: Data: URL field 'data:text/html,<script>alert(1)</script>' is not an http or https link; dropped",
         f"{path}: the conference's URL field 'javascript:alert(document.domain)' is not an http or https link; dropped",
     ]

@@ -53,7 +53,7 @@ def rows_of(url: str) -> dict[str, list[dict[str, Any]]]:
 def numbered(rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
     """`rows` as revisions 0007 and 0009 convert them: each conference numbers its own versions in
     the order they were recorded, the sessions name their version by that number, and every
-    conference keeps midnight as its day change."""
+    conference keeps midnight as its day change, and no session has extras yet."""
     numbers: dict[str, dict[int, int]] = {}
     for version in sorted(rows["schedule_version"], key=lambda v: v["id"]):
         counted = numbers.setdefault(version["conference"], {})
@@ -61,6 +61,7 @@ def numbered(rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, 
     versions = [{**v, "number": numbers[v["conference"]][v["id"]]} for v in rows["schedule_version"]]
     sessions = [{**s, "version": numbers[s["conference"]][s["version"]]} for s in rows["schedule_session"]]
     conferences = [{**c, "day_change": "00:00:00"} for c in rows["schedule_conference"]]
+    sessions = [{**s, "extras": None} for s in sessions]
     return rows | {"schedule_version": versions, "schedule_session": sessions, "schedule_conference": conferences}
 
 
