@@ -49,7 +49,7 @@ GENERATED_ZONES = {
 }
 # Feeds per kind beyond "all" and the days: enough to cover each kind, few enough to keep khal's
 # one sync (a vdirsyncer pair per feed) short.
-PER_KIND = 4
+PER_KIND = 2
 
 
 @dataclass(frozen=True)
