@@ -7,8 +7,11 @@
 3. PROPFIND Depth 1 on the home: its calendar collections, with display name, Apple's
    calendar-color and supported-calendar-component-set.
 
-The parsers are pure functions of a multistatus body; the requests go through DavStorage's wire
-layer (the shared outbound guard, one deadline, the size cap, its status-to-error mapping).
+The parsers are pure functions of a multistatus body; the requests go through DavStorage's
+`caldav.DAVClient` (the shared outbound guard, one deadline, the size cap, its status-to-error
+mapping). Kept ours rather than the library's `principal()` / `calendars()`, for two reasons: its
+session follows no redirect (the well-known URI is one), and its calendars need a request each
+for colour and components, where one Depth 1 PROPFIND here gives all of them.
 Redirects are followed by hand, and only on the same origin: the credentials go preemptively on
 every request, so a hop to another host would hand them over. Every hop's connection passes the
 address guard again.
