@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What the test suite needs beyond pip: Debian's chromium for the browser tests (a Playwright browser
 # download does not work on these machines), Debian's PostgreSQL server for the store's PostgreSQL
-# tests, Debian's nginx for the deploy/nginx tests, Mozilla's ical.js from npm for the parser
-# agreement tests, axe-core from npm for the browser tests' accessibility checks, and Debian's DAViCal
-# (with php-cgi, installed first so apt does not pull in Apache for it) for the CalDAV tests.
+# tests, Debian's nginx for the deploy/nginx tests, Mozilla's ical.js from npm and khal + vdirsyncer
+# (in a virtual environment of their own) for the parser agreement tests, axe-core from npm for the
+# browser tests' accessibility checks, and Debian's DAViCal (with php-cgi, installed first so apt
+# does not pull in Apache for it) for the CalDAV tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
@@ -37,3 +38,10 @@ if [ -f ../shared/caldav-servers/install-deps.sh ]; then
 fi
 npm ci --prefix tests/interop --no-audit --no-fund --loglevel=error
 npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
+# khal and vdirsyncer for the parser agreement tests (tests/helpers/khal.py), in a virtual
+# environment of their own: their pins would fight the project's. Nothing to do once installed.
+khal_venv=tests/.tools/khal
+if ! "$khal_venv/bin/python" -m pip freeze 2>/dev/null | sort | cmp -s - <(grep -v '^#' requirements/khal.txt | sort); then
+  python3 -m venv "$khal_venv"
+  "$khal_venv/bin/pip" install -q --disable-pip-version-check -r requirements/khal.txt
+fi
