@@ -6,7 +6,7 @@ Scenarios: first push; a no-op re-push with 0 writes; the user's edit (summary, 
 a move; a UID the user imported by hand, in the same calendar and in another one; unpick;
 withdrawn session; a foreign event left byte-identical; a lost answer after each kind of write;
 discovery from the server's root URL, a new calendar made there and pushed into; removing our
-events at detach (remove_events=1). Where a server answers differently by design (Cyrus holds a
+events at detach (remove_events=1); vdirsyncer and khal reading the calendar (tests/helpers/khal.py). Where a server answers differently by design (Cyrus holds a
 UID once per account), the test says so in its expectations, not with a skip.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -29,6 +30,7 @@ from server.caldav.retry import NO_WAIT
 from server.caldav.storage import Storage, name_for
 from server.caldav.target import SyncOptions, Target
 from server.crypto import Password
+from tests.helpers import khal
 from tests.helpers.cue_proxy import CueingServer, cueing
 from tests.helpers.push_helpers import (
     CONFERENCE,
@@ -360,3 +362,17 @@ def test_discovered_from_the_root_a_new_calendar_is_pushed_into_then_our_events_
     assert listed == ["Conference picks"]
     assert removed.line() == "created 0, updated 0, deleted 2, unchanged 0, conflicts 0"
     assert left == {"lunch.ics": lunch_before}
+
+
+def test_vdirsyncer_and_khal_read_the_pushed_calendar_without_a_warning(
+    dav_backend: DavBackend, engine: Engine, tmp_path: Path
+) -> None:
+    khal.tools_ready()
+    schedule = make_schedule(2)
+    run_push(dav_backend, engine, schedule, ["s0", "s1"])
+
+    events = khal.read_caldav(dav_backend.url, dav_backend.server.username, dav_backend.server.password, tmp_path)
+
+    assert sorted((e.uid, e.summary, e.start) for e in events) == sorted(
+        (uid(CONFERENCE, s), s.title, s.start) for s in schedule.sessions
+    )
