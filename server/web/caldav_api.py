@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import timedelta
+from typing import TypeVar
 
 import anyio
 import anyio.to_thread
@@ -46,6 +48,8 @@ from server.web.context import AppContext, app_context
 from server.web.picks_api import body_error, busy_is_503, error_reply, json_reply
 from server.web.probe_pool import PoolBusy
 from server.web.ratelimit import client_key
+
+B = TypeVar("B")
 
 # A sync of the same calendar holds its lease for at most this long; DELETE with remove_events
 # waits for it this long before answering 503.
@@ -106,18 +110,10 @@ async def _owned(request: Request, context: AppContext) -> PickSet | None:
 async def attach(request: Request) -> Response:
     """After each attach `context.sync.attached(target_id)` runs (the jobs enqueue a sync)."""
     context = app_context(request)
-    pickset = await _owned(request, context)
-    if pickset is None:
-        return error_reply("no such pick set", 404)
-    try:
-        check_json_media_type(request.headers.get("content-type"))
-        body = await read_limited(request.headers.get("content-length"), request.stream(), MAX_CALDAV_BODY)
-        wanted = caldav_body(body)
-    except BodyError as exc:
-        return body_error(exc)
-    limited = _attach_limited(request, context, pickset.token)
-    if limited is not None:
-        return limited
+    checked = await _checked(request, context, caldav_body)
+    if isinstance(checked, Response):
+        return checked
+    pickset, wanted = checked
     try:
         if wanted.new_calendar is not None:
             made = await context.probes.run(lambda: context.calendars.create(wanted))
@@ -157,18 +153,10 @@ async def calendars(request: Request) -> Response:
     or an e-mail address, on the probe threads and under the attach limits (a discovery is a
     check of the account as much as an attach is)."""
     context = app_context(request)
-    pickset = await _owned(request, context)
-    if pickset is None:
-        return error_reply("no such pick set", 404)
-    try:
-        check_json_media_type(request.headers.get("content-type"))
-        body = await read_limited(request.headers.get("content-length"), request.stream(), MAX_CALDAV_BODY)
-        account = discovery_body(body)
-    except BodyError as exc:
-        return body_error(exc)
-    limited = _attach_limited(request, context, pickset.token)
-    if limited is not None:
-        return limited
+    checked = await _checked(request, context, discovery_body)
+    if isinstance(checked, Response):
+        return checked
+    _, account = checked
     try:
         found = await context.probes.run(lambda: context.calendars.discover(account))
     except CalendarUnusable as exc:
@@ -184,6 +172,24 @@ async def calendars(request: Request) -> Response:
             ],
         }
     )
+
+
+async def _checked(request: Request, context: AppContext, parse: Callable[[bytes], B]) -> tuple[PickSet, B] | Response:
+    """The pick set and the parsed body of a calendar check, or the answer refusing it: 404 for an
+    unknown token, the body's 4xx, 429 past the attach limits."""
+    pickset = await _owned(request, context)
+    if pickset is None:
+        return error_reply("no such pick set", 404)
+    try:
+        check_json_media_type(request.headers.get("content-type"))
+        body = await read_limited(request.headers.get("content-length"), request.stream(), MAX_CALDAV_BODY)
+        parsed = parse(body)
+    except BodyError as exc:
+        return body_error(exc)
+    limited = _attach_limited(request, context, pickset.token)
+    if limited is not None:
+        return limited
+    return pickset, parsed
 
 
 def _attach_limited(request: Request, context: AppContext, token: str) -> Response | None:
