@@ -83,7 +83,7 @@ class Calendars:
     allow_private: bool = False
 
     # The push service is imported when a calendar is first attached or removed: its CalDAV
-    # client brings httpx and httpcore, slow imports every server process's start would pay otherwise.
+    # client brings caldav, niquests and lxml, slow imports every server process's start would pay otherwise.
 
     def probe(self, wanted: WantedCalendar) -> None:
         from server.caldav import service
