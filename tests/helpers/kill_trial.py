@@ -1,7 +1,8 @@
 """One kill -9 trial of `confcal push` on a real CalDAV server, for the lease tests and for
 bench/caldav_kill_trials.py: a push killed by the proxy (tests/helpers/dav_proxy.py) right after the
 server stored its n-th PUT, then a push allowed to wait at most 5 s for the calendar. What the
-trial found: duplicates and missing events, and how long the next run took."""
+trial found: duplicates and missing events, how soon the next run reached the server and how
+long it took."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ class Trial:
     returncode: int  # the next push's
     waited: int  # "waiting:" lines the next push printed (0: it took the calendar at once)
     seconds: float  # from starting the next push to its end (process start included)
+    started: float  # from starting the next push to its first request to the server
     duplicates: int  # events held more than once, counted once per extra copy
     missing: int  # picked sessions with no event
     stderr: str
@@ -102,12 +104,14 @@ def kill_trial(
         timeout=120,
     )
     took = time.monotonic() - started
+    first = proxy.first_request_since(started)
     counts = uid_counts(calendar, username, password)
     return Trial(
         killed=killed,
         returncode=again.returncode,
         waited=again.stderr.count("waiting:"),
         seconds=took,
+        started=(first - started) if first is not None else took,
         duplicates=sum(n - 1 for n in counts.values()),
         missing=SESSIONS - len(counts),
         stderr=again.stderr,
