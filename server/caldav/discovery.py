@@ -34,6 +34,7 @@ from caldav.lib import error as dav_error
 from feeds.outbound.urls import public_url
 from server.caldav.dav import DavStorage
 from server.caldav.errors import CannotCreateCalendar, NoCalDAV, NoCalendarHome, NoSuchCalendar
+from server.caldav.target import server_address
 from server.crypto import Password
 
 _DAV = "DAV:"
@@ -177,7 +178,9 @@ def discover(
     timeout: float = 20.0,
     deadline: float | None = 120.0,
 ) -> Discovery:
-    """The account's principal, calendar home and calendars, found from the server's URL."""
+    """The account's principal, calendar home and calendars, found from the server's URL (or an
+    e-mail address: `target.server_address`)."""
+    server = server_address(server)
     wire = DavStorage.open(server, username, password, allow_private=allow_private, timeout=timeout, deadline=deadline)
     try:
         principal = None

@@ -10,12 +10,12 @@ Messages never repeat a value, since one of them is a password.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from feeds.outbound.urls import is_http, public_url
+from server.caldav.target import server_address
 from server.crypto import Password
 from server.web.bodies import BodyError, parse_json
 
@@ -27,8 +27,6 @@ FIELDS = ("url", "username", "password")
 
 
 MAX_CALENDAR_NAME = 200
-# An e-mail address as attendees type it: the part after the last "@" is the provider's domain.
-_EMAIL = re.compile(r"[^@\s/]+@([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)")
 
 
 @dataclass(frozen=True)
@@ -80,11 +78,7 @@ def discovery_body(body: bytes) -> WantedAccount:
     server = _text(document, "server", MAX_URL)
     username = _text(document, "username", MAX_USERNAME)
     password = _text(document, "password", MAX_PASSWORD)
-    email = _EMAIL.fullmatch(server)
-    if email is not None:
-        # No SRV lookup (RFC 6764 section 3): its answer could name any host; the provider's own
-        # domain over https, then its well-known URI, is what providers serve.
-        return WantedAccount(f"https://{email.group(1).lower()}/", username, Password(password))
+    server = server_address(server)
     if not is_http(server):
         raise BodyError("the server must be an https:// address or your e-mail address", 422)
     return WantedAccount(_calendar_url(server), username, Password(password))
