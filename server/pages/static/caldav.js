@@ -206,6 +206,11 @@
   form.addEventListener("submit", async function (event) {
     event.preventDefault();
     if (!token) return;
+    // Enter in the choice (the new calendar's name) means "use it", not "look again".
+    if (!choice.hidden && choice.contains(document.activeElement)) {
+      await useChosen();
+      return;
+    }
     problem.hidden = true;
     choice.hidden = true;
     submit.disabled = true;
@@ -237,7 +242,9 @@
     }
   });
 
-  document.getElementById("caldav-use").addEventListener("click", async function () {
+  var use = document.getElementById("caldav-use");
+
+  async function useChosen() {
     if (!found) return;
     problem.hidden = true;
     var chosen = choice.querySelector("input[name=calendar]:checked");
@@ -256,16 +263,18 @@
       wanted.url = found.home;
       wanted.new_calendar = name;
     }
-    this.disabled = true;
+    use.disabled = true;
     try {
       await attach(wanted);
     } catch (e) {
       summary.textContent = "";
       fail("Your calendar could not be attached: no connection to this server.");
     } finally {
-      this.disabled = false;
+      use.disabled = false;
     }
-  });
+  }
+
+  use.addEventListener("click", useChosen);
 
   newName.addEventListener("focus", function () { document.getElementById("caldav-new").checked = true; });
 
