@@ -11,9 +11,12 @@ import pytest
 from server.caldav.dav import DavStorage
 from server.crypto import Password
 from server.store import Store
+from server.store.caldav_targets import Target, TargetState
+from server.store.sync_counts import SyncCounts
 from server.web.bodies import BodyError
+from server.web.caldav_api import target_document
 from server.web.caldav_body import discovery_body
-from tests.helpers.app_helpers import Http, Reply
+from tests.helpers.app_helpers import NOW, Http, Reply
 from tests.helpers.caldav_helpers import PASSWORD, USER, DavServer, send_json
 from tests.server.app.test_caldav_api import app_http, new_picks
 
@@ -146,3 +149,33 @@ def test_a_server_that_is_neither_url_nor_e_mail_is_refused(server: str, message
         discovery_body(body)
 
     assert (str(refused.value), refused.value.status) == (message, 422)
+
+
+def test_the_status_counts_events_held_elsewhere_and_says_when_writes_are_checked() -> None:
+    stored = Target(
+        id=1,
+        conference="conf",
+        pick_token="token",
+        url="https://dav.example.org/cal/",
+        username=USER,
+        state=TargetState.ACTIVE,
+        created=NOW,
+        updated=NOW,
+        last_sync=NOW,
+        last_result="ok",
+        counts=SyncCounts(created=2, conflicts=1, elsewhere=1, checked_writes=1),
+        last_error=None,
+        wanted_generation=1,
+        synced_generation=1,
+        attempts=0,
+        next_attempt_at=None,
+        lease_owner=None,
+        lease_until=None,
+    )
+
+    document = target_document(stored)
+
+    assert (document["counts"], document["checks_writes"]) == (
+        {"created": 2, "updated": 0, "deleted": 0, "unchanged": 0, "conflicts": 1, "elsewhere": 1},
+        True,
+    )
