@@ -6,7 +6,8 @@ Scenarios: first push; a no-op re-push with 0 writes; the user's edit (summary, 
 a move; a UID the user imported by hand, in the same calendar and in another one; unpick;
 withdrawn session; a foreign event left byte-identical; a lost answer after each kind of write;
 discovery from the server's root URL, a new calendar made there and pushed into; removing our
-events at detach (remove_events=1); vdirsyncer and khal reading the calendar (tests/helpers/khal.py). Where a server answers differently by design (Cyrus holds a
+events at detach (remove_events=1); the same through the page's API (discovery, a new calendar,
+the server's sync with the stored credentials, DELETE with remove_events=1); vdirsyncer and khal reading the calendar (tests/helpers/khal.py). Where a server answers differently by design (Cyrus holds a
 UID once per account), the test says so in its expectations, not with a skip.
 """
 
@@ -28,9 +29,14 @@ from server.caldav.discovery import discover, make_calendar
 from server.caldav.events import desired_events, select_sessions
 from server.caldav.retry import NO_WAIT
 from server.caldav.storage import Storage, name_for
-from server.caldav.target import SyncOptions, Target
+from server.caldav.target import ALLOW_PRIVATE_ENV, PickToken, SyncOptions, Target
 from server.crypto import Password
+from server.store import Store
+from server.store.caldav_targets import CaldavTargets
+from server.web.app import create_app
 from tests.helpers import khal
+from tests.helpers.app_helpers import NOW, Http
+from tests.helpers.caldav_helpers import send_json
 from tests.helpers.cue_proxy import CueingServer, cueing
 from tests.helpers.push_helpers import (
     CONFERENCE,
@@ -93,6 +99,14 @@ def dav_backend(request: pytest.FixtureRequest, server_kind: str) -> Iterator[Da
     yield made
     made.close()
     _cleanup(request, server_kind, made.url)
+
+
+def read(url: str, username: str, password: str) -> dict[str, bytes]:
+    storage = DavStorage.connect(url, username, Password(password), allow_private=True)
+    try:
+        return {name: storage.get(name).ics for name in storage.list()}
+    finally:
+        storage.close()
 
 
 def with_alarm(ics: bytes) -> bytes:
@@ -376,3 +390,46 @@ def test_vdirsyncer_and_khal_read_the_pushed_calendar_without_a_warning(
     assert sorted((e.uid, e.summary, e.start) for e in events) == sorted(
         (uid(CONFERENCE, s), s.title, s.start) for s in schedule.sessions
     )
+
+
+def test_attached_on_the_page_from_the_servers_root_synced_by_the_server_and_detached_with_its_events(
+    request: pytest.FixtureRequest, server_kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ALLOW_PRIVATE_ENV, "1")  # every server listens on loopback
+    root, username, password = root_of(request, server_kind)
+    with Store.open(str(tmp_path / "store.db")) as store:
+        store.ingest(make_schedule(3))
+        http = Http(create_app(store, clock=lambda: NOW))
+        ids = [s["id"] for s in http.get("/api/sessions").json_doc()["sessions"]][:2]
+        token = send_json(http, "POST", "/api/picks", {"sessions": ids}).json_doc()["token"]
+        account = {"username": username, "password": password}
+        home = send_json(http, "POST", f"/api/picks/{token}/caldav/calendars", {"server": root, **account})
+        made = send_json(
+            http,
+            "POST",
+            f"/api/picks/{token}/caldav",
+            {"url": home.json_doc()["home"], **account, "new_calendar": "Conference picks"},
+        )
+        url = made.json_doc()["url"]
+        try:
+            targets = CaldavTargets(store.engine)
+            stored = targets.by_token(token)
+            assert stored is not None
+            credentials = targets.credentials(stored.id)
+            assert credentials is not None
+            synced = service.sync(
+                store,
+                Target(credentials.url, credentials.username, credentials.password, id=str(stored.id)),
+                PickToken(token),
+                options=OPTIONS,
+            )
+            pushed = sorted(uid_counts(read(url, username, password)))
+            feed = sorted(uid_counts({"feed": http.get(f"/p/{token}.ics").content}))
+            detached = http.request("DELETE", f"/api/picks/{token}/caldav?remove_events=1")
+            left = read(url, username, password)
+        finally:
+            _cleanup(request, server_kind, url)
+    assert (home.status, made.status, detached.status) == (200, 201, 204)
+    assert synced.line() == "created 2, updated 0, deleted 0, unchanged 0, conflicts 0"
+    assert (len(pushed), pushed) == (2, feed)
+    assert left == {}
