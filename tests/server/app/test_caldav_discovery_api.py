@@ -4,6 +4,7 @@ calendar made for the conference and attached, and refusals in one line."""
 
 from __future__ import annotations
 
+import socket
 from urllib.parse import urlsplit
 
 import pytest
@@ -26,9 +27,18 @@ def root(calendar: str) -> str:
     return f"{parts.scheme}://{parts.netloc}/"
 
 
-def discover(http: Http, token: str, server: str) -> Reply:
+def discover(http: Http, token: str, server: str, password: str = PASSWORD) -> Reply:
     return send_json(
-        http, "POST", f"/api/picks/{token}/caldav/calendars", {"server": server, "username": USER, "password": PASSWORD}
+        http, "POST", f"/api/picks/{token}/caldav/calendars", {"server": server, "username": USER, "password": password}
+    )
+
+
+def attach_new(http: Http, token: str, home: str, name: str) -> Reply:
+    return send_json(
+        http,
+        "POST",
+        f"/api/picks/{token}/caldav",
+        {"url": home, "username": USER, "password": PASSWORD, "new_calendar": name},
     )
 
 
@@ -39,12 +49,7 @@ def test_the_accounts_calendars_are_listed_from_the_servers_root_with_name_and_e
     token, _ = new_picks(http)
     server = root(dav.new_calendar())
     home = discover(http, token, server).json_doc()["home"]
-    made = send_json(
-        http,
-        "POST",
-        f"/api/picks/{token}/caldav",
-        {"url": home, "username": USER, "password": PASSWORD, "new_calendar": "Picks of mine"},
-    ).json_doc()["url"]
+    made = attach_new(http, token, home, "Picks of mine").json_doc()["url"]
 
     found = discover(http, token, server)
 
@@ -61,12 +66,7 @@ def test_a_wrong_password_to_discovery_is_a_422_naming_the_login(
     token, _ = new_picks(http)
     server = root(dav.new_calendar())
 
-    refused = send_json(
-        http,
-        "POST",
-        f"/api/picks/{token}/caldav/calendars",
-        {"server": server, "username": USER, "password": "wrong-0042"},
-    )
+    refused = discover(http, token, server, password="wrong-0042")
 
     assert refused.status == 422
     assert refused.json_doc()["error"].startswith("cannot log in to ")
@@ -80,12 +80,7 @@ def test_a_new_calendar_is_made_in_the_home_and_attached(
     server = root(dav.new_calendar())
     home = discover(http, token, server).json_doc()["home"]
 
-    attached = send_json(
-        http,
-        "POST",
-        f"/api/picks/{token}/caldav",
-        {"url": home, "username": USER, "password": PASSWORD, "new_calendar": "PyTorch Conference 2026"},
-    )
+    attached = attach_new(http, token, home, "PyTorch Conference 2026")
 
     assert attached.status == 201
     made = attached.json_doc()["url"]
@@ -102,19 +97,12 @@ def test_a_server_that_does_not_answer_is_a_502(db: Store, dav: DavServer, monke
     token, _ = new_picks(http)
     nowhere = f"http://127.0.0.1:{http_port_of_nothing()}/"
 
-    refused = send_json(
-        http,
-        "POST",
-        f"/api/picks/{token}/caldav/calendars",
-        {"server": nowhere, "username": USER, "password": PASSWORD},
-    )
+    refused = discover(http, token, nowhere)
 
     assert refused.status == 502
 
 
 def http_port_of_nothing() -> int:
-    import socket
-
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
