@@ -141,6 +141,29 @@ def test_from_the_servers_root_choose_a_new_calendar_and_see_the_sync_end(
     visit.context.close()
 
 
+def test_from_the_servers_root_an_existing_calendar_is_chosen_by_its_name(
+    browser: Any, server: Running, radicale: DavServer
+) -> None:
+    visit, token = open_form(browser, server)
+    existing = radicale.new_calendar()
+
+    visit.page.fill("#caldav-url", f"http://127.0.0.1:{radicale.port}")
+    visit.page.fill("#caldav-username", USER)
+    visit.page.fill("#caldav-password", PASSWORD)
+    visit.page.click("#caldav-submit")
+    visit.page.wait_for_selector("#caldav-choice:visible")
+    visit.page.check(f'#caldav-choices input[value="{existing}"]')
+    with visit.page.expect_response(lambda r: r.url.endswith("/caldav") and r.request.method == "POST") as chosen:
+        visit.page.click("#caldav-use")
+    visit.page.wait_for_selector("#caldav-detach-line:visible")
+    stored = httpx.get(f"{server.url}/api/picks/{token}/caldav").json()
+
+    assert chosen.value.status == 201
+    assert (stored["url"], stored["state"]) == (existing, "active")
+    assert visit.page.is_hidden("#caldav-choice") is True
+    visit.context.close()
+
+
 def test_the_presets_fill_the_server_and_google_says_why_it_needs_the_feed(browser: Any, server: Running) -> None:
     visit, _ = open_form(browser, server)
 
