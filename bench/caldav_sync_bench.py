@@ -90,6 +90,16 @@ def confcal(*args: str) -> None:
     subprocess.run([sys.executable, "-m", "server.cli", *args], check=True, stdout=subprocess.DEVNULL)
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User plus system CPU seconds the processes used so far (Linux /proc, fields 14 and 15)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
 def lagging(store: Store) -> int:
     """Targets not yet synced up to their wanted generation (or still held)."""
     query = select(func.count()).where(
@@ -159,15 +169,19 @@ def main() -> None:
         shutil.copytree(DEMO_DIR, pages)
         page = pages / "002_f0fe97cd188ad8b4.txt"
         page.write_text(page.read_text(encoding="utf-8").replace(OLD_TIME, NEW_TIME), encoding="utf-8")
+        pids = [p.pid for p in workers]
+        cpu_before = cpu_seconds(pids), cpu_seconds([radicale.pid])
         started = time.monotonic()
         confcal("ingest", "--tz", DEMO_TZ, str(pages), "--db", db)
         ingested = time.monotonic() - started
         total = ingested + wait_all_synced(store)
+        cpu_workers, cpu_radicale = cpu_seconds(pids) - cpu_before[0], cpu_seconds([radicale.pid]) - cpu_before[1]
         print(
             f"re-ingest moving one session every calendar holds: all {args.targets} calendars up to date "
             f"{total:.1f} s after `confcal ingest` started (the ingest itself {ingested:.1f} s); "
             f"per-host limit {args.per_host}, {args.workers} worker(s) x {args.threads} threads, "
-            f"{args.targets / (total - ingested):.1f} calendars/s"
+            f"{args.targets / (total - ingested):.1f} calendars/s; CPU meanwhile: workers {cpu_workers:.1f} s, "
+            f"Radicale {cpu_radicale:.1f} s; load average {os.getloadavg()[0]:.1f}"
         )
 
         for target in attached[:: max(1, args.targets // 20)]:

@@ -1,25 +1,29 @@
-"""The real Storage: one CalDAV calendar collection, spoken over the shared outbound guard.
+"""The real Storage: one CalDAV calendar collection, spoken through `DAVClient`.
 
-Every connection goes through `feeds.outbound.guarded_client`: http(s) only, the host resolved
-once and refused when any address is loopback, private, link-local, multicast or reserved (unless
-`allow_private`), the connection made to the address that was checked, one deadline for the run.
-Redirects are not followed: a calendar URL that redirects is reported, never chased with a body.
+The client's HTTP session is `wire.GuardedSession`: every connection goes to an address the shared
+outbound guard checked (http(s) only, no loopback, private, link-local, multicast or reserved
+address unless `allow_private`), no environment proxy, one deadline for the run, answers read up
+to a size cap. Redirects are not followed: a calendar URL that redirects is reported, never
+chased with a body.
 
-Credentials go as HTTP Basic on every request, the first one included (RFC 7617 section 2;
-httpx's BasicAuth is preemptive): a client that waits for the 401 challenge, as python-caldav's
-does, costs a round trip per run and meets Radicale's failed-login delay (about 1 s).
+Credentials go as HTTP Basic on every request, the first one included (RFC 7617 section 2): the
+client gets an auth object, so it never waits for a 401 challenge, which would cost a round trip
+per run and meet Radicale's failed-login delay (about 1 s).
 
-The requests (RFC 4791, RFC 4918, RFC 7232):
+What the library does: the conditional writes (`save(raw_data=..., no_overwrite=True)` sends
+If-None-Match: *, a save or `delete(if_match=...)` with the listed ETag sends If-Match; RFC 4791
+section 5.3.2, RFC 7232 sections 3.1-3.2), recognising a UID refusal in any of its spellings
+(no-uid-conflict, unique-scheduling-object-resource: its UidConflictError), 401/403/429 as typed
+errors. What stays ours, each for a reason said where it is:
 - PROPFIND Depth 0 on the URL: is it a calendar collection? (RFC 4791 section 4.2)
 - PROPFIND Depth 1 for getetag: the listing, without reading anyone's event bodies
 - REPORT calendar-query on UID before a create (RFC 4791 section 7.8, 9.7.5): some servers
   (DAViCal) do not enforce the no-uid-conflict precondition, so we do not rely on it
-- GET / PUT with If-None-Match: * or If-Match / DELETE with If-Match (RFC 4791 section 5.3.2,
-  RFC 7232 section 3.1-3.2)
+- GET of the exact bytes stored
 - PROPFIND Depth 0 for the displayname of the calendar that holds a UID, when a create is refused
   with unique-scheduling-object-resource (Cyrus: one UID per account), to name it in the report
 Status codes become the contract's errors; 5xx, 429 and broken connections become
-TransientError so the executor can retry them. Answers are read up to a size cap.
+TransientError so the executor can retry them.
 
 Some servers ignore the preconditions: SOGo 5.8 overwrites on a PUT with If-None-Match: * and
 deletes on a DELETE whose If-Match no longer matches. Where the server is known to (its answers
@@ -34,16 +38,23 @@ from __future__ import annotations
 
 import builtins
 import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 from urllib.parse import quote, unquote, urljoin, urlsplit
 from xml.etree.ElementTree import Element
 
-import httpx
+import niquests
+from caldav.calendarobjectresource import Event
+from caldav.collection import Calendar
+from caldav.davclient import DAVClient
+from caldav.elements.dav import GetEtag
+from caldav.lib import error as dav_error
+from caldav.lib.python_utilities import WireBytes
 from defusedxml import ElementTree as SafeXml
 
 from feeds.errors import AddressRefused, DeadlineExceeded, FetchError, LimitExceeded
-from feeds.outbound import Policy, collect, guarded_client
+from feeds.outbound import Policy
 from feeds.outbound.urls import public_url
 from server.caldav.content import uids
 from server.caldav.errors import (
@@ -62,6 +73,7 @@ from server.caldav.errors import (
     UidConflict,
 )
 from server.caldav.storage import Item
+from server.caldav.wire import GuardedSession
 from server.crypto import Password
 
 _DAV = "DAV:"
@@ -76,9 +88,8 @@ _LISTING_BODY = (
     '<?xml version="1.0" encoding="utf-8"?>'
     '<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/><d:resourcetype/></d:prop></d:propfind>'
 )
-# Header names in any letter case are the same header (RFC 9110 section 5.1): httpx sends them as
-# given, servers and httpx's answer headers match them case-blind, so "if-match" or "ETAG" in this
-# module would change nothing on the wire.
+# Header names in any letter case are the same header (RFC 9110 section 5.1): niquests sends them
+# as given, servers and the answer headers match them case-blind.
 _XML = {"Content-Type": "application/xml; charset=utf-8"}
 # A listing of a few thousand events is well under a megabyte; a server sending more is broken.
 MAX_ANSWER = 20 * 1024 * 1024
@@ -101,10 +112,16 @@ def _uid_query(uid: str) -> bytes:
     ).encode()
 
 
+T = TypeVar("T")
+# The library is told it need not search for a UID before a create: create() has already asked,
+# with a lookup that finds every holder exactly (holders), and a second search would only cost.
+_FEATURES = {"save.no-uid-conflict": {"support": "full"}}
+
+
 @dataclass(frozen=True)
 class _Answer:
     status: int
-    headers: httpx.Headers
+    headers: Mapping[str, str]
     body: bytes
     tree: Element | None
 
@@ -130,10 +147,12 @@ def calendar_key(url: str) -> str:
 class DavStorage:
     """A calendar collection. Use `DavStorage.connect`, which checks the URL first."""
 
-    def __init__(self, client: httpx.Client, url: str) -> None:
+    def __init__(self, client: DAVClient, session: GuardedSession, url: str) -> None:
         self.client = client
+        self.session = session
         self.url = calendar_key(url)
         self._path = urlsplit(self.url).path
+        self.calendar = Calendar(client=client, url=self.url)
         # True when the server ignores If-None-Match / If-Match (see the module's docstring).
         self.checks_writes = False
 
@@ -177,11 +196,17 @@ class DavStorage:
         # none, empty ones or made-up ones (AuthenticationFailed all the same); with both, both go.
         auth = None
         if username is not None or password is not None:
-            auth = httpx.BasicAuth(username or "", password.reveal() if password else "")
+            auth = niquests.auth.HTTPBasicAuth(username or "", password.reveal() if password else "")
         policy = Policy(allow_private=allow_private, timeout=timeout)
-        # follow_redirects=False is httpx's default too; said here because it is a promise.
-        client = guarded_client(policy, deadline=deadline, auth=auth, follow_redirects=False)
-        return cls(client, url)
+        session = GuardedSession(policy, deadline=deadline, max_bytes=MAX_ANSWER)
+        # enable_rfc6764=False: the library's DNS and well-known lookups would run on a session of
+        # its own, outside the guard; discovery.py does them through this client instead.
+        client = DAVClient(
+            url=public_url(url), auth=auth, timeout=int(timeout), enable_rfc6764=False, features=_FEATURES
+        )
+        client.session.close()
+        client.session = session
+        return cls(client, session, url)
 
     def close(self) -> None:
         self.client.close()
@@ -254,13 +279,19 @@ class DavStorage:
                 raise UidConflict(f"{name}: the calendar already has an event with this UID")
         if self.checks_writes and self._exists(name):
             raise PreconditionFailed(f"{name}: already exists (checked before writing)")
-        return self._put(name, ics, {"If-None-Match": "*"})
+        event = self._event(name)
+        self._write(name, lambda: event.save(raw_data=ics, no_overwrite=True))
+        return self._etag_after(name, event)
 
     def update(self, name: str, ics: bytes, etag: str) -> str:
         if self.checks_writes:
             self._expect(name, etag)
+        event = self._event(name, etag)
         try:
-            return self._put(name, ics, {"If-Match": etag})
+            # precondition="etag": a sync client wants a 412 for any change since it listed the
+            # object, not a Schedule-Tag merge (RFC 6638 section 3.2.10).
+            self._write(name, lambda: event.save(raw_data=ics, precondition="etag"))
+            return self._etag_after(name, event)
         except PreconditionFailed:
             # If-Match also fails when nothing is there (RFC 7232 section 3.1): Radicale and
             # Xandikos answer 412 for a deleted resource. The contract tells the two apart.
@@ -271,8 +302,8 @@ class DavStorage:
     def delete(self, name: str, etag: str) -> None:
         if self.checks_writes:
             self._expect(name, etag)
-        answer = self._request("DELETE", self._url(name), "", {"If-Match": etag}, what=name)
-        self._check_write(name, answer)
+        event = self._event(name)
+        self._write(name, lambda: event.delete(if_match=etag), "DELETE")
 
     def holders(self, uid: str) -> builtins.list[str]:
         """The names of the calendar's objects whose VEVENT has exactly this UID."""
@@ -297,17 +328,34 @@ class DavStorage:
         if self.get(name).etag != etag:
             raise PreconditionFailed(f"{name}: changed since it was listed (checked before writing)")
 
-    def _put(self, name: str, ics: bytes, precondition: dict[str, str]) -> str:
-        # Media type and charset names are case-insensitive (RFC 9110 section 8.3.1).
-        headers = {"Content-Type": "text/calendar; charset=utf-8", **precondition}
-        answer = self._request("PUT", self._url(name), ics, headers, what=name)
-        self._check_write(name, answer)
+    def _event(self, name: str, etag: str | None = None) -> Event:
+        props = {GetEtag.tag: etag} if etag else None
+        return Event(self.client, url=self._url(name), parent=self.calendar, props=props)
+
+    def _etag_after(self, name: str, event: Event) -> str:
         # A server that altered the body must not return a strong ETag (RFC 4791 section 5.3.4);
         # then we ask for the stored one.
-        etag = answer.headers.get("ETag")
+        etag = event.etag
         if not etag or etag.startswith("W/"):
             etag = self._etag(name)
         return str(etag)
+
+    def _write(self, name: str, write: Callable[[], object], method: str = "PUT") -> None:
+        """Run one of the library's writes; its refusals become the contract's errors."""
+        if self.checks_writes:
+            # As in _request: one connection per request on SOGo.
+            self.client.headers["Connection"] = "close"
+        try:
+            self._wire(method, name, write)
+        except dav_error.DAVError as exc:
+            body = exc.body.encode() if isinstance(exc.body, str) else (exc.body or b"")
+            status = exc.status or (412 if isinstance(exc, dav_error.ConsistencyError) else 0)
+            if status == 429 or status >= 500:
+                raise TransientError(
+                    f"{method} {name}: server error (HTTP {status})",
+                    retry_after=_seconds(self.session.last.headers.get("Retry-After", "")),
+                ) from None
+            self._check_write(name, _Answer(status, {}, body, _xml(body)))
 
     def _check_write(self, name: str, answer: _Answer) -> None:
         status = answer.status
@@ -382,19 +430,44 @@ class DavStorage:
         # names nothing (the callers also skip collections by what they hold).
         return "" if not rest or "/" in rest else rest
 
-    def _send(self, method: str, url: str, content: bytes, headers: dict[str, str]) -> tuple[httpx.Response, bytes]:
-        if self.checks_writes:
-            # SOGo closes kept-alive connections at will, and a write sent on one that is closing
-            # is lost without an answer: one connection per request there.
-            headers = {**headers, "Connection": "close"}
-        request = self.client.build_request(method, url, content=content, headers=headers)
-        response = self.client.send(request, stream=True)
+    def _wire(self, method: str, what: str, call: Callable[[], T]) -> T:
+        """Run `call` (one request through the client); map what is never about the item: 401,
+        403 on a read, the address guard, rate limits, the deadline, broken connections. A 403 to
+        a write is the write's business (it may be a UID refusal) and passes through."""
         try:
-            # MAX_ANSWER equals collect's own default (feeds.outbound.MAX_BYTES), named here
-            # because the cap on a CalDAV answer is this module's decision.
-            return response, collect(response.iter_bytes(), MAX_ANSWER)
-        finally:
-            response.close()
+            try:
+                return call()
+            except (niquests.exceptions.ConnectionError, niquests.exceptions.ChunkedEncodingError):
+                # A server may close a kept-alive connection just as a request goes out on it
+                # (SOGo does); a read that changes nothing is sent once more on a new connection,
+                # as HTTP clients do (RFC 9110 section 9.2.2). Writes are left to the executor,
+                # which knows whether a lost answer's write took effect.
+                if method not in _SAFE:
+                    raise
+                return call()
+        except dav_error.RateLimitError as exc:
+            raise TransientError(
+                f"{method} {what}: server error (HTTP {exc.status or 429})",
+                retry_after=_seconds(exc.retry_after or ""),
+            ) from None
+        except dav_error.AuthorizationError as exc:
+            if exc.status == 403 and method not in _SAFE:
+                raise
+            if exc.status == 403:
+                raise AccessDenied(
+                    f"access to {self.url} denied (403): the account may not use this calendar"
+                ) from None
+            raise AuthenticationFailed(f"cannot log in to {self.url} (401): wrong user name or password?") from None
+        except AddressRefused as exc:
+            raise AddressNotAllowed(f"{self.url}: {exc}") from None
+        except DeadlineExceeded as exc:
+            raise ServerUnreachable(f"cannot reach {self.url}: {exc}") from None
+        except LimitExceeded as exc:
+            raise ServerFailed(f"{method} {what}: the answer {exc}") from None
+        except FetchError as exc:  # the name does not resolve
+            raise TransientError(f"cannot reach {self.url}: {exc}", unreachable=True) from None
+        except niquests.exceptions.RequestException as exc:
+            raise TransientError(f"cannot reach {self.url}: {_reason(exc)}", unreachable=True) from None
 
     def _request(
         self,
@@ -405,50 +478,41 @@ class DavStorage:
         *,
         what: str,
     ) -> _Answer:
-        """Send one request; return its status, headers, body (read up to MAX_ANSWER) and XML.
-        Maps failures that are never about the item: 401, the address guard, rate limits, 5xx,
-        broken connections."""
+        """Send one request through the client; return its status, headers, body (read up to
+        MAX_ANSWER) and XML. Failures that are never about the item are mapped by _wire."""
         # A body on GET or DELETE has no meaning (RFC 9110 sections 9.3.1, 9.3.5): callers send none.
-        # (httpx would encode a str body as UTF-8 itself; encoding here keeps the bytes explicit.)
-        content = body.encode() if isinstance(body, str) else body
-        try:
+        # WireBytes: the client would otherwise rewrite line ends, and these bytes are exact.
+        content = WireBytes(body.encode() if isinstance(body, str) else body)
+        if self.checks_writes:
+            # SOGo closes kept-alive connections at will, and a write sent on one that is closing
+            # is lost without an answer: one connection per request there.
+            headers = {**headers, "Connection": "close"}
+
+        def call() -> None:
             try:
-                response, body_read = self._send(method, url, content, headers)
-            except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError):
-                # A server may close a kept-alive connection just as a request goes out on it
-                # (SOGo does); a read that changes nothing is sent once more on a new connection,
-                # as HTTP clients do (RFC 9110 section 9.2.2). Writes are left to the executor,
-                # which knows whether a lost answer's write took effect.
-                if method not in _SAFE:
-                    raise
-                response, body_read = self._send(method, url, content, headers)
-        except AddressRefused as exc:
-            raise AddressNotAllowed(f"{self.url}: {exc}") from None
-        except DeadlineExceeded as exc:
-            raise ServerUnreachable(f"cannot reach {self.url}: {exc}") from None
-        except LimitExceeded as exc:
-            raise ServerFailed(f"{method} {what}: the answer {exc}") from None
-        except FetchError as exc:  # the name does not resolve
-            raise TransientError(f"cannot reach {self.url}: {exc}", unreachable=True) from None
-        except httpx.TransportError as exc:
-            raise TransientError(f"cannot reach {self.url}: {_reason(exc)}", unreachable=True) from None
-        status = response.status_code
-        if status == 401:
-            raise AuthenticationFailed(f"cannot log in to {self.url} (401): wrong user name or password?")
+                # The library's annotation says str; its to_wire takes bytes, WireBytes unchanged.
+                self.client.request(url, method, cast(str, content), headers)
+            except SyntaxError:  # lxml's XMLSyntaxError is one
+                pass  # the library's own parse of a broken XML body; ours below says what it was
+
+        self._wire(method, what, call)
+        # The session kept the answer as read off the wire: the library's copy has its line
+        # ends rewritten.
+        response = self.session.last
+        status = response.status_code or 0
         if status == 429 or status >= 500:
             raise TransientError(
                 f"{method} {what}: server error (HTTP {status})",
-                retry_after=_retry_after(response),
+                retry_after=_seconds(response.headers.get("Retry-After", "")),
             )
-        if status == 403 and method in ("PROPFIND", "REPORT", "GET"):
-            raise AccessDenied(f"access to {self.url} denied (403): the account may not use this calendar")
+        body_read = self.session.last_body
         return _Answer(status, response.headers, body_read, _xml(body_read))
 
 
 _SAFE = frozenset({"GET", "HEAD", "OPTIONS", "PROPFIND", "REPORT"})
 
 
-def _ignores_preconditions(headers: httpx.Headers) -> bool:
+def _ignores_preconditions(headers: Mapping[str, str]) -> bool:
     """SOGo's answers name SOPE, its web framework ("Server: SOPE 4.9/WebDAV"; its own
     X-Dav-Error header survives a proxy that rewrites Server): SOGo ignores If-None-Match: * on PUT
     and If-Match on DELETE."""
@@ -465,19 +529,18 @@ def _scratch_event(uid: str) -> bytes:
     ).encode()
 
 
-def _reason(exc: httpx.TransportError) -> str:
-    if isinstance(exc, httpx.TimeoutException):
+def _reason(exc: niquests.exceptions.RequestException) -> str:
+    if isinstance(exc, niquests.exceptions.Timeout):
         return "timed out"
-    if isinstance(exc, httpx.ConnectError):
-        return "connection failed"
-    if isinstance(exc, httpx.RemoteProtocolError):
+    if isinstance(exc, niquests.exceptions.ConnectionError) and "closed" in str(exc).lower():
         return "the connection closed without an answer"
+    if isinstance(exc, niquests.exceptions.ConnectionError):
+        return "connection failed"
     return "the connection broke"
 
 
-def _retry_after(response: httpx.Response) -> float | None:
+def _seconds(value: str) -> float | None:
     # Only whole seconds are read: any default that is not digits ("" or other) gives None.
-    value = response.headers.get("Retry-After", "")
     return float(value) if value.isdigit() else None
 
 

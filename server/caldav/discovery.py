@@ -7,8 +7,11 @@
 3. PROPFIND Depth 1 on the home: its calendar collections, with display name, Apple's
    calendar-color and supported-calendar-component-set.
 
-The parsers are pure functions of a multistatus body; the requests go through DavStorage's wire
-layer (the shared outbound guard, one deadline, the size cap, its status-to-error mapping).
+The parsers are pure functions of a multistatus body; the requests go through DavStorage's
+`caldav.DAVClient` (the shared outbound guard, one deadline, the size cap, its status-to-error
+mapping). Kept ours rather than the library's `principal()` / `calendars()`, for two reasons: its
+session follows no redirect (the well-known URI is one), and its calendars need a request each
+for colour and components, where one Depth 1 PROPFIND here gives all of them.
 Redirects are followed by hand, and only on the same origin: the credentials go preemptively on
 every request, so a hop to another host would hand them over. Every hop's connection passes the
 address guard again.
@@ -16,14 +19,22 @@ address guard again.
 
 from __future__ import annotations
 
+import re
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 from urllib.parse import unquote, urljoin, urlsplit
 from xml.etree.ElementTree import Element
 
+from caldav.collection import Calendar as DavCalendar
+from caldav.collection import CalendarSet
+from caldav.lib import error as dav_error
+
 from feeds.outbound.urls import public_url
 from server.caldav.dav import DavStorage
-from server.caldav.errors import NoCalDAV, NoCalendarHome, NoSuchCalendar
+from server.caldav.errors import CannotCreateCalendar, NoCalDAV, NoCalendarHome, NoSuchCalendar
+from server.caldav.target import server_address
 from server.crypto import Password
 
 _DAV = "DAV:"
@@ -167,7 +178,9 @@ def discover(
     timeout: float = 20.0,
     deadline: float | None = 120.0,
 ) -> Discovery:
-    """The account's principal, calendar home and calendars, found from the server's URL."""
+    """The account's principal, calendar home and calendars, found from the server's URL (or an
+    e-mail address: `target.server_address`)."""
+    server = server_address(server)
     wire = DavStorage.open(server, username, password, allow_private=allow_private, timeout=timeout, deadline=deadline)
     try:
         principal = None
@@ -231,3 +244,41 @@ def _propfind(wire: DavStorage, url: str, body: str, depth: str) -> tuple[str, E
             return url, None
         return url, answer.tree
     return url, None
+
+
+def make_calendar(
+    home: str,
+    name: str,
+    username: str | None,
+    password: Password | None,
+    *,
+    allow_private: bool = False,
+    timeout: float = 20.0,
+    deadline: float | None = 60.0,
+) -> Calendar:
+    """A new calendar for events named `name` in the calendar home `home` (MKCALENDAR, RFC 4791
+    section 5.3.1, through the library); CannotCreateCalendar with the server's status when it
+    refuses (servers that allow no new calendars answer 403 or 405)."""
+    _refuse_downgrade(home, home)
+    wire = DavStorage.open(home, username, password, allow_private=allow_private, timeout=timeout, deadline=deadline)
+    # A readable path segment, made unique: a second conference of the same name gets its own.
+    slug = (re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "conference") + "-" + uuid.uuid4().hex[:6]
+    try:
+        made = wire._wire(
+            "MKCALENDAR",
+            public_url(home),
+            lambda: CalendarSet(wire.client, url=home).make_calendar(
+                name=name, cal_id=slug, supported_calendar_component_set=["VEVENT"]
+            ),
+        )
+    except dav_error.DAVError as exc:
+        status = f"HTTP {exc.status}" if exc.status else "refused"
+        raise CannotCreateCalendar(
+            f"{public_url(home)} does not let confcal create a calendar ({status}); "
+            "create one there yourself and choose it"
+        ) from None
+    finally:
+        wire.close()
+    # The sync client's make_calendar returns the calendar; only the async one a coroutine.
+    url = str(cast(DavCalendar, made).url)
+    return Calendar(url if url.endswith("/") else url + "/", name, None, True)

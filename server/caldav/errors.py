@@ -50,6 +50,10 @@ class NoSuchCalendar(CalDAVError):
     """No calendar, or more than one, of the discovered ones has the name asked for."""
 
 
+class CannotCreateCalendar(CalDAVError):
+    """The server refused to make a new calendar (MKCALENDAR) in the account's home."""
+
+
 class ServerUnreachable(CalDAVError):
     """The connection failed (refused, reset, timed out) and retries did not help."""
 

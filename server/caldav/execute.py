@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
+from urllib.parse import urljoin
 
 from server.caldav.content import same_event, uids
 from server.caldav.errors import (
@@ -46,6 +47,9 @@ CREATED, UPDATED, DELETED, UNCHANGED, CONFLICT = (
     "unchanged",
     "conflict",
 )
+
+# A conflict of its own kind, counted apart as well: the UID is held in another calendar.
+ELSEWHERE = "elsewhere"
 
 Progress = Callable[[int, int, Action, str], None]
 """Called after each action with (done, total, action, outcome)."""
@@ -85,6 +89,8 @@ class Executor:
                 # Still one line, but saying how far it got; the state is consistent, so a
                 # later run picks up from here.
                 raise type(exc)(f"{exc}; stopped at change {done} of {len(todo)}, run again to finish") from exc
+            if outcome == ELSEWHERE:
+                counts, outcome = counts.add("elsewhere"), CONFLICT
             # Only a conflict has a message worth keeping; every other outcome returns "".
             counts = counts.add("conflicts" if outcome == CONFLICT else outcome)
             if outcome == CONFLICT:
@@ -131,7 +137,11 @@ class Executor:
                 f"{event.uid}: {name} keeps changing in the calendar; left alone",
             )
         except UidConflict as exc:
-            return CONFLICT, _held_elsewhere(event.uid, exc)
+            # A holder the server named is another resource of the account (Cyrus); without one
+            # the calendar itself holds the UID under another name.
+            return (ELSEWHERE if _in_another_calendar(self.storage.url, exc) else CONFLICT), _held_elsewhere(
+                event.uid, exc
+            )
         self._save(event, name, etag)
         return CREATED, ""
 
@@ -235,6 +245,13 @@ class Executor:
                 digest=event.digest,
             )
         )
+
+
+def _in_another_calendar(url: str, exc: UidConflict) -> bool:
+    """Whether the holder the server named lies outside the calendar at `url`."""
+    if not exc.holder:
+        return False
+    return urljoin(url, exc.holder).rsplit("/", 1)[0] + "/" != url
 
 
 def _held_elsewhere(uid: str, exc: UidConflict) -> str:

@@ -50,7 +50,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Protocol
 
@@ -327,7 +327,7 @@ def _wanted(
 def _result(target: Target, summary: Summary, duration: timedelta, checked_writes: bool) -> SyncResult:
     return SyncResult(
         target=target_name(target),
-        counts=summary.counts,
+        counts=replace(summary.counts, checked_writes=int(checked_writes)),
         conflicts=tuple(summary.conflicts),
         duration=duration,
         checked_writes=checked_writes,

@@ -1,7 +1,7 @@
 """The storage contract the sync core runs against: one calendar collection of iCalendar objects.
 
 Two implementations obey it: `memory.MemoryStorage` (fast, for the planner's tests and the
-state machine) and `dav.DavStorage` (the wire: httpx over the outbound guard). Resources are named
+state machine) and `dav.DavStorage` (the wire: caldav.DAVClient over the outbound guard). Resources are named
 by their last path segment ("name"), unquoted; the collection URL is the storage's business.
 
 Every write carries a precondition (RFC 7232 section 3): create uses `If-None-Match: *`,

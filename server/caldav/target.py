@@ -6,6 +6,7 @@ pick token cannot reach a log line, an error message or a traceback's locals by 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -15,6 +16,18 @@ from server.crypto import Password
 # The operator's switch for calendars on private addresses, read by the attach API and the sync
 # jobs alike (one name, one rule).
 ALLOW_PRIVATE_ENV = "CONFCAL_CALDAV_ALLOW_PRIVATE"
+
+
+# An e-mail address as attendees type it: the part after the last "@" is the provider's domain.
+_EMAIL = re.compile(r"[^@\s/:]+@([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)")
+
+
+def server_address(given: str) -> str:
+    """Where discovery starts for what an attendee typed: an e-mail address stands for its
+    domain's https root (whose well-known URI is asked); anything else is taken as a URL. No SRV
+    lookup (RFC 6764 section 3): its answer could name any host."""
+    email = _EMAIL.fullmatch(given.strip())
+    return f"https://{email.group(1).lower()}/" if email is not None else given
 
 
 def allow_private_calendars(environ: Mapping[str, str] | None = None) -> bool:

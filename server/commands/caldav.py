@@ -43,7 +43,9 @@ def register(subparsers: Any) -> None:
         "for SOGo its DAV root, https://HOST/SOGo/dav/) and print one line per calendar: "
         'URL  "Name"  (events|no events).',
     )
-    listing.add_argument("--server", required=True, metavar="URL", help="the CalDAV server's address")
+    listing.add_argument(
+        "--server", required=True, metavar="URL", help="the CalDAV server's address, or your e-mail address"
+    )
     add_account_options(listing, required=True)
     listing.set_defaults(run=run_calendars)
 

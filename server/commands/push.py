@@ -59,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--server",
         metavar="URL",
-        help="with --calendar-name: the CalDAV server's address (e.g. https://cloud.example.org)",
+        help="with --calendar-name: the CalDAV server's address (e.g. https://cloud.example.org) or your e-mail address",
     )
     add_account_options(parser)
     chosen = parser.add_mutually_exclusive_group(required=True)

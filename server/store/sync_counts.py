@@ -17,16 +17,22 @@ class SyncCounts:
     deleted: int = 0
     unchanged: int = 0
     conflicts: int = 0
+    # Of the conflicts, the events the account already holds in another calendar (left alone).
+    elsewhere: int = 0
+    # 1 when the server ignores If-None-Match / If-Match, so each write was read and compared first.
+    checked_writes: int = 0
 
     def add(self, name: str) -> SyncCounts:
         """One more under `name` (one of `COUNT_NAMES`)."""
         return replace(self, **{name: getattr(self, name) + 1})
 
     def line(self) -> str:
-        return ", ".join(f"{name} {value}" for name, value in asdict(self).items())
+        """The five outcomes; the two notes above are said in words where they apply."""
+        return ", ".join(f"{name} {value}" for name, value in asdict(self).items() if name in OUTCOMES)
 
 
 COUNT_NAMES = tuple(f.name for f in fields(SyncCounts))
+OUTCOMES = ("created", "updated", "deleted", "unchanged", "conflicts")
 
 
 class WithCounts:

@@ -1,6 +1,10 @@
 """The calendar a pick set is synced into, under each conference's base:
 
-    POST   /api/picks/{token}/caldav   {"url", "username", "password"} -> 201 the GET document
+    POST   /api/picks/{token}/caldav   {"url", "username", "password"} -> 201 the GET document;
+                                          with "new_calendar": NAME, url is the calendar home
+                                          (from discovery) and a calendar NAME is made there first
+    POST   /api/picks/{token}/caldav/calendars   {"server", "username", "password"} -> 200 the
+                                          account's calendars (server: a URL or an e-mail address)
     GET    /api/picks/{token}/caldav   -> 200 url, username, state, last sync, counts, last error
                                           (state "detached" and nulls when none is attached)
     DELETE /api/picks/{token}/caldav   -> 204; ?remove_events=1 first deletes confcal's events there
@@ -22,7 +26,10 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
+from typing import TypeVar
 
 import anyio
 import anyio.to_thread
@@ -35,12 +42,14 @@ from server.crypto import SecretError
 from server.store.caldav_targets import CalendarTaken, Target, TargetState
 from server.store.picks import PickSet
 from server.web.bodies import BodyError, check_json_media_type, read_limited
-from server.web.caldav_body import MAX_CALDAV_BODY, caldav_body
+from server.web.caldav_body import MAX_CALDAV_BODY, caldav_body, discovery_body
 from server.web.calendars import CalendarUnusable
 from server.web.context import AppContext, app_context
 from server.web.picks_api import body_error, busy_is_503, error_reply, json_reply
 from server.web.probe_pool import PoolBusy
 from server.web.ratelimit import client_key
+
+B = TypeVar("B")
 
 # A sync of the same calendar holds its lease for at most this long; DELETE with remove_events
 # waits for it this long before answering 503.
@@ -59,6 +68,7 @@ NOTHING_ATTACHED: dict[str, object] = {
     "last_sync": None,
     "last_result": None,
     "counts": None,
+    "checks_writes": False,
     "last_error": None,
 }
 
@@ -81,7 +91,10 @@ def target_document(target: Target) -> dict[str, object]:
             "deleted": counts.deleted,
             "unchanged": counts.unchanged,
             "conflicts": counts.conflicts,
+            "elsewhere": counts.elsewhere,
         },
+        # The server ignores If-None-Match / If-Match (SOGo): confcal reads and compares first.
+        "checks_writes": bool(counts and counts.checked_writes),
         "last_error": target.last_error,
     }
 
@@ -97,19 +110,14 @@ async def _owned(request: Request, context: AppContext) -> PickSet | None:
 async def attach(request: Request) -> Response:
     """After each attach `context.sync.attached(target_id)` runs (the jobs enqueue a sync)."""
     context = app_context(request)
-    pickset = await _owned(request, context)
-    if pickset is None:
-        return error_reply("no such pick set", 404)
+    checked = await _checked(request, context, caldav_body)
+    if isinstance(checked, Response):
+        return checked
+    pickset, wanted = checked
     try:
-        check_json_media_type(request.headers.get("content-type"))
-        body = await read_limited(request.headers.get("content-length"), request.stream(), MAX_CALDAV_BODY)
-        wanted = caldav_body(body)
-    except BodyError as exc:
-        return body_error(exc)
-    limited = _attach_limited(request, context, pickset.token)
-    if limited is not None:
-        return limited
-    try:
+        if wanted.new_calendar is not None:
+            made = await context.probes.run(lambda: context.calendars.create(wanted))
+            wanted = replace(wanted, url=made, new_calendar=None)
         await context.probes.run(lambda: context.calendars.probe(wanted))
     except CalendarUnusable as exc:
         return error_reply(str(exc), exc.status)
@@ -138,6 +146,50 @@ async def attach(request: Request) -> Response:
     await anyio.to_thread.run_sync(context.sync.attached, target.id)
     location = context.site(request).path(urls.pick_caldav(pickset.token))
     return json_reply(target_document(target), 201, location=location)
+
+
+async def calendars(request: Request) -> Response:
+    """The account's calendars, for the attendee to choose one: discovery from a server's address
+    or an e-mail address, on the probe threads and under the attach limits (a discovery is a
+    check of the account as much as an attach is)."""
+    context = app_context(request)
+    checked = await _checked(request, context, discovery_body)
+    if isinstance(checked, Response):
+        return checked
+    _, account = checked
+    try:
+        found = await context.probes.run(lambda: context.calendars.discover(account))
+    except CalendarUnusable as exc:
+        return error_reply(str(exc), exc.status)
+    except PoolBusy:
+        return _checks_busy()
+    return json_reply(
+        {
+            "server": account.server,
+            "home": found.home,
+            "calendars": [
+                {"url": c.url, "name": c.label, "color": c.color, "events": c.events} for c in found.calendars
+            ],
+        }
+    )
+
+
+async def _checked(request: Request, context: AppContext, parse: Callable[[bytes], B]) -> tuple[PickSet, B] | Response:
+    """The pick set and the parsed body of a calendar check, or the answer refusing it: 404 for an
+    unknown token, the body's 4xx, 429 past the attach limits."""
+    pickset = await _owned(request, context)
+    if pickset is None:
+        return error_reply("no such pick set", 404)
+    try:
+        check_json_media_type(request.headers.get("content-type"))
+        body = await read_limited(request.headers.get("content-length"), request.stream(), MAX_CALDAV_BODY)
+        parsed = parse(body)
+    except BodyError as exc:
+        return body_error(exc)
+    limited = _attach_limited(request, context, pickset.token)
+    if limited is not None:
+        return limited
+    return pickset, parsed
 
 
 def _attach_limited(request: Request, context: AppContext, token: str) -> Response | None:
@@ -230,6 +282,7 @@ async def _remove_events(context: AppContext, pickset: PickSet) -> Response | No
 
 routes = [
     Route(urls.ROUTE_PICK_CALDAV, busy_is_503(attach), methods=["POST"]),
+    Route(urls.ROUTE_PICK_CALDAV + "/calendars", busy_is_503(calendars), methods=["POST"]),
     Route(urls.ROUTE_PICK_CALDAV, busy_is_503(read), methods=["GET", "HEAD"]),
     Route(urls.ROUTE_PICK_CALDAV, busy_is_503(detach), methods=["DELETE"]),
 ]

@@ -1,4 +1,6 @@
-"""The body of `POST api/picks/{token}/caldav`: `{"url", "username", "password"}`, checked.
+"""The bodies of `POST api/picks/{token}/caldav` (`{"url", "username", "password"}`, and
+`"new_calendar"` to make one) and of `POST api/picks/{token}/caldav/calendars` (`{"server",
+"username", "password"}`, discovery), checked.
 
 Bounded like every body (server.web.bodies: JSON only, size cap before reading), then: exactly
 those three keys, strings of sane length without control characters, and an http(s) URL without
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from feeds.outbound.urls import is_http, public_url
+from server.caldav.target import server_address
 from server.crypto import Password
 from server.web.bodies import BodyError, parse_json
 
@@ -23,11 +26,27 @@ MAX_PASSWORD = 1024
 FIELDS = ("url", "username", "password")
 
 
+MAX_CALENDAR_NAME = 200
+
+
 @dataclass(frozen=True)
 class WantedCalendar:
-    """A calendar to attach. `url` is normalised: no userinfo, lower-case host, ends in "/"."""
+    """A calendar to attach. `url` is normalised: no userinfo, lower-case host, ends in "/".
+    With `new_calendar`, `url` is the account's calendar home (from discovery), where a calendar
+    of that name is made first."""
 
     url: str
+    username: str
+    password: Password
+    new_calendar: str | None = None
+
+
+@dataclass(frozen=True)
+class WantedAccount:
+    """An account whose calendars to list: `server` is an http(s) URL (an e-mail address given is
+    turned into its domain's https root, where the well-known URI is asked)."""
+
+    server: str
     username: str
     password: Password
 
@@ -37,13 +56,32 @@ def caldav_body(body: bytes) -> WantedCalendar:
     document = parse_json(body)
     if not isinstance(document, dict):
         raise BodyError('expected a JSON object {"url", "username", "password"}', 422)
-    unknown = sorted(set(document) - set(FIELDS))
+    unknown = sorted(set(document) - set(FIELDS) - {"new_calendar"})
     if unknown:
         raise BodyError(f"unexpected field {unknown[0][:40]!r}; send url, username and password", 422)
     url = _text(document, "url", MAX_URL)
     username = _text(document, "username", MAX_USERNAME)
     password = _text(document, "password", MAX_PASSWORD)
-    return WantedCalendar(_calendar_url(url), username, Password(password))
+    new = _text(document, "new_calendar", MAX_CALENDAR_NAME) if "new_calendar" in document else None
+    return WantedCalendar(_calendar_url(url), username, Password(password), new)
+
+
+def discovery_body(body: bytes) -> WantedAccount:
+    """`{"server", "username", "password"}`: 400 for what is not JSON, 422 for the wrong shape,
+    a server that is neither an http(s) URL nor an e-mail address."""
+    document = parse_json(body)
+    if not isinstance(document, dict):
+        raise BodyError('expected a JSON object {"server", "username", "password"}', 422)
+    unknown = sorted(set(document) - {"server", "username", "password"})
+    if unknown:
+        raise BodyError(f"unexpected field {unknown[0][:40]!r}; send server, username and password", 422)
+    server = _text(document, "server", MAX_URL)
+    username = _text(document, "username", MAX_USERNAME)
+    password = _text(document, "password", MAX_PASSWORD)
+    server = server_address(server)
+    if not is_http(server):
+        raise BodyError("the server must be an https:// address or your e-mail address", 422)
+    return WantedAccount(_calendar_url(server), username, Password(password))
 
 
 def _text(document: dict[str, object], name: str, limit: int) -> str:

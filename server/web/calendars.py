@@ -11,6 +11,7 @@ time, to the address it checked) hold unless the operator set `CONFCAL_CALDAV_AL
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
@@ -22,6 +23,9 @@ from server.caldav.errors import (
     BadCalendarUrl,
     CalDAVError,
     CalendarNotFound,
+    CannotCreateCalendar,
+    NoCalDAV,
+    NoCalendarHome,
     NotACalendar,
 )
 from server.caldav.retry import RetryPolicy
@@ -29,12 +33,17 @@ from server.caldav.target import SyncOptions, Target
 from server.errors import ServerError
 from server.store.caldav_targets import CaldavTargets
 from server.store.caldav_targets import Target as StoredTarget
-from server.web.caldav_body import WantedCalendar
+from server.web.caldav_body import WantedAccount, WantedCalendar
+
+if TYPE_CHECKING:
+    from server.caldav.discovery import Discovery
 
 # An attendee waits for the probe: one attempt, bounded, instead of the pusher's backoff, and
 # done well before a proxy in front of the server gives up on the request (30-60 s is usual).
 PROBE_TIMEOUT_S = 5.0
 PROBE_DEADLINE_S = 10.0
+# Discovery is up to five requests (well-known, its redirect, principal, home, listing).
+DISCOVERY_DEADLINE_S = 15.0
 REMOVE_DEADLINE_S = 120.0
 
 
@@ -46,7 +55,16 @@ class CalendarUnusable(ServerError):
         self.status = status
 
 
-_FIXABLE = (BadCalendarUrl, AuthenticationFailed, AccessDenied, CalendarNotFound, NotACalendar)
+_FIXABLE = (
+    BadCalendarUrl,
+    AuthenticationFailed,
+    AccessDenied,
+    CalendarNotFound,
+    NotACalendar,
+    NoCalDAV,
+    NoCalendarHome,
+    CannotCreateCalendar,
+)
 
 
 @dataclass(frozen=True)
@@ -65,7 +83,7 @@ class Calendars:
     allow_private: bool = False
 
     # The push service is imported when a calendar is first attached or removed: its CalDAV
-    # client brings httpx and httpcore, slow imports every server process's start would pay otherwise.
+    # client brings caldav, niquests and lxml, slow imports every server process's start would pay otherwise.
 
     def probe(self, wanted: WantedCalendar) -> None:
         from server.caldav import service
@@ -78,6 +96,37 @@ class Calendars:
         )
         with _unusable():
             service.probe(Target(wanted.url, wanted.username, wanted.password), options)
+
+    def discover(self, account: WantedAccount) -> Discovery:
+        """The account's calendars, found from its server (server.caldav.discovery)."""
+        from server.caldav import discovery
+
+        with _unusable():
+            return discovery.discover(
+                account.server,
+                account.username,
+                account.password,
+                allow_private=self.allow_private,
+                timeout=PROBE_TIMEOUT_S,
+                deadline=DISCOVERY_DEADLINE_S,
+            )
+
+    def create(self, wanted: WantedCalendar) -> str:
+        """Make the calendar `wanted.new_calendar` in the home `wanted.url`; its URL."""
+        from server.caldav import discovery
+
+        name = wanted.new_calendar or "confcal"
+        with _unusable():
+            made = discovery.make_calendar(
+                wanted.url,
+                name,
+                wanted.username,
+                wanted.password,
+                allow_private=self.allow_private,
+                timeout=PROBE_TIMEOUT_S,
+                deadline=PROBE_DEADLINE_S,
+            )
+        return made.url
 
     def remove(self, targets: CaldavTargets, target: StoredTarget) -> None:
         """Delete the events confcal created in the target's calendar for its conference."""

@@ -1,6 +1,8 @@
 """The "Sync to my calendar" form in real Chromium against `confcal serve` and a real Radicale
 (htpasswd auth) on loopback, allowed with CONFCAL_CALDAV_ALLOW_PRIVATE=1: a wrong password shows
-the server's reason, the right one shows the sync status, the form passes axe, detaching works."""
+the server's reason, the right one shows the sync status, the form passes axe, detaching works;
+from the server's root the calendars are listed to choose from, a new one can be made, and the
+status ends on the sync's outcome; the presets fill the server and Google's says why not."""
 
 from __future__ import annotations
 
@@ -85,5 +87,98 @@ def test_attach_see_the_status_and_detach(browser: Any, server: Running, radical
     assert visit.page.input_value("#caldav-password") == ""
     # The refused attach is the one request the console reports.
     assert [e for e in visit.console_errors if "422" not in e] == []
+    assert visit.foreign_requests() == []
+    visit.context.close()
+
+
+def open_form(browser: Any, server: Running) -> tuple[Visit, str]:
+    visit = new_visit(browser, server)
+    visit.open("/")
+    token = pick_first(visit)
+    visit.page.click("#picks-toggle")
+    visit.page.wait_for_selector("#caldav:visible")
+    return visit, token
+
+
+def test_from_the_servers_root_choose_a_new_calendar_and_see_the_sync_end(
+    browser: Any, server: Running, radicale: DavServer
+) -> None:
+    if not AXE.exists():
+        unavailable(f"{AXE} is missing (npm ci --prefix tests/browser)")
+    visit, token = open_form(browser, server)
+    existing = radicale.new_calendar()
+    root = f"http://127.0.0.1:{radicale.port}/"
+
+    visit.page.fill("#caldav-url", root)
+    visit.page.fill("#caldav-username", USER)
+    visit.page.fill("#caldav-password", PASSWORD)
+    visit.page.click("#caldav-submit")
+    visit.page.wait_for_selector("#caldav-choice:visible")
+    offered = visit.page.eval_on_selector_all("#caldav-choices input", "inputs => inputs.map(i => i.value)")
+    visit.page.evaluate(AXE.read_text(encoding="utf-8"))
+    violations = visit.page.evaluate(RUN, {"runOnly": {"type": "tag", "values": TAGS}})
+    visit.screenshot("caldav-choose")
+    visit.page.fill("#caldav-new-name", "My conference picks")
+    visit.page.check("#caldav-new")
+    with visit.page.expect_response(lambda r: r.url.endswith("/caldav") and r.request.method == "POST") as made:
+        visit.page.click("#caldav-use")
+    visit.page.wait_for_function(
+        "() => document.getElementById('caldav-summary').textContent.startsWith('Synced: ')", timeout=60_000
+    )
+    final = visit.page.text_content("#caldav-summary")
+    detail = visit.page.text_content("#caldav-detail")
+    visit.screenshot("caldav-new-calendar-synced")
+    stored = httpx.get(f"{server.url}/api/picks/{token}/caldav").json()
+
+    assert existing in offered
+    assert violations == [], json.dumps(violations, indent=1)
+    assert made.value.status == 201
+    assert stored["url"].startswith(f"{root}{USER}/") and stored["url"] != existing
+    assert (stored["state"], stored["last_result"], stored["counts"]["created"]) == ("active", "ok", 1)
+    assert final == f"Synced: {stored['url']} ({USER})"
+    assert detail.endswith("created 1, updated 0, deleted 0, unchanged 0, conflicts 0.")
+    assert visit.page.input_value("#caldav-password") == ""
+    visit.context.close()
+
+
+def test_from_the_servers_root_an_existing_calendar_is_chosen_by_its_name(
+    browser: Any, server: Running, radicale: DavServer
+) -> None:
+    visit, token = open_form(browser, server)
+    existing = radicale.new_calendar()
+
+    visit.page.fill("#caldav-url", f"http://127.0.0.1:{radicale.port}")
+    visit.page.fill("#caldav-username", USER)
+    visit.page.fill("#caldav-password", PASSWORD)
+    visit.page.click("#caldav-submit")
+    visit.page.wait_for_selector("#caldav-choice:visible")
+    visit.page.check(f'#caldav-choices input[value="{existing}"]')
+    with visit.page.expect_response(lambda r: r.url.endswith("/caldav") and r.request.method == "POST") as chosen:
+        visit.page.click("#caldav-use")
+    visit.page.wait_for_selector("#caldav-detach-line:visible")
+    stored = httpx.get(f"{server.url}/api/picks/{token}/caldav").json()
+
+    assert chosen.value.status == 201
+    assert (stored["url"], stored["state"]) == (existing, "active")
+    assert visit.page.is_hidden("#caldav-choice") is True
+    visit.context.close()
+
+
+def test_the_presets_fill_the_server_and_google_says_why_it_needs_the_feed(browser: Any, server: Running) -> None:
+    visit, _ = open_form(browser, server)
+
+    visit.page.click('[data-preset="fastmail"]')
+    fastmail = (visit.page.input_value("#caldav-url"), visit.page.text_content("#caldav-preset-hint"))
+    visit.page.click('[data-preset="google"]')
+    google_hint = visit.page.text_content("#caldav-preset-hint")
+    account_hidden = visit.page.is_hidden("#caldav-account")
+    visit.page.click('[data-preset="icloud"]')
+    icloud = visit.page.input_value("#caldav-url")
+
+    assert fastmail[0] == "https://caldav.fastmail.com"
+    assert "app password" in fastmail[1]
+    assert google_hint.startswith("Google Calendar offers no password access for CalDAV")
+    assert account_hidden is True
+    assert icloud == "https://caldav.icloud.com"
     assert visit.foreign_requests() == []
     visit.context.close()

@@ -19,6 +19,7 @@ import http.client
 import os
 import signal
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -61,6 +62,7 @@ class DavProxy:
         self._in_flight = 0
         self.max_in_flight = 0
         self._gets_to_close = 0
+        self._arrivals: list[float] = []
         self.server = forwarding_server(self._forward)
         self.port = self.server.server_address[1]
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -87,7 +89,15 @@ class DavProxy:
         with self._lock:
             self._gets_to_close = count
 
+    def first_request_since(self, moment: float) -> float | None:
+        """When (time.monotonic) the first request at or after `moment` arrived, if one did."""
+        with self._lock:
+            later = [t for t in self._arrivals if t >= moment]
+        return min(later) if later else None
+
     def _forward(self, handler: BaseHTTPRequestHandler) -> None:
+        with self._lock:
+            self._arrivals.append(time.monotonic())
         method = handler.command
         body = handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
         if method == "GET":

@@ -60,6 +60,7 @@ def test_attaching_answers_201_with_the_status_and_no_password(
         "last_sync": None,
         "last_result": None,
         "counts": None,
+        "checks_writes": False,
         "last_error": None,
     }
     assert (read.status, read.json_doc()) == (200, attached.json_doc())

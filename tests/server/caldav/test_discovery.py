@@ -11,6 +11,7 @@ from defusedxml import ElementTree as SafeXml
 
 from server.caldav.discovery import Calendar, _refuse_downgrade, choose, parse_calendars, parse_home, parse_principal
 from server.caldav.errors import NoCalDAV, NoSuchCalendar
+from server.caldav.target import server_address
 
 ANSWERS = Path(__file__).parents[2] / "fixtures" / "caldav_discovery"
 ROOT = "http://127.0.0.1:8000"
@@ -180,3 +181,16 @@ def test_an_https_server_pointing_to_plain_http_is_refused() -> None:
 
 def test_an_https_server_may_point_to_another_https_host() -> None:
     _refuse_downgrade("https://caldav.icloud.com/", "https://p01-caldav.icloud.com/123/principal/")
+
+
+@pytest.mark.parametrize(
+    ("given", "start"),
+    [
+        ("alice@fastmail.com", "https://fastmail.com/"),
+        (" Bob@Cloud.Example.ORG ", "https://cloud.example.org/"),
+        ("https://caldav.fastmail.com", "https://caldav.fastmail.com"),
+        ("https://user@cloud.example.org/", "https://user@cloud.example.org/"),
+    ],
+)
+def test_an_e_mail_address_starts_discovery_at_its_domains_https_root(given: str, start: str) -> None:
+    assert server_address(given) == start
