@@ -453,72 +453,97 @@
       applyFilters(true);
     });
 
-    // ---- Now and next, every minute: during the conference only ----
-    var first = Date.parse(root.dataset.firstStart);
-    var last = Date.parse(root.dataset.lastEnd);
+    // ---- Now and next, every minute, on the days of the conference ----
+    // Now: what runs, one line per room (sorted); next: what starts in the next 30 minutes, by
+    // time then room. Lines, not copies of the cards: 29 rooms at FOSDEM still fit the box.
+    var SOON = 30 * 60000;
     var nowNext = el("now-next");
-    var fill = function (strip, chosen) {
-      var holder = strip.querySelector(".strip-cards");
-      holder.textContent = "";
-      chosen.forEach(function (card) {
-        var copy = card.cloneNode(true);
-        copy.removeAttribute("id");
-        copy.removeAttribute("style");
-        copy.hidden = false;
-        copy.dataset.copy = "";
-        // Under the strip's h2 the card title is an h3 (in the timetable it is under a time's h3).
-        var title = copy.querySelector("h4");
-        var heading = document.createElement("h3");
-        heading.className = title.className;
-        heading.append.apply(heading, Array.from(title.childNodes));
-        title.replaceWith(heading);
-        holder.append(copy);
-      });
+    var html = document.documentElement;
+    var conferenceDays = [body.dataset.startDate, body.dataset.endDate];
+    var facts = null;  // per card, read once: its room, title, link and times
+    var factsOf = function (card) {
+      if (!facts) facts = new Map();
+      var found = facts.get(card);
+      if (!found) {
+        var times = card.querySelectorAll(".time time");
+        var room = card.querySelector(".room");
+        var link = card.querySelector("a[data-session-link]");
+        found = {
+          id: card.dataset.sessionId,
+          room: room ? room.textContent : "",
+          title: link ? link.textContent : "",
+          href: link ? link.href : "#" + card.id,
+          start: Date.parse(card.dataset.start),
+          end: Date.parse(card.dataset.end),
+          from: times.length ? times[0].textContent : "",
+          to: times.length > 1 ? times[1].textContent : ""
+        };
+        facts.set(card, found);
+      }
+      return found;
+    };
+    var line = function (item, withStart) {
+      var row = document.createElement("li");
+      row.dataset.sessionId = item.id;
+      if (picked.has(item.id)) row.className = "picked";
+      var room = document.createElement("span");
+      room.className = "strip-room";
+      room.textContent = item.room;
+      var link = document.createElement("a");
+      link.href = item.href;
+      link.textContent = item.title;
+      var time = document.createElement("span");
+      time.className = "strip-time";
+      time.textContent = withStart ? item.from : "until " + item.to;
+      if (withStart) row.append(time, " ", room, " ", link);
+      else row.append(room, " ", link, " ", time);
+      return row;
+    };
+    var fill = function (strip, items, withStart) {
+      var list = strip.querySelector(".strip-list");
+      list.textContent = "";
+      items.forEach(function (item) { list.append(line(item, withStart)); });
+      strip.querySelector(".strip-empty").hidden = items.length > 0;
+    };
+    var byRoom = function (a, b) {
+      return a.room.localeCompare(b.room, undefined, { numeric: true }) || a.start - b.start;
     };
     tick = function () {
       var now = Date.now();
-      var during = now >= first && now < last;
-      nowNext.hidden = !during;
-      all(".now-line").forEach(function (line) { line.hidden = true; });
-      if (!during) return;
-      var live = cards.filter(function (card) { return !card.classList.contains("cancelled"); });
-      var running = live.filter(function (card) {
-        return Date.parse(card.dataset.start) <= now && now < Date.parse(card.dataset.end);
-      });
-      var upcoming = live.filter(function (card) { return Date.parse(card.dataset.start) > now; });
-      var nextAt = Math.min.apply(null, upcoming.map(function (card) { return Date.parse(card.dataset.start); }));
-      var next = upcoming.filter(function (card) { return Date.parse(card.dataset.start) === nextAt; });
-      var nowStrip = nowNext.querySelector("[data-now]");
-      var nextStrip = nowNext.querySelector("[data-next]");
-      fill(nowStrip, running);
-      nowStrip.querySelector(".strip-empty").hidden = running.length > 0;
-      fill(nextStrip, next);
-      nextStrip.hidden = next.length === 0;
-      nextStrip.querySelector(".next-at").textContent = next.length
-        ? "at " + hhmm(new Date(nextAt), conferenceZone) : "";
-      showPicks();
-      // The line across the timetable of today, between the slots it falls in.
       var today = isoDay(new Date(now), conferenceZone);
+      var during = today >= conferenceDays[0] && today <= conferenceDays[1];
+      html.classList.toggle("during", during);
+      all(".now-line").forEach(function (mark) { mark.hidden = true; });
+      if (!during) return;
+      var live = cards.filter(function (card) { return !card.classList.contains("cancelled"); }).map(factsOf);
+      var running = live.filter(function (item) { return item.start <= now && now < item.end; }).sort(byRoom);
+      var soon = live.filter(function (item) { return item.start > now && item.start <= now + SOON; })
+        .sort(function (a, b) { return a.start - b.start || byRoom(a, b); });
+      fill(nowNext.querySelector("[data-now]"), running, false);
+      fill(nowNext.querySelector("[data-next]"), soon, true);
+      // The line across the timetable of today, between the slots it falls in.
       var jump = el("jump-now");
       var table = document.querySelector('section.day[data-day="' + today + '"] .timetable');
       if (!table) {
+        // Today is another day's page: say so where now and next would be.
         var tab = document.querySelector('.day-tabs a[data-day="' + today + '"]');
         if (tab) jump.href = tab.href.split("#")[0] + "#now-line";
+        jump.textContent = tab ? "Now and next are on today's page: " + tab.textContent : "Jump to now in the timetable";
         return;
       }
-      var line = table.querySelector(".now-line");
+      var mark = table.querySelector(".now-line");
       var minutes = (now - Date.parse(table.dataset.first)) / 60000;
       var rows = Number(getComputedStyle(table).getPropertyValue("--rows")) || 1;
       if (minutes < 0 || minutes > rows * 5) return;
-      line.style.gridRow = String(1 + Math.floor(minutes / 5));
-      line.style.setProperty("--into", String((minutes % 5) / 5));
+      mark.style.gridRow = String(1 + Math.floor(minutes / 5));
+      mark.style.setProperty("--into", String((minutes % 5) / 5));
       var after = all(".slot", table).find(function (slot) {
         var card = slot.querySelector("[data-start]");
         return card && Date.parse(card.dataset.start) > now;
       });
-      table.insertBefore(line, after || null);
-      line.hidden = false;
-      jump.href = "#" + line.id;
+      table.insertBefore(mark, after || null);
+      mark.hidden = false;
+      jump.href = "#" + mark.id;
     };
 
     filterOnLoad = function () {
