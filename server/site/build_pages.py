@@ -23,8 +23,9 @@ from itertools import groupby
 from feeds import urls
 from server.links import ConferenceLink, Site
 from server.pages.cards import Card
-from server.pages.page import PageFrame, day_page_slugs, page_body, page_frame
+from server.pages.page import PageFrame, day_page_slugs, page_body, page_frame, search_representation
 from server.pages.page_parts import CardText, CardTexts, day_sessions
+from server.pages.search import INDEX
 from server.pages.view import View
 from server.site.build_output import Output, digest
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
@@ -85,6 +86,13 @@ class PageParts:
             slug: digest([self._sessions[s.id] for s in members])
             for slug, members in day_sessions(self._published).items()
         }
+
+    @property
+    def base(self) -> str:
+        return self._base
+
+    def session_key(self, session_id: str) -> str:
+        return self._sessions[session_id]
 
     def section_key(self, slug: str, depth: int) -> str:
         return digest(self._base, "day section", depth, slug, self._days[slug])
@@ -168,3 +176,14 @@ def page_parts(
     for path, view, day_page in views:
         frame = page_frame(published, site, view, others, day_page)
         yield path, parts.page_key(frame), partial(page_body, published, site, frame, parts)
+
+
+def page_extras(published: Published, parts: PageParts) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
+    """(path, key, make) of what the schedule pages fetch or link besides: `search.json`, keyed on
+    every session (each session's text and facets are in it)."""
+    keys = [parts.session_key(s.id) for members in day_sessions(published).values() for s in members]
+    yield INDEX, digest(parts.base, "search index", keys), partial(_search_body, published)
+
+
+def _search_body(published: Published) -> bytes:
+    return search_representation(published).body

@@ -375,6 +375,10 @@
     var params = new URLSearchParams(location.search);
     search.value = params.get("q") || "";
     onlyPicked.checked = params.get("picked") === "1";
+    selects.forEach(function (select) {  // as the server chose them, unless it did not (a static host)
+      var wanted = params.get(select.dataset.filter) || "";
+      if (Array.from(select.options).some(function (option) { return option.value === wanted; })) select.value = wanted;
+    });
 
     var matches = function (card, words) {
       for (var i = 0; i < selects.length; i++) {
@@ -421,10 +425,17 @@
       if (onlyPicked.checked) state.set("picked", "1");
       var query = feed.toString();
       var base = root.dataset.feedBase;
+      var webcal = base.replace(/^https?:\/\//, "webcal://");
       var link = document.querySelector("a[data-filtered-feed]");
       link.href = base + (query ? "?" + query : "");
-      document.querySelector("a[data-filtered-webcal]").href =
-        base.replace(/^https?:\/\//, "webcal://") + (query ? "?" + query : "");
+      document.querySelector("a[data-filtered-webcal]").href = webcal + (query ? "?" + query : "");
+      var everyDay = document.querySelector("a[data-all-days-webcal]");
+      if (everyDay) {
+        feed.delete("day");
+        everyDay.href = webcal + (feed.toString() ? "?" + feed.toString() : "");
+      }
+      document.querySelector(".this-view .view-what").textContent = viewWhat();
+      countDays(words);
       var exact = !search.value.trim() && !onlyPicked.checked;
       link.closest(".this-view").classList.toggle("inexact", !exact);
       el("view-note").hidden = exact;
@@ -438,6 +449,59 @@
         there.delete("day");
         var query = there.toString();
         tab.search = query ? "?" + query : "";
+      });
+    };
+
+    // What the view's feed holds, in words (page.py `view_what` says the same).
+    var viewWhat = function () {
+      var chosen = selects.filter(function (select) { return select.value; }).map(function (select) {
+        var label = form.querySelector('label[for="' + select.id + '"]').textContent.toLowerCase();
+        return label + " " + select.options[select.selectedIndex].textContent;
+      });
+      var what = "the sessions" + (chosen.length ? " of " + chosen.join(", ") : "");
+      var tab = root.dataset.feedDay && document.querySelector('.day-tabs a[data-day="' + root.dataset.feedDay + '"]');
+      return what + (tab ? " on " + tab.textContent + " only" : " of every day");
+    };
+
+    // A search or filter covers every day: each day's matches, from search.json (fetched on the
+    // first search: the cards of the other days are not on this page).
+    var dayCounts = el("day-counts");
+    var index = null;
+    var countDays = function (words) {
+      if (!dayCounts) return;
+      var active = words.length || onlyPicked.checked || selects.some(function (select) { return select.value; });
+      dayCounts.hidden = !active;
+      if (!active) return;
+      if (!index) {
+        index = fetch(new URL("search.json", new URL(body.dataset.home, location.href)))
+          .then(function (response) { return response.ok ? response.json() : null; })
+          .catch(function () { return null; });
+      }
+      index.then(function (doc) {
+        if (!doc) return;
+        var at = {};
+        doc.fields.forEach(function (name, i) { at[name] = i; });
+        var counts = { all: 0 };
+        doc.sessions.forEach(function (row) {
+          for (var i = 0; i < selects.length; i++) {
+            var wanted = selects[i].value;
+            if (!wanted) continue;
+            var values = row[at[selects[i].dataset.filter]].split(" ").filter(Boolean);
+            if (!(values.indexOf(wanted) >= 0 || (wanted === "-none" && values.length === 0))) return;
+          }
+          if (onlyPicked.checked && !picked.has(row[at.id])) return;
+          var text = row[at.text];
+          if (!words.every(function (w) { return text.indexOf(w) >= 0; })) return;
+          counts[row[at.day]] = (counts[row[at.day]] || 0) + 1;
+          counts.all++;
+        });
+        var state = new URLSearchParams(location.search);
+        state.delete("day");
+        var query = state.toString();
+        all("a[data-count-day]", dayCounts).forEach(function (link) {
+          link.querySelector(".count").textContent = String(counts[link.dataset.countDay] || 0);
+          link.search = query ? "?" + query : "";
+        });
       });
     };
 
@@ -547,8 +611,12 @@
     };
 
     filterOnLoad = function () {
-      // The server applied the filters and search in the URL; "only my picks" is ours.
-      if (onlyPicked.checked) applyFilters(false);
+      // The server applied the filters and search in the URL; "only my picks" is ours, and a
+      // static host applies none of them.
+      var asked = new URLSearchParams(location.search);
+      ["day", "picked", "picks"].forEach(function (name) { asked.delete(name); });
+      if (onlyPicked.checked || asked.toString() !== root.dataset.applied) applyFilters(false);
+      else if (dayCounts && !dayCounts.hidden) countDays(fold(search.value).split(/\s+/).filter(Boolean));
     };
   }
 
