@@ -44,7 +44,7 @@ from server.pages.page_parts import (
 )
 from server.pages.qr import qr_svg, qr_title
 from server.pages.render import CSP, page_text
-from server.pages.search import INDEX, index_body, matching
+from server.pages.search import INDEX, index_body, index_rows, matching
 from server.pages.subscribe import level_key, subscribe_section
 from server.pages.view import ALL_DAYS, View
 from server.snapshot.conditional import HTML, JSON, Representation
@@ -309,12 +309,16 @@ async def day(request: Request) -> Response:
     return context.send(request, rep)
 
 
+def search_rows(published: Published) -> list[list[str]]:
+    return published.memo(("search rows",), lambda: index_rows(day_sessions(published)))
+
+
 def search_representation(published: Published) -> Representation:
     """`search.json` (search.index_body), once per snapshot."""
     return published.memo(
         ("search index",),
         lambda: Representation(
-            index_body(published.conference, day_sessions(published)),
+            index_body(published.conference, search_rows(published)),
             JSON,
             last_modified(published.schedule.sessions),
         ),
@@ -347,4 +351,4 @@ routes = [
 ]
 
 
-__all__ = ["STATIC", "page_files", "page_representation", "routes", "search_representation"]
+__all__ = ["STATIC", "page_files", "page_representation", "routes", "search_representation", "search_rows"]

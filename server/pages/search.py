@@ -49,11 +49,10 @@ def matching(sessions: Iterable[Session], query: str) -> set[str]:
     return {s.id for s in sessions if all(w in card_text(s) for w in wanted)}
 
 
-def index_body(conference: Conference, by_day: dict[str, tuple[Session, ...]]) -> bytes:
-    """`search.json`: what the page's script needs to count a search's and the filters' matches
-    on every day, not only the day on screen: per session its id, day, folded card text
-    (`card_text`) and facet values as the cards' data attributes hold them. Fetched on the first
-    search or filter only; a few dozen bytes a session."""
+def index_rows(by_day: dict[str, tuple[Session, ...]]) -> list[list[str]]:
+    """`search.json`'s rows (FIELDS), by session id: what the page's script needs to count a
+    search's and the filters' matches on every day, not only the day on screen. No times: a
+    session moved within its day leaves the index as it was."""
     rows = [
         [
             s.id,
@@ -68,6 +67,12 @@ def index_body(conference: Conference, by_day: dict[str, tuple[Session, ...]]) -
         for day, sessions in by_day.items()
         for s in sessions
     ]
+    return sorted(rows)
+
+
+def index_body(conference: Conference, rows: list[list[str]]) -> bytes:
+    """`search.json`: `index_rows` with the names of their fields. Fetched on the first search or
+    filter only; a few dozen bytes a session."""
     document = {"conference": conference.slug, "fields": FIELDS, "sessions": rows}
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 

@@ -23,7 +23,7 @@ from itertools import groupby
 from feeds import urls
 from server.links import ConferenceLink, Site
 from server.pages.cards import Card
-from server.pages.page import PageFrame, day_page_slugs, page_body, page_frame, search_representation
+from server.pages.page import PageFrame, day_page_slugs, page_body, page_frame, search_representation, search_rows
 from server.pages.page_parts import CardText, CardTexts, day_sessions
 from server.pages.search import INDEX
 from server.pages.view import View
@@ -90,9 +90,6 @@ class PageParts:
     @property
     def base(self) -> str:
         return self._base
-
-    def session_key(self, session_id: str) -> str:
-        return self._sessions[session_id]
 
     def section_key(self, slug: str, depth: int) -> str:
         return digest(self._base, "day section", depth, slug, self._days[slug])
@@ -180,9 +177,8 @@ def page_parts(
 
 def page_extras(published: Published, parts: PageParts) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
     """(path, key, make) of what the schedule pages fetch or link besides: `search.json`, keyed on
-    every session (each session's text and facets are in it)."""
-    keys = [parts.session_key(s.id) for members in day_sessions(published).values() for s in members]
-    yield INDEX, digest(parts.base, "search index", keys), partial(_search_body, published)
+    its rows (a session moved within its day leaves it as it was)."""
+    yield INDEX, digest(parts.base, "search index", search_rows(published)), partial(_search_body, published)
 
 
 def _search_body(published: Published) -> bytes:

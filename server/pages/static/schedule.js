@@ -405,6 +405,7 @@
         var empty = !slot.querySelector(".card:not([hidden])");
         if (slot.hidden !== empty) slot.hidden = empty;
       });
+      compact(words.length > 0 || onlyPicked.checked || selects.some(function (select) { return select.value; }));
       el("result-count").textContent = shown === cards.length
         ? cards.length + " sessions"
         : "Showing " + shown + " of " + cards.length + " sessions";
@@ -451,6 +452,70 @@
         tab.search = query ? "?" + query : "";
       });
     };
+
+    // A filtered grid shows only the rooms with a session shown and the hours with one: columns
+    // renumbered, empty rows closed up (and put back as they were when the filters are cleared).
+    var compact = function (active) {
+      all("#sessions section.day").forEach(function (section) {
+        var table = section.querySelector(".timetable");
+        var heads = section.querySelector(".room-heads");
+        if (!table || !heads) return;
+        var dayCards = all(".card", table);
+        if (!table.dataset.rooms) {
+          if (!active) return;
+          table.dataset.rooms = table.style.getPropertyValue("--rooms");
+          dayCards.forEach(function (card) {
+            card.dataset.column = card.style.gridColumnStart;
+            card.dataset.rows = card.style.gridRowStart + " " + card.style.gridRowEnd;
+          });
+        }
+        var rooms = table.dataset.rooms;
+        var names = Array.prototype.slice.call(heads.children, 1);
+        if (!active) {
+          dayCards.forEach(function (card) { card.style.gridColumnStart = card.dataset.column; });
+          names.forEach(function (name) { name.hidden = false; });
+          [table, heads].forEach(function (grid) { grid.style.setProperty("--rooms", rooms); });
+          table.style.gridTemplateRows = "";
+          all(".tick", table).forEach(function (tick) { tick.hidden = false; });
+          return;
+        }
+        var rows = Number(table.style.getPropertyValue("--rows"));
+        var covered = [];
+        var used = {};
+        dayCards.forEach(function (card) {
+          if (card.hidden) return;
+          used[card.dataset.column] = true;
+          var span = card.dataset.rows.split(" ").map(Number);
+          for (var row = span[0]; row < span[1]; row++) covered[row] = true;
+        });
+        var columns = Object.keys(used).map(Number).sort(function (a, b) { return a - b; });
+        dayCards.forEach(function (card) {
+          var at = columns.indexOf(Number(card.dataset.column));
+          card.style.gridColumnStart = String(at >= 0 ? at + 2 : card.dataset.column);
+        });
+        names.forEach(function (name, i) { name.hidden = !used[String(i + 2)]; });
+        [table, heads].forEach(function (grid) { grid.style.setProperty("--rooms", String(columns.length || 1)); });
+        var template = [];
+        for (var row = 1; row <= rows; row++) template.push(covered[row] ? "minmax(var(--slot), auto)" : "0");
+        table.style.gridTemplateRows = template.join(" ");
+        all(".tick", table).forEach(function (tick) { tick.hidden = !covered[Number(tick.style.gridRowStart)]; });
+      });
+    };
+
+    // The list or the grid on a wide screen, remembered on this device (early.js applies it
+    // before the first paint of the next visit).
+    all("[data-layout-choice]").forEach(function (button) {
+      var current = document.documentElement.dataset.layout || "grid";
+      button.setAttribute("aria-pressed", String(button.dataset.layoutChoice === current));
+      button.addEventListener("click", function () {
+        var chosen = button.dataset.layoutChoice;
+        document.documentElement.dataset.layout = chosen;
+        try { localStorage.setItem("confcal:layout", chosen); } catch (e) { /* for this visit only */ }
+        all("[data-layout-choice]").forEach(function (other) {
+          other.setAttribute("aria-pressed", String(other === button));
+        });
+      });
+    });
 
     // What the view's feed holds, in words (page.py `view_what` says the same).
     var viewWhat = function () {
@@ -616,6 +681,7 @@
       var asked = new URLSearchParams(location.search);
       ["day", "picked", "picks"].forEach(function (name) { asked.delete(name); });
       if (onlyPicked.checked || asked.toString() !== root.dataset.applied) applyFilters(false);
+      else if (root.dataset.applied) compact(true);
       else if (dayCounts && !dayCounts.hidden) countDays(fold(search.value).split(/\s+/).filter(Boolean));
     };
   }

@@ -254,6 +254,7 @@ def test_a_rebuild_after_one_session_moved_rewrites_exactly_the_files_whose_byte
             "index.html",
             "schedule.json",
             "schedule.xml",
+            "search.json",  # the retitled session's text
             f"sessions/{CHANGED}.ics",
             f"sessions/{CHANGED}/index.html",
             "speakers/rosheen-naeem/index.html",
@@ -288,6 +289,7 @@ def test_a_rebuild_deletes_the_files_of_a_dropped_speaker(tmp_path: Path) -> Non
             "qr/speaker/ada-example.svg",
             "schedule.json",
             "schedule.xml",
+            "search.json",  # the session's speaker
             f"sessions/{CHANGED}.ics",
             f"sessions/{CHANGED}/index.html",
             "speakers/ada-example/index.html",
