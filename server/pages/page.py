@@ -102,7 +102,8 @@ def page_context(
                 {
                     "slug": slug,
                     "name": "All days" if slug == ALL_DAYS else day_name(date.fromisoformat(slug)),
-                    "count": sum(1 for s in members if s.id not in hidden),
+                    # Unsearched, no counts: a day page shows nothing of another day's sessions.
+                    "count": sum(1 for s in members if s.id not in hidden) if searched else "",
                     "path": urls.day_page(slug),
                     "query": f"?{state}" if state else "",
                 }

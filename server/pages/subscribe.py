@@ -10,7 +10,7 @@ than `LISTED_FEEDS` feeds shows a link to its kind's own page instead (feed_inde
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -129,7 +129,9 @@ def subscribe_groups(published: Published, site: Site) -> list[dict[str, Any]]:
                 group["shown"] = (group["kind"], group["label"], count, group["index"], group["link"])
             else:
                 group["feeds"] = tuple(subscription(feed, site) for feed in group["sources"])
-                group["shown"] = (group["kind"], group["label"], group["feeds"])
+                # The schedule pages show no feed's number of events: a session moved from one
+                # day to another changes those days' pages, not every page of the conference.
+                group["shown"] = (group["kind"], group["label"], tuple(replace(f, events=0) for f in group["feeds"]))
         return groups
 
     return published.memo(("subscribe groups", site.base_url), build)

@@ -94,8 +94,14 @@ class PageParts:
     def section_key(self, slug: str, depth: int) -> str:
         return digest(self._base, "day section", depth, slug, self._days[slug])
 
+    @cached_property
+    def _listed(self) -> str:
+        """A digest of what the subscribe section shows of the feeds: spec and path, no number of
+        events (a session moved to another day changes two day feeds' counts, not every page)."""
+        return digest([(f.spec, f.path) for f in self._published.feeds])
+
     def subscribe_key(self, depth: int) -> str:
-        return digest(self._base, "subscribe", depth, self._site.base_url, self.feeds)
+        return digest(self._base, "subscribe", depth, self._site.base_url, self._listed)
 
     def section(self, slug: str, depth: int, make: Callable[[], bytes]) -> bytes:
         return self._kept(self.section_key(slug, depth), make)
