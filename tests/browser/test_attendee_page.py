@@ -385,6 +385,41 @@ def test_after_one_visit_the_page_opens_offline_and_saves_picks_later(visit: Vis
     assert href is not None and feed_uids(href) == [chosen["uid"]]
 
 
+def test_offline_a_session_or_speaker_page_never_opened_is_shown_styled_in_the_saved_schedule(
+    visit: Visit, server: Running
+) -> None:
+    chosen = sessions(server)[5]
+    speaker = "valerian-rey"
+    visit.open()
+    visit.page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    visit.page.reload()  # now under the service worker's control
+    visit.wait_ready()
+    visit.context.set_offline(True)
+
+    shown = {}
+    for path in (f"/sessions/{chosen['id']}/", f"/speakers/{speaker}/"):
+        visit.open(path)
+        shown[path] = visit.page.evaluate(
+            """() => ({
+              background: getComputedStyle(document.body).backgroundColor,
+              status: document.getElementById("data-status").textContent,
+              target: [...document.querySelectorAll(".offline-target")].map(c => c.dataset.sessionId),
+              speakers: [...document.querySelectorAll(".offline-target")].map(c => c.dataset.speaker),
+            })"""
+        )
+    visit.forget_offline_errors()
+
+    session_page, speaker_page = shown.values()
+    assert session_page["background"] == "rgb(244, 246, 249)"  # the stylesheet's page colour: styled
+    assert (
+        session_page["status"]
+        == "You are offline and this page was not saved: here is the session in the saved schedule."
+    )
+    assert session_page["target"] == [chosen["id"]]
+    assert speaker_page["background"] == "rgb(244, 246, 249)"
+    assert len(speaker_page["target"]) == 1 and speaker in speaker_page["speakers"][0].split()
+
+
 # ---- Finish ----
 
 

@@ -686,12 +686,33 @@
     };
   }
 
+  // ---- Offline at a session's or speaker's page never opened: the service worker answered with
+  // a saved schedule page (sw.js `stand_in`); point at what the page would have shown.
+  var standIn = document.querySelector("base[data-offline-for]");
+  function pointAtStandIn() {
+    if (!standIn) return;
+    var path = standIn.dataset.offlineFor;
+    var session = /\/sessions\/([^/]+)\/$/.exec(path);
+    var speaker = /\/speakers\/([^/]+)\/$/.exec(path);
+    var target = session ? el("session-" + session[1]) : speaker ? all("[data-speaker]").find(function (card) {
+      return card.dataset.speaker.split(" ").indexOf(speaker[1]) >= 0;
+    }) : null;
+    el("data-status").textContent = "You are offline and this page was not saved: "
+      + (target ? (session ? "here is the session" : "here is a session of theirs") + " in the saved schedule."
+        : "here is the saved schedule.");
+    if (target) {
+      target.classList.add("offline-target");
+      target.scrollIntoView({ block: "center" });
+    }
+  }
+
   // Start-up in two tasks, so no single one blocks input for long (Lighthouse's total blocking
   // time): first what changes the layout (before the first paint where possible, so nothing
   // shifts), then learning the cards and restoring the picks.
   localTimes(document);
   showStatus();
   if (root) tick();
+  pointAtStandIn();
   setTimeout(function () {
     learn();
     if (root) {
