@@ -223,7 +223,7 @@ def test_pick_on_a_session_page_joins_the_picks(visit: Visit, server: Running) -
 
     with visit.page.expect_response(lambda r: "/api/picks" in r.url):
         visit.page.click(f".session-detail {PICK}")
-    href = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+    href = visit.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
 
     assert href is not None
     assert feed_uids(href) == [chosen["uid"]]
@@ -294,13 +294,21 @@ def test_picks_bar_stays_in_view_with_titles_and_overlap_warning(browser: Any, s
 
     bar = visit.page.locator("#my-picks").bounding_box()
     titles = visit.page.locator("#picks-list a").all_text_contents()
-    warning = visit.page.text_content("#picks-overlap")
+    marked = visit.page.locator("#picks-list li.clashes a").all_text_contents()
+    lines = visit.page.locator("#picks-list li").all_inner_texts()
+    flag = visit.page.text_content("#picks-overlap-flag")
+    subscribe_links = visit.page.locator("#my-picks a:visible[href^='webcal:']").count()
     visit.screenshot("phone-picks-390")
     visit.context.close()
 
     assert bar and bar["y"] + bar["height"] <= PHONE["height"] + 1
     assert titles == [helion["title"], flexible["title"]]
-    assert warning == f"“{helion['title']}” overlaps “{flexible['title']}”."
+    # Overlaps are marked on their lines, not spelled out in sentences.
+    assert marked == titles
+    assert flag == "2 overlapping"
+    # Each line says the day, time and room.
+    assert lines[0] == f"Tue {helion['start'][11:16]} {helion['title']} {helion['room']} overlaps"
+    assert subscribe_links == 1
 
 
 def pick_offline_then_reconnect(visit: Visit, session_id: str) -> str | None:
@@ -312,7 +320,7 @@ def pick_offline_then_reconnect(visit: Visit, session_id: str) -> str | None:
     pick.click()
     visit.page.wait_for_selector("#picks-error:visible")
     visit.context.set_offline(False)
-    return visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+    return visit.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
 
 
 def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(visit: Visit, server: Running) -> None:
@@ -341,7 +349,7 @@ def test_share_link_opens_the_same_picks_in_another_browser(browser: Any, server
     second = new_visit(browser, server)
     second.page.goto(share)
     second.wait_ready()
-    href = second.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+    href = second.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
     pressed = second.page.eval_on_selector_all(
         f'#sessions {PICK}[aria-pressed="true"]',
         "bs => bs.map(b => b.closest('[data-session-id]').dataset.sessionId)",

@@ -28,6 +28,9 @@
     }
     return formatters[key];
   }
+  function weekday(date) {
+    return formatter("weekday", conferenceZone, "en-GB", { weekday: "short" }).format(date);
+  }
   function hhmm(date, zone) {
     return formatter("hhmm", zone, "en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
       .format(date);
@@ -83,9 +86,11 @@
       var link = card.querySelector("a[data-session-link]")
         || (card.tagName === "LI" ? card.querySelector("a") : null);
       var title = card.querySelector(".title, h1") || link;
+      var room = card.querySelector(".room");
       info[card.dataset.sessionId] = [
         title ? title.textContent.trim() : card.dataset.sessionId,
-        card.dataset.start, card.dataset.end, link ? link.href : location.href
+        card.dataset.start, card.dataset.end, link ? link.href : location.href,
+        room ? room.textContent.trim() : ""
       ];
     });
   }
@@ -156,50 +161,65 @@
     el("picks-summary").textContent = n === 0
       ? "Nothing picked yet: use Pick on a session."
       : n + (n === 1 ? " session" : " sessions") + " picked. Subscribe once: your feed follows your picks.";
+    var clash = overlaps();
+    var clashing = new Set();
+    clash.forEach(function (pair) { clashing.add(pair[0].id); clashing.add(pair[1].id); });
     var list = el("picks-list");
     list.textContent = "";
     Array.from(picked).filter(function (id) { return info[id]; }).sort(function (a, b) {
       return Date.parse(info[a][1]) - Date.parse(info[b][1]);
     }).forEach(function (id) {
+      // "Sat 10:30 · Title · Room", an overlap marked on the line rather than spelled out.
       var item = document.createElement("li");
+      var start = new Date(info[id][1]);
+      var when = document.createElement("span");
+      when.className = "when";
+      when.textContent = weekday(start) + " " + hhmm(start, conferenceZone);
       var link = document.createElement("a");
       link.href = info[id][3];
       link.textContent = info[id][0];
-      var when = document.createElement("span");
-      when.className = "when";
-      when.textContent = " " + hhmm(new Date(info[id][1]), conferenceZone);
-      item.append(link, when);
+      item.append(when, " ", link);
+      if (info[id][4]) {
+        var where = document.createElement("span");
+        where.className = "where";
+        where.textContent = info[id][4];
+        item.append(" ", where);
+      }
+      if (clashing.has(id)) {
+        var mark = document.createElement("span");
+        mark.className = "clash";
+        mark.textContent = "overlaps";
+        item.append(" ", mark);
+        item.className = "clashes";
+      }
       list.append(item);
     });
-    var clash = overlaps();
-    el("picks-overlap").hidden = el("picks-overlap-flag").hidden = clash.length === 0;
-    el("picks-overlap").textContent = clash.map(function (pair) {
-      return "“" + pair[0].title + "” overlaps “" + pair[1].title + "”.";
-    }).join(" ");
+    var flag = el("picks-overlap-flag");
+    flag.hidden = el("picks-overlap").hidden = clash.length === 0;
+    flag.textContent = clashing.size + " overlapping";
+    el("picks-overlap").textContent = clashing.size + " of your picks overlap another: marked below.";
     if (root && onlyPickedShown()) applyFilters(false);
   }
 
   function showFeed(doc) {
     token = doc.token;
     feedLink.href = doc.feed;
-    feedLink.hidden = false;
+    el("personal-feed-copy").value = doc.feed;
     el("picks-feed").href = doc.webcal;
     el("picks-feed").hidden = false;
-    el("personal-webcal").href = doc.webcal;
+    el("picks-sync").hidden = !el("caldav");
     el("personal-google").href = doc.google;
     el("personal-outlook").href = "https://outlook.live.com/calendar/0/addfromweb?url="
       + encodeURIComponent(doc.feed) + "&name=" + encodeURIComponent("My picks");
     var download = el("personal-download");
     download.href = doc.download;
     download.setAttribute("download", "my-picks.ics");
-    el("picks-links").hidden = false;
+    el("picks-more").hidden = false;
     el("personal-qr-image").src = doc.qr;
-    el("personal-qr").hidden = false;
     var share = new URL(body.dataset.home, location.href);
     share.search = "?picks=" + encodeURIComponent(doc.token);
     el("picks-share").value = share.href;
     el("picks-share-link").href = share.href;
-    el("picks-share-line").hidden = false;
     // For the "Sync to my calendar" form (caldav.js), which needs the pick set's token.
     document.dispatchEvent(new CustomEvent("confcal:picks", { detail: { token: doc.token } }));
   }
@@ -280,6 +300,10 @@
   document.addEventListener("click", function (event) {
     var button = event.target.closest('[data-action="pick"]');
     if (button) toggle(button);
+  });
+  el("picks-sync").addEventListener("click", function () {
+    // The form is in the panel: open it, then the link scrolls to the form.
+    if (el("picks-panel").hidden) toggleButton.click();
   });
   var toggleButton = el("picks-toggle");
   toggleButton.addEventListener("click", function () {
