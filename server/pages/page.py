@@ -326,6 +326,17 @@ def search_representation(published: Published) -> Representation:
     )
 
 
+# What the pages' script asks to learn whether a server is behind them: the server answers this,
+# a static build writes its own (build_pages.page_extras) -- the one file whose bytes differ,
+# so a static host's pages offer only what works there (no picks, feeds of one filter only).
+HOST = "host.json"
+SERVED = Representation(b'{"static":false}', JSON, None, (("cache-control", "no-cache"),))
+
+
+async def host(request: Request) -> Response:
+    return route_context(request).send(request, SERVED)
+
+
 async def search_index(request: Request) -> Response:
     context = route_context(request)
     rep = search_representation(await context.current(request))
@@ -348,8 +359,9 @@ routes = [
     Route(urls.ROUTE_DAY_PAGE, day, methods=["GET", "HEAD"]),
     Route(urls.ROUTE_SERVICE_WORKER, worker, methods=["GET", "HEAD"]),
     Route(f"/{INDEX}", search_index, methods=["GET", "HEAD"]),
+    Route(f"/{HOST}", host, methods=["GET", "HEAD"]),
     Route(urls.ROUTE_STATIC_FILE, static, methods=["GET", "HEAD"]),
 ]
 
 
-__all__ = ["STATIC", "page_files", "page_representation", "routes", "search_representation", "search_rows"]
+__all__ = ["HOST", "STATIC", "page_files", "page_representation", "routes", "search_representation", "search_rows"]

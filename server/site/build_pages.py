@@ -21,9 +21,10 @@ from functools import cached_property, partial
 from itertools import groupby
 
 from feeds import urls
+from feeds.web_links import web_link
 from server.links import ConferenceLink, Site
 from server.pages.cards import Card
-from server.pages.page import PageFrame, day_page_slugs, page_body, page_frame, search_representation, search_rows
+from server.pages.page import HOST, PageFrame, day_page_slugs, page_body, page_frame, search_representation, search_rows
 from server.pages.page_parts import CardText, CardTexts, day_sessions
 from server.pages.search import INDEX
 from server.pages.view import View
@@ -185,6 +186,15 @@ def page_extras(published: Published, parts: PageParts) -> Iterator[tuple[str, s
     """(path, key, make) of what the schedule pages fetch or link besides: `search.json`, keyed on
     its rows (a session moved within its day leaves it as it was)."""
     yield INDEX, digest(parts.base, "search index", search_rows(published)), partial(_search_body, published)
+    # Unlike every other file, not what the server answers: it tells the pages they are static.
+    yield HOST, digest(parts.base, "host"), partial(_static_host, published)
+
+
+def _static_host(published: Published) -> bytes:
+    """`host.json` of a static build: no server behind the pages; the conference's own site, if
+    known, is where to go for the rest."""
+    site = web_link(published.conference.source_url or "")
+    return json.dumps({"static": True, "site": site}, separators=(",", ":")).encode()
 
 
 def _search_body(published: Published) -> bytes:

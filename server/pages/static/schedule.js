@@ -373,6 +373,7 @@
 
   // ---- The schedule page: filters in the URL, search, now and next ----
   var cards = [];
+  var viewLinks = function () {};
   var applyFilters = function () {};
   var onlyPickedShown = function () { return false; };
   var tick = function () {};
@@ -448,21 +449,10 @@
       });
       if (search.value.trim()) state.set("q", search.value.trim());
       if (onlyPicked.checked) state.set("picked", "1");
-      var query = feed.toString();
-      var base = root.dataset.feedBase;
-      var webcal = base.replace(/^https?:\/\//, "webcal://");
-      var link = document.querySelector("a[data-filtered-feed]");
-      link.href = base + (query ? "?" + query : "");
-      document.querySelector("a[data-filtered-webcal]").href = webcal + (query ? "?" + query : "");
-      var everyDay = document.querySelector("a[data-all-days-webcal]");
-      if (everyDay) {
-        feed.delete("day");
-        everyDay.href = webcal + (feed.toString() ? "?" + feed.toString() : "");
-      }
-      document.querySelector(".this-view .view-what").textContent = viewWhat();
+      viewLinks(feed);
       countDays(words);
       var exact = !search.value.trim() && !onlyPicked.checked;
-      link.closest(".this-view").classList.toggle("inexact", !exact);
+      document.querySelector(".this-view").classList.toggle("inexact", !exact);
       el("view-note").hidden = exact;
       if (write) {
         var search_ = state.toString();
@@ -541,15 +531,52 @@
       });
     });
 
+    // The feed of this view: the filters as the feed's parameters; on a static host, which
+    // ignores them, the catalogue's feed of the one filter chosen, or none for several.
+    var viewLinks = function (feed) {
+      var query = feed.toString();
+      var base = root.dataset.feedBase;
+      var link = document.querySelector("a[data-filtered-feed]");
+      var webcalLink = document.querySelector("a[data-filtered-webcal]");
+      var everyDay = document.querySelector("a[data-all-days-webcal]");
+      var what = document.querySelector(".this-view .view-what");
+      var webcal = function (href) { return href.replace(/^https?:\/\//, "webcal://"); };
+      if (staticHost) {
+        var chosen = selects.filter(function (select) { return select.value; });
+        var path = null;
+        if (!chosen.length) path = root.dataset.feedDay ? "feeds/day/" + root.dataset.feedDay + ".ics" : "feeds/all.ics";
+        else if (chosen.length === 1 && chosen[0].value !== "-none") {
+          path = "feeds/" + chosen[0].dataset.filter + "/" + chosen[0].value + ".ics";
+        }
+        var href = path && base.replace(/feeds\/all\.ics$/, path);
+        link.hidden = webcalLink.hidden = !href;
+        if (everyDay) everyDay.hidden = true;
+        el("view-static").hidden = !!href;
+        if (href) {
+          link.href = href;
+          webcalLink.href = webcal(href);
+          what.textContent = chosen.length ? viewWhat(true) : viewWhat();
+        }
+        return;
+      }
+      link.href = base + (query ? "?" + query : "");
+      webcalLink.href = webcal(base) + (query ? "?" + query : "");
+      if (everyDay) {
+        feed.delete("day");
+        everyDay.href = webcal(base) + (feed.toString() ? "?" + feed.toString() : "");
+      }
+      what.textContent = viewWhat();
+    };
+
     // What the view's feed holds, in words (page.py `view_what` says the same).
-    var viewWhat = function () {
+    var viewWhat = function (everyDay) {
       var chosen = selects.filter(function (select) { return select.value; }).map(function (select) {
         var label = form.querySelector('label[for="' + select.id + '"]').textContent.toLowerCase();
         return label + " " + select.options[select.selectedIndex].textContent;
       });
       var what = "the sessions" + (chosen.length ? " of " + chosen.join(", ") : "");
       var tab = root.dataset.feedDay && document.querySelector('.day-tabs a[data-day="' + root.dataset.feedDay + '"]');
-      return what + (tab ? " on " + tab.textContent + " only" : " of every day");
+      return what + (tab && !everyDay ? " on " + tab.textContent + " only" : " of every day");
     };
 
     // A search or filter covers every day: each day's matches, from search.json (fetched on the
@@ -730,6 +757,31 @@
     }
   }
 
+  // ---- A static host (confcal build): offer only what works there ----
+  // The server answers host.json with {"static": false}; a build writes {"static": true}.
+  var staticHost = false;
+  var hostChecked = fetch(new URL("host.json", new URL(body.dataset.home, location.href)))
+    .then(function (response) { return response.ok ? response.json() : null; })
+    .catch(function () { return null; })
+    .then(function (doc) {
+      if (!doc || doc.static !== true) return;
+      staticHost = true;
+      body.dataset.static = "true";
+      var note = el("static-note");
+      note.textContent = "This is a static copy of the schedule: picking sessions, your own feed, "
+        + "reminders and feeds of several filters at once need a confcal server.";
+      if (typeof doc.site === "string" && /^https?:\/\//.test(doc.site)) {
+        var site = document.createElement("a");
+        site.href = doc.site;
+        site.textContent = "the conference's site";
+        note.append(" More on ", site, ".");
+      }
+      note.hidden = false;
+      var alarm = el("feed-alarm");
+      if (alarm && alarm.value) { alarm.value = ""; alarm.dispatchEvent(new Event("change")); }
+      if (root) viewLinks(new URLSearchParams());
+    });
+
   // Start-up in two tasks, so no single one blocks input for long (Lighthouse's total blocking
   // time): first what changes the layout (before the first paint where possible, so nothing
   // shifts), then learning the cards and restoring the picks.
@@ -745,7 +797,9 @@
     }
     bar.classList.add("ready");
     showPicks();
-    enqueue(restore);
-    body.dataset.ready = "true";
+    hostChecked.then(function () {
+      if (!staticHost) enqueue(restore);
+      body.dataset.ready = "true";
+    });
   }, 0);
 })();

@@ -60,9 +60,18 @@ def test_build_writes_the_bytes_the_server_serves(tmp_path: Path) -> None:
 
     assert code == 0
     files = site_files(out)
+    hosts = static_hosts(files)
     with Store.open(db) as store:
         answers = served(store, list(files), BASE)
     assert {path: file.read_bytes() for path, file in files.items()} == answers
+    assert hosts == {"/host.json": True, f"/c/{DEMO}/host.json": True}
+
+
+def static_hosts(files: dict[str, Path]) -> dict[str, bool]:
+    """Takes out of `files` the one file a build writes its own way, host.json (the server's says
+    it is not static): path -> whether it says static."""
+    hosts = [path for path in files if path.endswith("/host.json")]
+    return {path: json.loads(files.pop(path).read_bytes())["static"] for path in hosts}
 
 
 def two_conferences(db: str) -> None:
@@ -80,6 +89,7 @@ def test_build_writes_every_conference_as_the_server_serves_it(tmp_path: Path, d
 
     assert code == 0
     files = site_files(out)
+    static_hosts(files)
     with Store.open(db) as store:
         answers = served(store, list(files), BASE, default)
     assert {path: file.read_bytes() for path, file in files.items()} == answers
