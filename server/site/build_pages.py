@@ -24,12 +24,14 @@ from feeds import urls
 from feeds.web_links import web_link
 from server.links import ConferenceLink, Site
 from server.pages.cards import Card
+from server.pages.index_pages import index_files
 from server.pages.page import HOST, PageFrame, day_page_slugs, page_body, page_frame, search_representation, search_rows
 from server.pages.page_parts import CardText, CardTexts, day_sessions
 from server.pages.search import INDEX
 from server.pages.view import View
 from server.site.build_output import Output, digest
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
+from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
 
 
@@ -91,6 +93,9 @@ class PageParts:
     @property
     def base(self) -> str:
         return self._base
+
+    def session_key(self, session_id: str) -> str:
+        return self._sessions[session_id]
 
     def section_key(self, slug: str, depth: int) -> str:
         return digest(self._base, "day section", depth, slug, self._days[slug])
@@ -182,12 +187,20 @@ def page_parts(
         yield path, parts.page_key(frame), partial(page_body, published, site, frame, parts)
 
 
-def page_extras(published: Published, parts: PageParts) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
+def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
     """(path, key, make) of what the schedule pages fetch or link besides: `search.json`, keyed on
     its rows (a session moved within its day leaves it as it was)."""
     yield INDEX, digest(parts.base, "search index", search_rows(published)), partial(_search_body, published)
+    # The track, room and speaker index pages: each keyed on the sessions it lists.
+    for path, shown, sessions, make in index_files(published, site):
+        key = digest(parts.base, "index page", site.base_url, shown, [parts.session_key(s.id) for s in sessions])
+        yield path, key, partial(_body_of, make)
     # Unlike every other file, not what the server answers: it tells the pages they are static.
     yield HOST, digest(parts.base, "host"), partial(_static_host, published)
+
+
+def _body_of(make: Callable[[], Representation]) -> bytes:
+    return make().body
 
 
 def _static_host(published: Published) -> bytes:

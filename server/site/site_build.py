@@ -124,7 +124,7 @@ def site_parts(
     # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).
     parts = PageParts(output, base, published, site, sessions)
     yield from page_parts(published, site, others, parts)
-    yield from page_extras(published, parts)
+    yield from page_extras(published, site, parts)
     # The feeds' list shows each feed's name, links and number of events, not the sessions.
     for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
         yield path, digest(base, "feeds", parts.feeds), parts.feeds_api

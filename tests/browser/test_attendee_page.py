@@ -269,7 +269,7 @@ def test_picker_folds_speakers_levels_and_kinds_and_finds_them(visit: Visit) -> 
 
     unfold(visit.page, "#more-feeds > summary")
     visit.page.fill("#feed-search", "rey")
-    found = visit.page.locator("#more-feeds .feed:visible .subscribe").all_text_contents()
+    found = visit.page.locator("#more-feeds .feed:visible .name").all_text_contents()
 
     assert folded_before is False
     assert in_view > 0

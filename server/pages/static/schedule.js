@@ -156,6 +156,7 @@
     all(".card[data-session-id]").forEach(function (card) {
       card.classList.toggle("picked", picked.has(card.dataset.sessionId));
     });
+    if (!bar) return;  // a page without the picks bar (the directories)
     var n = picked.size;
     el("picks-count").textContent = String(n);
     el("picks-summary").textContent = n === 0
@@ -301,19 +302,21 @@
     var button = event.target.closest('[data-action="pick"]');
     if (button) toggle(button);
   });
-  el("picks-sync").addEventListener("click", function () {
-    // The form is in the panel: open it, then the link scrolls to the form.
-    if (el("picks-panel").hidden) toggleButton.click();
-  });
   var toggleButton = el("picks-toggle");
-  toggleButton.addEventListener("click", function () {
-    var open = toggleButton.getAttribute("aria-expanded") !== "true";
-    toggleButton.setAttribute("aria-expanded", open ? "true" : "false");
-    el("picks-panel").hidden = !open;
-  });
+  if (bar) {
+    el("picks-sync").addEventListener("click", function () {
+      // The form is in the panel: open it, then the link scrolls to the form.
+      if (el("picks-panel").hidden) toggleButton.click();
+    });
+    toggleButton.addEventListener("click", function () {
+      var open = toggleButton.getAttribute("aria-expanded") !== "true";
+      toggleButton.setAttribute("aria-expanded", open ? "true" : "false");
+      el("picks-panel").hidden = !open;
+    });
+  }
   window.addEventListener("online", function () {
     showStatus();
-    if (unsaved) enqueue(save);
+    if (unsaved && bar) enqueue(save);
   });
   window.addEventListener("offline", showStatus);
   all("input.copy").forEach(function (input) {
@@ -795,10 +798,10 @@
       filterOnLoad();
       setInterval(tick, 60000);
     }
-    bar.classList.add("ready");
+    if (bar) bar.classList.add("ready");
     showPicks();
     hostChecked.then(function () {
-      if (!staticHost) enqueue(restore);
+      if (!staticHost && bar) enqueue(restore);
       body.dataset.ready = "true";
     });
   }, 0);

@@ -264,10 +264,13 @@ def test_a_rebuild_after_one_session_moved_rewrites_exactly_the_files_whose_byte
             "index.html",
             "schedule.json",
             "schedule.xml",
+            "rooms/central-room/index.html",  # the pages listing the session
             "search.json",  # the retitled session's text
             f"sessions/{CHANGED}.ics",
             f"sessions/{CHANGED}/index.html",
+            "speakers/index.html",
             "speakers/rosheen-naeem/index.html",
+            "tracks/applications-case-studies/index.html",
         }
     )
     assert sorted(p for p, (body, _, _) in after.items() if before.get(p, (b"",))[0] != body) == sorted(written)
@@ -299,10 +302,13 @@ def test_a_rebuild_deletes_the_files_of_a_dropped_speaker(tmp_path: Path) -> Non
             "qr/speaker/ada-example.svg",
             "schedule.json",
             "schedule.xml",
+            "rooms/central-room/index.html",  # the pages listing the session's speakers
             "search.json",  # the session's speaker
             f"sessions/{CHANGED}.ics",
             f"sessions/{CHANGED}/index.html",
             "speakers/ada-example/index.html",
+            "speakers/index.html",
+            "tracks/applications-case-studies/index.html",
         }
     )
 
@@ -403,11 +409,13 @@ def test_a_move_within_one_day_remakes_and_rewrites_only_that_days_pages(tmp_pat
             "feeds/room/central-room.ics",
             "feeds/speaker/rosheen-naeem.ics",
             "feeds/track/applications-case-studies.ics",
+            "rooms/central-room/index.html",  # the pages listing the session's time
             "schedule.json",
             "schedule.xml",
             f"sessions/{stored}.ics",
             f"sessions/{stored}/index.html",
             "speakers/rosheen-naeem/index.html",
+            "tracks/applications-case-studies/index.html",
         }
     )
     assert first.start.date() == date(2026, 4, 8)
