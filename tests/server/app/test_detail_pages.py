@@ -94,7 +94,8 @@ def test_track_room_and_speaker_index_pages_list_what_the_feeds_hold(http: Http)
         sorted(html.unescape(t) for t in re.findall(r'<a href="../../sessions/[^"]+/">([^<]+)</a>', track)) == training
     )
     assert (
-        f'<a href="../tracks/training-systems/">Training Systems</a> <span class="note">{len(training)} sessions</span>' in tracks
+        f'<a href="../tracks/training-systems/">Training Systems</a> <span class="note">{len(training)} sessions</span>'
+        in tracks
     )
     assert '<a href="../rooms/founders-cafe/">Founders Cafe</a>' in rooms
     assert '<h2 id="speaker-valerian-rey"><a href="../speakers/valerian-rey/">Valérian Rey</a></h2>' in directory
