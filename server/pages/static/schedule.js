@@ -55,15 +55,20 @@
     var shortTime = new Intl.DateTimeFormat(undefined, {
       timeZone: viewerZone, hour: "2-digit", minute: "2-digit", timeZoneName: "short"
     });
+    var made = {};  // by start and end: sessions share their times, and formatting is slow
     all("[data-start]", within).forEach(function (item) {
       var label = item.querySelector(".local-time");
       if (!label) return;
-      var start = new Date(item.dataset.start);
-      var end = new Date(item.dataset.end);
-      if (inConference.format(start) === inViewer.format(start)) return;
-      label.textContent = shortTime.formatRange
-        ? shortTime.formatRange(start, end) + " your time"
-        : shortTime.format(start) + " your time";
+      var key = item.dataset.start + item.dataset.end;
+      if (!(key in made)) {
+        var start = new Date(item.dataset.start);
+        var end = new Date(item.dataset.end);
+        made[key] = inConference.format(start) === inViewer.format(start) ? "" : shortTime.formatRange
+          ? shortTime.formatRange(start, end) + " your time"
+          : shortTime.format(start) + " your time";
+      }
+      if (!made[key]) return;
+      label.textContent = made[key];
       label.hidden = false;
     });
   }
