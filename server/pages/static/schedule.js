@@ -732,6 +732,7 @@
       table.insertBefore(mark, after || null);
       mark.hidden = false;
       jump.href = "#" + mark.id;
+
     };
 
     filterOnLoad = function () {
