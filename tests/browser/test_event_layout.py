@@ -67,3 +67,39 @@ def test_fosdem_neither_scrolls_sideways_nor_shifts_during_the_event(browser: An
     found = {moment: layout_at(browser, fosdem, size, path, moment) for path, moment in FOSDEM_TIMES}
 
     assert {moment: f for moment, f in found.items() if f["wide"] != 0 or f["shift"] >= 0.05} == {}
+
+
+FIRST_SCREEN = "() => document.getElementsByTagName('*').length"
+CARDS = "() => document.querySelectorAll('#sessions .card').length"
+
+
+def test_fosdems_busiest_day_starts_light_on_a_phone_and_lays_out_the_rest_when_scrolled_to(
+    browser: Any, fosdem: Running
+) -> None:
+    visit = new_visit(browser, fosdem)
+    visit.page.set_viewport_size(PHONE)
+    visit.page.clock.install(time="2025-01-20T12:00:00+01:00")  # before the event: nothing needs every card
+    visit.open("/")
+
+    first_screen = visit.page.evaluate(FIRST_SCREEN)
+    before = visit.page.evaluate(CARDS)
+    visit.page.locator("#subscribe").scroll_into_view_if_needed()
+    visit.page.wait_for_function("() => document.querySelectorAll('#sessions .card').length > 400")
+    after = visit.page.evaluate(CARDS)
+    visit.context.close()
+
+    assert first_screen < 2000
+    assert before < 50
+    assert after == 470
+    assert visit.console_errors == []
+
+
+def test_without_javascript_every_card_of_the_day_is_read(browser: Any, fosdem: Running) -> None:
+    visit = new_visit(browser, fosdem, java_script_enabled=False)
+    visit.page.set_viewport_size(PHONE)
+
+    visit.page.goto(fosdem.url + "/")
+    shown = visit.page.eval_on_selector_all("#sessions .card", "cards => cards.filter(c => c.offsetParent).length")
+    visit.context.close()
+
+    assert shown == 470

@@ -351,6 +351,22 @@
     if (document.readyState === "complete") register(); else window.addEventListener("load", register);
   }
 
+  // ---- A feed's "More" is laid out when first opened (its ways in wait in a <noscript>) ----
+  document.addEventListener("toggle", function (event) {
+    var details = event.target;
+    var holder = details.open && details.querySelector && details.querySelector(":scope > noscript.unfold");
+    if (!holder) return;
+    var range = document.createRange();
+    range.selectNode(holder);
+    var parsed = range.createContextualFragment(holder.textContent);
+    all("input.copy", parsed).forEach(function (input) {
+      input.addEventListener("focus", function () { input.select(); });
+    });
+    holder.replaceWith(parsed);
+    var alarm = el("feed-alarm");  // the reminder choice applies to the new links too
+    if (alarm && alarm.value) alarm.dispatchEvent(new Event("change"));
+  }, true);
+
   // ---- The feed search: narrows the feed groups around it as you type ----
   // On the schedule pages the folded groups, on a kind's own page (subscribe/{kind}/) its one
   // long group; names are folded once, on the first search.
@@ -381,6 +397,10 @@
 
   // ---- The schedule page: filters in the URL, search, now and next ----
   var cards = [];
+  var expandAll = function () { return false; };
+  var gridShown = function () {
+    return window.matchMedia("(min-width: 900px)").matches && document.documentElement.dataset.layout !== "list";
+  };
   var viewLinks = function () {};
   var applyFilters = function () {};
   var onlyPickedShown = function () { return false; };
@@ -389,6 +409,39 @@
   if (root) {
     var form = el("filters");
     cards = all("#sessions [data-session-id]");
+    // A long day's later slots wait in a <noscript> (_day.html) until they are needed: scrolled
+    // near on a phone, at once for the grid, a search, a filter, now and next, or a link to a card.
+    var expand = function (later) {
+      var holder = later.querySelector("noscript");
+      var range = document.createRange();
+      range.selectNode(later);
+      var parsed = range.createContextualFragment(holder ? holder.textContent : "");
+      localTimes(parsed);
+      later.replaceWith(parsed);
+    };
+    var expanding = false;
+    var expandAll = function () {
+      var waiting = all("[data-later]");
+      if (!waiting.length || expanding) return false;
+      expanding = true;
+      waiting.forEach(expand);
+      cards = all("#sessions [data-session-id]");
+      haystack = null;
+      learn();
+      showPicks();
+      expanding = false;
+      return true;
+    };
+    if ("IntersectionObserver" in window) {
+      var near = new IntersectionObserver(function (entries) {
+        if (entries.some(function (entry) { return entry.isIntersecting; })) {
+          near.disconnect();
+          expandAll();
+          applyFilters(false);
+        }
+      }, { rootMargin: "1200px 0px" });
+      all("[data-later]").forEach(function (later) { near.observe(later); });
+    }
     var search = el("filter-search");
     var selects = all("select[data-filter]", form);
     var onlyPicked = el("filter-picked");
@@ -427,6 +480,7 @@
     };
 
     applyFilters = function (write) {
+      if (all("[data-later]").length && !expanding) expandAll();
       var words = fold(search.value).split(/\s+/).filter(Boolean);
       var shown = 0;
       cards.forEach(function (card) {
@@ -532,6 +586,7 @@
       button.addEventListener("click", function () {
         var chosen = button.dataset.layoutChoice;
         document.documentElement.dataset.layout = chosen;
+        if (chosen === "grid") expandAll();
         try { localStorage.setItem("confcal:layout", chosen); } catch (e) { /* for this visit only */ }
         all("[data-layout-choice]").forEach(function (other) {
           other.setAttribute("aria-pressed", String(other === button));
@@ -703,6 +758,7 @@
       html.classList.toggle("during", during);
       all(".now-line").forEach(function (mark) { mark.hidden = true; });
       if (!during) return;
+      expandAll();  // every session of today is needed
       var live = cards.filter(function (card) { return !card.classList.contains("cancelled"); }).map(factsOf);
       var running = live.filter(function (item) { return item.start <= now && now < item.end; }).sort(byRoom);
       var soon = live.filter(function (item) { return item.start > now && item.start <= now + SOON; })
@@ -741,7 +797,12 @@
       var asked = new URLSearchParams(location.search);
       ["day", "picked", "picks"].forEach(function (name) { asked.delete(name); });
       if (onlyPicked.checked || asked.toString() !== root.dataset.applied) applyFilters(false);
-      else if (root.dataset.applied) compact(true);
+      else if (root.dataset.applied) { expandAll(); compact(true); }
+      // A link to a card of a slot not laid out yet (a feed's link to a session).
+      if (location.hash && !document.getElementById(location.hash.slice(1)) && expandAll()) {
+        var target = document.getElementById(location.hash.slice(1));
+        if (target) target.scrollIntoView();
+      }
       else if (dayCounts && !dayCounts.hidden) countDays(fold(search.value).split(/\s+/).filter(Boolean));
     };
   }
@@ -801,6 +862,8 @@
   setTimeout(function () {
     learn();
     if (root) {
+      // The grid places every slot at once (and lays out none it does not show anyway).
+      if (gridShown()) expandAll();
       filterOnLoad();
       setInterval(tick, 60000);
     }
