@@ -6,8 +6,6 @@ own feed file."""
 from __future__ import annotations
 
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +14,7 @@ import pytest
 
 from tests.helpers.browser_helpers import Visit, new_visit
 from tests.helpers.serve_process import Running, confcal_command, free_port
+from tests.helpers.static_host import static_host
 
 
 @pytest.fixture(scope="module")
@@ -25,22 +24,8 @@ def static_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     subprocess.run([*confcal_command(), "build", "--quiet", "--db", db, "--base-url", url, str(site)], check=True)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory", str(site), str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(300):  # up to ~30 s on a busy machine; not a timing assertion
-            try:
-                httpx.get(url + "/", timeout=2)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+    with static_host(site, port):
         yield Running(url, db)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 @pytest.fixture
