@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.helpers.browser_helpers import DESKTOP, PHONE, new_visit
@@ -103,3 +104,24 @@ def test_without_javascript_every_card_of_the_day_is_read(browser: Any, fosdem: 
     visit.context.close()
 
     assert shown == 470
+
+
+def test_now_on_fosdems_phone_page_lists_every_running_session_of_the_later_slots(
+    browser: Any, fosdem: Running
+) -> None:
+    sessions = httpx.get(fosdem.url + "/api/sessions").json()["sessions"]
+    moment = "2025-02-01T14:05:00+01:00"
+    running = sorted(s["id"] for s in sessions if s["start"] <= moment < s["end"] and s["status"] == "confirmed")
+    visit = new_visit(browser, fosdem)
+    visit.page.set_viewport_size(PHONE)
+    visit.page.clock.install(time=moment)
+    visit.open("/")
+
+    visit.page.wait_for_selector("#now-next [data-now] li", state="attached")
+    shown = visit.page.eval_on_selector_all(
+        "#now-next [data-now] [data-session-id]", "rows => rows.map(r => r.dataset.sessionId).sort()"
+    )
+    visit.context.close()
+
+    assert len(running) > 10
+    assert shown == running

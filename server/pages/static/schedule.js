@@ -758,7 +758,12 @@
       html.classList.toggle("during", during);
       all(".now-line").forEach(function (mark) { mark.hidden = true; });
       if (!during) return;
-      expandAll();  // every session of today is needed
+      if (all("[data-later]").length) {
+        // Every session of today is needed: laid out in a task of its own, after the first
+        // paint (the box keeps its size meanwhile, so filling it later moves nothing).
+        setTimeout(function () { expandAll(); tick(); }, 0);
+        return;
+      }
       var live = cards.filter(function (card) { return !card.classList.contains("cancelled"); }).map(factsOf);
       var running = live.filter(function (item) { return item.start <= now && now < item.end; }).sort(byRoom);
       var soon = live.filter(function (item) { return item.start > now && item.start <= now + SOON; })
