@@ -820,6 +820,7 @@
     var path = standIn.dataset.offlineFor;
     var session = /\/sessions\/([^/]+)\/$/.exec(path);
     var speaker = /\/speakers\/([^/]+)\/$/.exec(path);
+    expandAll();  // the card may be in a slot not laid out yet
     var target = session ? el("session-" + session[1]) : speaker ? all("[data-speaker]").find(function (card) {
       return card.dataset.speaker.split(" ").indexOf(speaker[1]) >= 0;
     }) : null;
