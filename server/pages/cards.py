@@ -17,6 +17,7 @@ page and its speakers' pages all show the same card.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -34,7 +35,7 @@ SLOT = timedelta(minutes=5)
 MIN_ROWS = 2  # a 5-minute lightning talk still gets room for its time and title
 NO_ROOM = "No room given"
 
-__all__ = ["Card", "Day", "Slot", "days", "make_card", "session_card", "utc_iso"]
+__all__ = ["Card", "Day", "Slot", "Tick", "days", "make_card", "session_card", "ticks", "utc_iso"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +86,16 @@ class Card:
         return " ".join(s.slug for s in self.session.speakers)
 
     @property
+    def hue(self) -> int:
+        """The track's colour on the card, as a hue (0-359) derived from its slug: the same in
+        every build and on every page, distinct enough across dozens of tracks; the stylesheet
+        picks the lightness that keeps the contrast (WCAG 1.4.3, 1.4.11) in light and dark."""
+        track = self.session.track
+        if track is None:
+            return -1
+        return int.from_bytes(hashlib.blake2s(track.slug.encode(), digest_size=2).digest()) % 360
+
+    @property
     def minutes(self) -> int:
         return (self.session.end - self.session.start) // timedelta(minutes=1)
 
@@ -100,12 +111,21 @@ class Slot:
 
 
 @dataclass(frozen=True)
+class Tick:
+    """A mark on the grid's time axis: every half hour of wall time, at its row."""
+
+    label: str  # "10:30" in the conference zone
+    row: int
+
+
+@dataclass(frozen=True)
 class Day:
     slug: str
     name: str
     rooms: tuple[str, ...]  # column headings, in column order
     slots: tuple[Slot, ...]  # in time order
     rows: int  # 5-minute rows from the first start to the last end
+    ticks: tuple[Tick, ...] = ()  # the time axis, in regular steps
 
     @property
     def cards(self) -> tuple[Card, ...]:
@@ -207,5 +227,22 @@ def days(conference: Conference, sessions: list[Session], card: Callable[[Sessio
     result = []
     for slug, group in groupby(sorted(cards, key=lambda c: c.day), key=lambda c: c.day):
         rooms, slots, rows = place(list(group))
-        result.append(Day(slug, day_name(datetime.fromisoformat(slug).date()), rooms, slots, rows))
+        first = min(c.session.start for slot in slots for c in slot.cards)
+        name = day_name(datetime.fromisoformat(slug).date())
+        result.append(Day(slug, name, rooms, slots, rows, ticks(first, rows, conference)))
     return result
+
+
+TICK_MINUTES = 30
+
+
+def ticks(first: datetime, rows: int, conference: Conference) -> tuple[Tick, ...]:
+    """The time axis of a day laid out from `first` over `rows` rows: a mark at every full half
+    hour of the conference's wall time (rows count elapsed time, so a DST change still marks each
+    half hour where it falls)."""
+    found = []
+    for row in range(rows):
+        moment = (first + row * SLOT).astimezone(conference.zone)
+        if moment.minute % TICK_MINUTES == 0:
+            found.append(Tick(f"{moment.hour:02}:{moment.minute:02}", row + 1))
+    return tuple(found)

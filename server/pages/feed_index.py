@@ -40,7 +40,7 @@ def feed_index_representation(published: Published, site: Site, kind: str) -> Re
             "description": f"{group['link']} of {conference.name}, to subscribe to in your calendar app.",
             "heading": group["link"],
             # The group as a schedule page lists a kind it has room for.
-            "group": {**group, "index": ""},
+            "group": {**group, "index": "", "counts": True},
         }
         return html_page(render("feed_index.html", DEPTH, context), published.schedule.sessions)
 

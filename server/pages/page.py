@@ -44,10 +44,10 @@ from server.pages.page_parts import (
 )
 from server.pages.qr import qr_svg, qr_title
 from server.pages.render import CSP, page_text
-from server.pages.search import matching
+from server.pages.search import INDEX, index_body, index_rows, matching
 from server.pages.subscribe import level_key, subscribe_section
 from server.pages.view import ALL_DAYS, View
-from server.snapshot.conditional import HTML, Representation
+from server.snapshot.conditional import HTML, JSON, Representation
 from server.snapshot.published import Published, last_modified
 
 FILTERS = (("track", "Track"), ("room", "Room"), ("level", "Level"), ("kind", "Type"))
@@ -90,6 +90,24 @@ def page_context(
         hidden = {
             s.id for s in sessions if not query.matches(s, conference) or (found is not None and s.id not in found)
         }
+    searched = bool(view.filtered() or view.q.strip())
+    # A search or filter covers every day: how many each day has, with a link to it (the script
+    # keeps these up to date as the search is typed, from search.json).
+    day_counts = []
+    if multi_day:
+        state = view.state_query()
+        for slug in (*slugs, ALL_DAYS):
+            members = [s for one in slugs if slug in (ALL_DAYS, one) for s in by_day[one]]
+            day_counts.append(
+                {
+                    "slug": slug,
+                    "name": "All days" if slug == ALL_DAYS else day_name(date.fromisoformat(slug)),
+                    # Unsearched, no counts: a day page shows nothing of another day's sessions.
+                    "count": sum(1 for s in members if s.id not in hidden) if searched else "",
+                    "path": urls.day_page(slug),
+                    "query": f"?{state}" if state else "",
+                }
+            )
     total = sum(len(by_day[slug]) for slug in shown_days)
     shown = total - sum(1 for slug in shown_days for s in by_day[slug] if s.id in hidden)
     feed_day = day if multi_day and day != ALL_DAYS else None
@@ -105,6 +123,8 @@ def page_context(
         }
         for kind, label in FILTERS
     ]
+    # A filter with nothing to choose (no session has a level) is not offered.
+    filters = [f for f in filters if [v for v, _ in f["options"] if v != NONE]]
     when = day_name(conference.start_date)
     if conference.end_date != conference.start_date:
         when = f"{when} – {day_name(conference.end_date)}"
@@ -130,6 +150,10 @@ def page_context(
         "view": view,
         "subscribe": SUBSCRIBE,
         "filtered_feed": filtered_feed,
+        "day_counts": day_counts,
+        "searched": searched,
+        "view_what": view_what(filters, view, day_name(date.fromisoformat(feed_day)) if feed_day else ""),
+        "all_days_webcal": site.webcal(all_feed) + (f"?{view.feed_query(None)}" if view.feed_query(None) else ""),
         "filtered_webcal": site.webcal(all_feed) + (f"?{feed_query}" if feed_query else ""),
         "feed_base": site.url(all_feed),
         "feed_day": feed_day or "",
@@ -138,6 +162,17 @@ def page_context(
         "storage_key": f"confcal:picks:{conference.slug}",
         "others": others,
     }
+
+
+def view_what(filters: list[dict[str, Any]], view: View, day: str) -> str:
+    """What the feed of this view holds, in words: "the sessions of track Rust on Saturday 1
+    February 2025" (schedule.js `viewWhat` says the same as the filters change)."""
+    chosen = []
+    for f in filters:
+        names = dict(f["options"])
+        chosen += [f"{f['label'].lower()} {names.get(v, v)}" for v in getattr(view, f["kind"])]
+    what = "the sessions" + (" of " + ", ".join(chosen) if chosen else "")
+    return what + (f" on {day} only" if day else " of every day")
 
 
 def _span(sessions: list[Session]) -> tuple[str, str]:
@@ -229,6 +264,7 @@ def page_files(
     for feed in published.feeds:
         yield urls.feed_qr(feed.path), qr_svg(site.url(feed.path), qr_title(feed)).body
     yield from detail_files(published, site)
+    yield INDEX, search_representation(published).body
     yield urls.SERVICE_WORKER, service_worker().body
     yield from static_files()
 
@@ -274,6 +310,39 @@ async def day(request: Request) -> Response:
     return context.send(request, rep)
 
 
+def search_rows(published: Published) -> list[list[str]]:
+    return published.memo(("search rows",), lambda: index_rows(day_sessions(published)))
+
+
+def search_representation(published: Published) -> Representation:
+    """`search.json` (search.index_body), once per snapshot."""
+    return published.memo(
+        ("search index",),
+        lambda: Representation(
+            index_body(published.conference, search_rows(published)),
+            JSON,
+            last_modified(published.schedule.sessions),
+        ),
+    )
+
+
+# What the pages' script asks to learn whether a server is behind them: the server answers this,
+# a static build writes its own (build_pages.page_extras) -- the one file whose bytes differ,
+# so a static host's pages offer only what works there (no picks, feeds of one filter only).
+HOST = "host.json"
+SERVED = Representation(b'{"static":false}', JSON, None, (("cache-control", "no-cache"),))
+
+
+async def host(request: Request) -> Response:
+    return route_context(request).send(request, SERVED)
+
+
+async def search_index(request: Request) -> Response:
+    context = route_context(request)
+    rep = search_representation(await context.current(request))
+    return context.send(request, rep)
+
+
 async def static(request: Request) -> Response:
     rep = lookup(request.path_params["name"])
     if rep is None:
@@ -289,8 +358,10 @@ routes = [
     Route(urls.ROUTE_PAGE, page, methods=["GET", "HEAD"]),
     Route(urls.ROUTE_DAY_PAGE, day, methods=["GET", "HEAD"]),
     Route(urls.ROUTE_SERVICE_WORKER, worker, methods=["GET", "HEAD"]),
+    Route(f"/{INDEX}", search_index, methods=["GET", "HEAD"]),
+    Route(f"/{HOST}", host, methods=["GET", "HEAD"]),
     Route(urls.ROUTE_STATIC_FILE, static, methods=["GET", "HEAD"]),
 ]
 
 
-__all__ = ["STATIC", "page_files", "page_representation", "routes"]
+__all__ = ["HOST", "STATIC", "page_files", "page_representation", "routes", "search_representation", "search_rows"]

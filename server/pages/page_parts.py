@@ -39,6 +39,11 @@ PLACE = Markup(f"\x00place-{secrets.token_hex(16)}\x00")
 CARD_END = Markup(f"\x00card-{secrets.token_hex(16)}\x00")
 SLOT_CARDS = Markup(f"\x00slot-{secrets.token_hex(16)}\x00")  # where a slot's cards go in _day.html
 
+# A day of more cards than this has its slots after the first FIRST_CARDS cards laid out only when
+# the page's script needs them (_day.html): the first screen of a FOSDEM day (470 cards) is cheap.
+LAZY_DAY = 60
+FIRST_CARDS = 12
+
 # A card's markup around its place in the grid: before the "short" class, between it and the
 # grid style's value, after that.
 CardText = tuple[str, str, str]
@@ -107,6 +112,7 @@ def day_section(
     make = partial(card_texts, published, depth, hidden)
     texts = iter(make(cards) if parts is None else parts.cards(slug, depth, cards, make))
     context = {"day": day, "hidden": hidden, "conference": published.conference, "slot_cards": SLOT_CARDS}
+    context |= {"LAZY_DAY": LAZY_DAY, "FIRST_CARDS": FIRST_CARDS}
     head, *rest = str(fragment("_day.html", depth, context)).split(SLOT_CARDS)
     if len(rest) != len(day.slots):
         raise ValueError("_day.html lost a slot's marker")

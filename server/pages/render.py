@@ -107,12 +107,13 @@ _env.globals["meta_csp"] = META_CSP
 class Frame:
     """The parts of base.html the same on every page of one conference at one depth
     (_frame.html's macros): its static links, the body's data attributes, the crumbs back to
-    the schedule and the footer."""
+    the schedule, the footer and the picks bar."""
 
     head: Markup
     body_data: Markup
     crumbs: Markup
     foot: Markup
+    picks: Markup
 
 
 @lru_cache(maxsize=64)
@@ -127,7 +128,7 @@ def frame(conference: Conference, depth: int) -> Frame:
     def part(name: str) -> Markup:
         return Markup(getattr(macros, name)())
 
-    return Frame(part("head"), part("body_data"), part("crumbs"), part("foot"))
+    return Frame(part("head"), part("body_data"), part("crumbs"), part("foot"), part("picks"))
 
 
 def page_text(template: str, depth: int, context: dict[str, Any]) -> str:

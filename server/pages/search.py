@@ -9,12 +9,15 @@ The script (static/schedule.js, `fold` and `textOf`) reads the same parts off th
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Iterable
 
-from feeds.catalogue import kind_name
-from feeds.model import Session
+from feeds.catalogue import kind_name, kind_slug
+from feeds.model import Conference, Session
+
+INDEX = "search.json"  # at the conference's base, beside the schedule page
 
 MAX_QUERY = 200  # characters of a search kept: longer ones are cut, not refused
 _MARKS = re.compile("[\u0300-\u036f]")
@@ -44,3 +47,34 @@ def matching(sessions: Iterable[Session], query: str) -> set[str]:
     """Ids of the sessions every word of `query` is found in (all of them for no words)."""
     wanted = words(query)
     return {s.id for s in sessions if all(w in card_text(s) for w in wanted)}
+
+
+def index_rows(by_day: dict[str, tuple[Session, ...]]) -> list[list[str]]:
+    """`search.json`'s rows (FIELDS), by session id: what the page's script needs to count a
+    search's and the filters' matches on every day, not only the day on screen. No times: a
+    session moved within its day leaves the index as it was."""
+    rows = [
+        [
+            s.id,
+            day,
+            card_text(s),
+            s.track.slug if s.track else "",
+            s.room.slug if s.room else "",
+            s.level.slug if s.level else "",
+            kind_slug(s.kind),
+            " ".join(p.slug for p in s.speakers),
+        ]
+        for day, sessions in by_day.items()
+        for s in sessions
+    ]
+    return sorted(rows)
+
+
+def index_body(conference: Conference, rows: list[list[str]]) -> bytes:
+    """`search.json`: `index_rows` with the names of their fields. Fetched on the first search or
+    filter only; a few dozen bytes a session."""
+    document = {"conference": conference.slug, "fields": FIELDS, "sessions": rows}
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+FIELDS = ["id", "day", "text", "track", "room", "level", "kind", "speaker"]

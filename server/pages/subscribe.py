@@ -10,7 +10,7 @@ than `LISTED_FEEDS` feeds shows a link to its kind's own page instead (feed_inde
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -55,13 +55,14 @@ class Subscription:
     google: str
     outlook: str
     qr: str  # site-relative
+    page: str  # site-relative: the page of its sessions ("" when it has none of its own)
 
     @property
     def anchor(self) -> str:
         return f"sub-{self.kind}" + (f"-{self.slug}" if self.slug else "")
 
 
-def subscription(feed: Feed, site: Site) -> Subscription:
+def subscription(feed: Feed, site: Site, one_day: bool = False) -> Subscription:
     return Subscription(
         kind=feed.spec.kind.value,
         slug=feed.spec.slug,
@@ -73,7 +74,18 @@ def subscription(feed: Feed, site: Site) -> Subscription:
         google=site.google(feed.path),
         outlook=outlook_subscribe_link(site.url(feed.path), feed.spec.title),
         qr=urls.feed_qr(feed.path),
+        page="" if one_day and feed.spec.kind.value == "day" else sessions_page(feed.spec.kind.value, feed.spec.slug),
     )
+
+
+def sessions_page(kind: str, slug: str) -> str:
+    """Where a feed's sessions are shown: the schedule for everything, a track's or room's
+    page, a speaker's page, a day's page; none for a level or session type (the schedule's
+    filter is a query string a static host ignores)."""
+    pages = {"all": "", "track": f"tracks/{slug}/", "room": f"rooms/{slug}/", "speaker": f"speakers/{slug}/"}
+    if kind == "day":
+        return urls.day_page(slug)
+    return pages.get(kind, "-")
 
 
 def level_key(slug_and_name: tuple[str, str]) -> tuple[int, int, str]:
@@ -128,8 +140,11 @@ def subscribe_groups(published: Published, site: Site) -> list[dict[str, Any]]:
                 group["feeds"] = ()
                 group["shown"] = (group["kind"], group["label"], count, group["index"], group["link"])
             else:
-                group["feeds"] = tuple(subscription(feed, site) for feed in group["sources"])
-                group["shown"] = (group["kind"], group["label"], group["feeds"])
+                one_day = group["kind"] == "day" and len(group["sources"]) == 1
+                group["feeds"] = tuple(subscription(feed, site, one_day) for feed in group["sources"])
+                # The schedule pages show no feed's number of events: a session moved from one
+                # day to another changes those days' pages, not every page of the conference.
+                group["shown"] = (group["kind"], group["label"], tuple(replace(f, events=0) for f in group["feeds"]))
         return groups
 
     return published.memo(("subscribe groups", site.base_url), build)

@@ -65,6 +65,14 @@ class View:
         values: tuple[str, ...] = getattr(self, name)
         return values[0] if values else ""
 
+    def state_query(self) -> str:
+        """The filters and search of this view, without its day: what a link to another day's
+        page carries to show the same view there."""
+        pairs = [(name, v) for name in FACETS for v in getattr(self, name)]
+        if self.q.strip():
+            pairs.append(("q", self.q.strip()))
+        return urlencode(pairs)
+
     def feed_query(self, day: str | None) -> str:
         """The feed parameters of this view; `day` when the page shows one day of several."""
         pairs = [(name, v) for name in FACETS for v in getattr(self, name)]

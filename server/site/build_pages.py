@@ -21,13 +21,17 @@ from functools import cached_property, partial
 from itertools import groupby
 
 from feeds import urls
+from feeds.web_links import web_link
 from server.links import ConferenceLink, Site
 from server.pages.cards import Card
-from server.pages.page import PageFrame, day_page_slugs, page_body, page_frame
+from server.pages.index_pages import index_files
+from server.pages.page import HOST, PageFrame, day_page_slugs, page_body, page_frame, search_representation, search_rows
 from server.pages.page_parts import CardText, CardTexts, day_sessions
+from server.pages.search import INDEX
 from server.pages.view import View
 from server.site.build_output import Output, digest
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
+from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
 
 
@@ -86,11 +90,24 @@ class PageParts:
             for slug, members in day_sessions(self._published).items()
         }
 
+    @property
+    def base(self) -> str:
+        return self._base
+
+    def session_key(self, session_id: str) -> str:
+        return self._sessions[session_id]
+
     def section_key(self, slug: str, depth: int) -> str:
         return digest(self._base, "day section", depth, slug, self._days[slug])
 
+    @cached_property
+    def _listed(self) -> str:
+        """A digest of what the subscribe section shows of the feeds: spec and path, no number of
+        events (a session moved to another day changes two day feeds' counts, not every page)."""
+        return digest([(f.spec, f.path) for f in self._published.feeds])
+
     def subscribe_key(self, depth: int) -> str:
-        return digest(self._base, "subscribe", depth, self._site.base_url, self.feeds)
+        return digest(self._base, "subscribe", depth, self._site.base_url, self._listed)
 
     def section(self, slug: str, depth: int, make: Callable[[], bytes]) -> bytes:
         return self._kept(self.section_key(slug, depth), make)
@@ -168,3 +185,30 @@ def page_parts(
     for path, view, day_page in views:
         frame = page_frame(published, site, view, others, day_page)
         yield path, parts.page_key(frame), partial(page_body, published, site, frame, parts)
+
+
+def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
+    """(path, key, make) of what the schedule pages fetch or link besides: `search.json`, keyed on
+    its rows (a session moved within its day leaves it as it was)."""
+    yield INDEX, digest(parts.base, "search index", search_rows(published)), partial(_search_body, published)
+    # The track, room and speaker index pages: each keyed on the sessions it lists.
+    for path, shown, sessions, make in index_files(published, site):
+        key = digest(parts.base, "index page", site.base_url, shown, [parts.session_key(s.id) for s in sessions])
+        yield path, key, partial(_body_of, make)
+    # Unlike every other file, not what the server answers: it tells the pages they are static.
+    yield HOST, digest(parts.base, "host"), partial(_static_host, published)
+
+
+def _body_of(make: Callable[[], Representation]) -> bytes:
+    return make().body
+
+
+def _static_host(published: Published) -> bytes:
+    """`host.json` of a static build: no server behind the pages; the conference's own site, if
+    known, is where to go for the rest."""
+    site = web_link(published.conference.source_url or "")
+    return json.dumps({"static": True, "site": site}, separators=(",", ":")).encode()
+
+
+def _search_body(published: Published) -> bytes:
+    return search_representation(published).body

@@ -38,7 +38,7 @@ from server.pages.qr import qr_svg, qr_title
 from server.site.build_events import KeptEvents
 from server.site.build_exports import CHUNKED, export_body, sessions_api_body
 from server.site.build_output import Output, code_key, digest
-from server.site.build_pages import PageParts, page_parts
+from server.site.build_pages import PageParts, page_extras, page_parts
 from server.snapshot.conditional import Representation
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Feed, Published
@@ -124,6 +124,7 @@ def site_parts(
     # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).
     parts = PageParts(output, base, published, site, sessions)
     yield from page_parts(published, site, others, parts)
+    yield from page_extras(published, site, parts)
     # The feeds' list shows each feed's name, links and number of events, not the sessions.
     for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
         yield path, digest(base, "feeds", parts.feeds), parts.feeds_api

@@ -28,7 +28,7 @@ from starlette.staticfiles import StaticFiles
 
 from feeds import urls
 from server.caldav.target import allow_private_calendars
-from server.pages import changes, detail_pages, feed_index, page, params, qr
+from server.pages import changes, detail_pages, feed_index, index_pages, page, params, qr
 from server.snapshot.feed_renders import FeedRenders
 from server.snapshot.live import Live, NoSuchConference, NothingPublished, ScheduleStore, utc_now
 from server.snapshot.pick_cache import PickCache
@@ -51,6 +51,7 @@ from server.web.sync_requests import NoteOnly, SyncRequests
 CONFERENCE_ROUTES: list[BaseRoute] = [
     *page.routes,
     *detail_pages.routes,
+    *index_pages.routes,
     *feed_index.routes,
     *qr.routes,
     *changes.routes,

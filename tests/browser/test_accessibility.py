@@ -34,6 +34,10 @@ def paths(server: Running) -> dict[str, str]:
         "schedule": "/",
         "session": f"/sessions/{torchjd['id']}/",
         "speaker": "/speakers/valerian-rey/",
+        "track": "/tracks/training-systems/",
+        "room": "/rooms/founders-cafe/",
+        "tracks": "/tracks/",
+        "speakers": "/speakers/",
     }
 
 

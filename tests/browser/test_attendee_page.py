@@ -76,10 +76,20 @@ def test_now_and_next_during_the_conference(visit: Visit, server: Running) -> No
 
     assert now == ids_where(server, lambda s: s["start"] <= "2026-04-07T11:05" < s["end"])
     assert len(now) == 3
-    assert next_ == ids_where(server, lambda s: s["start"].startswith("2026-04-07T11:15"))
-    assert visit.page.text_content("#now-next .next-at") == "at 11:15"
+    # Next: every session starting in the next 30 minutes (after 11:05, up to 11:35).
+    assert next_ == ids_where(server, lambda s: "2026-04-07T11:05" < s["start"][:16] <= "2026-04-07T11:35")
     assert line.is_visible()
     assert jump == "#now-line"
+
+
+def test_now_lists_one_line_per_room_in_room_order(visit: Visit, server: Running) -> None:
+    at(visit, DURING)
+    visit.open()
+
+    rooms = visit.page.locator("#now-next [data-now] .strip-room").all_text_contents()
+    running = [s for s in sessions(server) if s["start"] <= "2026-04-07T11:05" < s["end"]]
+
+    assert rooms == sorted(s["room"] for s in running)
 
 
 def test_now_and_next_follow_the_clock_every_minute(visit: Visit, server: Running) -> None:
@@ -89,7 +99,9 @@ def test_now_and_next_follow_the_clock_every_minute(visit: Visit, server: Runnin
     visit.page.clock.run_for("15:00")
 
     assert strip_ids(visit, "[data-now]") == ids_where(server, lambda s: s["start"] <= "2026-04-07T11:20" < s["end"])
-    assert visit.page.text_content("#now-next .next-at") == "at 11:30"
+    assert strip_ids(visit, "[data-next]") == ids_where(
+        server, lambda s: "2026-04-07T11:20" < s["start"][:16] <= "2026-04-07T11:50"
+    )
 
 
 def test_now_line_sits_between_the_slots_around_now(visit: Visit) -> None:
@@ -120,19 +132,33 @@ def test_nothing_extra_before_or_after_the_conference(visit: Visit) -> None:
 # ---- The time axis ----
 
 
-def test_card_heights_follow_duration(visit: Visit, server: Running) -> None:
+GRID_BOXES = """
+() => [...document.querySelectorAll("#sessions .card")].map(card => {
+  const box = card.getBoundingClientRect();
+  return {
+    id: card.dataset.sessionId, start: card.dataset.start, column: card.style.gridColumnStart,
+    top: box.top, bottom: box.bottom, clipped: card.scrollHeight > card.clientHeight + 1,
+  };
+})
+"""
+
+
+def test_grid_cards_show_all_they_hold_and_keep_time_order(visit: Visit) -> None:
     visit.open()
-    by_minutes: dict[int, list[float]] = {}
-    for s in sessions(server):
-        box = visit.page.locator(f"#session-{s['id']}").bounding_box()
-        start, end = (int(s[k][11:13]) * 60 + int(s[k][14:16]) for k in ("start", "end"))
-        if box:
-            by_minutes.setdefault(end - start, []).append(box["height"])
 
-    ten, twenty_five = by_minutes[10], by_minutes[25]
+    boxes = visit.page.evaluate(GRID_BOXES)
+    tops_by_start: dict[str, set[int]] = {}
+    for box in boxes:
+        tops_by_start.setdefault(box["start"], set()).add(round(box["top"]))
+    overlapping = []
+    for column in {b["column"] for b in boxes}:
+        ordered = sorted((b for b in boxes if b["column"] == column), key=lambda b: b["start"])
+        overlapping += [(a["id"], b["id"]) for a, b in zip(ordered, ordered[1:]) if b["top"] < a["bottom"] - 1]
 
-    assert len(set(round(h) for h in ten)) == 1  # same length, same height, whatever the text
-    assert abs(twenty_five[0] / ten[0] - 2.5) < 0.1
+    assert [b["id"] for b in boxes if b["clipped"]] == []
+    assert overlapping == []
+    # Sessions starting together start on one line across the rooms.
+    assert {start: tops for start, tops in tops_by_start.items() if max(tops) - min(tops) > 1} == {}
 
 
 def test_grid_and_phone_list_have_time_headings(browser: Any, server: Running) -> None:
@@ -197,7 +223,7 @@ def test_pick_on_a_session_page_joins_the_picks(visit: Visit, server: Running) -
 
     with visit.page.expect_response(lambda r: "/api/picks" in r.url):
         visit.page.click(f".session-detail {PICK}")
-    href = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+    href = visit.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
 
     assert href is not None
     assert feed_uids(href) == [chosen["uid"]]
@@ -243,7 +269,7 @@ def test_picker_folds_speakers_levels_and_kinds_and_finds_them(visit: Visit) -> 
 
     unfold(visit.page, "#more-feeds > summary")
     visit.page.fill("#feed-search", "rey")
-    found = visit.page.locator("#more-feeds .feed:visible .subscribe").all_text_contents()
+    found = visit.page.locator("#more-feeds .feed:visible .name").all_text_contents()
 
     assert folded_before is False
     assert in_view > 0
@@ -268,13 +294,21 @@ def test_picks_bar_stays_in_view_with_titles_and_overlap_warning(browser: Any, s
 
     bar = visit.page.locator("#my-picks").bounding_box()
     titles = visit.page.locator("#picks-list a").all_text_contents()
-    warning = visit.page.text_content("#picks-overlap")
+    marked = visit.page.locator("#picks-list li.clashes a").all_text_contents()
+    lines = visit.page.locator("#picks-list li").all_inner_texts()
+    flag = visit.page.text_content("#picks-overlap-flag")
+    subscribe_links = visit.page.locator("#my-picks a:visible[href^='webcal:']").count()
     visit.screenshot("phone-picks-390")
     visit.context.close()
 
     assert bar and bar["y"] + bar["height"] <= PHONE["height"] + 1
     assert titles == [helion["title"], flexible["title"]]
-    assert warning == f"“{helion['title']}” overlaps “{flexible['title']}”."
+    # Overlaps are marked on their lines, not spelled out in sentences.
+    assert marked == titles
+    assert flag == "2 overlapping"
+    # Each line says the day, time and room.
+    assert lines[0] == f"Tue {helion['start'][11:16]} {helion['title']} {helion['room']} overlaps"
+    assert subscribe_links == 1
 
 
 def pick_offline_then_reconnect(visit: Visit, session_id: str) -> str | None:
@@ -286,7 +320,7 @@ def pick_offline_then_reconnect(visit: Visit, session_id: str) -> str | None:
     pick.click()
     visit.page.wait_for_selector("#picks-error:visible")
     visit.context.set_offline(False)
-    return visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+    return visit.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
 
 
 def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(visit: Visit, server: Running) -> None:
@@ -315,7 +349,7 @@ def test_share_link_opens_the_same_picks_in_another_browser(browser: Any, server
     second = new_visit(browser, server)
     second.page.goto(share)
     second.wait_ready()
-    href = second.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+    href = second.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
     pressed = second.page.eval_on_selector_all(
         f'#sessions {PICK}[aria-pressed="true"]',
         "bs => bs.map(b => b.closest('[data-session-id]').dataset.sessionId)",
@@ -357,6 +391,41 @@ def test_after_one_visit_the_page_opens_offline_and_saves_picks_later(visit: Vis
     assert cards == 28
     assert status is not None and status.startswith("You are offline: this schedule was fetched on ")
     assert href is not None and feed_uids(href) == [chosen["uid"]]
+
+
+def test_offline_a_session_or_speaker_page_never_opened_is_shown_styled_in_the_saved_schedule(
+    visit: Visit, server: Running
+) -> None:
+    chosen = sessions(server)[5]
+    speaker = "valerian-rey"
+    visit.open()
+    visit.page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    visit.page.reload()  # now under the service worker's control
+    visit.wait_ready()
+    visit.context.set_offline(True)
+
+    shown = {}
+    for path in (f"/sessions/{chosen['id']}/", f"/speakers/{speaker}/"):
+        visit.open(path)
+        shown[path] = visit.page.evaluate(
+            """() => ({
+              background: getComputedStyle(document.body).backgroundColor,
+              status: document.getElementById("data-status").textContent,
+              target: [...document.querySelectorAll(".offline-target")].map(c => c.dataset.sessionId),
+              speakers: [...document.querySelectorAll(".offline-target")].map(c => c.dataset.speaker),
+            })"""
+        )
+    visit.forget_offline_errors()
+
+    session_page, speaker_page = shown.values()
+    assert session_page["background"] == "rgb(244, 246, 249)"  # the stylesheet's page colour: styled
+    assert (
+        session_page["status"]
+        == "You are offline and this page was not saved: here is the session in the saved schedule."
+    )
+    assert session_page["target"] == [chosen["id"]]
+    assert speaker_page["background"] == "rgb(244, 246, 249)"
+    assert len(speaker_page["target"]) == 1 and speaker in speaker_page["speakers"][0].split()
 
 
 # ---- Finish ----

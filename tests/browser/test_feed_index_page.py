@@ -57,7 +57,7 @@ def test_the_link_survives_the_feed_search_and_leads_to_every_feed(crowded_visit
 def test_the_feed_search_narrows_a_kinds_own_page(crowded_visit: Visit) -> None:
     page = crowded_visit.page
     crowded_visit.open("/subscribe/speaker/")
-    names = "#feeds-speaker .feed:visible .subscribe"
+    names = "#feeds-speaker .feed:visible .name"
 
     page.fill("#feed-search", "SPEAKER 04")  # every word, anywhere in the name, in any case
     found = page.locator(names).all_text_contents()

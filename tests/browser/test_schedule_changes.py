@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from server.cli import main
-from tests.helpers.browser_helpers import Visit, new_visit
+from tests.helpers.browser_helpers import Visit, new_visit, unfold
 from tests.helpers.serve_process import Running, running_confcal
 
 CHANGES = Path(__file__).resolve().parents[1] / "fixtures" / "changes"
@@ -27,6 +27,7 @@ SEEN = "localStorage.getItem('confcal:picks:change-conf-2026:version')"
 
 def test_reminder_choice_adds_alarm_to_feed_links(visit: Visit) -> None:
     visit.open()
+    unfold(visit.page, "#sub-all details.more > summary")  # its ways in are laid out when opened
 
     visit.page.select_option("#feed-alarm", "10")
     webcal = visit.page.get_attribute("#sub-all .subscribe", "href")

@@ -63,7 +63,7 @@ def test_picking_two_puts_exactly_those_two_in_the_personal_feed(visit: Visit, s
     # Two quick clicks, no waiting in between: the mark on the link waits for both saves.
     for session in chosen:
         visit.page.click(f"#session-{session['id']} {PICK}")
-    href = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+    href = visit.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
 
     assert href is not None and re.fullmatch(re.escape(server.url) + r"/p/[A-Za-z0-9_-]{22,}\.ics", href)
     assert sorted(feed_uids(href)) == sorted(s["uid"] for s in chosen)
@@ -73,6 +73,7 @@ def test_picking_two_puts_exactly_those_two_in_the_personal_feed(visit: Visit, s
     )
     assert sorted(pressed) == sorted(s["id"] for s in chosen)
     visit.page.click("#picks-toggle")
+    visit.page.click("#picks-more > summary")
     assert visit.page.is_visible("#personal-qr")
 
 
@@ -99,7 +100,7 @@ def test_a_reload_keeps_the_picks_and_the_link(visit: Visit, server: Running) ->
 
     visit.page.reload()
     visit.wait_ready()
-    after = visit.page.wait_for_selector("a[data-personal-feed]").get_attribute("href")
+    after = visit.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
 
     assert after == before
     for session in chosen:
@@ -184,7 +185,7 @@ def test_keyboard_alone_can_pick_and_focus_is_visible(visit: Visit) -> None:
             break
         visit.page.keyboard.press("Tab")
     visit.page.keyboard.press("Space")
-    visit.page.wait_for_selector("a[data-personal-feed]")
+    visit.page.wait_for_selector("a[data-personal-feed]", state="attached")
 
     assert outline == "solid"
     assert visit.page.evaluate("document.activeElement.getAttribute('aria-pressed')") == "true"

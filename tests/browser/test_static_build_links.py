@@ -5,8 +5,6 @@ Content-Security-Policy <meta> stops a `javascript:` link from running all the s
 from __future__ import annotations
 
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from server.pages.render import META_CSP
 from tests.helpers.browser_helpers import new_visit
 from tests.helpers.link_calendars import two_linked_sessions
 from tests.helpers.serve_process import Running, confcal_command, free_port
+from tests.helpers.static_host import static_host
 
 ICS = two_linked_sessions("javascript:document.body.dataset.pwned='yes'", "https://example.org/two")
 
@@ -31,24 +30,8 @@ def static_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Runn
     command = confcal_command()
     subprocess.run([*command, "ingest", "--quiet", "--db", db, "--tz", "Europe/Berlin", str(source)], check=True)
     subprocess.run([*command, "build", "--quiet", "--db", db, str(site)], check=True)
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "--directory", str(site), str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):  # up to ~30 s on a busy machine; not a timing assertion
-            try:
-                httpx.get(url + "/", timeout=2)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+    with static_host(site, free_port()) as url:
         yield Running(url, db), site
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def session_path(site: Path, title: str) -> str:

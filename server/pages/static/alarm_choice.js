@@ -30,8 +30,13 @@
     return changed ? url.href : href;
   }
 
+  var carried = false;  // whether the links carry a reminder now
   function apply() {
     var minutes = choice.value;
+    // No reminder chosen and none on the links: nothing to change (the usual case, and a large
+    // conference's subscribe section has thousands of links to parse).
+    if (!minutes && !carried) return;
+    carried = !!minutes;
     document.querySelectorAll(SCOPES).forEach(function (scope) {
       scope.querySelectorAll("a[href]").forEach(function (link) {
         var href = link.getAttribute("href");

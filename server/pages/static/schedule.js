@@ -28,6 +28,9 @@
     }
     return formatters[key];
   }
+  function weekday(date) {
+    return formatter("weekday", conferenceZone, "en-GB", { weekday: "short" }).format(date);
+  }
   function hhmm(date, zone) {
     return formatter("hhmm", zone, "en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
       .format(date);
@@ -52,15 +55,20 @@
     var shortTime = new Intl.DateTimeFormat(undefined, {
       timeZone: viewerZone, hour: "2-digit", minute: "2-digit", timeZoneName: "short"
     });
+    var made = {};  // by start and end: sessions share their times, and formatting is slow
     all("[data-start]", within).forEach(function (item) {
       var label = item.querySelector(".local-time");
       if (!label) return;
-      var start = new Date(item.dataset.start);
-      var end = new Date(item.dataset.end);
-      if (inConference.format(start) === inViewer.format(start)) return;
-      label.textContent = shortTime.formatRange
-        ? shortTime.formatRange(start, end) + " your time"
-        : shortTime.format(start) + " your time";
+      var key = item.dataset.start + item.dataset.end;
+      if (!(key in made)) {
+        var start = new Date(item.dataset.start);
+        var end = new Date(item.dataset.end);
+        made[key] = inConference.format(start) === inViewer.format(start) ? "" : shortTime.formatRange
+          ? shortTime.formatRange(start, end) + " your time"
+          : shortTime.format(start) + " your time";
+      }
+      if (!made[key]) return;
+      label.textContent = made[key];
       label.hidden = false;
     });
   }
@@ -83,9 +91,11 @@
       var link = card.querySelector("a[data-session-link]")
         || (card.tagName === "LI" ? card.querySelector("a") : null);
       var title = card.querySelector(".title, h1") || link;
+      var room = card.querySelector(".room");
       info[card.dataset.sessionId] = [
         title ? title.textContent.trim() : card.dataset.sessionId,
-        card.dataset.start, card.dataset.end, link ? link.href : location.href
+        card.dataset.start, card.dataset.end, link ? link.href : location.href,
+        room ? room.textContent.trim() : ""
       ];
     });
   }
@@ -151,55 +161,71 @@
     all(".card[data-session-id]").forEach(function (card) {
       card.classList.toggle("picked", picked.has(card.dataset.sessionId));
     });
+    if (!bar) return;  // a page without the picks bar (the directories)
     var n = picked.size;
     el("picks-count").textContent = String(n);
     el("picks-summary").textContent = n === 0
       ? "Nothing picked yet: use Pick on a session."
       : n + (n === 1 ? " session" : " sessions") + " picked. Subscribe once: your feed follows your picks.";
+    var clash = overlaps();
+    var clashing = new Set();
+    clash.forEach(function (pair) { clashing.add(pair[0].id); clashing.add(pair[1].id); });
     var list = el("picks-list");
     list.textContent = "";
     Array.from(picked).filter(function (id) { return info[id]; }).sort(function (a, b) {
       return Date.parse(info[a][1]) - Date.parse(info[b][1]);
     }).forEach(function (id) {
+      // "Sat 10:30 · Title · Room", an overlap marked on the line rather than spelled out.
       var item = document.createElement("li");
+      var start = new Date(info[id][1]);
+      var when = document.createElement("span");
+      when.className = "when";
+      when.textContent = weekday(start) + " " + hhmm(start, conferenceZone);
       var link = document.createElement("a");
       link.href = info[id][3];
       link.textContent = info[id][0];
-      var when = document.createElement("span");
-      when.className = "when";
-      when.textContent = " " + hhmm(new Date(info[id][1]), conferenceZone);
-      item.append(link, when);
+      item.append(when, " ", link);
+      if (info[id][4]) {
+        var where = document.createElement("span");
+        where.className = "where";
+        where.textContent = info[id][4];
+        item.append(" ", where);
+      }
+      if (clashing.has(id)) {
+        var mark = document.createElement("span");
+        mark.className = "clash";
+        mark.textContent = "overlaps";
+        item.append(" ", mark);
+        item.className = "clashes";
+      }
       list.append(item);
     });
-    var clash = overlaps();
-    el("picks-overlap").hidden = el("picks-overlap-flag").hidden = clash.length === 0;
-    el("picks-overlap").textContent = clash.map(function (pair) {
-      return "“" + pair[0].title + "” overlaps “" + pair[1].title + "”.";
-    }).join(" ");
+    var flag = el("picks-overlap-flag");
+    flag.hidden = el("picks-overlap").hidden = clash.length === 0;
+    flag.textContent = clashing.size + " overlapping";
+    el("picks-overlap").textContent = clashing.size + " of your picks overlap another: marked below.";
     if (root && onlyPickedShown()) applyFilters(false);
   }
 
   function showFeed(doc) {
     token = doc.token;
     feedLink.href = doc.feed;
-    feedLink.hidden = false;
+    el("personal-feed-copy").value = doc.feed;
     el("picks-feed").href = doc.webcal;
     el("picks-feed").hidden = false;
-    el("personal-webcal").href = doc.webcal;
+    el("picks-sync").hidden = !el("caldav");
     el("personal-google").href = doc.google;
     el("personal-outlook").href = "https://outlook.live.com/calendar/0/addfromweb?url="
       + encodeURIComponent(doc.feed) + "&name=" + encodeURIComponent("My picks");
     var download = el("personal-download");
     download.href = doc.download;
     download.setAttribute("download", "my-picks.ics");
-    el("picks-links").hidden = false;
+    el("picks-more").hidden = false;
     el("personal-qr-image").src = doc.qr;
-    el("personal-qr").hidden = false;
     var share = new URL(body.dataset.home, location.href);
     share.search = "?picks=" + encodeURIComponent(doc.token);
     el("picks-share").value = share.href;
     el("picks-share-link").href = share.href;
-    el("picks-share-line").hidden = false;
     // For the "Sync to my calendar" form (caldav.js), which needs the pick set's token.
     document.dispatchEvent(new CustomEvent("confcal:picks", { detail: { token: doc.token } }));
   }
@@ -282,14 +308,20 @@
     if (button) toggle(button);
   });
   var toggleButton = el("picks-toggle");
-  toggleButton.addEventListener("click", function () {
-    var open = toggleButton.getAttribute("aria-expanded") !== "true";
-    toggleButton.setAttribute("aria-expanded", open ? "true" : "false");
-    el("picks-panel").hidden = !open;
-  });
+  if (bar) {
+    el("picks-sync").addEventListener("click", function () {
+      // The form is in the panel: open it, then the link scrolls to the form.
+      if (el("picks-panel").hidden) toggleButton.click();
+    });
+    toggleButton.addEventListener("click", function () {
+      var open = toggleButton.getAttribute("aria-expanded") !== "true";
+      toggleButton.setAttribute("aria-expanded", open ? "true" : "false");
+      el("picks-panel").hidden = !open;
+    });
+  }
   window.addEventListener("online", function () {
     showStatus();
-    if (unsaved) enqueue(save);
+    if (unsaved && bar) enqueue(save);
   });
   window.addEventListener("offline", showStatus);
   all("input.copy").forEach(function (input) {
@@ -318,6 +350,22 @@
     };
     if (document.readyState === "complete") register(); else window.addEventListener("load", register);
   }
+
+  // ---- A feed's "More" is laid out when first opened (its ways in wait in a <noscript>) ----
+  document.addEventListener("toggle", function (event) {
+    var details = event.target;
+    var holder = details.open && details.querySelector && details.querySelector(":scope > noscript.unfold");
+    if (!holder) return;
+    var range = document.createRange();
+    range.selectNode(holder);
+    var parsed = range.createContextualFragment(holder.textContent);
+    all("input.copy", parsed).forEach(function (input) {
+      input.addEventListener("focus", function () { input.select(); });
+    });
+    holder.replaceWith(parsed);
+    var alarm = el("feed-alarm");  // the reminder choice applies to the new links too
+    if (alarm && alarm.value) alarm.dispatchEvent(new Event("change"));
+  }, true);
 
   // ---- The feed search: narrows the feed groups around it as you type ----
   // On the schedule pages the folded groups, on a kind's own page (subscribe/{kind}/) its one
@@ -349,6 +397,11 @@
 
   // ---- The schedule page: filters in the URL, search, now and next ----
   var cards = [];
+  var expandAll = function () { return false; };
+  var gridShown = function () {
+    return window.matchMedia("(min-width: 900px)").matches && document.documentElement.dataset.layout !== "list";
+  };
+  var viewLinks = function () {};
   var applyFilters = function () {};
   var onlyPickedShown = function () { return false; };
   var tick = function () {};
@@ -356,6 +409,39 @@
   if (root) {
     var form = el("filters");
     cards = all("#sessions [data-session-id]");
+    // A long day's later slots wait in a <noscript> (_day.html) until they are needed: scrolled
+    // near on a phone, at once for the grid, a search, a filter, now and next, or a link to a card.
+    var expand = function (later) {
+      var holder = later.querySelector("noscript");
+      var range = document.createRange();
+      range.selectNode(later);
+      var parsed = range.createContextualFragment(holder ? holder.textContent : "");
+      localTimes(parsed);
+      later.replaceWith(parsed);
+    };
+    var expanding = false;
+    var expandAll = function () {
+      var waiting = all("[data-later]");
+      if (!waiting.length || expanding) return false;
+      expanding = true;
+      waiting.forEach(expand);
+      cards = all("#sessions [data-session-id]");
+      haystack = null;
+      learn();
+      showPicks();
+      expanding = false;
+      return true;
+    };
+    if ("IntersectionObserver" in window) {
+      var near = new IntersectionObserver(function (entries) {
+        if (entries.some(function (entry) { return entry.isIntersecting; })) {
+          near.disconnect();
+          expandAll();
+          applyFilters(false);
+        }
+      }, { rootMargin: "1200px 0px" });
+      all("[data-later]").forEach(function (later) { near.observe(later); });
+    }
     var search = el("filter-search");
     var selects = all("select[data-filter]", form);
     var onlyPicked = el("filter-picked");
@@ -375,6 +461,10 @@
     var params = new URLSearchParams(location.search);
     search.value = params.get("q") || "";
     onlyPicked.checked = params.get("picked") === "1";
+    selects.forEach(function (select) {  // as the server chose them, unless it did not (a static host)
+      var wanted = params.get(select.dataset.filter) || "";
+      if (Array.from(select.options).some(function (option) { return option.value === wanted; })) select.value = wanted;
+    });
 
     var matches = function (card, words) {
       for (var i = 0; i < selects.length; i++) {
@@ -390,6 +480,7 @@
     };
 
     applyFilters = function (write) {
+      if (all("[data-later]").length && !expanding) expandAll();
       var words = fold(search.value).split(/\s+/).filter(Boolean);
       var shown = 0;
       cards.forEach(function (card) {
@@ -401,6 +492,7 @@
         var empty = !slot.querySelector(".card:not([hidden])");
         if (slot.hidden !== empty) slot.hidden = empty;
       });
+      compact(words.length > 0 || onlyPicked.checked || selects.some(function (select) { return select.value; }));
       el("result-count").textContent = shown === cards.length
         ? cards.length + " sessions"
         : "Showing " + shown + " of " + cards.length + " sessions";
@@ -419,14 +511,10 @@
       });
       if (search.value.trim()) state.set("q", search.value.trim());
       if (onlyPicked.checked) state.set("picked", "1");
-      var query = feed.toString();
-      var base = root.dataset.feedBase;
-      var link = document.querySelector("a[data-filtered-feed]");
-      link.href = base + (query ? "?" + query : "");
-      document.querySelector("a[data-filtered-webcal]").href =
-        base.replace(/^https?:\/\//, "webcal://") + (query ? "?" + query : "");
+      viewLinks(feed);
+      countDays(words);
       var exact = !search.value.trim() && !onlyPicked.checked;
-      link.closest(".this-view").classList.toggle("inexact", !exact);
+      document.querySelector(".this-view").classList.toggle("inexact", !exact);
       el("view-note").hidden = exact;
       if (write) {
         var search_ = state.toString();
@@ -438,6 +526,161 @@
         there.delete("day");
         var query = there.toString();
         tab.search = query ? "?" + query : "";
+      });
+    };
+
+    // A filtered grid shows only the rooms with a session shown and the hours with one: columns
+    // renumbered, empty rows closed up (and put back as they were when the filters are cleared).
+    var compact = function (active) {
+      all("#sessions section.day").forEach(function (section) {
+        var table = section.querySelector(".timetable");
+        var heads = section.querySelector(".room-heads");
+        if (!table || !heads) return;
+        var dayCards = all(".card", table);
+        if (!table.dataset.rooms) {
+          if (!active) return;
+          table.dataset.rooms = table.style.getPropertyValue("--rooms");
+          dayCards.forEach(function (card) {
+            card.dataset.column = card.style.gridColumnStart;
+            card.dataset.rows = card.style.gridRowStart + " " + card.style.gridRowEnd;
+          });
+        }
+        var rooms = table.dataset.rooms;
+        var names = Array.prototype.slice.call(heads.children, 1);
+        if (!active) {
+          dayCards.forEach(function (card) { card.style.gridColumnStart = card.dataset.column; });
+          names.forEach(function (name) { name.hidden = false; });
+          [table, heads].forEach(function (grid) { grid.style.setProperty("--rooms", rooms); });
+          table.style.gridTemplateRows = "";
+          all(".tick", table).forEach(function (tick) { tick.hidden = false; });
+          return;
+        }
+        var rows = Number(table.style.getPropertyValue("--rows"));
+        var covered = [];
+        var used = {};
+        dayCards.forEach(function (card) {
+          if (card.hidden) return;
+          used[card.dataset.column] = true;
+          var span = card.dataset.rows.split(" ").map(Number);
+          for (var row = span[0]; row < span[1]; row++) covered[row] = true;
+        });
+        var columns = Object.keys(used).map(Number).sort(function (a, b) { return a - b; });
+        dayCards.forEach(function (card) {
+          var at = columns.indexOf(Number(card.dataset.column));
+          card.style.gridColumnStart = String(at >= 0 ? at + 2 : card.dataset.column);
+        });
+        names.forEach(function (name, i) { name.hidden = !used[String(i + 2)]; });
+        [table, heads].forEach(function (grid) { grid.style.setProperty("--rooms", String(columns.length || 1)); });
+        var template = [];
+        for (var row = 1; row <= rows; row++) template.push(covered[row] ? "minmax(var(--slot), auto)" : "0");
+        table.style.gridTemplateRows = template.join(" ");
+        all(".tick", table).forEach(function (tick) { tick.hidden = !covered[Number(tick.style.gridRowStart)]; });
+      });
+    };
+
+    // The list or the grid on a wide screen, remembered on this device (early.js applies it
+    // before the first paint of the next visit).
+    all("[data-layout-choice]").forEach(function (button) {
+      var current = document.documentElement.dataset.layout || "grid";
+      button.setAttribute("aria-pressed", String(button.dataset.layoutChoice === current));
+      button.addEventListener("click", function () {
+        var chosen = button.dataset.layoutChoice;
+        document.documentElement.dataset.layout = chosen;
+        if (chosen === "grid") expandAll();
+        try { localStorage.setItem("confcal:layout", chosen); } catch (e) { /* for this visit only */ }
+        all("[data-layout-choice]").forEach(function (other) {
+          other.setAttribute("aria-pressed", String(other === button));
+        });
+      });
+    });
+
+    // The feed of this view: the filters as the feed's parameters; on a static host, which
+    // ignores them, the catalogue's feed of the one filter chosen, or none for several.
+    var viewLinks = function (feed) {
+      var query = feed.toString();
+      var base = root.dataset.feedBase;
+      var link = document.querySelector("a[data-filtered-feed]");
+      var webcalLink = document.querySelector("a[data-filtered-webcal]");
+      var everyDay = document.querySelector("a[data-all-days-webcal]");
+      var what = document.querySelector(".this-view .view-what");
+      var webcal = function (href) { return href.replace(/^https?:\/\//, "webcal://"); };
+      if (staticHost) {
+        var chosen = selects.filter(function (select) { return select.value; });
+        var path = null;
+        if (!chosen.length) path = root.dataset.feedDay ? "feeds/day/" + root.dataset.feedDay + ".ics" : "feeds/all.ics";
+        else if (chosen.length === 1 && chosen[0].value !== "-none") {
+          path = "feeds/" + chosen[0].dataset.filter + "/" + chosen[0].value + ".ics";
+        }
+        var href = path && base.replace(/feeds\/all\.ics$/, path);
+        link.hidden = webcalLink.hidden = !href;
+        if (everyDay) everyDay.hidden = true;
+        el("view-static").hidden = !!href;
+        if (href) {
+          link.href = href;
+          webcalLink.href = webcal(href);
+          what.textContent = chosen.length ? viewWhat(true) : viewWhat();
+        }
+        return;
+      }
+      link.href = base + (query ? "?" + query : "");
+      webcalLink.href = webcal(base) + (query ? "?" + query : "");
+      if (everyDay) {
+        feed.delete("day");
+        everyDay.href = webcal(base) + (feed.toString() ? "?" + feed.toString() : "");
+      }
+      what.textContent = viewWhat();
+    };
+
+    // What the view's feed holds, in words (page.py `view_what` says the same).
+    var viewWhat = function (everyDay) {
+      var chosen = selects.filter(function (select) { return select.value; }).map(function (select) {
+        var label = form.querySelector('label[for="' + select.id + '"]').textContent.toLowerCase();
+        return label + " " + select.options[select.selectedIndex].textContent;
+      });
+      var what = "the sessions" + (chosen.length ? " of " + chosen.join(", ") : "");
+      var tab = root.dataset.feedDay && document.querySelector('.day-tabs a[data-day="' + root.dataset.feedDay + '"]');
+      return what + (tab && !everyDay ? " on " + tab.textContent + " only" : " of every day");
+    };
+
+    // A search or filter covers every day: each day's matches, from search.json (fetched on the
+    // first search: the cards of the other days are not on this page).
+    var dayCounts = el("day-counts");
+    var index = null;
+    var countDays = function (words) {
+      if (!dayCounts) return;
+      var active = words.length || onlyPicked.checked || selects.some(function (select) { return select.value; });
+      dayCounts.hidden = !active;
+      if (!active) return;
+      if (!index) {
+        index = fetch(new URL("search.json", new URL(body.dataset.home, location.href)))
+          .then(function (response) { return response.ok ? response.json() : null; })
+          .catch(function () { return null; });
+      }
+      index.then(function (doc) {
+        if (!doc) return;
+        var at = {};
+        doc.fields.forEach(function (name, i) { at[name] = i; });
+        var counts = { all: 0 };
+        doc.sessions.forEach(function (row) {
+          for (var i = 0; i < selects.length; i++) {
+            var wanted = selects[i].value;
+            if (!wanted) continue;
+            var values = row[at[selects[i].dataset.filter]].split(" ").filter(Boolean);
+            if (!(values.indexOf(wanted) >= 0 || (wanted === "-none" && values.length === 0))) return;
+          }
+          if (onlyPicked.checked && !picked.has(row[at.id])) return;
+          var text = row[at.text];
+          if (!words.every(function (w) { return text.indexOf(w) >= 0; })) return;
+          counts[row[at.day]] = (counts[row[at.day]] || 0) + 1;
+          counts.all++;
+        });
+        var state = new URLSearchParams(location.search);
+        state.delete("day");
+        var query = state.toString();
+        all("a[data-count-day]", dayCounts).forEach(function (link) {
+          link.querySelector(".count").textContent = String(counts[link.dataset.countDay] || 0);
+          link.search = query ? "?" + query : "";
+        });
       });
     };
 
@@ -453,79 +696,167 @@
       applyFilters(true);
     });
 
-    // ---- Now and next, every minute: during the conference only ----
-    var first = Date.parse(root.dataset.firstStart);
-    var last = Date.parse(root.dataset.lastEnd);
+    // ---- Now and next, every minute, on the days of the conference ----
+    // Now: what runs, one line per room (sorted); next: what starts in the next 30 minutes, by
+    // time then room. Lines, not copies of the cards: 29 rooms at FOSDEM still fit the box.
+    var SOON = 30 * 60000;
     var nowNext = el("now-next");
-    var fill = function (strip, chosen) {
-      var holder = strip.querySelector(".strip-cards");
-      holder.textContent = "";
-      chosen.forEach(function (card) {
-        var copy = card.cloneNode(true);
-        copy.removeAttribute("id");
-        copy.removeAttribute("style");
-        copy.hidden = false;
-        copy.dataset.copy = "";
-        // Under the strip's h2 the card title is an h3 (in the timetable it is under a time's h3).
-        var title = copy.querySelector("h4");
-        var heading = document.createElement("h3");
-        heading.className = title.className;
-        heading.append.apply(heading, Array.from(title.childNodes));
-        title.replaceWith(heading);
-        holder.append(copy);
-      });
+    var html = document.documentElement;
+    var conferenceDays = [body.dataset.startDate, body.dataset.endDate];
+    var facts = null;  // per card, read once: its room, title, link and times
+    var factsOf = function (card) {
+      if (!facts) facts = new Map();
+      var found = facts.get(card);
+      if (!found) {
+        var times = card.querySelectorAll(".time time");
+        var room = card.querySelector(".room");
+        var link = card.querySelector("a[data-session-link]");
+        found = {
+          id: card.dataset.sessionId,
+          room: room ? room.textContent : "",
+          title: link ? link.textContent : "",
+          href: link ? link.href : "#" + card.id,
+          start: Date.parse(card.dataset.start),
+          end: Date.parse(card.dataset.end),
+          from: times.length ? times[0].textContent : "",
+          to: times.length > 1 ? times[1].textContent : ""
+        };
+        facts.set(card, found);
+      }
+      return found;
+    };
+    var line = function (item, withStart) {
+      var row = document.createElement("li");
+      row.dataset.sessionId = item.id;
+      if (picked.has(item.id)) row.className = "picked";
+      var room = document.createElement("span");
+      room.className = "strip-room";
+      room.textContent = item.room;
+      var link = document.createElement("a");
+      link.href = item.href;
+      link.textContent = item.title;
+      var time = document.createElement("span");
+      time.className = "strip-time";
+      time.textContent = withStart ? item.from : "until " + item.to;
+      if (withStart) row.append(time, " ", room, " ", link);
+      else row.append(room, " ", link, " ", time);
+      return row;
+    };
+    var fill = function (strip, items, withStart) {
+      var list = strip.querySelector(".strip-list");
+      list.textContent = "";
+      items.forEach(function (item) { list.append(line(item, withStart)); });
+      strip.querySelector(".strip-empty").hidden = items.length > 0;
+    };
+    var byRoom = function (a, b) {
+      return a.room.localeCompare(b.room, undefined, { numeric: true }) || a.start - b.start;
     };
     tick = function () {
       var now = Date.now();
-      var during = now >= first && now < last;
-      nowNext.hidden = !during;
-      all(".now-line").forEach(function (line) { line.hidden = true; });
-      if (!during) return;
-      var live = cards.filter(function (card) { return !card.classList.contains("cancelled"); });
-      var running = live.filter(function (card) {
-        return Date.parse(card.dataset.start) <= now && now < Date.parse(card.dataset.end);
-      });
-      var upcoming = live.filter(function (card) { return Date.parse(card.dataset.start) > now; });
-      var nextAt = Math.min.apply(null, upcoming.map(function (card) { return Date.parse(card.dataset.start); }));
-      var next = upcoming.filter(function (card) { return Date.parse(card.dataset.start) === nextAt; });
-      var nowStrip = nowNext.querySelector("[data-now]");
-      var nextStrip = nowNext.querySelector("[data-next]");
-      fill(nowStrip, running);
-      nowStrip.querySelector(".strip-empty").hidden = running.length > 0;
-      fill(nextStrip, next);
-      nextStrip.hidden = next.length === 0;
-      nextStrip.querySelector(".next-at").textContent = next.length
-        ? "at " + hhmm(new Date(nextAt), conferenceZone) : "";
-      showPicks();
-      // The line across the timetable of today, between the slots it falls in.
       var today = isoDay(new Date(now), conferenceZone);
+      var during = today >= conferenceDays[0] && today <= conferenceDays[1];
+      html.classList.toggle("during", during);
+      all(".now-line").forEach(function (mark) { mark.hidden = true; });
+      if (!during) return;
+      if (all("[data-later]").length) {
+        // Every session of today is needed: laid out in a task of its own, after the first
+        // paint (the box keeps its size meanwhile, so filling it later moves nothing).
+        setTimeout(function () { expandAll(); tick(); }, 0);
+        return;
+      }
+      var live = cards.filter(function (card) { return !card.classList.contains("cancelled"); }).map(factsOf);
+      var running = live.filter(function (item) { return item.start <= now && now < item.end; }).sort(byRoom);
+      var soon = live.filter(function (item) { return item.start > now && item.start <= now + SOON; })
+        .sort(function (a, b) { return a.start - b.start || byRoom(a, b); });
+      fill(nowNext.querySelector("[data-now]"), running, false);
+      fill(nowNext.querySelector("[data-next]"), soon, true);
+      // The line across the timetable of today, between the slots it falls in.
       var jump = el("jump-now");
       var table = document.querySelector('section.day[data-day="' + today + '"] .timetable');
       if (!table) {
+        // Today is another day's page: say so where now and next would be.
         var tab = document.querySelector('.day-tabs a[data-day="' + today + '"]');
         if (tab) jump.href = tab.href.split("#")[0] + "#now-line";
+        jump.textContent = tab ? "Now and next are on today's page: " + tab.textContent : "Jump to now in the timetable";
         return;
       }
-      var line = table.querySelector(".now-line");
+      var mark = table.querySelector(".now-line");
       var minutes = (now - Date.parse(table.dataset.first)) / 60000;
       var rows = Number(getComputedStyle(table).getPropertyValue("--rows")) || 1;
       if (minutes < 0 || minutes > rows * 5) return;
-      line.style.gridRow = String(1 + Math.floor(minutes / 5));
-      line.style.setProperty("--into", String((minutes % 5) / 5));
+      mark.style.gridRow = String(1 + Math.floor(minutes / 5));
+      mark.style.setProperty("--into", String((minutes % 5) / 5));
       var after = all(".slot", table).find(function (slot) {
         var card = slot.querySelector("[data-start]");
         return card && Date.parse(card.dataset.start) > now;
       });
-      table.insertBefore(line, after || null);
-      line.hidden = false;
-      jump.href = "#" + line.id;
+      table.insertBefore(mark, after || null);
+      mark.hidden = false;
+      jump.href = "#" + mark.id;
+
     };
 
     filterOnLoad = function () {
-      // The server applied the filters and search in the URL; "only my picks" is ours.
-      if (onlyPicked.checked) applyFilters(false);
+      // The server applied the filters and search in the URL; "only my picks" is ours, and a
+      // static host applies none of them.
+      var asked = new URLSearchParams(location.search);
+      ["day", "picked", "picks"].forEach(function (name) { asked.delete(name); });
+      if (onlyPicked.checked || asked.toString() !== root.dataset.applied) applyFilters(false);
+      else if (root.dataset.applied) { expandAll(); compact(true); }
+      // A link to a card of a slot not laid out yet (a feed's link to a session).
+      if (location.hash && !document.getElementById(location.hash.slice(1)) && expandAll()) {
+        var target = document.getElementById(location.hash.slice(1));
+        if (target) target.scrollIntoView();
+      }
+      else if (dayCounts && !dayCounts.hidden) countDays(fold(search.value).split(/\s+/).filter(Boolean));
     };
   }
+
+  // ---- Offline at a session's or speaker's page never opened: the service worker answered with
+  // a saved schedule page (sw.js `stand_in`); point at what the page would have shown.
+  var standIn = document.querySelector("base[data-offline-for]");
+  function pointAtStandIn() {
+    if (!standIn) return;
+    var path = standIn.dataset.offlineFor;
+    var session = /\/sessions\/([^/]+)\/$/.exec(path);
+    var speaker = /\/speakers\/([^/]+)\/$/.exec(path);
+    expandAll();  // the card may be in a slot not laid out yet
+    var target = session ? el("session-" + session[1]) : speaker ? all("[data-speaker]").find(function (card) {
+      return card.dataset.speaker.split(" ").indexOf(speaker[1]) >= 0;
+    }) : null;
+    el("data-status").textContent = "You are offline and this page was not saved: "
+      + (target ? (session ? "here is the session" : "here is a session of theirs") + " in the saved schedule."
+        : "here is the saved schedule.");
+    if (target) {
+      target.classList.add("offline-target");
+      target.scrollIntoView({ block: "center" });
+    }
+  }
+
+  // ---- A static host (confcal build): offer only what works there ----
+  // The server answers host.json with {"static": false}; a build writes {"static": true}.
+  var staticHost = false;
+  var hostChecked = fetch(new URL("host.json", new URL(body.dataset.home, location.href)))
+    .then(function (response) { return response.ok ? response.json() : null; })
+    .catch(function () { return null; })
+    .then(function (doc) {
+      if (!doc || doc.static !== true) return;
+      staticHost = true;
+      body.dataset.static = "true";
+      var note = el("static-note");
+      note.textContent = "This is a static copy of the schedule: picking sessions, your own feed, "
+        + "reminders and feeds of several filters at once need a confcal server.";
+      if (typeof doc.site === "string" && /^https?:\/\//.test(doc.site)) {
+        var site = document.createElement("a");
+        site.href = doc.site;
+        site.textContent = "the conference's site";
+        note.append(" More on ", site, ".");
+      }
+      note.hidden = false;
+      var alarm = el("feed-alarm");
+      if (alarm && alarm.value) { alarm.value = ""; alarm.dispatchEvent(new Event("change")); }
+      if (root) viewLinks(new URLSearchParams());
+    });
 
   // Start-up in two tasks, so no single one blocks input for long (Lighthouse's total blocking
   // time): first what changes the layout (before the first paint where possible, so nothing
@@ -533,15 +864,20 @@
   localTimes(document);
   showStatus();
   if (root) tick();
+  pointAtStandIn();
   setTimeout(function () {
     learn();
     if (root) {
+      // The grid places every slot at once (and lays out none it does not show anyway).
+      if (gridShown()) expandAll();
       filterOnLoad();
       setInterval(tick, 60000);
     }
-    bar.classList.add("ready");
+    if (bar) bar.classList.add("ready");
     showPicks();
-    enqueue(restore);
-    body.dataset.ready = "true";
+    hostChecked.then(function () {
+      if (!staticHost && bar) enqueue(restore);
+      body.dataset.ready = "true";
+    });
   }, 0);
 })();

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import parse_qs, urlsplit
 
@@ -23,8 +24,9 @@ def test_session_page_has_everything_about_the_session(http: Http) -> None:
     assert "<h1>TorchJD: Jacobian Descent in PyTorch</h1>" in html
     assert 'Tuesday 7 April 2026, <time datetime="2026-04-07T11:45:00+02:00">11:45</time>' in html
     assert "(Europe/Paris)" in html
-    assert '<dd class="room">Founders Cafe</dd>' in html
-    assert '<dd class="track">Training Systems</dd>' in html
+    # The room and the track link to the pages of their sessions.
+    assert '<dd class="room"><a href="../../rooms/founders-cafe/">Founders Cafe</a></dd>' in html
+    assert '<dd class="track"><a href="../../tracks/training-systems/">Training Systems</a></dd>' in html
     assert '<dd class="level">Intermediate</dd>' in html
     assert '<a href="../../speakers/valerian-rey/">Valérian Rey</a>' in html
     assert '<h2 id="abstract-title">Abstract</h2>' in html
@@ -77,3 +79,24 @@ def test_detail_pages_have_etags_and_a_description(http: Http) -> None:
     assert again.status == 304
     assert '<meta name="description" content="Valérian Rey (Simplex Lab) at ' in first.text
     assert "default-src 'self'" in first.headers["content-security-policy"]
+
+
+def test_track_room_and_speaker_index_pages_list_what_the_feeds_hold(http: Http) -> None:
+    sessions = http.get("/api/sessions").json_doc()["sessions"]
+    training = sorted(s["title"] for s in sessions if s["track"] == "Training Systems")
+
+    track = http.get("/tracks/training-systems/").text
+    tracks = http.get("/tracks/").text
+    rooms = http.get("/rooms/").text
+    directory = http.get("/speakers/").text
+
+    assert (
+        sorted(html.unescape(t) for t in re.findall(r'<a href="../../sessions/[^"]+/">([^<]+)</a>', track)) == training
+    )
+    assert (
+        f'<a href="../tracks/training-systems/">Training Systems</a> <span class="note">{len(training)} sessions</span>'
+        in tracks
+    )
+    assert '<a href="../rooms/founders-cafe/">Founders Cafe</a>' in rooms
+    assert '<h2 id="speaker-valerian-rey"><a href="../speakers/valerian-rey/">Valérian Rey</a></h2>' in directory
+    assert http.get("/tracks/no-such-track/").status == 404

@@ -36,8 +36,9 @@ def test_the_page_lists_every_feed_of_the_kind_with_all_its_ways_in(crowded_http
     assert len(groups["speaker"].entries) == SPEAKERS
     hrefs = {href.replace("&amp;", "&") for href, _ in groups["speaker"].links}
     two_down = {"../../" + f["url"].removeprefix("/") for f in feeds}  # the download links
+    pages = {"../../speakers/" + f["slug"] + "/" for f in feeds}  # each name links to its speaker's page
     assert {h for h in hrefs if not h.startswith("https://outlook")} == (
-        {f["webcal"] for f in feeds} | {f["google"] for f in feeds} | two_down
+        {f["webcal"] for f in feeds} | {f["google"] for f in feeds} | two_down | pages
     )
     assert len([h for h in hrefs if h.startswith("https://outlook")]) == SPEAKERS
 

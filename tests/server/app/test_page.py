@@ -113,20 +113,20 @@ def test_card_shows_room_track_level_and_speakers_with_affiliations(
     assert f'<a href="sessions/{session["id"]}/" data-session-link>' in html
 
 
-def test_every_card_has_a_pick_toggle_an_ics_a_google_and_an_outlook_link(
+def test_every_card_has_a_pick_toggle_and_an_ics_and_no_other_calendar_links(
     page: str,
 ) -> None:
     found = elements(page)
     toggles = [a for tag, a in found if a.get("data-action") == "pick"]
     ics = [a["href"] for tag, a in found if tag == "a" and a.get("class") == "ics"]
-    google = [a["href"] for tag, a in found if tag == "a" and a.get("class") == "google" and "render?" in a["href"]]
-    outlook = [a["href"] for tag, a in found if tag == "a" and a.get("class") == "outlook" and "deeplink" in a["href"]]
+    # Google and Outlook are on each session's page: a card stays light (FOSDEM has 470 a day).
+    others = [a["href"] for tag, a in found if tag == "a" and ("render?" in a["href"] or "deeplink" in a["href"])]
 
     assert len(toggles) == 28
     assert all(t["aria-pressed"] == "false" and t["type"] == "button" for t in toggles)
     # Relative links: the page works under a base path and from a static build.
     assert sorted(ics) == sorted(f"sessions/{c['data-session-id']}.ics" for c in cards(page))
-    assert (len(google), len(outlook)) == (28, 28)
+    assert others == []
 
 
 def test_google_event_link_carries_the_utc_times_and_zone() -> None:

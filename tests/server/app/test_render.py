@@ -38,7 +38,7 @@ def test_a_renamed_conference_gets_a_frame_of_its_own() -> None:
     lines = framed_lines(session_page(renamed))
 
     assert lines == [
-        '<body class="detail-page" data-conference="renamed" data-timezone="Europe/London" '
+        '<body class="detail-page" data-conference="renamed" data-timezone="Europe/London" data-start-date="2026-04-07" data-end-date="2026-04-07" '
         'data-storage-key="confcal:picks:renamed" data-api="../../api/picks" data-home="../../" '
         'data-sw="../../sw.js">',
         '<p class="crumbs"><a href="../../">Renamed &lt;Conf&gt;: schedule</a></p>',

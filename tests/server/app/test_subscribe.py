@@ -9,6 +9,8 @@ from starlette.applications import Starlette
 
 from feeds.model import Schedule
 from server.links import Site
+from server.pages.feed_index import feed_index_representation
+from server.pages.page import page_representation
 from server.pages.subscribe import LISTED_FEEDS, subscribe_groups
 from server.snapshot.published import Published
 from server.store import Store
@@ -81,7 +83,18 @@ def test_the_link_group_is_keyed_on_what_it_shows_not_on_each_feed() -> None:
     assert link == ("speaker", "Speakers", 101, "subscribe/speaker/", "All 101 speakers' feeds")
     assert shown(busier, "speaker") == link
     assert shown(crowded(LISTED_FEEDS + 2), "speaker")[2:] == (102, "subscribe/speaker/", "All 102 speakers' feeds")
-    # A listed group shows each feed's count: its key does change.
-    assert shown(crowded(LISTED_FEEDS), "speaker") != shown(
+    # A listed group shows no feed's number of events either: its key does not change.
+    assert shown(crowded(LISTED_FEEDS), "speaker") == shown(
         dataclasses.replace(busier, sessions=busier.sessions[:LISTED_FEEDS]), "speaker"
     )
+
+
+def test_schedule_pages_show_no_feed_counts_but_a_kinds_own_page_does() -> None:
+    schedule = crowded(LISTED_FEEDS + 1)
+    published = Published(schedule, now=NOW)
+
+    page = page_representation(published, SITE).body.decode("utf-8")
+    speakers = feed_index_representation(published, SITE, "speaker").body.decode("utf-8")
+
+    assert 'class="count"' not in page.split('id="subscribe"', 1)[1]
+    assert speakers.count('class="count"') == LISTED_FEEDS + 1

@@ -60,9 +60,18 @@ def test_build_writes_the_bytes_the_server_serves(tmp_path: Path) -> None:
 
     assert code == 0
     files = site_files(out)
+    hosts = static_hosts(files)
     with Store.open(db) as store:
         answers = served(store, list(files), BASE)
     assert {path: file.read_bytes() for path, file in files.items()} == answers
+    assert hosts == {"/host.json": True, f"/c/{DEMO}/host.json": True}
+
+
+def static_hosts(files: dict[str, Path]) -> dict[str, bool]:
+    """Takes out of `files` the one file a build writes its own way, host.json (the server's says
+    it is not static): path -> whether it says static."""
+    hosts = [path for path in files if path.endswith("/host.json")]
+    return {path: json.loads(files.pop(path).read_bytes())["static"] for path in hosts}
 
 
 def two_conferences(db: str) -> None:
@@ -80,6 +89,7 @@ def test_build_writes_every_conference_as_the_server_serves_it(tmp_path: Path, d
 
     assert code == 0
     files = site_files(out)
+    static_hosts(files)
     with Store.open(db) as store:
         answers = served(store, list(files), BASE, default)
     assert {path: file.read_bytes() for path, file in files.items()} == answers
@@ -254,9 +264,13 @@ def test_a_rebuild_after_one_session_moved_rewrites_exactly_the_files_whose_byte
             "index.html",
             "schedule.json",
             "schedule.xml",
+            "rooms/central-room/index.html",  # the pages listing the session
+            "search.json",  # the retitled session's text
             f"sessions/{CHANGED}.ics",
             f"sessions/{CHANGED}/index.html",
+            "speakers/index.html",
             "speakers/rosheen-naeem/index.html",
+            "tracks/applications-case-studies/index.html",
         }
     )
     assert sorted(p for p, (body, _, _) in after.items() if before.get(p, (b"",))[0] != body) == sorted(written)
@@ -288,9 +302,13 @@ def test_a_rebuild_deletes_the_files_of_a_dropped_speaker(tmp_path: Path) -> Non
             "qr/speaker/ada-example.svg",
             "schedule.json",
             "schedule.xml",
+            "rooms/central-room/index.html",  # the pages listing the session's speakers
+            "search.json",  # the session's speaker
             f"sessions/{CHANGED}.ics",
             f"sessions/{CHANGED}/index.html",
             "speakers/ada-example/index.html",
+            "speakers/index.html",
+            "tracks/applications-case-studies/index.html",
         }
     )
 
@@ -391,11 +409,13 @@ def test_a_move_within_one_day_remakes_and_rewrites_only_that_days_pages(tmp_pat
             "feeds/room/central-room.ics",
             "feeds/speaker/rosheen-naeem.ics",
             "feeds/track/applications-case-studies.ics",
+            "rooms/central-room/index.html",  # the pages listing the session's time
             "schedule.json",
             "schedule.xml",
             f"sessions/{stored}.ics",
             f"sessions/{stored}/index.html",
             "speakers/rosheen-naeem/index.html",
+            "tracks/applications-case-studies/index.html",
         }
     )
     assert first.start.date() == date(2026, 4, 8)

@@ -1,0 +1,224 @@
+"""The conference by track, by room and by speaker: `tracks/` and `rooms/` (every track or room,
+with its number of sessions), `tracks/{slug}/` and `rooms/{slug}/` (its sessions by day, and its
+feed), and `speakers/` (a directory: each speaker's role, affiliation and bio, as Sched pages
+and pretalx carry them, and their sessions).
+
+Rendered from the snapshot like the session and speaker pages (autoescaped, relative links, so
+they work under a conference's base path and from a static build) and memoized per snapshot.
+A track's or room's sessions are its catalogue feed's, so the page lists exactly what its feed
+holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from itertools import groupby
+from typing import Any
+
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from feeds import urls
+from feeds.catalogue import day_name
+from feeds.model import Session
+from server.links import Site
+from server.pages import params
+from server.pages.calendar_links import outlook_subscribe_link
+from server.pages.cards import Card, session_card
+from server.pages.context import route_context
+from server.pages.detail_pages import heading, html_page, speaker_path, speakers
+from server.pages.render import render
+from server.snapshot.conditional import Representation
+from server.snapshot.published import Feed, Published
+
+# kind -> (directory, plural heading, singular label)
+KINDS = {"track": ("tracks", "Tracks", "Track"), "room": ("rooms", "Rooms", "Room")}
+SPEAKERS = "speakers/"
+BIO_CHARACTERS = 400  # of a bio in the directory; the speaker's page has all of it
+
+
+def facet_index(kind: str) -> str:
+    """`tracks/` or `rooms/`, relative to the conference's base."""
+    return f"{KINDS[kind][0]}/"
+
+
+def facet_page(kind: str, slug: str) -> str:
+    """`tracks/{slug}/` or `rooms/{slug}/`, relative to the conference's base."""
+    return f"{KINDS[kind][0]}/{slug}/"
+
+
+def facet_feeds(published: Published, kind: str) -> list[Feed]:
+    """The catalogue's feeds of `kind` (track or room) that have sessions, by name."""
+    found = [f for f in published.feeds if f.spec.kind.value == kind and f.sessions]
+    return sorted(found, key=lambda f: f.spec.name.casefold())
+
+
+@dataclass(frozen=True)
+class DayOfCards:
+    name: str
+    cards: tuple[Card, ...]
+
+
+def by_day(published: Published, sessions: tuple[Session, ...]) -> list[DayOfCards]:
+    cards = sorted((session_card(published, s) for s in sessions), key=lambda c: (c.start_utc, c.id))
+    return [
+        DayOfCards(day_name(cards_of[0].session.start.astimezone(published.conference.zone).date()), cards_of)
+        for _, group in groupby(cards, key=lambda c: c.day)
+        for cards_of in (tuple(group),)
+    ]
+
+
+def _feed_links(site: Site, feed: Feed) -> dict[str, str]:
+    return {
+        "feed": feed.path,
+        "webcal": site.webcal(feed.path),
+        "google": site.google(feed.path),
+        "outlook": outlook_subscribe_link(site.url(feed.path), feed.spec.title),
+    }
+
+
+def facet_representation(published: Published, site: Site, kind: str, feed: Feed) -> Representation:
+    def build() -> Representation:
+        label = KINDS[kind][2]
+        name = feed.spec.name
+        count = len(feed.sessions)
+        context = {
+            **heading(published),
+            "description": f"{label} {name} at {published.conference.name}: {count} "
+            + ("session" if count == 1 else "sessions")
+            + ", and a calendar feed of them.",
+            "title": f"{label}: {name}",
+            "name": name,
+            "days": by_day(published, feed.sessions),
+            "index": facet_index(kind),
+            "index_label": f"All {KINDS[kind][1].lower()}",
+            "show_room": kind != "room",
+            "show_track": kind != "track",
+            **_feed_links(site, feed),
+        }
+        return html_page(render("facet.html", 2, context), feed.sessions)
+
+    return published.memo(("facet page", site.base_url, kind, feed.spec.slug), build)
+
+
+def facet_index_representation(published: Published, site: Site, kind: str) -> Representation:
+    def build() -> Representation:
+        heading_text = KINDS[kind][1]
+        entries = [
+            {"name": f.spec.name, "path": facet_page(kind, f.spec.slug), "count": len(f.sessions)}
+            for f in facet_feeds(published, kind)
+        ]
+        context = {
+            **heading(published),
+            "description": f"The {heading_text.lower()} of {published.conference.name}, each with its sessions.",
+            "title": heading_text,
+            "entries": entries,
+        }
+        return html_page(render("facet_index.html", 1, context), published.schedule.sessions)
+
+    return published.memo(("facet index", site.base_url, kind), build)
+
+
+def speakers_index_representation(published: Published, site: Site) -> Representation:
+    def build() -> Representation:
+        entries = sorted(speakers(published).values(), key=lambda e: (e.speaker.name.casefold(), e.speaker.slug))
+        people: list[dict[str, Any]] = []
+        for entry in entries:
+            person = entry.speaker
+            bio = " ".join((person.bio or "").split())
+            if len(bio) > BIO_CHARACTERS:
+                bio = bio[: BIO_CHARACTERS - 1].rsplit(" ", 1)[0] + "…"
+            people.append(
+                {
+                    "person": person,
+                    "path": speaker_path(person),
+                    "bio": bio,
+                    "sessions": [(s.title, session_card(published, s).page) for s in entry.sessions],
+                }
+            )
+        context = {
+            **heading(published),
+            "description": f"The {len(people)} speakers of {published.conference.name}, with their sessions.",
+            "title": "Speakers",
+            "people": people,
+        }
+        return html_page(render("speakers.html", 1, context), published.schedule.sessions)
+
+    return published.memo(("speakers index", site.base_url), build)
+
+
+# (site-relative file, what it shows besides sessions, the sessions it shows, how to make it)
+IndexFile = tuple[str, object, tuple[Session, ...], Callable[[], Representation]]
+
+
+def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
+    """For `confcal build`: every page of this module as `…/index.html`, with what it shows (a
+    build keys each page on it) and how to make it."""
+    for kind in KINDS:
+        feeds = facet_feeds(published, kind)
+        listed = [(f.spec.name, f.spec.slug, len(f.sessions)) for f in feeds]
+        yield (
+            facet_index(kind) + urls.PAGE_FILE,
+            ("index", kind, listed),
+            (),
+            partial(facet_index_representation, published, site, kind),
+        )
+        for feed in feeds:
+            if params.is_safe_id(feed.spec.slug):
+                path = facet_page(kind, feed.spec.slug) + urls.PAGE_FILE
+                yield (
+                    path,
+                    ("facet", kind, feed.spec),
+                    feed.sessions,
+                    partial(facet_representation, published, site, kind, feed),
+                )
+    people = sorted(
+        (e.speaker.name.casefold(), e.speaker, [(s.id, s.title) for s in e.sessions])
+        for e in speakers(published).values()
+    )
+    yield SPEAKERS + urls.PAGE_FILE, ("speakers", people), (), partial(speakers_index_representation, published, site)
+
+
+def _index_route(kind: str) -> Route:
+    async def page(request: Request) -> Response:
+        context = route_context(request)
+        published = await context.current(request)
+        rep = await anyio.to_thread.run_sync(facet_index_representation, published, context.site(request), kind)
+        return context.send(request, rep)
+
+    return Route(f"/{facet_index(kind)}", page, methods=["GET", "HEAD"])
+
+
+def _facet_route(kind: str) -> Route:
+    async def page(request: Request) -> Response:
+        context = route_context(request)
+        slug = params.slug_segment(request.path_params["slug"])
+        published = await context.current(request)
+        feed = published.feed(kind, slug)
+        if feed is None or not feed.sessions:
+            return params.not_found(f"no such {kind}")
+        rep = await anyio.to_thread.run_sync(facet_representation, published, context.site(request), kind, feed)
+        return context.send(request, rep)
+
+    return Route(f"/{facet_index(kind)}{{slug}}/", page, methods=["GET", "HEAD"])
+
+
+async def speakers_page(request: Request) -> Response:
+    context = route_context(request)
+    published = await context.current(request)
+    rep = await anyio.to_thread.run_sync(speakers_index_representation, published, context.site(request))
+    return context.send(request, rep)
+
+
+routes = [
+    *(_index_route(kind) for kind in KINDS),
+    *(_facet_route(kind) for kind in KINDS),
+    Route(f"/{SPEAKERS}", speakers_page, methods=["GET", "HEAD"]),
+]
+
+
+__all__ = ["KINDS", "facet_index", "facet_page", "index_files", "routes"]

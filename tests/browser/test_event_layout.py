@@ -1,0 +1,127 @@
+"""The schedule page while the conference is on, at phone (390) and desktop (1440) widths, on the
+demo and on FOSDEM 2025 (943 sessions, 29 rooms): the page never scrolls sideways (a wide
+timetable scrolls inside its own box) and nothing moves once it is on screen (cumulative layout
+shift under 0.05, measured by the browser's own layout-shift entries from the first paint on).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.helpers.browser_helpers import DESKTOP, PHONE, new_visit
+from tests.helpers.serve_process import Running
+
+SIZES = {"phone": PHONE, "desktop": DESKTOP}
+# Every layout shift the page makes, from before its first paint (buffered), not caused by input.
+CLS = """
+window.__shift = 0;
+new PerformanceObserver(list => {
+  for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__shift += entry.value;
+}).observe({ type: "layout-shift", buffered: true });
+"""
+MEASURE = """() => ({
+  wide: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  shift: Math.round(window.__shift * 1000) / 1000,
+})"""
+# (page, clock) in the conference's zone: the start, the busy middle and the end of each day.
+DEMO_TIMES = [
+    ("/", "2026-04-07T09:02:00+02:00"),
+    ("/", "2026-04-07T11:05:00+02:00"),
+    ("/", "2026-04-07T17:00:00+02:00"),
+]
+FOSDEM_TIMES = [
+    ("/", "2025-02-01T09:10:00+01:00"),
+    ("/", "2025-02-01T14:05:00+01:00"),
+    ("/", "2025-02-01T18:50:00+01:00"),
+    ("/days/2025-02-02/", "2025-02-02T10:30:00+01:00"),
+    ("/days/2025-02-02/", "2025-02-02T16:00:00+01:00"),
+]
+
+
+def layout_at(browser: Any, server: Running, size: str, path: str, moment: str) -> dict[str, float]:
+    visit = new_visit(browser, server)
+    visit.page.set_viewport_size(SIZES[size])
+    visit.page.clock.install(time=moment)
+    visit.page.add_init_script(CLS)
+    visit.open(path)
+    visit.page.clock.run_for(1000)  # the first task after start-up (picks restored) has run
+    found: dict[str, float] = visit.page.evaluate(MEASURE)
+    visit.context.close()
+    assert visit.console_errors == []
+    return found
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_demo_neither_scrolls_sideways_nor_shifts_during_the_event(
+    browser: Any, server: Running, size: str
+) -> None:
+    found = {moment: layout_at(browser, server, size, path, moment) for path, moment in DEMO_TIMES}
+
+    assert {moment: f for moment, f in found.items() if f["wide"] != 0 or f["shift"] >= 0.05} == {}
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_fosdem_neither_scrolls_sideways_nor_shifts_during_the_event(browser: Any, fosdem: Running, size: str) -> None:
+    found = {moment: layout_at(browser, fosdem, size, path, moment) for path, moment in FOSDEM_TIMES}
+
+    assert {moment: f for moment, f in found.items() if f["wide"] != 0 or f["shift"] >= 0.05} == {}
+
+
+FIRST_SCREEN = "() => document.getElementsByTagName('*').length"
+CARDS = "() => document.querySelectorAll('#sessions .card').length"
+
+
+def test_fosdems_busiest_day_starts_light_on_a_phone_and_lays_out_the_rest_when_scrolled_to(
+    browser: Any, fosdem: Running
+) -> None:
+    visit = new_visit(browser, fosdem)
+    visit.page.set_viewport_size(PHONE)
+    visit.page.clock.install(time="2025-01-20T12:00:00+01:00")  # before the event: nothing needs every card
+    visit.open("/")
+
+    first_screen = visit.page.evaluate(FIRST_SCREEN)
+    before = visit.page.evaluate(CARDS)
+    visit.page.locator("#subscribe").scroll_into_view_if_needed()
+    visit.page.wait_for_function("() => document.querySelectorAll('#sessions .card').length > 400")
+    after = visit.page.evaluate(CARDS)
+    visit.context.close()
+
+    assert first_screen < 2000
+    assert before < 50
+    assert after == 470
+    assert visit.console_errors == []
+
+
+def test_without_javascript_every_card_of_the_day_is_read(browser: Any, fosdem: Running) -> None:
+    visit = new_visit(browser, fosdem, java_script_enabled=False)
+    visit.page.set_viewport_size(PHONE)
+
+    visit.page.goto(fosdem.url + "/")
+    shown = visit.page.eval_on_selector_all("#sessions .card", "cards => cards.filter(c => c.offsetParent).length")
+    visit.context.close()
+
+    assert shown == 470
+
+
+def test_now_on_fosdems_phone_page_lists_every_running_session_of_the_later_slots(
+    browser: Any, fosdem: Running
+) -> None:
+    sessions = httpx.get(fosdem.url + "/api/sessions").json()["sessions"]
+    moment = "2025-02-01T14:05:00+01:00"
+    running = sorted(s["id"] for s in sessions if s["start"] <= moment < s["end"] and s["status"] == "confirmed")
+    visit = new_visit(browser, fosdem)
+    visit.page.set_viewport_size(PHONE)
+    visit.page.clock.install(time=moment)
+    visit.open("/")
+
+    visit.page.wait_for_selector("#now-next [data-now] li", state="attached")
+    shown = visit.page.eval_on_selector_all(
+        "#now-next [data-now] [data-session-id]", "rows => rows.map(r => r.dataset.sessionId).sort()"
+    )
+    visit.context.close()
+
+    assert len(running) > 10
+    assert shown == running
