@@ -129,6 +129,9 @@ class Published:
         self._memo: OrderedDict[Hashable, object] = OrderedDict()
         self._personal: OrderedDict[Hashable, Representation] = OrderedDict()
         self._downloads: dict[str, Representation] = {}
+        # When a request last asked for this snapshot (the server's monotonic clock): a server
+        # of many conferences lets go of the idle ones (server.snapshot.live).
+        self.used = 0.0
 
     @property
     def conference(self) -> Conference:

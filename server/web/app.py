@@ -13,6 +13,7 @@ short text body; an exception escaping a handler is a bug.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -94,6 +95,7 @@ def create_app(
     guards: Guards = Guards(),
     on_shutdown: Callable[[], None] | None = None,
     sync: SyncRequests | None = None,
+    timer: Callable[[], float] = time.monotonic,
 ) -> Starlette:
     """The app for `store`. `base_url` (e.g. https://cal.example.org) makes links absolute to it;
     without it links follow the request's host. `seed` runs once if the store is empty (serve
@@ -104,10 +106,11 @@ def create_app(
     `on_shutdown` runs when the lifespan ends (the factory closes the store it opened). `sync`
     is how a picks change asks for a CalDAV sync of the set's calendar (default: noted in the
     store for the jobs' sweep; the factory passes triggers that also queue the job at once).
+    `timer` is the monotonic clock idle snapshots are let go by (server.snapshot.live).
 
     Everything an app holds is per process (snapshots, rate-limit buckets, metrics); several
     server processes share only the store (server.web.factory builds one app in each)."""
-    live = Live(store, base_url=base_url, default=default, seed=seed, clock=clock)
+    live = Live(store, base_url=base_url, default=default, seed=seed, clock=clock, timer=timer)
     pick_store = picks if picks is not None else pick_store_for(store)
     context = AppContext(
         live=live,

@@ -66,7 +66,8 @@ class FeedFastPath:
         # few URLs are asked for all day. Only paths naming a feed go in, so at most every
         # feed's two paths; emptied when the snapshots are swapped.
         self._served: Served | None = None
-        self._found: dict[str, tuple[Feed, _Template, dict[str, str]]] = {}
+        self._found: dict[str, tuple[Feed, _Template, dict[str, str], Published]] = {}
+        self._timer = live.timer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -99,6 +100,7 @@ class FeedFastPath:
             self._served, self._found = served, {}
         known = self._found.get(path)
         if known is not None:  # rendered (only rendered feeds go in)
+            known[3].used = self._timer()  # asked for: not idle (server.snapshot.live)
             if scope is not None:
                 scope["route"], scope["path_params"] = known[1], known[2]
             return known[0].representation
@@ -114,6 +116,7 @@ class FeedFastPath:
         published = served.snapshots.get(slug)
         if published is None:
             return None
+        published.used = self._timer()
         if path.startswith(_PERSONAL):
             return self._personal(published, path[len(_PERSONAL) : -len(_SUFFIX)], params, scope)
         if not path.startswith(_FEEDS):
@@ -132,7 +135,7 @@ class FeedFastPath:
             route, params = _KIND_ROUTE, {**params, "kind": kind, "name": last}
         else:
             route, params = _ALL_ROUTE, {**params, "name": last}
-        self._found[full_path] = (feed, route, params)
+        self._found[full_path] = (feed, route, params, published)
         if scope is not None:
             scope["route"], scope["path_params"] = route, params
         return feed.representation
