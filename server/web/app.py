@@ -30,6 +30,7 @@ from starlette.staticfiles import StaticFiles
 from feeds import urls
 from server.caldav.target import allow_private_calendars
 from server.pages import changes, detail_pages, feed_index, page, params, qr
+from server.snapshot.answers import Answers
 from server.snapshot.feed_renders import FeedRenders
 from server.snapshot.live import Live, NoSuchConference, NothingPublished, ScheduleStore, utc_now
 from server.snapshot.pick_cache import PickCache
@@ -112,8 +113,10 @@ def create_app(
     server processes share only the store (server.web.factory builds one app in each)."""
     live = Live(store, base_url=base_url, default=default, seed=seed, clock=clock, timer=timer)
     pick_store = picks if picks is not None else pick_store_for(store)
+    answers = Answers()
     context = AppContext(
         live=live,
+        answers=answers,
         base_url=base_url,
         max_age=max_age,
         picks=pick_store,
@@ -159,7 +162,14 @@ def create_app(
         middleware=[
             Middleware(AccessLog),
             *guards.middleware(base_url),
-            Middleware(FeedFastPath, live=live, max_age=max_age, picks=context.recent_picks, upkeep=context.upkeep),
+            Middleware(
+                FeedFastPath,
+                live=live,
+                max_age=max_age,
+                picks=context.recent_picks,
+                upkeep=context.upkeep,
+                answers=answers,
+            ),
         ],
     )
     app.state.context = context
@@ -168,4 +178,5 @@ def create_app(
     app.state.upkeep = context.upkeep
     app.state.pick_cache = context.recent_picks
     app.state.feed_renders = context.renders
+    app.state.answers = answers
     return app
