@@ -100,6 +100,8 @@ class FeedFastPath:
         assert self.answers is not None
         served = self.live.served
         host = next((value for name, value in scope["headers"] if name == b"host"), b"")
+        if not host:  # no Host header: links follow the address the request came to
+            host = repr(scope.get("server")).encode()
         key = (scope["scheme"], host, scope.get("root_path", ""), scope["path"], scope.get("query_string", b""))
         found = self.answers.get(served, key)
         if found is None:
