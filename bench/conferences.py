@@ -33,7 +33,7 @@ from pathlib import Path
 import httpx
 import serve_bench
 from asgi_servers import cpu_seconds
-from run import CONFCAL, ENV, IDENTITY, compiled, cpu_index, free_port, measure, peak_of
+from run import CONFCAL, ENV, IDENTITY, compiled, cpu_index, free_port, generate, measure, peak_of, show
 
 BENCH = Path(__file__).resolve().parent
 SESSIONS = 200
@@ -160,22 +160,16 @@ def growth(counts: list[int], *, build: bool) -> dict[int, dict[str, float]]:
     results: dict[int, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="confcal-conferences-") as tmp:
         work = Path(tmp)
-        for variant, extra in (("pages", []), ("moved", ["--moved"])):
-            subprocess.run(
-                [sys.executable, str(BENCH / "generate.py"), "--sessions", str(SESSIONS), *extra, str(work / variant)],
-                check=True,
-            )
+        generate(SESSIONS, work)
         db = work / "store.sqlite"
         have = 0
         for count in counts:
             started = time.perf_counter()
             fill(db, work / "pages" / "schedule.txt", have, count)
             have = count
-            print(f"{count} conferences of {SESSIONS} sessions (filled in {time.perf_counter() - started:.0f} s):")
+            filled = time.perf_counter() - started
             figures = results[count] = one_size(work, db, count, build=build)
-            for name, value in figures.items():
-                print(f"  {name:<26} {value:10.2f}")
-            sys.stdout.flush()
+            show(f"{count} conferences of {SESSIONS} sessions (filled in {filled:.0f} s):", figures)
     return results
 
 

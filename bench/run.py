@@ -110,16 +110,6 @@ def _sample_tree(pid: int, done: threading.Event, peak: list[float]) -> None:
         peak[0] = max(peak[0], sum(_pss_kib(p) for p in _tree(pid)) / 1024, _hwm_kib(pid) / 1024)
 
 
-def _hwm_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def _tree(pid: int) -> list[int]:
     try:
         children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
@@ -128,14 +118,33 @@ def _tree(pid: int) -> list[int]:
     return [pid, *(d for child in children for d in _tree(int(child)))]
 
 
-def _pss_kib(pid: int) -> int:
+def _kib(path: str, field: str) -> int:
+    """A kB field of a /proc file (0 once the process is gone)."""
     try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(field):
                 return int(line.split()[1])
     except OSError:
         pass
     return 0
+
+
+def _pss_kib(pid: int) -> int:
+    return _kib(f"/proc/{pid}/smaps_rollup", "Pss:")
+
+
+def _hwm_kib(pid: int) -> int:
+    return _kib(f"/proc/{pid}/status", "VmHWM:")
+
+
+def generate(sessions: int, work: Path) -> None:
+    """The conference of `sessions` sessions in `work/pages`, and with one session moved in
+    `work/moved` (bench/generate.py)."""
+    for variant, extra in (("pages", []), ("moved", ["--moved"])):
+        subprocess.run(
+            [sys.executable, str(BENCH / "generate.py"), "--sessions", str(sessions), *extra, str(work / variant)],
+            check=True,
+        )
 
 
 def free_port() -> int:
@@ -217,11 +226,7 @@ def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str,
     ):
         work, fast = Path(tmp), Path(shm)
         db = str(work / "store.sqlite")
-        for variant, extra in (("pages", []), ("moved", ["--moved"])):
-            subprocess.run(
-                [sys.executable, str(BENCH / "generate.py"), "--sessions", str(n), *extra, str(work / variant)],
-                check=True,
-            )
+        generate(n, work)
         figures: dict[str, float] = {"load before": os.getloadavg()[0]}
         ingest = measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")])
         figures |= {"ingest s": ingest.seconds, "ingest cpu s": ingest.cpu, "ingest MiB": ingest.peak_mib}
@@ -255,12 +260,7 @@ def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str,
             figures[k] for k in ("ingest MiB", "reingest MiB", "build MiB", "rebuild MiB", "serve MiB")
         )
         figures["load after"] = os.getloadavg()[0]
-        print(f"{n:,} sessions, {int(tmpfs['files']):,} files, {tmpfs['MB']:.0f} MB:")
-        for name, value in figures.items():
-            target = TARGETS.get(name)
-            mark = "" if target is None else f"   target <= {target:g}: {'met' if value <= target else 'NOT MET'}"
-            print(f"  {name:<34} {value:10.2f}{mark}")
-        sys.stdout.flush()
+        show(f"{n:,} sessions, {int(tmpfs['files']):,} files, {tmpfs['MB']:.0f} MB:", figures)
         if servers:
             import serve_bench
 
@@ -270,6 +270,16 @@ def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str,
             print(subprocess.run(nginx, capture_output=True, text=True, env=ENV, check=True).stdout.rstrip())
             sys.stdout.flush()
         return figures
+
+
+def show(title: str, figures: dict[str, float]) -> None:
+    """Print `figures` under `title`, each issue 32 target beside its figure."""
+    print(title)
+    for name, value in figures.items():
+        target = TARGETS.get(name)
+        mark = "" if target is None else f"   target <= {target:g}: {'met' if value <= target else 'NOT MET'}"
+        print(f"  {name:<34} {value:10.2f}{mark}")
+    sys.stdout.flush()
 
 
 def exponent(small: float, large: float, ratio: float) -> float:
