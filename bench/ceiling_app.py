@@ -3,8 +3,9 @@ by path, with a strong ETag and 304, and nothing else (issue 12).
 
     python bench/ceiling_app.py --server granian|uvicorn --port PORT BODIES_DIR
 
-Every file under BODIES_DIR is served at its relative path (`feeds/all.ics`, `p/TOKEN.ics`); the
-ETag is computed once at start-up, as any server that knows its bytes would.
+Every file under BODIES_DIR is served at its relative path (`feeds/all.ics`, `p/TOKEN.ics`; a path
+ending in `/` as its `index.html`); the ETag is computed once at start-up, as any server that knows
+its bytes would.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ BODIES: dict[str, tuple[bytes, str]] = {}
 
 
 async def serve(request: Request) -> Response:
-    found = BODIES.get(request.url.path)
+    path = request.url.path
+    found = BODIES.get(path + "index.html" if path.endswith("/") else path)
     if found is None:
         return Response(b"not found\n", status_code=404)
     body, etag = found

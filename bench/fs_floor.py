@@ -1,15 +1,14 @@
-"""The file system's share of a 10,000-session `confcal build`, without confcal: write the same tree
-of made bytes the build writes and time it (issue 12's 15x target is about 2.2-2.5 s of wall for the
-whole build on the bench machine).
+"""The file system's share of a `confcal build`, without confcal: write the tree a real build wrote
+(the same directories, the same files of the same sizes, the same hard links) from bytes made
+beforehand, and time it.
 
-    python bench/fs_floor.py DIR [--sessions N]   # DIR must not exist; on the file system to measure
+    python bench/fs_floor.py SITE DIR    # SITE: a build's output; DIR must not exist, on the file system to measure
 
-The tree is the build's own pattern (10,000 sessions by default, a third as many speakers, as the
-generator makes them): for each session a directory holding its page (7.4 KB) and its download
-beside it (1.3 KB), for each speaker a page directory, a feed and a QR code, under the
-conference's base (`c/{slug}/`) and again at the root as hard links, each file created in place
-as a first build does. Nothing is rendered: this is the least a build of that site can cost in
-system calls, in one process. `bench/run.py` times it last, beside the site it built.
+Nothing is rendered, keyed or hashed: for each file of SITE, in the order a walk finds them, its
+directory is made, then the file is created exclusively and written in one call (as a first
+build does), or made a hard link to the file it shares an inode with (the default conference's
+copy at the root). This is the least writing that tree can cost in system calls, in one
+process. `bench/run.py` times it beside the site it built, in the same minutes.
 """
 
 from __future__ import annotations
@@ -21,70 +20,90 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-SESSIONS = 10_000
-PAGE, DOWNLOAD, FEED, QR = b"p" * 7_450, b"i" * 1_301, b"f" * 3_000, b"q" * 2_000
+
+@dataclass(frozen=True)
+class Tree:
+    """What to write: directories (parents first), files (path, size) and links (path, source),
+    in the order to make them; paths relative to the root."""
+
+    directories: tuple[str, ...]
+    files: tuple[tuple[str, int], ...]
+    links: tuple[tuple[str, str], ...]
+
+    @property
+    def size(self) -> int:
+        return sum(size for _, size in self.files)
 
 
-def write_site(root: str, sessions: int = SESSIONS) -> int:
-    """Write the tree of `sessions` sessions under `root`; returns the number of files and links made."""
-    speakers = sessions // 3
-    base = f"{root}/c/bench"
-    made = 0
-    for top in ("sessions", "speakers", "feeds/speaker", "qr/speaker"):
-        os.makedirs(f"{base}/{top}")
-        os.makedirs(f"{root}/{top}")
-    for i in range(sessions):
-        for where in (base, root):
-            os.mkdir(f"{where}/sessions/{i:010x}")
-        _create(f"{base}/sessions/{i:010x}/index.html", PAGE)
-        _create(f"{base}/sessions/{i:010x}.ics", DOWNLOAD)
-        os.link(f"{base}/sessions/{i:010x}/index.html", f"{root}/sessions/{i:010x}/index.html")
-        os.link(f"{base}/sessions/{i:010x}.ics", f"{root}/sessions/{i:010x}.ics")
-        made += 4
-    for i in range(speakers):
-        for where in (base, root):
-            os.mkdir(f"{where}/speakers/s{i}")
-        for relative, body in (
-            (f"speakers/s{i}/index.html", PAGE),
-            (f"feeds/speaker/s{i}.ics", FEED),
-            (f"qr/speaker/s{i}.svg", QR),
-        ):
-            _create(f"{base}/{relative}", body)
-            os.link(f"{base}/{relative}", f"{root}/{relative}")
-            made += 2
-    return made
+def plan(site: str) -> Tree:
+    """The tree of the build output `site`: hard links to one file written once, linked after."""
+    directories: list[str] = []
+    files: list[tuple[str, int]] = []
+    links: list[tuple[str, str]] = []
+    first: dict[tuple[int, int], str] = {}
+    for top, dirs, names in os.walk(site):
+        relative = os.path.relpath(top, site)
+        prefix = "" if relative == "." else relative + "/"
+        directories += [prefix + d for d in sorted(dirs)]
+        for name in sorted(names):
+            stat = os.stat(f"{top}/{name}", follow_symlinks=False)
+            path = prefix + name
+            known = first.get((stat.st_dev, stat.st_ino))
+            if known is None:
+                first[stat.st_dev, stat.st_ino] = path
+                files.append((path, stat.st_size))
+            else:
+                links.append((path, known))
+    return Tree(tuple(directories), tuple(files), tuple(links))
+
+
+def _write(root: str, tree: Tree, bodies: dict[int, bytes]) -> int:
+    os.mkdir(root)
+    for directory in tree.directories:
+        os.mkdir(f"{root}/{directory}")
+    for path, size in tree.files:
+        with open(f"{root}/{path}", "xb", buffering=0) as out:
+            out.write(bodies[size])
+    for path, source in tree.links:
+        os.link(f"{root}/{source}", f"{root}/{path}")
+    return len(tree.files) + len(tree.links)
 
 
 @dataclass(frozen=True)
 class Floor:
     made: int  # files and links
+    bytes: int
     wall: float
     user: float
     system: float
 
+    @property
+    def cpu(self) -> float:
+        return self.user + self.system
 
-def timed(root: str, sessions: int = SESSIONS) -> Floor:
-    """`write_site` after a sync (the last run's deletions are not this one's cost), timed."""
+
+def timed(root: str, tree: Tree) -> Floor:
+    """`write_tree` after a sync (the last run's deletions are not this one's cost), timed; the
+    filler bytes are made before the clock starts."""
+    sizes = {size for _, size in tree.files}
+    filler = b"x" * max(sizes, default=0)
+    bodies = {size: filler[:size] for size in sizes}
     os.sync()
     started, before = time.perf_counter(), os.times()
-    made = write_site(root, sessions)
+    made = _write(root, tree, bodies)
     after = os.times()
-    return Floor(made, time.perf_counter() - started, after.user - before.user, after.system - before.system)
-
-
-def _create(path: str, body: bytes) -> None:
-    with open(path, "xb", buffering=0) as out:
-        out.write(body)
+    return Floor(made, tree.size, time.perf_counter() - started, after.user - before.user, after.system - before.system)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", type=Path, help="a build's output directory, whose tree is written again")
     parser.add_argument("dir", type=Path, help="where to write (must not exist); removed afterwards")
-    parser.add_argument("--sessions", type=int, default=SESSIONS, help="sessions of the site (default 10,000)")
     args = parser.parse_args()
-    floor = timed(str(args.dir), args.sessions)
+    tree = plan(str(args.site))
+    floor = timed(str(args.dir), tree)
     print(
-        f"{floor.made} files and links, {2 * (args.sessions + args.sessions // 3)} directories: "
+        f"{floor.made} files and links ({floor.bytes / 1e6:.0f} MB), {len(tree.directories)} directories: "
         f"{floor.wall:.2f} s wall, {floor.user:.2f} s user, {floor.system:.2f} s system"
     )
     shutil.rmtree(args.dir)

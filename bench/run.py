@@ -1,25 +1,34 @@
-"""Every figure of issue 12, measured on the whole commands a user runs.
+"""Every figure of issue 32, measured on the whole commands a user runs, each with its target.
 
-    python bench/run.py --sessions 10000            # one size, with the wrk comparisons
-    python bench/run.py --sessions 1000,10000,50000 --no-wrk   # how cost grows
+    python bench/run.py --quick     # 1k and 5k sessions, 1/10/100 conferences, short wrk runs: minutes
+    python bench/run.py --full      # 1k/10k/50k sessions, 1/100/1,000 conferences: about an hour
+    python bench/run.py --sessions 10000 --conferences "" --no-wrk   # any mix
 
-For each size: generate a conference (bench/generate.py), `confcal ingest` it, `confcal build` it,
-build the same feeds the obvious way (bench/obvious_build.py), move one session and time the
-re-ingest and rebuild (and count the files whose bytes changed), start `confcal serve` and time its
-first answer, ingest again and time until the server answers the new feed. With wrk (installed
-with apt-get when missing): `confcal serve` against a minimal Starlette app serving the same bytes
-on the fastest server measured (bench/ceiling_app.py), one worker each, for all.ics in full and as
-304, and for 1,000 personal feeds. Peak memory of a command is the larger of its own maximum
-resident set and the highest sum of proportional set sizes (PSS) of its process tree, sampled
-every 20 ms: `confcal build` forks workers that share most of their memory with it.
-Nothing here is a test: it prints figures.
+First the machine's CPU index (a fixed CPU-bound loop, so runs on other machines compare). For
+each conference size (bench/generate.py): `confcal ingest`; `confcal build` into tmpfs and into
+ext4, each beside the file system's floor (bench/fs_floor.py writing the same tree the build
+wrote, in the same minutes); a build with nothing changed; the re-ingest of one moved session
+and the one-change rebuild (files whose bytes changed, unchanged files rewritten, bytes written,
+and its CPU over the imports a build pays before reading anything); `confcal serve`: start, a
+new ingest served after its commit, peak memory. At the size given for the servers (the
+largest up to 10,000): wrk against the ceiling app on every route (bench/serve_bench.py) and
+through the deploy's nginx (bench/nginx_bench.py). Then the many-conference figures
+(bench/conferences.py). Last the growth tables, each step's growth exponent between sizes
+(1.0 is linear) and what grows faster than linearly.
+
+Wall time and CPU time (the command's own and its workers', wait4) are given together: the
+machine is shared, and the load average is printed with each size. Peak memory of a command is
+the larger of its own peak resident set (VmHWM) and the highest sum of proportional set sizes
+(PSS) of its process tree, sampled every 20 ms. Nothing here is a test: it prints figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import math
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -29,11 +38,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import fs_floor
-import httpx
-import serve_bench
-from asgi_servers import cpu_seconds
-
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 CONFCAL = [sys.executable, "-m", "server.cli"]
@@ -41,6 +45,21 @@ CONFCAL = [sys.executable, "-m", "server.cli"]
 # (a development shell's PYTHONDONTWRITEBYTECODE would make every command compile them again).
 ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPATH": str(ROOT)}
 IDENTITY = {"accept-encoding": "identity"}
+TMPFS = Path("/dev/shm")
+# What `confcal build` imports before it reads the store: its floor for a rebuild of nothing.
+BUILD_IMPORTS = (
+    "import server.cli, server.commands.build, server.links, server.site.build_changes, "
+    "server.site.build_conferences, server.site.build_workers, server.store, server.web.demo"
+)
+
+# The targets of issue 32, as (figure, at most, what it is)
+TARGETS = {
+    "new ingest served s": 1.0,
+    "rebuild cpu over imports s": 0.3,
+    "build cpu / floor cpu (tmpfs)": 8.0,
+    "build wall / floor wall (ext4)": 2.5,
+    "peak MiB (every command)": 500.0,
+}
 
 
 @dataclass
@@ -62,8 +81,7 @@ def compiled() -> None:
 def measure(command: list[str]) -> Run:
     """Wall time, CPU time (its workers' included, wait4) and peak memory, for a whole command."""
     # What the commands before wrote goes to disk first: on ext4 their writeback (and the
-    # discards of a tree deleted just before) otherwise lands in this command's time; two 10,000-
-    # session builds of the same code measured 7.6 and 9.2 s, 2.6 s of system time apart.
+    # discards of a tree deleted just before) otherwise lands in this command's time.
     os.sync()
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV)
@@ -80,13 +98,16 @@ def measure(command: list[str]) -> Run:
     elapsed = time.perf_counter() - start
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{output}")
-    return Run(elapsed, usage.ru_utime + usage.ru_stime, max(usage.ru_maxrss / 1024, tree_peak[0]), output)
+    # Not wait4's ru_maxrss: it counts the resident set this process had when it forked the
+    # command (a 600 MiB parent made /bin/true's peak 618 MiB).
+    return Run(elapsed, usage.ru_utime + usage.ru_stime, tree_peak[0], output)
 
 
 def _sample_tree(pid: int, done: threading.Event, peak: list[float]) -> None:
-    """The highest PSS sum (MiB) of `pid` and its descendants, until `done`."""
+    """Every 20 ms until `done`, the larger of the highest PSS sum (MiB) of `pid` and its
+    descendants and `pid`'s own peak resident set since it started its program (VmHWM)."""
     while not done.wait(0.02):
-        peak[0] = max(peak[0], sum(_pss_kib(p) for p in _tree(pid)) / 1024)
+        peak[0] = max(peak[0], sum(_pss_kib(p) for p in _tree(pid)) / 1024, _hwm_kib(pid) / 1024)
 
 
 def _tree(pid: int) -> list[int]:
@@ -97,14 +118,33 @@ def _tree(pid: int) -> list[int]:
     return [pid, *(d for child in children for d in _tree(int(child)))]
 
 
-def _pss_kib(pid: int) -> int:
+def _kib(path: str, field: str) -> int:
+    """A kB field of a /proc file (0 once the process is gone)."""
     try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(field):
                 return int(line.split()[1])
     except OSError:
         pass
     return 0
+
+
+def _pss_kib(pid: int) -> int:
+    return _kib(f"/proc/{pid}/smaps_rollup", "Pss:")
+
+
+def _hwm_kib(pid: int) -> int:
+    return _kib(f"/proc/{pid}/status", "VmHWM:")
+
+
+def generate(sessions: int, work: Path) -> None:
+    """The conference of `sessions` sessions in `work/pages`, and with one session moved in
+    `work/moved` (bench/generate.py)."""
+    for variant, extra in (("pages", []), ("moved", ["--moved"])):
+        subprocess.run(
+            [sys.executable, str(BENCH / "generate.py"), "--sessions", str(sessions), *extra, str(work / variant)],
+            check=True,
+        )
 
 
 def free_port() -> int:
@@ -113,24 +153,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def snapshot(root: Path) -> dict[str, tuple[str, int]]:
-    return {
-        p.relative_to(root).as_posix(): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
-        for p in root.rglob("*")
-        if p.is_file()
-    }
-
-
-def wait_until(check: object, limit: float = 120.0) -> float:
-    start = time.perf_counter()
-    while time.perf_counter() - start < limit:
-        try:
-            if check():  # type: ignore[operator]
-                return time.perf_counter() - start
-        except httpx.TransportError:
-            pass
-        time.sleep(0.02)
-    raise SystemExit("timed out waiting")
+def tree_state(root: Path) -> dict[str, tuple[str, int, int]]:
+    """Each file's digest, mtime and size, by relative path."""
+    found = {}
+    for p in root.rglob("*"):
+        if p.is_file():
+            stat = p.stat()
+            found[p.relative_to(root).as_posix()] = (
+                hashlib.sha256(p.read_bytes()).hexdigest(),
+                stat.st_mtime_ns,
+                stat.st_size,
+            )
+    return found
 
 
 def peak_of(pid: int) -> float:
@@ -147,72 +181,6 @@ def peak_of(pid: int) -> float:
     return total / 1024 if total else float("nan")
 
 
-class Server:
-    def __init__(self, command: list[str], url_check: str) -> None:
-        self.started = time.perf_counter()
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
-        self.ready = wait_until(lambda: httpx.get(url_check, timeout=5).status_code == 200)
-        self.ready_cpu = cpu_seconds(self.process.pid)
-
-    def stop(self) -> float:
-        peak = peak_of(self.process.pid)
-        self.process.terminate()
-        self.process.wait(timeout=20)
-        return peak
-
-
-def one_size(n: int, *, baseline: bool, servers: bool) -> dict[str, float]:
-    with tempfile.TemporaryDirectory(prefix=f"confcal-bench-{n}-") as tmp:
-        work = Path(tmp)
-        db = str(work / "store.sqlite")
-        for variant, extra in (("pages", []), ("moved", ["--moved"])):
-            subprocess.run(
-                [sys.executable, str(BENCH / "generate.py"), "--sessions", str(n), *extra, str(work / variant)],
-                check=True,
-            )
-        figures: dict[str, float] = {}
-        ingest = measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")])
-        figures["ingest s"], figures["ingest cpu s"] = ingest.seconds, ingest.cpu
-        figures["ingest MiB"] = ingest.peak_mib
-        build = measure([*CONFCAL, "build", "--db", db, str(work / "site")])
-        files = sum(1 for p in (work / "site").rglob("*") if p.is_file())
-        figures["build s"], figures["build cpu s"] = build.seconds, build.cpu
-        figures["build MiB"], figures["files"] = build.peak_mib, files
-        if baseline:
-            obvious = measure([sys.executable, str(BENCH / "obvious_build.py"), "--db", db, str(work / "obvious")])
-            figures["obvious s"], figures["obvious cpu s"] = obvious.seconds, obvious.cpu
-            figures["build speed-up (wall)"] = obvious.seconds / build.seconds
-            figures["build speed-up (cpu)"] = obvious.cpu / build.cpu
-        same = measure([*CONFCAL, "build", "--db", db, str(work / "site")])
-        figures["no-change rebuild s"], figures["no-change rebuild cpu s"] = same.seconds, same.cpu
-        before = snapshot(work / "site")
-        measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "moved")])
-        rebuild = measure([*CONFCAL, "build", "--db", db, str(work / "site")])
-        after = snapshot(work / "site")
-        figures["rebuild s"], figures["rebuild cpu s"] = rebuild.seconds, rebuild.cpu
-        figures["rebuild MiB"] = rebuild.peak_mib
-        figures["rebuild % of build (wall)"] = 100 * rebuild.seconds / build.seconds
-        figures["rebuild % of build (cpu)"] = 100 * rebuild.cpu / build.cpu
-        figures["files changed"] = sum(1 for k, v in after.items() if before.get(k, ("", 0))[0] != v[0])
-        figures["unchanged files rewritten"] = sum(
-            1 for k, v in after.items() if k in before and before[k][0] == v[0] and before[k][1] != v[1]
-        )
-        from scale import serve_figures  # serve start, commit to new ETag (scale.py imports this module)
-
-        figures |= serve_figures(Path(db), work / "pages")
-        print(f"{n} sessions, {files} files:")
-        for name, value in figures.items():
-            print(f"  {name:<26} {value:10.2f}")
-        if servers:
-            figures.update(serve_bench.compare(db, work))  # bench/serve_bench.py
-        # Last, so no deletion of its comes before a timed command: what writing the build's tree
-        # costs this file system here, with nothing rendered (bench/fs_floor.py).
-        floor = fs_floor.timed(str(work / "floor"), n)
-        figures["fs floor s"], figures["fs floor system s"] = floor.wall, floor.system
-        print(f"  {'fs floor s':<26} {figures['fs floor s']:10.2f}  ({figures['fs floor system s']:.2f} s system)")
-        return figures
-
-
 def cpu_index() -> float:
     """Seconds for a fixed piece of pure Python, the best of three: this machine's speed today, to
     read wall-time figures from machines (or days) of different speed against each other."""
@@ -224,35 +192,192 @@ def cpu_index() -> float:
     return best
 
 
+def imports_cpu() -> float:
+    """CPU seconds of the imports a build pays before it reads the store, the best of three."""
+    return min(measure([sys.executable, "-c", BUILD_IMPORTS]).cpu for _ in range(3))
+
+
+def build_and_floor(db: str, where: Path, name: str) -> dict[str, float]:
+    """`confcal build` into a new directory under `where`, then the floor writing its tree there."""
+    import fs_floor
+
+    site = where / f"{name}-site"
+    build = measure([*CONFCAL, "build", "--db", db, str(site)])
+    tree = fs_floor.plan(str(site))
+    floor = fs_floor.timed(str(where / f"{name}-floor"), tree)
+    shutil.rmtree(where / f"{name}-floor")
+    return {
+        "build s": build.seconds,
+        "build cpu s": build.cpu,
+        "build MiB": build.peak_mib,
+        "files": floor.made,
+        "MB": floor.bytes / 1e6,
+        "floor s": floor.wall,
+        "floor cpu s": floor.cpu,
+    }
+
+
+def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str, float]:
+    from scale import serve_figures  # serve start, commit to new ETag (scale.py imports this module)
+
+    with (
+        tempfile.TemporaryDirectory(prefix=f"confcal-bench-{n}-") as tmp,
+        tempfile.TemporaryDirectory(prefix=f"confcal-bench-{n}-", dir=TMPFS) as shm,
+    ):
+        work, fast = Path(tmp), Path(shm)
+        db = str(work / "store.sqlite")
+        generate(n, work)
+        figures: dict[str, float] = {"load before": os.getloadavg()[0]}
+        ingest = measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")])
+        figures |= {"ingest s": ingest.seconds, "ingest cpu s": ingest.cpu, "ingest MiB": ingest.peak_mib}
+        tmpfs = build_and_floor(db, fast, "tmpfs")
+        figures |= {f"{k} (tmpfs)": v for k, v in tmpfs.items()}
+        figures["build cpu / floor cpu (tmpfs)"] = tmpfs["build cpu s"] / tmpfs["floor cpu s"]
+        ext4 = build_and_floor(db, work, "ext4")
+        figures |= {f"{k} (ext4)": v for k, v in ext4.items()}
+        figures["build wall / floor wall (ext4)"] = ext4["build s"] / ext4["floor s"]
+        figures |= {"build s": tmpfs["build s"], "build cpu s": tmpfs["build cpu s"], "build MiB": tmpfs["build MiB"]}
+        site = fast / "tmpfs-site"
+        same = measure([*CONFCAL, "build", "--db", db, str(site)])
+        figures |= {"no-change rebuild s": same.seconds, "no-change rebuild cpu s": same.cpu}
+        before = tree_state(site)
+        again = measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "moved")])
+        figures |= {"reingest s": again.seconds, "reingest cpu s": again.cpu, "reingest MiB": again.peak_mib}
+        rebuild = measure([*CONFCAL, "build", "--db", db, str(site)])
+        after = tree_state(site)
+        figures |= {"rebuild s": rebuild.seconds, "rebuild cpu s": rebuild.cpu, "rebuild MiB": rebuild.peak_mib}
+        figures["rebuild cpu over imports s"] = rebuild.cpu - imports
+        changed = [k for k, v in after.items() if before.get(k, ("", 0, 0))[0] != v[0]]
+        figures["files changed"] = len(changed)
+        figures["MB changed"] = sum(after[k][2] for k in changed) / 1e6
+        figures["unchanged files rewritten"] = sum(
+            1 for k, v in after.items() if k in before and before[k][0] == v[0] and before[k][1] != v[1]
+        )
+        # Its re-ingest (the session moved back, while a server polls) is not the one above.
+        served = serve_figures(Path(db), work / "pages")
+        figures |= {k: v for k, v in served.items() if not k.startswith("reingest")}
+        figures["peak MiB (every command)"] = max(
+            figures[k] for k in ("ingest MiB", "reingest MiB", "build MiB", "rebuild MiB", "serve MiB")
+        )
+        figures["load after"] = os.getloadavg()[0]
+        show(f"{n:,} sessions, {int(tmpfs['files']):,} files, {tmpfs['MB']:.0f} MB:", figures)
+        if servers:
+            import serve_bench
+
+            serve_bench.compare(db, work, seconds=3 if quick else 8, rounds=1, personal=200 if quick else 1000)
+            nginx = [sys.executable, str(BENCH / "nginx_bench.py"), "--sessions", str(n)]
+            nginx += ["--seconds", "3" if quick else "8", "--rounds", "1" if quick else "3"]
+            print(subprocess.run(nginx, capture_output=True, text=True, env=ENV, check=True).stdout.rstrip())
+            sys.stdout.flush()
+        return figures
+
+
+def show(title: str, figures: dict[str, float]) -> None:
+    """Print `figures` under `title`, each issue 32 target beside its figure."""
+    print(title)
+    for name, value in figures.items():
+        target = TARGETS.get(name)
+        mark = "" if target is None else f"   target <= {target:g}: {'met' if value <= target else 'NOT MET'}"
+        print(f"  {name:<34} {value:10.2f}{mark}")
+    sys.stdout.flush()
+
+
+def exponent(small: float, large: float, ratio: float) -> float:
+    """How a figure grows between two sizes `ratio` apart: 1.0 is linear, 0 flat."""
+    if small <= 0 or large <= 0:
+        return float("nan")
+    return math.log(large / small) / math.log(ratio)
+
+
+# (column, CPU key, wall key)
+STEPS = [
+    ("ingest", "ingest cpu s", "ingest s"),
+    ("re-ingest of one change", "reingest cpu s", "reingest s"),
+    ("build", "build cpu s", "build s"),
+    ("one-change rebuild", "rebuild cpu s", "rebuild s"),
+    ("new ingest served", "new ingest served cpu s", "new ingest served s"),
+    ("serve start", "serve start cpu s", "serve start s"),
+]
+MEMORY = ["ingest MiB", "reingest MiB", "build MiB", "rebuild MiB", "serve MiB"]
+
+
+def growth_table(results: dict[int, dict[str, float]], unit: str) -> str:
+    """CPU seconds (wall in brackets) of each step, peak MiB of each command, and under each size
+    after the first the growth exponent of each step's CPU from the size before."""
+    head = [unit, *(name for name, _, _ in STEPS), "peak MiB " + " / ".join(m.split()[0] for m in MEMORY), "load"]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    sizes = list(results)
+    for at, n in enumerate(sizes):
+        f = results[n]
+        cells = [f"{n:,}"]
+        for _, cpu, wall in STEPS:
+            cells.append(f"{f[cpu]:.2f} s ({f[wall]:.2f} s)" if cpu in f else "-")
+        cells.append(" / ".join(f"{f[m]:.0f}" if m in f else "-" for m in MEMORY))
+        cells.append(f"{f['load before']:.0f}-{f['load after']:.0f}")
+        lines.append("| " + " | ".join(cells) + " |")
+        if at:
+            smaller = results[sizes[at - 1]]
+            growth = [f"x{n / sizes[at - 1]:g}: exponent"]
+            for _, cpu, _ in STEPS:
+                value = exponent(smaller.get(cpu, 0), f.get(cpu, 0), n / sizes[at - 1])
+                growth.append(
+                    "-" if math.isnan(value) else f"{value:.2f}" + (" **superlinear**" if value > 1.1 else "")
+                )
+            growth += ["", ""]
+            lines.append("| " + " | ".join(growth) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sessions", default="10000", help="one size or several, comma-separated")
-    parser.add_argument("--no-baseline", action="store_true", help="skip the obvious build")
-    parser.add_argument("--no-wrk", action="store_true", help="skip the server comparisons")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="small sizes and short runs: a few minutes")
+    mode.add_argument("--full", action="store_true", help="1k/10k/50k sessions, 1/100/1,000 conferences")
+    parser.add_argument("--sessions", help="conference sizes, comma-separated")
+    parser.add_argument("--conferences", help="numbers of 200-session conferences, comma-separated ('' for none)")
+    parser.add_argument("--no-wrk", action="store_true", help="skip the server comparisons (wrk, nginx)")
+    parser.add_argument("--no-conference-build", action="store_true", help="skip builds of many conferences")
     args = parser.parse_args()
-    sizes = [int(s) for s in args.sessions.split(",")]
+    quick = not args.full
+    sessions = args.sessions or ("1000,10000,50000" if args.full else "1000,5000")
+    conferences = args.conferences if args.conferences is not None else ("1,100,1000" if args.full else "1,10,100")
+    sizes = [int(s) for s in sessions.split(",") if s]
+    counts = [int(c) for c in conferences.split(",") if c]
     compiled()
-    print(
-        f"machine: {os.cpu_count()} cores, CPU index {cpu_index():.2f} s (sum of i*i below 10**7; 0.52-0.63 s in round 8)"
-    )
-    table = {n: one_size(n, baseline=not args.no_baseline, servers=not args.no_wrk) for n in sizes}
-    if len(sizes) > 1:
-        keys = [
-            "ingest s",
-            "ingest cpu s",
-            "build s",
-            "build cpu s",
-            "rebuild s",
-            "rebuild cpu s",
-            "serve start s",
-            "ingest MiB",
-            "build MiB",
-            "serve MiB",
-        ]
-        print("\n| sessions | " + " | ".join(keys) + " |")
-        print("|---" * (len(keys) + 1) + "|")
-        for n, figures in table.items():
-            print(f"| {n} | " + " | ".join(f"{figures[k]:.1f}" for k in keys) + " |")
+    print(f"machine: {os.cpu_count()} cores, CPU index {cpu_index():.2f} s (sum of i*i below 10**7, best of three)")
+    imports = imports_cpu()
+    print(f"a build's imports: {imports:.2f} s of CPU (python -c '{BUILD_IMPORTS}')")
+    servers = not args.no_wrk
+    if servers:
+        import serve_bench
+
+        serve_bench.ensure_tools()
+    at_servers = max((n for n in sizes if n <= 10_000), default=None)
+    table = {n: one_size(n, servers=servers and n == at_servers, quick=quick, imports=imports) for n in sizes}
+    many: dict[int, dict[str, float]] = {}
+    if counts:
+        import conferences as many_conferences
+
+        many = many_conferences.growth(counts, build=not args.no_conference_build)
+    print()
+    if table:
+        print(growth_table(table, "sessions"))
+        for n, f in table.items():
+            ratio = f"{f['rebuild cpu over imports s']:.2f} s"
+            print(f"one-change rebuild over imports at {n:,}: {ratio}")
+        if len(sizes) > 1 and sizes[-1] > sizes[-2]:
+            last, before = table[sizes[-1]], table[sizes[-2]]
+            for key in ("rebuild cpu over imports s", "new ingest served s", "reingest cpu s"):
+                print(f"{key} {sizes[-1]:,} / {sizes[-2]:,}: {last[key] / before[key]:.2f}x (target <= 1.2x)")
+    if many:
+        print()
+        print(growth_table(many, "conferences"))
+        for count, f in many.items():
+            print(
+                f"{count:,} conferences: serve start {f['serve start s']:.2f} s (target <= 3), serve "
+                f"{f['serve MiB']:.0f} MiB after asking every conference (target <= 1024), cold feed "
+                f"{f['cold feed ms']:.0f} ms (target <= 300), warm feed / ceiling {f['warm feed / ceiling']:.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@
     python bench/serve_bench.py --db STORE               # an ingested store
     python bench/serve_bench.py --db STORE --seconds 5 --rounds 3 --personal 1000
 
-Four cases, each with wrk (1 thread, 32 connections, no Accept-Encoding, as a calendar app's
-poll without gzip): all.ics in full and as 304 (If-None-Match with its ETag), and `--personal`
-personal feeds (pick sets of 12 sessions made through the API) in rotation, in full and as 304.
+Each case with wrk (1 thread, 32 connections, no Accept-Encoding, as a calendar app's poll
+without gzip): all.ics in full and as 304 (If-None-Match with its ETag), `--personal` personal
+feeds (pick sets of 12 sessions made through the API) in rotation, in full and as 304, and every
+other kind of route once (`route_bodies`: the schedule page, a day's, a session's and a
+speaker's page, a download, a track's feed, the sessions API, schedule.xml).
 `confcal serve` runs as users run it, access log on (written to a file), Host allow list on.
 All servers stay up and the runs are interleaved round by round, so a change in the machine's
 load hits every server alike; the median round is shown, with requests per CPU second of the
@@ -111,6 +113,39 @@ def personal_feeds(url: str, work: Path, bodies: Path, count: int) -> tuple[Path
     return full, cond
 
 
+def route_bodies(url: str, bodies: Path) -> dict[str, str]:
+    """The other routes compared (the schedule page, a day's page, a session's page and download,
+    a speaker's page, a track's feed, the sessions API and schedule.xml): their paths by name,
+    their bytes written under `bodies` for the ceiling."""
+    sessions = httpx.get(url + "/api/sessions", timeout=60).json()["sessions"]
+    feeds = httpx.get(url + "/api/feeds", timeout=60).json()["feeds"]
+    first = sessions[len(sessions) // 2]
+    track = next(f["url"] for f in feeds if "/track/" in f["url"])
+    page = httpx.get(url + "/", headers=IDENTITY, timeout=60).text
+    day = next((part.split('"')[0] for part in page.split('href="')[1:] if part.startswith("days/")), "")
+    speaker = next((part.split('"')[0] for part in page.split('href="')[1:] if part.startswith("speakers/")), "")
+    found = {
+        "schedule page": "/",
+        "day page": "/" + day,
+        "session page": "/" + first["ics"].split("://", 1)[-1].split("/", 1)[-1].removesuffix(".ics") + "/",
+        "session .ics": "/" + first["ics"].split("://", 1)[-1].split("/", 1)[-1],
+        "track feed": "/" + track.split("://", 1)[-1].split("/", 1)[-1],
+        "api/sessions": "/api/sessions",
+        "schedule.xml": "/schedule.xml",
+    }
+    if speaker:
+        found["speaker page"] = "/" + speaker
+    for name, path in list(found.items()):
+        reply = httpx.get(url + path, headers=IDENTITY, timeout=60)
+        if reply.status_code != 200:
+            del found[name]  # not a route of this conference (no day pages for a one-day event)
+            continue
+        target = bodies / (path.lstrip("/") + ("index.html" if path.endswith("/") else ""))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(reply.content)
+    return found
+
+
 def ensure_tools() -> None:
     """wrk from Debian, and the ceiling's servers from PyPI, installed when missing."""
     if shutil.which("wrk") is None:
@@ -136,6 +171,7 @@ def compare(db: str, work: Path, *, seconds: int = 8, rounds: int = 1, personal:
         bodies = work / "ceiling"
         (bodies / "feeds").mkdir(parents=True, exist_ok=True)
         (bodies / "feeds" / "all.ics").write_bytes(feed.content)
+        routes = route_bodies(url, bodies)
         lua_full, lua_304 = personal_feeds(url, work, bodies, personal)
         etag = {"If-None-Match": feed.headers["etag"]}
         for server in CEILINGS:
@@ -156,6 +192,7 @@ def compare(db: str, work: Path, *, seconds: int = 8, rounds: int = 1, personal:
             "all.ics 304": {"path": "/feeds/all.ics", "headers": etag},
             "personal": {"path": "/", "script": lua_full},
             "personal 304": {"path": "/", "script": lua_304},
+            **{name: {"path": path} for name, path in routes.items()},
         }
         targets = {"confcal": (app, url), **ceilings}
         runs: dict[tuple[str, str], list[tuple[float, float]]] = {}

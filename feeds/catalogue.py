@@ -135,10 +135,19 @@ def catalogue(schedule: Schedule) -> list[FeedSpec]:
             names[kind][slug] = name if known is None else min(known, name)
     specs = [FeedSpec(FeedKind.ALL, "", conference.name, conference.name)]
     for kind, by_slug in names.items():
-        for slug in sorted(by_slug):
-            name = by_slug[slug]
-            specs.append(FeedSpec(kind, slug, name, f"{conference.name} - {LABELS[kind]}: {name}"))
+        specs += [spec_of(conference, kind, slug, by_slug[slug]) for slug in sorted(by_slug)]
     return specs
+
+
+def spec_of(conference: Conference, kind: FeedKind, slug: str, name: str) -> FeedSpec:
+    """The catalogue's feed of one kind (not ALL) and slug, named `name`."""
+    return FeedSpec(kind, slug, name, f"{conference.name} - {LABELS[kind]}: {name}")
+
+
+def places(session: Session, conference: Conference) -> list[tuple[FeedKind, str, str]]:
+    """(kind, slug, name) of every feed besides the whole conference's that `session` belongs
+    to (its names as `catalogue` weighs them), for patching a catalogue made before."""
+    return _places(session, conference, {})
 
 
 # How long a cancelled session stays in the feeds (as STATUS:CANCELLED) after it was withdrawn:
@@ -200,6 +209,8 @@ __all__ = [
     "catalogue",
     "day_slug",
     "partition",
+    "places",
+    "spec_of",
     "visible",
     "visible_until",
 ]

@@ -18,6 +18,7 @@ from starlette.responses import Response
 
 from server.links import ConferenceLink, Site, conference_site, other_conferences
 from server.pages import params
+from server.snapshot.answers import Answers
 from server.snapshot.conditional import Representation, respond
 from server.snapshot.live import Live, ScheduleStore
 from server.snapshot.published import Published
@@ -26,11 +27,13 @@ from server.snapshot.published import Published
 @dataclass(frozen=True, kw_only=True)
 class RouteContext:
     """`base_url` (e.g. https://cal.example.org) makes links absolute to it; without it links
-    follow the request's host. `max_age` is what conditional GET answers carry."""
+    follow the request's host. `max_age` is what conditional GET answers carry. `answers` keeps
+    what `send` answered for the middleware to answer again (server.snapshot.answers)."""
 
     live: Live
     base_url: str | None = None
     max_age: int = 300
+    answers: Answers | None = None
 
     @property
     def store(self) -> ScheduleStore:
@@ -59,6 +62,9 @@ class RouteContext:
         return other_conferences(served.summaries, this, self.root(request))
 
     def send(self, request: Request, rep: Representation) -> Response:
+        if self.answers is not None:
+            # The next same request is answered before routing (server.snapshot.answers).
+            self.answers.note(request.scope, self.live.served, rep)
         return respond(request, rep, max_age=self.max_age)
 
     async def current(self, request: Request) -> Published:

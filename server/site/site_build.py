@@ -174,7 +174,9 @@ def _body(make: Callable[..., Representation], *args: object) -> bytes:
 
 
 def _feed_body(feed: Feed) -> bytes:
-    return feed.representation.body
+    # Made, not kept: a build writes each feed once, and holding them all (a large conference's
+    # feeds are several times all.ics) was most of a build's memory.
+    return feed.representation.body if feed.rendered else feed.make().body
 
 
 def _same(body: bytes) -> bytes:

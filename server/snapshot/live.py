@@ -13,12 +13,20 @@ after their grace period depends on the clock (unchanged feeds keep their bytes 
 
 The *default* conference, served at the root paths as well as under its own base, is the one
 `serve --default` names, else the one ingested first (`Store.default_conference`).
+
+One server may hold a thousand conferences, most of them asked for now and then. Only the
+default conference's snapshot is made at start and kept; any other is made when a request first
+asks for it (`current`), kept in step with the store like the default's while it is asked for,
+and let go when nothing asked for it for `idle` seconds or when more than `keep` snapshots are
+held (the least recently asked for first). So start-up and memory follow the conferences people
+ask for, not the store's size; a conference let go is read again, in one query, when asked for.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -37,6 +45,12 @@ from server.store.report import ConferenceSummary
 log = logging.getLogger("confcal.serve")
 
 REBUILD_AFTER = timedelta(hours=1)
+# A conference's snapshot not asked for in this many seconds is let go (not the default's).
+IDLE = 600.0
+# At most this many snapshots besides the default's: a crawler walking every conference of a
+# large store must not hold them all (a 200-session conference's snapshot, its feeds rendered,
+# is a few MiB).
+KEEP = 128
 
 
 class ScheduleStore(Protocol):
@@ -87,6 +101,9 @@ class Live:
         seed: Callable[[], None] | None = None,
         clock: Callable[[], datetime] = utc_now,
         rebuild_after: timedelta = REBUILD_AFTER,
+        idle: float = IDLE,
+        keep: int = KEEP,
+        timer: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
         self.base_url = base_url
@@ -94,11 +111,20 @@ class Live:
         self._seed = seed
         self._clock = clock
         self._rebuild_after = rebuild_after
+        self._idle, self._keep, self._timer = idle, keep, timer
         self._lock = threading.Lock()
+        # One load at a time per conference: requests arriving together for a cold conference
+        # wait for one read of it, and a load holds up neither the others nor `refresh`.
+        self._loads: dict[str, threading.Lock] = {}
         self._served = Served({}, default=default)
         self._version: int | None = None
         self._versions: dict[str, int] = {}
         self._cold: list[Published] = []
+
+    @property
+    def timer(self) -> Callable[[], float]:
+        """The clock a snapshot's `used` is read on (monotonic seconds)."""
+        return self._timer
 
     @property
     def served(self) -> Served:
@@ -108,16 +134,22 @@ class Live:
         """The current snapshot of `conference` (default: the default one), or None."""
         served = self._served
         slug = conference if conference is not None else served.default
-        return None if slug is None else served.snapshots.get(slug)
+        found = None if slug is None else served.snapshots.get(slug)
+        if found is not None:
+            found.used = self._timer()
+        return found
 
     def current(self, conference: str | None = None) -> Published:
-        """The snapshot of `conference` (default: the default one), refreshing once if there is
-        none yet; NothingPublished for the default before any ingest, NoSuchConference for a slug
-        the store does not hold."""
+        """The snapshot of `conference` (default: the default one), made now if it is not held
+        (refreshing once for a conference this process has not heard of yet); NothingPublished
+        for the default before any ingest, NoSuchConference for a slug the store does not hold."""
         found = self.snapshot(conference)
         if found is None:
-            self.refresh()
-            found = self.snapshot(conference)
+            slug = conference if conference is not None else self._served.default
+            if slug is None or not any(c.slug == slug for c in self._served.summaries):
+                self.refresh()
+                slug = conference if conference is not None else self._served.default
+            found = None if slug is None else self.load(slug)
         if found is not None:
             return found
         if conference is None:
@@ -148,6 +180,8 @@ class Live:
             changed = len(snapshots) != len(old)
             for summary in summaries:
                 previous = snapshots.get(summary.slug)
+                if previous is None and summary.slug != default:
+                    continue  # made when asked for (`load`)
                 if (
                     previous is not None
                     and self._versions.get(summary.slug) == summary.version
@@ -171,6 +205,7 @@ class Live:
                     previous=previous,
                     lazy=True,
                 )
+                published.used = previous.used if previous is not None else self._timer()
                 snapshots[summary.slug] = published
                 self._cold.append(published)
                 self._versions[summary.slug] = summary.version
@@ -185,8 +220,71 @@ class Live:
             self._version = version
             return changed
 
+    def load(self, slug: str) -> Published | None:
+        """The snapshot of the conference `slug`, read from the store now unless it is held;
+        None when the store does not hold it (as of the last `refresh`)."""
+        with self._lock:
+            lock = self._loads.setdefault(slug, threading.Lock())
+        with lock:
+            found = self.snapshot(slug)
+            if found is not None:
+                return found
+            summary = next((c for c in self._served.summaries if c.slug == slug), None)
+            if summary is None:
+                return None
+            # The version before the rows: an ingest landing in between is read again by the
+            # next `refresh` (rows after this version), never missed.
+            schedule = self.store.live(slug)
+            if schedule is None:
+                return None
+            published = Published(
+                schedule,
+                now=self._clock(),
+                base_url=calendar_base(self.base_url, slug, self._served.default),
+                lazy=True,
+            )
+            published.used = self._timer()
+            with self._lock:
+                served = self._served
+                if slug in served.snapshots:
+                    return served.snapshots[slug]
+                self._served = Served({**served.snapshots, slug: published}, served.summaries, served.default)
+                self._versions[slug] = summary.version
+                self._cold.append(published)
+            log.info("loaded %s version %s: %d sessions", slug, summary.version, len(schedule.sessions))
+            self._let_go()
+            return published
+
+    def _let_go(self, *, idle: bool = False) -> int:
+        """Let go of the snapshots beyond `keep` (least recently asked for first) and, with `idle`,
+        of those not asked for in `idle` seconds; never the default's. How many it let go."""
+        with self._lock:
+            served = self._served
+            others = sorted(
+                ((p.used, slug) for slug, p in served.snapshots.items() if slug != served.default), reverse=True
+            )
+            oldest = self._timer() - self._idle
+            gone = {slug for used, slug in others[self._keep :]}
+            if idle:
+                gone |= {slug for used, slug in others if used < oldest}
+            if not gone:
+                return 0
+            kept = {slug: p for slug, p in served.snapshots.items() if slug not in gone}
+            self._served = Served(kept, served.summaries, served.default)
+            for slug in gone:
+                self._versions.pop(slug, None)
+            held = {id(p) for p in kept.values()}
+            self._cold = [p for p in self._cold if id(p) in held]
+        log.info("let go of %d idle snapshot(s): %s", len(gone), ", ".join(sorted(gone)))
+        return len(gone)
+
+    def let_go_idle(self) -> int:
+        """Let go of the snapshots no request asked for in `idle` seconds (not the default's);
+        how many. The watcher calls it after each poll."""
+        return self._let_go(idle=True)
+
     def warm(self) -> None:
-        """Render the feeds of the snapshots `refresh` swapped in since the last call."""
+        """Render the feeds of the snapshots `refresh` or `load` swapped in since the last call."""
         with self._lock:
             cold, self._cold = self._cold, []
         for published in cold:
@@ -204,3 +302,4 @@ class Live:
                 await anyio.to_thread.run_sync(self.refresh)
             except Exception:  # a store hiccup must not stop the server from serving what it has
                 log.exception("refreshing the published schedule failed; keeping the current one")
+            self.let_go_idle()

@@ -26,12 +26,13 @@ from functools import partial
 from typing import TypeVar, cast
 
 from feeds import urls
-from feeds.catalogue import FeedSpec, catalogue, partition
+from feeds.catalogue import FeedSpec, catalogue, partition, visible_until
 from feeds.ical import EventCache, render_calendar, render_session
 from feeds.model import Conference, Schedule, Session
 from feeds.query import FeedQuery, feed_title, select
 from feeds.slug import slugify
 from server.snapshot.conditional import CALENDAR, Representation
+from server.snapshot.patch import Catalogue, changed_sessions, patched
 
 # Filtered feeds (?track=…&level=…) are rendered on demand; keep the recent ones.
 _FILTERED_KEEP = 256
@@ -94,6 +95,8 @@ class Published:
     documents; safe to share across threads."""
 
     _feeds_by_name: dict[tuple[str, str], Feed]
+    _sessions: dict[str, Session]
+    catalogue: Catalogue
 
     def __init__(
         self,
@@ -115,11 +118,22 @@ class Published:
             previous is not None and previous.base_url == base_url and previous.conference == schedule.conference
         )
         held = previous._feeds_by_name if lazy and previous is not None and same_content else {}
-        # One pass over the sessions for every feed's members (not one select per feed).
-        members = partition(schedule, now=now)
+        made = None
+        if held and previous is not None:
+            # The feeds the changed sessions were and are in, made again; the others kept (patch.py).
+            changes = changed_sessions(previous._sessions, schedule.sessions)
+            made = patched(previous.catalogue, previous.now, changes, schedule.conference, now)
+        if made is None:
+            # One pass over the sessions for every feed's members (not one select per feed).
+            members = partition(schedule, now=now)
+            made = Catalogue(
+                tuple(catalogue(schedule)),
+                {key: tuple(group) for key, group in members.items()},
+                visible_until(schedule, now),
+            )
+        self.catalogue = made
         feeds = [
-            self._feed(spec, tuple(members.get((spec.kind, spec.slug), ())), inherited, held, lazy)
-            for spec in catalogue(schedule)
+            self._feed(spec, made.members.get((spec.kind, spec.slug), ()), inherited, held, lazy) for spec in made.specs
         ]
         self.feeds: tuple[Feed, ...] = tuple(feeds)
         self._feeds_by_name = {(f.spec.kind.value, f.spec.slug): f for f in feeds}
@@ -129,6 +143,9 @@ class Published:
         self._memo: OrderedDict[Hashable, object] = OrderedDict()
         self._personal: OrderedDict[Hashable, Representation] = OrderedDict()
         self._downloads: dict[str, Representation] = {}
+        # When a request last asked for this snapshot (the server's monotonic clock): a server
+        # of many conferences lets go of the idle ones (server.snapshot.live).
+        self.used = 0.0
 
     @property
     def conference(self) -> Conference:

@@ -13,6 +13,7 @@ short text body; an exception escaping a handler is a bug.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -29,6 +30,7 @@ from starlette.staticfiles import StaticFiles
 from feeds import urls
 from server.caldav.target import allow_private_calendars
 from server.pages import changes, detail_pages, feed_index, index_pages, page, params, qr
+from server.snapshot.answers import Answers
 from server.snapshot.feed_renders import FeedRenders
 from server.snapshot.live import Live, NoSuchConference, NothingPublished, ScheduleStore, utc_now
 from server.snapshot.pick_cache import PickCache
@@ -95,6 +97,7 @@ def create_app(
     guards: Guards = Guards(),
     on_shutdown: Callable[[], None] | None = None,
     sync: SyncRequests | None = None,
+    timer: Callable[[], float] = time.monotonic,
 ) -> Starlette:
     """The app for `store`. `base_url` (e.g. https://cal.example.org) makes links absolute to it;
     without it links follow the request's host. `seed` runs once if the store is empty (serve
@@ -105,13 +108,16 @@ def create_app(
     `on_shutdown` runs when the lifespan ends (the factory closes the store it opened). `sync`
     is how a picks change asks for a CalDAV sync of the set's calendar (default: noted in the
     store for the jobs' sweep; the factory passes triggers that also queue the job at once).
+    `timer` is the monotonic clock idle snapshots are let go by (server.snapshot.live).
 
     Everything an app holds is per process (snapshots, rate-limit buckets, metrics); several
     server processes share only the store (server.web.factory builds one app in each)."""
-    live = Live(store, base_url=base_url, default=default, seed=seed, clock=clock)
+    live = Live(store, base_url=base_url, default=default, seed=seed, clock=clock, timer=timer)
     pick_store = picks if picks is not None else pick_store_for(store)
+    answers = Answers()
     context = AppContext(
         live=live,
+        answers=answers,
         base_url=base_url,
         max_age=max_age,
         picks=pick_store,
@@ -157,7 +163,14 @@ def create_app(
         middleware=[
             Middleware(AccessLog),
             *guards.middleware(base_url),
-            Middleware(FeedFastPath, live=live, max_age=max_age, picks=context.recent_picks, upkeep=context.upkeep),
+            Middleware(
+                FeedFastPath,
+                live=live,
+                max_age=max_age,
+                picks=context.recent_picks,
+                upkeep=context.upkeep,
+                answers=answers,
+            ),
         ],
     )
     app.state.context = context
@@ -166,4 +179,5 @@ def create_app(
     app.state.upkeep = context.upkeep
     app.state.pick_cache = context.recent_picks
     app.state.feed_renders = context.renders
+    app.state.answers = answers
     return app

@@ -9,7 +9,8 @@ answers a GET or HEAD without a query string whose path names a catalogue feed o
 snapshot: `/feeds/all.ics`, `/feeds/{kind}/{slug}.ics`, and the same under `/c/{slug}`; and a
 personal feed `/p/{token}.ics` whose set is in the pick cache (server.snapshot.pick_cache) and whose
 feed this snapshot has made already (a set the cache does not hold, a first request, goes the
-route's way, which reads and renders). A catalogue feed not rendered yet goes the route's way too,
+route's way, which reads and renders); and any request a route of `answers.ROUTES` answered the
+same way with the same snapshots (server.snapshot.answers: pages, documents, downloads). A catalogue feed not rendered yet goes the route's way too,
 so it is rendered in a worker thread (server.snapshot.feed_renders), never on the event loop. It looks
 the feed up by its exact name and answers through `conditional.answer`, the function behind the
 feed route's `respond`, so the bytes and headers are the route's (without building a Starlette
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from feeds import urls
+from server.snapshot.answers import SCOPE_KEY, Answers
 from server.snapshot.conditional import Representation, answer, request_headers, send_answer
 from server.snapshot.live import Live, Served
 from server.snapshot.pick_cache import PickCache
@@ -56,8 +58,10 @@ class FeedFastPath:
         max_age: int,
         picks: PickCache | None = None,
         upkeep: PickUpkeep | None = None,
+        answers: Answers | None = None,
     ) -> None:
         self.app = app
+        self.answers = answers
         self.live = live
         self.max_age = max_age
         self.picks = picks
@@ -66,16 +70,16 @@ class FeedFastPath:
         # few URLs are asked for all day. Only paths naming a feed go in, so at most every
         # feed's two paths; emptied when the snapshots are swapped.
         self._served: Served | None = None
-        self._found: dict[str, tuple[Feed, _Template, dict[str, str]]] = {}
+        self._found: dict[str, tuple[Feed, _Template, dict[str, str], Published]] = {}
+        self._timer = live.timer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] == "http"
-            and scope["method"] in ("GET", "HEAD")
-            and not scope.get("query_string")
-            and not scope.get("root_path")
-        ):
-            rep = self.lookup(scope["path"], scope)
+        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
+            rep = None
+            if not scope.get("query_string") and not scope.get("root_path"):
+                rep = self.lookup(scope["path"], scope)
+            if rep is None and self.answers is not None:
+                rep = self._answered(scope)
             if rep is not None:
                 accept_encoding, if_none_match, if_modified_since = request_headers(scope["headers"])
                 status, headers, body = answer(
@@ -90,6 +94,26 @@ class FeedFastPath:
                 return
         await self.app(scope, receive, send)
 
+    def _answered(self, scope: Scope) -> Representation | None:
+        """What a route answered to this same request with the current snapshots
+        (server.snapshot.answers), else None, with what the route needs to note its answer."""
+        assert self.answers is not None
+        served = self.live.served
+        host = next((value for name, value in scope["headers"] if name == b"host"), b"")
+        if not host:  # no Host header: links follow the address the request came to
+            host = repr(scope.get("server")).encode()
+        key = (scope["scheme"], host, scope.get("root_path", ""), scope["path"], scope.get("query_string", b""))
+        found = self.answers.get(served, key)
+        if found is None:
+            scope[SCOPE_KEY] = (served, key)
+            return None
+        rep, route, params, slug = found
+        published = None if slug is None else served.snapshots.get(slug)
+        if published is not None:
+            published.used = self._timer()  # asked for: not idle (server.snapshot.live)
+        scope["route"], scope["path_params"] = route, params
+        return rep
+
     def lookup(self, path: str, scope: Scope | None = None) -> Representation | None:
         """The representation the feed route would answer for `path`, when it names a
         catalogue feed of a current snapshot exactly; else None. With `scope`, a hit notes
@@ -99,6 +123,7 @@ class FeedFastPath:
             self._served, self._found = served, {}
         known = self._found.get(path)
         if known is not None:  # rendered (only rendered feeds go in)
+            known[3].used = self._timer()  # asked for: not idle (server.snapshot.live)
             if scope is not None:
                 scope["route"], scope["path_params"] = known[1], known[2]
             return known[0].representation
@@ -114,6 +139,7 @@ class FeedFastPath:
         published = served.snapshots.get(slug)
         if published is None:
             return None
+        published.used = self._timer()
         if path.startswith(_PERSONAL):
             return self._personal(published, path[len(_PERSONAL) : -len(_SUFFIX)], params, scope)
         if not path.startswith(_FEEDS):
@@ -132,7 +158,7 @@ class FeedFastPath:
             route, params = _KIND_ROUTE, {**params, "kind": kind, "name": last}
         else:
             route, params = _ALL_ROUTE, {**params, "name": last}
-        self._found[full_path] = (feed, route, params)
+        self._found[full_path] = (feed, route, params, published)
         if scope is not None:
             scope["route"], scope["path_params"] = route, params
         return feed.representation

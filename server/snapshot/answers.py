@@ -1,0 +1,97 @@
+"""What the routes answered, kept per request so the next same request is answered before routing.
+
+A page, a document or a download is made once per snapshot and memoized there, but each request
+for it still went through the router (every route tried in turn, the conference routes twice),
+a worker thread to look the memo up, the path and query checks and the other conferences' links:
+more than serving its bytes. So when a route answers a GET or HEAD with a `Representation` of
+the current snapshots (`RouteContext.send`), it is noted here by what the answer depends on
+besides the snapshots: scheme, Host, root path, path and query string. The innermost middleware
+(server.web.fast_feeds) answers the same request again from here, through the same conditional
+answer, with the route and path parameters noted for the metrics.
+
+Only the routes in `ROUTES` are noted: each answers from the snapshot alone. Personal answers
+(pick sets, whose content changes without a new snapshot) never are. Everything noted is let go
+when the snapshots are swapped (`Live.served` is another object: a new version, a conference
+made or let go), and a request that began before a swap is not noted; the bytes noted are
+bounded (`LIMIT`) against a client inventing query strings. Used from the event loop's thread
+only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from typing import Any
+
+from feeds import urls
+from server.snapshot.conditional import Representation
+from server.snapshot.live import Served
+
+# The route templates whose answers depend on the request's scheme, Host, path and query and on
+# the snapshots only.
+ROUTES = frozenset(
+    {
+        urls.ROUTE_PAGE,
+        urls.ROUTE_DAY_PAGE,
+        urls.ROUTE_SESSION_PAGE,
+        urls.ROUTE_SPEAKER_PAGE,
+        urls.ROUTE_SESSION,
+        urls.ROUTE_FEED,
+        urls.ROUTE_FEED_KIND,
+        urls.ROUTE_FEED_INDEX,
+        urls.ROUTE_API_FEEDS,
+        urls.ROUTE_API_SESSIONS,
+        urls.ROUTE_SCHEDULE_XML,
+        urls.ROUTE_SCHEDULE_JSON,
+        urls.ROUTE_QR,
+        urls.ROUTE_QR_KIND,
+        urls.ROUTE_CHANGES,
+        urls.ROUTE_CHANGES_ATOM,
+        urls.ROUTE_API_CHANGES,
+        urls.ROUTE_STATIC_FILE,
+        urls.ROUTE_SERVICE_WORKER,
+    }
+)
+# Bytes of bodies noted at most (they are the snapshots' own objects, memoized there too, but a
+# memo lets go of what it holds and this must not keep it alive without bound).
+LIMIT = 64 * 1024 * 1024
+# Where the middleware leaves (the Served it saw, the request's key) for `note`.
+SCOPE_KEY = "confcal.answer"
+
+Key = tuple[str, bytes, str, str, bytes]
+# (representation, route, path parameters, slug of the conference)
+Answer = tuple[Representation, Any, dict[str, str], str | None]
+
+
+class Answers:
+    def __init__(self, limit: int = LIMIT) -> None:
+        self._limit = limit
+        self._served: Served | None = None
+        self._found: dict[Key, Answer] = {}
+        self._bytes = 0
+
+    def get(self, served: Served, key: Key) -> Answer | None:
+        """The answer noted for `key` while `served` was current, if any."""
+        if served is not self._served:
+            self._served, self._found, self._bytes = served, {}, 0
+            return None
+        return self._found.get(key)
+
+    def note(self, scope: MutableMapping[str, Any], current: Served, rep: Representation) -> None:
+        """Note `rep` as the answer to the request of `scope`, when its route is one of `ROUTES`,
+        it is not personal and the snapshots are those the request began with (`current`)."""
+        began = scope.get(SCOPE_KEY)
+        route = scope.get("route")
+        if began is None or rep.personal or getattr(route, "path", None) not in ROUTES:
+            return
+        served, key = began
+        if served is not current or served is not self._served:
+            return
+        size = len(rep.body)
+        if self._bytes + size > self._limit:
+            self._found, self._bytes = {}, 0
+        params = dict(scope.get("path_params", {}))
+        self._found[key] = (rep, route, params, params.get("conference") or served.default)
+        self._bytes += size
+
+    def __len__(self) -> int:
+        return len(self._found)

@@ -1,0 +1,139 @@
+"""A snapshot's feeds patched from the snapshot before it, in the time of the sessions that changed.
+
+Making a snapshot's feeds from scratch (feeds.catalogue's `catalogue` and `partition`) passes over
+every session and costs about a second of CPU at 50,000 sessions: the server paid it for every
+ingest, however small, before answering the new version. Yet which feeds hold a session is a
+function of that session alone (its track, room, speakers, level, day and kind: `places`), and so
+is whether it is shown (`visible`, given the clock). So when the sessions that changed are few,
+only the feeds they were in and are in now are made again: each loses the old session and gets
+the new one in its place in the order `partition` sorts (start, id); every other feed is the
+previous snapshot's own object. The result is the same as from scratch (pinned by
+tests/server/app/test_published_patch.py).
+
+It is refused (None: make it from scratch) when it could differ:
+- the clock: a cancelled session leaves the feeds when its grace period ends, so the previous
+  snapshot's visibility holds only from its instant up to `until` (feeds.catalogue.visible_until);
+- a feed's name: the catalogue names a feed after the alphabetically first name among its
+  sessions (cancelled ones included). A changed session that takes away the name a feed is named
+  after may rename it, or end it, which only a pass over every session can tell; a session that
+  keeps its places (moved, retitled, rescheduled: most changes) never does;
+- many changes: past `MOST` changed sessions, a pass over all of them is as cheap.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from feeds.catalogue import CANCELLED_GRACE, LABELS, FeedKind, FeedSpec, places, spec_of, visible
+from feeds.model import Conference, Session
+
+MOST = 200
+
+Key = tuple[FeedKind, str]
+_ORDER = {kind: at for at, kind in enumerate(LABELS)}
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """Every feed's spec and members, in the catalogue's order, and until when it holds."""
+
+    specs: tuple[FeedSpec, ...]
+    members: Mapping[Key, tuple[Session, ...]]
+    until: datetime | None
+
+
+def changed_sessions(
+    before: Mapping[str, Session], sessions: Iterable[Session]
+) -> list[tuple[Session | None, Session]]:
+    """(the session as before or None, the session now) of every session that is not the same
+    object as before (server.store.Store.live_since keeps unchanged sessions as they were)."""
+    return [(before.get(s.id), s) for s in sessions if before.get(s.id) is not s]
+
+
+def patched(
+    previous: Catalogue,
+    since: datetime,
+    changes: list[tuple[Session | None, Session]],
+    conference: Conference,
+    now: datetime,
+) -> Catalogue | None:
+    """`previous` (made at `since`) with `changes` applied, as at `now`; None when it could differ
+    from a catalogue made from scratch (the module's docstring says when)."""
+    if len(changes) > MOST or now < since or (previous.until is not None and now > previous.until):
+        return None
+    by_key = {(spec.kind, spec.slug): spec for spec in previous.specs}
+    names: dict[Key, str] = {}
+    touched: dict[Key, list[tuple[Session | None, Session | None]]] = {}
+    until = previous.until
+    changed = {new.id for _, new in changes}
+    for old, new in changes:
+        before = {(kind, slug, name) for kind, slug, name in places(old, conference)} if old is not None else set()
+        after = places(new, conference)
+        for place in before - set(after):
+            kind, slug, name = place
+            if name == by_key[kind, slug].name and not _held(place, previous.members, changed, conference):
+                return None  # the feed may be renamed, or end: only every session can tell
+        for kind, slug, name in after:
+            spec = by_key.get((kind, slug))
+            known = names.get((kind, slug), spec.name if spec is not None else None)
+            if known is None or name < known:
+                names[kind, slug] = name
+        shown_old = old if old is not None and visible(old, now) else None
+        shown_new = new if visible(new, now) else None
+        every = (FeedKind.ALL, "")
+        left = {every, *((kind, slug) for kind, slug, _ in before)} if shown_old is not None else set()
+        entered = {every, *((kind, slug) for kind, slug, _ in after)} if shown_new is not None else set()
+        for key in left | entered:
+            touched.setdefault(key, []).append(
+                (shown_old if key in left else None, shown_new if key in entered else None)
+            )
+        if new.cancelled and new.modified is not None and shown_new is not None:
+            ends = new.modified + CANCELLED_GRACE
+            until = ends if until is None else min(until, ends)
+    members = dict(previous.members)
+    for key, swaps in touched.items():
+        group = list(members.get(key, ()))
+        for gone, come in swaps:
+            if gone is not None:
+                _remove(group, gone)
+            if come is not None:
+                insort(group, come, key=_order)
+        members[key] = tuple(group)
+    specs = list(previous.specs)
+    renamed = {key: name for key, name in names.items() if key not in by_key or by_key[key].name != name}
+    if renamed:
+        made = {key: spec_of(conference, key[0], key[1], name) for key, name in renamed.items()}
+        specs = [made.pop((spec.kind, spec.slug), spec) for spec in specs]
+        # New feeds in the catalogue's order: the whole conference first, then by kind and slug.
+        specs = [specs[0], *sorted([*specs[1:], *made.values()], key=lambda s: (_ORDER[s.kind], s.slug))]
+    return Catalogue(tuple(specs), members, until)
+
+
+def _held(
+    place: tuple[FeedKind, str, str],
+    members: Mapping[Key, tuple[Session, ...]],
+    changed: set[str],
+    conference: Conference,
+) -> bool:
+    """Whether a session shown before and unchanged has `place` too: then the feed keeps its
+    name (usually the first one looked at: a day's, a track's sessions share its name)."""
+    kind, slug, _ = place
+    return any(s.id not in changed and place in places(s, conference) for s in members.get((kind, slug), ()))
+
+
+def _order(session: Session) -> tuple[datetime, str]:
+    return session.start, session.id
+
+
+def _remove(group: list[Session], session: Session) -> None:
+    """Take `session` (by identity) out of `group`, sorted by `_order`."""
+    at = bisect_left(group, _order(session), key=_order)
+    while at < len(group) and group[at] is not session:
+        at += 1
+    if at < len(group):
+        del group[at]
+    else:  # not where its order says: the previous snapshot's own order is the same, so never
+        group.remove(session)

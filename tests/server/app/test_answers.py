@@ -1,0 +1,86 @@
+"""Pages, documents and downloads a route answered are answered again before routing, with the
+same bytes and headers, for as long as the snapshots are the same; never a personal answer,
+never across Hosts or a new version."""
+
+from __future__ import annotations
+
+import pytest
+from starlette.applications import Starlette
+
+from feeds.model import Schedule
+from server.store import Store
+from server.web.app import create_app
+from tests.helpers.app_helpers import NOW, Http
+
+
+@pytest.fixture
+def app(store: Store, demo_schedule: Schedule) -> Starlette:
+    store.ingest(demo_schedule)
+    made = create_app(store, clock=lambda: NOW)
+    made.state.live.refresh()  # as the lifespan does at start
+    return made
+
+
+def reply_of(http: Http, path: str, **headers: str) -> tuple[int, bytes, list[tuple[str, str]]]:
+    reply = http.get(path, **headers)
+    return reply.status, reply.raw, sorted((k, v) for k, v in reply.headers.items() if k != "date")
+
+
+@pytest.mark.parametrize("path", ["/", "/api/sessions", "/schedule.xml", "/feeds/all.ics?level=beginner"])
+def test_a_second_same_request_gets_the_routes_answer_again(app: Starlette, path: str) -> None:
+    http = Http(app)
+    first = reply_of(http, path)
+
+    second = reply_of(http, path)
+
+    assert first[0] == 200
+    assert second == first
+    assert len(app.state.answers) == 1
+
+
+def test_a_noted_answer_still_honours_conditional_requests(app: Starlette) -> None:
+    http = Http(app)
+    etag = http.get("/").headers["etag"]
+
+    again = http.get("/", if_none_match=etag)
+
+    assert (again.status, again.raw) == (304, b"")
+
+
+def test_another_host_gets_its_own_links(app: Starlette) -> None:
+    http = Http(app)
+    http.get("/", host="one.example")
+
+    other = http.get("/", host="two.example").text
+
+    assert "webcal://two.example/" in other
+    assert "one.example" not in other
+    assert len(app.state.answers) == 2
+
+
+def test_a_new_version_is_answered_from_its_own_snapshot(
+    store: Store, app: Starlette, changed_schedule: Schedule
+) -> None:
+    http = Http(app)
+    before = http.get("/api/sessions").content
+
+    store.ingest(changed_schedule)
+    app.state.live.refresh()
+    after = http.get("/api/sessions").content
+
+    assert after != before
+    assert http.get("/api/sessions").content == after
+
+
+def test_personal_answers_are_never_noted(app: Starlette) -> None:
+    http = Http(app)
+    ids = [s["id"] for s in http.get("/api/sessions").json_doc()["sessions"][:2]]
+    created = http.request(
+        "POST", "/api/picks", {"content-type": "application/json"}, f'{{"sessions": {ids}}}'.replace("'", '"').encode()
+    )
+    token = created.json_doc()["token"]
+
+    http.get(f"/p/{token}.ics")
+    http.get(f"/p/{token}.ics")
+
+    assert len(app.state.answers) == 1  # /api/sessions alone

@@ -1,0 +1,57 @@
+"""A build holds what it makes only while it writes it: each feed is rendered for its file and
+not kept in the snapshot (a large conference's feeds are several times its all.ics)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from server.links import Site
+from server.site.build_conferences import loader, write_conferences
+from server.snapshot.published import Published
+from server.store import Store
+from server.store.report import ConferenceSummary
+from server.web.demo import demo_schedule
+
+NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(str(tmp_path / "store.sqlite")) as opened:
+        opened.ingest(demo_schedule(), now=NOW - timedelta(days=1))
+        yield opened
+
+
+def test_a_build_writes_every_feed_and_keeps_none_rendered(store: Store, tmp_path: Path) -> None:
+    load = loader(store, NOW)
+    made: list[Published] = []
+
+    def noted(summary: ConferenceSummary, calendars: str | None) -> Published | None:
+        published = load(summary, calendars)
+        if published is not None:
+            made.append(published)
+        return published
+
+    write_conferences(
+        store.conferences(),
+        noted,
+        tmp_path / "site",
+        Site.of("https://cal.example.org"),
+        None,
+        now=NOW,
+        base_url=None,
+        jobs=1,
+    )
+
+    (published,) = made
+    written = {
+        feed.path
+        for feed in published.feeds
+        if (tmp_path / "site" / "c" / published.conference.slug / feed.path).is_file()
+    }
+    assert written == {feed.path for feed in published.feeds}
+    assert [feed.path for feed in published.feeds if feed.rendered] == []

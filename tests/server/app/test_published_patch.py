@@ -1,0 +1,118 @@
+"""A snapshot made from the one before it, patching the feeds of the sessions that changed, is
+the snapshot made from scratch: the same feeds in the same order, with the same names, sessions
+and bytes; feeds no changed session is in are the previous snapshot's own objects."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from feeds.catalogue import CANCELLED_GRACE
+from feeds.model import Schedule, Session, Speaker, Status, Track
+from server.snapshot.published import Published
+
+NOW = datetime(2026, 4, 1, tzinfo=UTC)
+LATER = NOW + timedelta(minutes=5)
+
+Change = Callable[[Schedule], Schedule]
+
+
+def with_session(schedule: Schedule, at: int, change: Callable[[Session], Session]) -> Schedule:
+    """`schedule` with its session at `at` changed; every other session the same object."""
+    sessions = list(schedule.sessions)
+    sessions[at] = change(sessions[at])
+    return dataclasses.replace(schedule, sessions=tuple(sorted(sessions, key=lambda s: (s.start, s.title, s.id))))
+
+
+def moved_a_day(schedule: Schedule) -> Schedule:
+    return with_session(
+        schedule, 3, lambda s: dataclasses.replace(s, start=s.start + timedelta(days=1), end=s.end + timedelta(days=1))
+    )
+
+
+def retitled(schedule: Schedule) -> Schedule:
+    return with_session(schedule, 5, lambda s: dataclasses.replace(s, title="A New Title"))
+
+
+def new_speaker(schedule: Schedule) -> Schedule:
+    return with_session(schedule, 7, lambda s: dataclasses.replace(s, speakers=(*s.speakers, Speaker("Zoë Newcomer"))))
+
+
+def renamed_track_first(schedule: Schedule) -> Schedule:
+    """A session's track spelled otherwise (same slug, a name sorting first: the feed is renamed)."""
+
+    def change(s: Session) -> Session:
+        assert s.track is not None
+        return dataclasses.replace(s, track=Track(s.track.name.lower(), s.track.slug))
+
+    at = next(i for i, s in enumerate(schedule.sessions) if s.track is not None)
+    return with_session(schedule, at, change)
+
+
+def only_track_left(schedule: Schedule) -> Schedule:
+    """Every session of one track moved to a new track: the old track's feed ends."""
+    first = next(s.track for s in schedule.sessions if s.track is not None)
+    sessions = tuple(
+        dataclasses.replace(s, track=Track("Brand New Track")) if s.track == first else s for s in schedule.sessions
+    )
+    return dataclasses.replace(schedule, sessions=sessions)
+
+
+def added(schedule: Schedule) -> Schedule:
+    base = schedule.sessions[2]
+    extra = dataclasses.replace(base, id="ffff000001", title="A Late Addition", source_id=None)
+    return dataclasses.replace(schedule, sessions=(*schedule.sessions, extra))
+
+
+def cancelled(schedule: Schedule) -> Schedule:
+    return with_session(
+        schedule, 9, lambda s: dataclasses.replace(s, status=Status.CANCELLED, modified=NOW - timedelta(days=1))
+    )
+
+
+CHANGES = [moved_a_day, retitled, new_speaker, renamed_track_first, only_track_left, added, cancelled]
+
+
+def shape(published: Published) -> list[tuple[object, list[str]]]:
+    return [(feed.spec, [s.id for s in feed.sessions]) for feed in published.feeds]
+
+
+@pytest.mark.parametrize("change", CHANGES, ids=lambda c: c.__name__)
+def test_a_patched_snapshot_is_the_snapshot_made_from_scratch(demo_schedule: Schedule, change: Change) -> None:
+    previous = Published(demo_schedule, now=NOW, lazy=True)
+    schedule = change(demo_schedule)
+
+    patched = Published(schedule, now=LATER, previous=previous, lazy=True)
+
+    fresh = Published(schedule, now=LATER, lazy=True)
+    assert shape(patched) == shape(fresh)
+    assert [f.representation.body for f in patched.feeds] == [f.representation.body for f in fresh.feeds]
+
+
+def test_feeds_without_a_changed_session_are_the_previous_snapshots_own(demo_schedule: Schedule) -> None:
+    previous = Published(demo_schedule, now=NOW, lazy=True)
+    schedule = retitled(demo_schedule)
+    (changed,) = {s.id for s in schedule.sessions} - {s.id for s in demo_schedule.sessions if s in schedule.sessions}
+
+    patched = Published(schedule, now=LATER, previous=previous, lazy=True)
+
+    kept = [f for f in patched.feeds if all(s.id != changed for s in f.sessions)]
+    remade = [f for f in patched.feeds if any(s.id == changed for s in f.sessions)]
+    assert len(kept) > len(remade) > 1
+    assert all(f is previous.feed(f.spec.kind.value, f.spec.slug) for f in kept)
+    assert all(f is not previous.feed(f.spec.kind.value, f.spec.slug) for f in remade)
+
+
+def test_past_a_cancellations_grace_period_the_snapshot_is_made_from_scratch(demo_schedule: Schedule) -> None:
+    withdrawn = cancelled(demo_schedule)
+    previous = Published(withdrawn, now=NOW, lazy=True)
+    after_grace = NOW + CANCELLED_GRACE + timedelta(days=2)
+    schedule = retitled(withdrawn)
+
+    patched = Published(schedule, now=after_grace, previous=previous, lazy=True)
+
+    assert shape(patched) == shape(Published(schedule, now=after_grace, lazy=True))
+    assert len(patched.feed("all", "").sessions) == len(previous.feed("all", "").sessions) - 1  # type: ignore[union-attr]
