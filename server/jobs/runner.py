@@ -97,6 +97,7 @@ def jobs_in_process(
         yield jobs
     finally:
         consumer.stop(graceful=True)
+        jobs.invitations.close()
         jobs.queue.storage.close()
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
@@ -109,4 +110,5 @@ def run_worker(store: Store, workers: int, lease: timedelta = LEASE, sync: SyncS
         _catch_up(jobs)
         _consumer(jobs, workers).run()
     finally:
+        jobs.invitations.close()
         jobs.queue.storage.close()
