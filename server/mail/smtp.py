@@ -2,8 +2,8 @@
 
 TLS always, by STARTTLS (RFC 3207) on `smtp://` or from the first byte on `smtps://`, with the
 certificate checked against the system's roots (`SSL_CERT_FILE` names others); a relay on this
-machine may do without when it offers none. AUTH when a user name is set (smtplib's LOGIN or
-PLAIN, over TLS only: smtplib refuses neither, so the TLS rule above is what guards it).
+machine may do without when it offers none. AUTH PLAIN or LOGIN when a user name is set, once,
+over TLS only (smtplib would send it in clear; the TLS rule above is what guards it).
 
 Each worker thread keeps one connection open between messages (a thousand invitations after
 a schedule change need no thousand TLS handshakes), and opens it again once when the relay has
@@ -131,27 +131,37 @@ class Relay:
                 )
             else:
                 connection = smtplib.SMTP(s.host, s.port, local_hostname=here, timeout=s.timeout)
+        except ssl.SSLError as exc:
+            raise RelayRefused(f"TLS with the mail relay {s.host}:{s.port} failed: {exc.reason}") from None
+        except (smtplib.SMTPException, OSError) as exc:
+            raise TemporaryFailure(f"cannot reach the mail relay {s.host}:{s.port}: {_reason(exc)}") from None
+        try:
+            self._greet(connection, context)
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _greet(self, connection: smtplib.SMTP, context: ssl.SSLContext) -> None:
+        """EHLO, STARTTLS and AUTH as the settings ask, on a connection just opened."""
+        s = self.settings
+        try:
+            connection.ehlo()
+            if s.tls == "starttls" and connection.has_extn("starttls"):
+                connection.starttls(context=context)
                 connection.ehlo()
-                if connection.has_extn("starttls"):
-                    connection.starttls(context=context)
-                    connection.ehlo()
-                elif not s.loopback:
-                    connection.close()
-                    raise RelayRefused(f"the mail relay {s.host}:{s.port} offers no STARTTLS; it must, or use smtps://")
+            elif s.tls == "starttls" and not s.loopback:
+                raise RelayRefused(f"the mail relay {s.host}:{s.port} offers no STARTTLS; it must, or use smtps://")
             if s.username is not None:
                 if s.password is None:
-                    connection.close()
                     raise RelayRefused("the mail relay needs a password: CONFCAL_SMTP_PASSWORD(_FILE) is unset")
-                connection.login(s.username, s.password.reveal())
+                _login(connection, s.username, s.password.reveal())
         except smtplib.SMTPAuthenticationError as exc:
             raise RelayRefused(f"the mail relay refused the login ({exc.smtp_code})", exc.smtp_code) from None
         except ssl.SSLError as exc:
             raise RelayRefused(f"TLS with the mail relay {s.host}:{s.port} failed: {exc.reason}") from None
         except (smtplib.SMTPException, OSError) as exc:
-            raise TemporaryFailure(
-                f"cannot reach the mail relay {s.host}:{s.port}: {getattr(exc, 'strerror', None) or type(exc).__name__}"
-            ) from None
-        return connection
+            raise TemporaryFailure(f"cannot talk to the mail relay {s.host}:{s.port}: {_reason(exc)}") from None
 
     def _reset(self, connection: smtplib.SMTP) -> None:
         """After a refusal the transaction is over; RSET so the connection serves the next."""
@@ -168,6 +178,23 @@ class Relay:
             connection.close()
         except OSError:
             pass
+
+
+def _login(connection: smtplib.SMTP, username: str, password: str) -> None:
+    """One AUTH, PLAIN if offered, else LOGIN (RFC 4954): smtplib's `login` tries each mechanism
+    in turn after a refusal, and relays lock an account out after a few refused logins."""
+    offered = connection.esmtp_features.get("auth", "").upper().split()
+    if "PLAIN" not in offered and "LOGIN" not in offered:
+        raise RelayRefused("the mail relay offers neither AUTH PLAIN nor AUTH LOGIN")
+    connection.user, connection.password = username, password
+    if "PLAIN" in offered:
+        connection.auth("PLAIN", connection.auth_plain)
+    else:
+        connection.auth("LOGIN", connection.auth_login)
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or type(exc).__name__
 
 
 def _words(code: int, said: bytes | str, to: Address) -> str:

@@ -28,6 +28,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass
+from email.message import EmailMessage
 from urllib.parse import parse_qs
 
 import anyio
@@ -40,10 +41,10 @@ from feeds import urls
 from feeds.model import Conference
 from server.crypto import SecretError
 from server.jobs.invitations import Held, Sender, cancel_sent
-from server.mail.address import BadAddress, parse_address
+from server.mail.address import Address, BadAddress, parse_address
 from server.mail.messages import confirmation
 from server.mail.settings import MailSettings, MailSettingsInvalid, mail_settings
-from server.mail.smtp import PermanentFailure, SendFailed
+from server.mail.smtp import PermanentFailure, Relay, SendFailed
 from server.snapshot.published import Published
 from server.store.invitations import CONFIRM_TTL, AlreadyActive, Invitation, Invitations
 from server.store.picks import PickSet
@@ -82,7 +83,6 @@ class Desk:
     """What these routes share in one server process, made with its first request."""
 
     settings: MailSettings
-    sender: Sender
     table: Invitations
     per_client: TokenBuckets
     per_address: TokenBuckets
@@ -101,7 +101,6 @@ def _desk(request: Request, context: AppContext) -> Desk | None:
             if settings is None
             else Desk(
                 settings,
-                Sender.of(settings),
                 Invitations(context.picks.engine),
                 TokenBuckets(PER_CLIENT),
                 TokenBuckets(PER_ADDRESS),
@@ -203,7 +202,7 @@ async def ask(request: Request) -> Response:
         hours=int(CONFIRM_TTL.total_seconds() // 3600),
     )
     try:
-        await anyio.to_thread.run_sync(lambda: desk.sender.relay.send(message, address))
+        await anyio.to_thread.run_sync(lambda: _send_once(desk.settings, message, address))
     except PermanentFailure as exc:
         await anyio.to_thread.run_sync(desk.table.stop, found.id)
         return error_reply(str(exc), 422)
@@ -261,9 +260,7 @@ async def _stop(
     waited = 0.0
     while cancel:
         try:
-            await anyio.to_thread.run_sync(
-                lambda: cancel_sent(desk.table, found.id, desk.sender, conference, published.session, context.clock)
-            )
+            await anyio.to_thread.run_sync(lambda: _cancel_sent(desk, found, conference, published, context))
             break
         except Held:
             if waited >= STOP_WAIT_S:
@@ -274,6 +271,26 @@ async def _stop(
             return f"the events could not be cancelled: {exc}", 503
     await anyio.to_thread.run_sync(desk.table.stop, found.id)
     return None
+
+
+def _send_once(settings: MailSettings, message: EmailMessage, to: Address) -> None:
+    """One message on a connection of its own: the web processes send rarely (a confirmation,
+    the cancels of a stop), so they keep no connection to the relay open."""
+    relay = Relay(settings)
+    try:
+        relay.send(message, to)
+    finally:
+        relay.close()
+
+
+def _cancel_sent(
+    desk: Desk, found: Invitation, conference: Conference, published: Published, context: AppContext
+) -> int:
+    sender = Sender.of(desk.settings)
+    try:
+        return cancel_sent(desk.table, found.id, sender, conference, published.session, context.clock)
+    finally:
+        sender.relay.close()
 
 
 async def confirm(request: Request) -> Response:
