@@ -113,6 +113,10 @@ class SmtpServer:
     def refuse(self, address: str, reply: str) -> None:
         self.handler.refuse[address.lower()] = reply
 
+    def accept(self, address: str) -> None:
+        """Take back a `refuse`."""
+        self.handler.refuse.pop(address.lower(), None)
+
     def wait_for(self, count: int, timeout: float = 60.0) -> list[Delivered]:
         """The messages once at least `count` arrived, or what arrived by `timeout` (bounded
         wait for asynchronous delivery, not a timing assertion)."""
