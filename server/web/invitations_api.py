@@ -3,7 +3,8 @@
     POST   /api/picks/{token}/invitations   {"email": "..."} -> 202 the GET document; one
                                             confirmation message goes to the address
     GET    /api/picks/{token}/invitations   -> 200 address (masked), state, confirmed, last
-                                            sent, counts, last error ("none" when not asked)
+                                            sent, counts, last error ("none" when not asked;
+                                            "offered": false without a relay)
     DELETE /api/picks/{token}/invitations?cancel_sent=1|0 -> 204; 1 first cancels the events
                                             already sent, 0 leaves them in the calendar
     GET    /api/invitations/confirm/{code}  the link in the confirmation message: confirms
@@ -14,7 +15,8 @@
 Nothing but the confirmation is sent to an address before its link is opened, and the link
 works for 24 hours. Confirmation requests are limited per client address and per e-mail address
 (429 with Retry-After): the form must not become a way to mail strangers. Without a relay
-configured (server.mail.settings) every route answers 404 and the page hides the option.
+configured (server.mail.settings) GET says `"offered": false`, every other route answers 404,
+and the page hides the option.
 
 The address is never logged (the access log shows these paths with their codes replaced, as
 pick tokens are: server.web.access_log) and never answered in full. Answers are JSON with
@@ -68,6 +70,7 @@ RELAY_RETRY_AFTER_S = 60
 STOP_WAIT_S = 30.0
 
 NOTHING_ASKED: dict[str, object] = {
+    "offered": True,
     "email": None,
     "state": "none",
     "confirmed": False,
@@ -118,6 +121,7 @@ def state_document(found: Invitation | None) -> dict[str, object]:
     if found is None:
         return NOTHING_ASKED
     return {
+        "offered": True,
         "email": found.masked,
         "state": found.state.value,
         "confirmed": found.confirmed is not None,
@@ -217,13 +221,15 @@ async def ask(request: Request) -> Response:
 
 
 async def read(request: Request) -> Response:
+    """Without a relay, 200 `{"offered": false}` rather than 404: the page asks on every load
+    with picks, and a browser reports each 404 as an error in its console."""
     context = app_context(request)
     desk = _desk(request, context)
-    if desk is None:
-        return _not_offered()
     owned = await _owned(request, context)
     if owned is None:
         return error_reply("no such pick set", 404)
+    if desk is None:
+        return json_reply({**NOTHING_ASKED, "offered": False})
     found = await anyio.to_thread.run_sync(desk.table.by_token, owned[0].token)
     return json_reply(state_document(found))
 

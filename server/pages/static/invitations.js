@@ -1,7 +1,7 @@
 // "Send my picks to my calendar by e-mail": ask for invitations of the pick set
 // (api/picks/{token}/invitations), show their state, stop them. The picks script announces each
 // pick set document it gets ("confcal:picks" event). The section stays hidden on a server that
-// sends no mail (the API answers 404 "does not send") and on the static site (no API at all).
+// sends no mail (the state says "offered": false) and on the static site (no API at all).
 (function () {
   "use strict";
 
@@ -69,9 +69,11 @@
     } catch (e) {
       return;  // offline: keep what is shown
     }
-    if (response.status === 404) { section.hidden = true; return; }  // no mail here, or no such set
+    if (response.status === 404) { section.hidden = true; return; }  // the pick set is gone
     if (!response.ok) return;
-    show(await answer(response));
+    var doc = await answer(response);
+    if (!doc.offered) { section.hidden = true; return; }
+    show(doc);
   }
 
   form.addEventListener("submit", async function (event) {
