@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from server.crypto import Cipher, SecretUndecryptable, new_key
 from server.store import Store
 from server.store.invitations import AlreadyActive, Invitations, InvitationState
 from server.store.picks import PickStore
@@ -139,3 +140,16 @@ def test_a_confirmed_invitation_is_due_until_brought_up_to_date(store: Store) ->
     table.finish(asked.id, "me", NOW, synced_version=table.latest_version(SLUG), synced_picks=picked.updated)
 
     assert (before, after, table.due(conference=SLUG)) == ([], [asked.id], [])
+
+
+def test_rotating_keys_reencrypts_the_address_for_the_new_key_alone(store: Store) -> None:
+    old, new = new_key().encode(), new_key().encode()
+    token = a_set(store)
+    asked, _ = Invitations(store.engine, cipher=lambda: Cipher([old])).request(SLUG, token, ADDRESS, SITE, NOW)
+
+    rotated = Invitations(store.engine, cipher=lambda: Cipher([new, old])).rotate_keys()
+
+    assert rotated == 1
+    assert Invitations(store.engine, cipher=lambda: Cipher([new])).address(asked.id) == ADDRESS
+    with pytest.raises(SecretUndecryptable):
+        Invitations(store.engine, cipher=lambda: Cipher([old])).address(asked.id)
