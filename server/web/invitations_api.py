@@ -161,7 +161,18 @@ def _limited(wait: float | None, what: str) -> Response | None:
     )
 
 
-async def ask(request: Request) -> Response:
+@dataclass(frozen=True)
+class _Asked:
+    """What a request on a pick set's invitations works with."""
+
+    context: AppContext
+    desk: Desk
+    pickset: PickSet
+    published: Published
+
+
+async def _asked(request: Request) -> _Asked | Response:
+    """The request's context, desk, pick set and snapshot, or the answer when there is none."""
     context = app_context(request)
     desk = _desk(request, context)
     if desk is None:
@@ -169,7 +180,14 @@ async def ask(request: Request) -> Response:
     owned = await _owned(request, context)
     if owned is None:
         return error_reply("no such pick set", 404)
-    pickset, published = owned
+    return _Asked(context, desk, *owned)
+
+
+async def ask(request: Request) -> Response:
+    asked = await _asked(request)
+    if isinstance(asked, Response):
+        return asked
+    context, desk, pickset, published = asked.context, asked.desk, asked.pickset, asked.published
     try:
         check_json_media_type(request.headers.get("content-type"))
         body = await read_limited(request.headers.get("content-length"), request.stream(), MAX_BODY)
@@ -235,23 +253,19 @@ async def read(request: Request) -> Response:
 
 
 async def stop(request: Request) -> Response:
-    context = app_context(request)
-    desk = _desk(request, context)
-    if desk is None:
-        return _not_offered()
-    owned = await _owned(request, context)
-    if owned is None:
-        return error_reply("no such pick set", 404)
+    asked = await _asked(request)
+    if isinstance(asked, Response):
+        return asked
     choice = request.query_params.get("cancel_sent")
     if choice not in ("0", "1"):
         return error_reply(
             "say cancel_sent=1 to remove the events already sent from the calendar, or cancel_sent=0 to keep them",
             400,
         )
-    found = await anyio.to_thread.run_sync(desk.table.by_token, owned[0].token)
+    found = await anyio.to_thread.run_sync(asked.desk.table.by_token, asked.pickset.token)
     if found is None:
         return error_reply("no invitations are sent for these picks", 404)
-    failure = await _stop(desk, found, owned[1], choice == "1", context)
+    failure = await _stop(asked.desk, found, asked.published, choice == "1", asked.context)
     if failure is not None:
         return json_reply({"error": failure[0]}, failure[1], **({"retry-after": "10"} if failure[1] == 503 else {}))
     return Response(status_code=204, headers={"cache-control": "private, no-store"})
