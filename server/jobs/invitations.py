@@ -279,7 +279,13 @@ class InvitationJobs:
         if sender is None:
             log.warning("invitation %d: no mail relay configured in this process (CONFCAL_SMTP_URL)", invitation_id)
             return
-        again = run_invitations(self.store, self.table, invitation_id, sender, self._clock, self._schedules)
+        try:
+            again = run_invitations(self.store, self.table, invitation_id, sender, self._clock, self._schedules)
+        except ServerError as exc:
+            # A busy store or a key no longer configured: the lease runs out and the sweep tries
+            # again. The class only: the message could come from anywhere.
+            log.warning("invitation %d: %s; the sweep tries again", invitation_id, type(exc).__name__)
+            return
         if again is not None:
             self.queue(again.invitation, again.at)
 
