@@ -68,8 +68,9 @@ def itip_calendar(
     calendar.add("version", "2.0")
     calendar.add("calscale", "GREGORIAN")
     calendar.add("method", method.value)
-    start = event.decoded("DTSTART")
-    if getattr(start, "tzinfo", None) is not None and start.tzinfo != UTC:
+    # A VTIMEZONE only when the event refers to one, as in the feeds (feeds.ical.calendar): UTC
+    # zones and times around a fall-back fold are written with "Z".
+    if b"\r\nDTSTART;TZID=" in event.to_ical():
         first = min(session.start.astimezone(conference.zone).date(), conference.start_date)
         last = max(session.end.astimezone(conference.zone).date(), conference.end_date)
         calendar.add_component(vtimezone(conference.timezone, first, last))
