@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from server.jobs.triggers import SyncTriggers
+from server.web.access_log import loggable_path, token_tag
 from tests.helpers.smtp_server import SmtpServer
 from tests.server.mail.conftest import ADDRESS, LOCAL_PART, SLUG, World, change_conf, link_path
 
@@ -69,3 +70,12 @@ def test_the_store_file_check_would_find_an_address_stored_in_clear(tmp_path: Pa
         conn.execute("INSERT INTO t VALUES (?)", (ADDRESS,))
 
     assert ADDRESS.encode() in db.read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["confirm", "stop"])
+def test_the_access_log_tags_the_codes_of_invitation_links(kind: str) -> None:
+    code = "q-z400O3FTVIwP4VaPGZVfRXQAPHpRVE"
+
+    logged = loggable_path(f"/c/conf/api/invitations/{kind}/{code}")
+
+    assert logged == f"/c/conf/api/invitations/{kind}/{token_tag(code)}"
