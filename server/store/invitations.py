@@ -148,14 +148,22 @@ class Invitations:
             "last_error": None,
             "attempts": 0,
             "next_attempt_at": None,
+            # Due again once confirmed: the first job compares the picks with what was sent.
+            "synced_version": 0,
+            "synced_picks": None,
         }
         try:
             with self._writing() as conn:
-                found = conn.execute(select(table.c.id, table.c.state).where(table.c.pick_token == token)).first()
+                found = conn.execute(
+                    select(table.c.id, table.c.state, table.c.address_key).where(table.c.pick_token == token)
+                ).first()
                 if found is not None and found.state == InvitationState.ACTIVE.value:
                     raise AlreadyActive("invitations of these picks already go to an address; stop them first")
-                if found is not None:
+                if found is not None and found.address_key != values["address_key"]:
+                    # Another address: what the last one was sent means nothing to it. The same
+                    # address again keeps it, so SEQUENCE goes on rising for the events it holds.
                     conn.execute(delete(events).where(events.c.invitation == found.id))
+                if found is not None:
                     conn.execute(update(table).where(table.c.id == found.id).values(**values))
                 else:
                     conn.execute(
@@ -166,8 +174,6 @@ class Invitations:
                             last_sent=None,
                             requests=0,
                             cancels=0,
-                            synced_version=0,
-                            synced_picks=None,
                             **values,
                         )
                     )

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import icalendar
 import pytest
 
 from server.jobs.invitations import Again, Schedules, Sender, run_invitations
@@ -131,3 +132,32 @@ def test_a_domain_over_its_rate_waits_for_its_next_token(store: Store, smtp: Smt
     assert timedelta(seconds=29) <= again.at - START <= timedelta(seconds=31)
     assert state is not None and state.requests == 2
     assert len(smtp.delivered) == 2
+
+
+def test_the_same_address_asked_again_after_a_refusal_goes_on_from_what_it_was_sent(
+    store: Store, smtp: SmtpServer, sender: Sender
+) -> None:
+    invitation = confirmed(store, picks=1)
+    table, picks = Invitations(store.engine), PickStore(store.engine)
+    found = table.get(invitation)
+    assert found is not None
+    held = picks.get(found.pick_token)
+    assert held is not None
+    only = list(held.sessions)
+    run(store, invitation, sender, Clock())  # REQUEST, SEQUENCE 0
+    picks.replace(found.pick_token, [])
+    run(store, invitation, sender, Clock())  # CANCEL, SEQUENCE 1
+    smtp.refuse(ADDRESS, "550 mailbox full")
+    picks.replace(found.pick_token, only)
+    run(store, invitation, sender, Clock())  # refused: stopped
+    smtp.accept(ADDRESS)
+
+    _, code = table.request(SLUG, found.pick_token, ADDRESS, "http://testserver", START)
+    table.confirm(code, START)
+    run(store, invitation, sender, Clock())
+
+    sent = [
+        (m.method, int(icalendar.Calendar.from_ical(m.calendar()).walk("VEVENT")[0]["SEQUENCE"]))
+        for m in smtp.delivered
+    ]
+    assert sent == [("REQUEST", 0), ("CANCEL", 1), ("REQUEST", 2)]
