@@ -27,9 +27,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
-
-from huey import Huey, crontab
+from typing import TYPE_CHECKING, Any
 
 from feeds.model import Conference, Schedule, Session
 from server.errors import ServerError
@@ -44,6 +42,9 @@ from server.mail.smtp import PermanentFailure, Relay, TemporaryFailure
 from server.store import Store
 from server.store.invitations import Invitation, Invitations, InvitationState, SentEvent
 from server.store.picks import PickStore
+
+if TYPE_CHECKING:
+    from huey import Huey
 
 log = logging.getLogger("confcal.jobs.invitations")
 
@@ -230,6 +231,10 @@ class InvitationJobs:
     given as `sender`; a process without mail settings queues jobs but never sends."""
 
     def __init__(self, store: Store, queue: Huey, clock: Callable[[], datetime], sender: Sender | None = None) -> None:
+        # Huey loads with the queue, not with this module: the web processes import the sending
+        # functions below for a stop, and start without the job queue (server.web.factory).
+        from huey import crontab
+
         self.store, self._clock = store, clock
         self._sender = sender
         self._sender_lock = threading.Lock()
