@@ -26,19 +26,21 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from server.crypto import Cipher, Password, key_for
 from server.errors import StoreBusy, StoreError
 from server.store import schema
 from server.store.rows import from_db_time, to_db_time
 from server.store.tables import invitation_events as events
 from server.store.tables import invitations as table
 from server.store.tables import picks, versions
+
+if TYPE_CHECKING:
+    from server.crypto import Cipher
 
 CONFIRM_TTL = timedelta(hours=24)
 # The HMAC purposes (server.crypto.Cipher.digest): one key each, so one digest says nothing
@@ -104,13 +106,17 @@ class Invitations:
 
     def __init__(self, engine: Engine, cipher: Callable[[], Cipher] | None = None) -> None:
         self.engine = engine
-        self._cipher_source = cipher or (lambda: key_for(engine))
+        self._cipher_source = cipher
         self._cipher: Cipher | None = None
         schema.ensure(engine)
 
     def cipher(self) -> Cipher:
         if self._cipher is None:
-            self._cipher = self._cipher_source()
+            # cryptography loads with the first address, not with this module: `confcal ingest`
+            # reads `due` and nothing else.
+            from server.crypto import key_for
+
+            self._cipher = self._cipher_source() if self._cipher_source else key_for(self.engine)
         return self._cipher
 
     def address_key(self, address: str) -> str:
@@ -132,6 +138,8 @@ class Invitations:
         """Ask for invitations of pick set `token` to `address`: pending, with a new confirmation
         code (returned, to be sent; only its hash is kept). Replaces a pending or failed request
         of the set; AlreadyActive if the set's invitations already go out."""
+        from server.crypto import Password
+
         cipher = self.cipher()
         code = secrets.token_urlsafe(24)
         stamp = to_db_time(now)
