@@ -1,6 +1,6 @@
-"""The invitations table (server.store.invitations): the confirmation's 24 hours, one code used
-once, the set's active address kept until stopped, the UIDs, and what goes when a pick set
-expires or a confirmation never comes."""
+"""The invitations table (server.store.invitations), on SQLite and PostgreSQL: the confirmation's
+24 hours, one code used once, the set's active address kept until stopped, the UIDs, and what
+goes when a pick set expires or a confirmation never comes."""
 
 from __future__ import annotations
 
@@ -14,15 +14,21 @@ from server.crypto import Cipher, SecretUndecryptable, new_key
 from server.store import Store
 from server.store.invitations import AlreadyActive, Invitations, InvitationState
 from server.store.picks import PickStore
+from tests.helpers.postgres_cluster import fresh_schema
 from tests.server.mail.conftest import ADDRESS, SLUG, change_conf
 
 NOW = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
 SITE = "http://testserver"
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    opened = Store.open(str(tmp_path / "store.sqlite"))
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
+    if request.param == "sqlite":
+        url = str(tmp_path / "store.sqlite")
+    else:
+        url = fresh_schema(request.getfixturevalue("pg_url"))
+        monkeypatch.setenv("CONFCAL_SECRET_KEY", new_key())  # a PostgreSQL store has no key file beside it
+    opened = Store.open(url)
     opened.ingest(change_conf(1), now=NOW)  # type: ignore[arg-type]
     yield opened
     opened.close()
