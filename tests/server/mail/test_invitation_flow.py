@@ -7,6 +7,7 @@ the rest; the stop link and DELETE stop."""
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 import icalendar
 
@@ -111,7 +112,7 @@ def test_a_new_version_sends_one_request_for_the_moved_and_one_cancel_for_the_wi
         str(sent[COMPILE]["UID"]),
         int(sent[COMPILE]["SEQUENCE"]) + 1,
     )
-    assert moved.decoded("DTSTART") - sent[COMPILE].decoded("DTSTART") == __import__("datetime").timedelta(hours=1)
+    assert moved.decoded("DTSTART") - sent[COMPILE].decoded("DTSTART") == timedelta(hours=1)
     assert str(withdrawn["UID"]) == str(sent[GRAPH]["UID"])
 
 
