@@ -28,6 +28,9 @@ from server.mail import MailError
 from server.mail.address import Address, redact
 from server.mail.settings import MailSettings
 
+# RFC 5321 section 4.2.2: "Service not available, closing transmission channel".
+CLOSING = 421
+
 
 class SendFailed(MailError):
     """A message was not accepted by the relay."""
@@ -73,29 +76,22 @@ class Relay:
                 self._reset(connection)
                 code, said = next(iter(exc.recipients.values()))
                 raise _answer(code, said, "refused the recipient", to) from None
-            except smtplib.SMTPSenderRefused as exc:
-                self._reset(connection)
-                raise RelayRefused(
-                    f"the mail relay refused the sender {self.settings.sender}: {_words(exc.smtp_code, exc.smtp_error, to)}",
-                    exc.smtp_code,
-                ) from None
             except smtplib.SMTPResponseException as exc:
+                if exc.smtp_code == CLOSING and attempt == 1:
+                    # The relay closes this connection (idle too long, restarting): take a new one.
+                    self._drop(connection)
+                    continue
                 self._reset(connection)
+                if isinstance(exc, smtplib.SMTPSenderRefused):
+                    raise RelayRefused(
+                        f"the mail relay refused the sender {self.settings.sender}: "
+                        f"{_words(exc.smtp_code, exc.smtp_error, to)}",
+                        exc.smtp_code,
+                    ) from None
                 raise _answer(exc.smtp_code, exc.smtp_error, "refused the message", to) from None
             except (smtplib.SMTPException, OSError) as exc:
                 self._drop(connection)
                 raise TemporaryFailure(f"cannot talk to the mail relay: {type(exc).__name__}") from None
-
-    def check(self) -> None:
-        """Connect, log in and say NOOP: what `send` would need, without sending."""
-        connection = self._connection()
-        try:
-            code, said = connection.noop()
-        except (smtplib.SMTPException, OSError) as exc:
-            self._drop(connection)
-            raise TemporaryFailure(f"cannot talk to the mail relay: {type(exc).__name__}") from None
-        if code != 250:
-            raise RelayRefused(f"the mail relay answered NOOP with {code}")
 
     def close(self) -> None:
         """Quit every open connection (of every thread)."""

@@ -137,8 +137,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def running_smtp(folder: Path) -> Iterator[SmtpServer]:
-    """The server on 127.0.0.1 for the block: STARTTLS required before MAIL, AUTH over TLS only."""
+def running_smtp(folder: Path, idle: float = 300.0) -> Iterator[SmtpServer]:
+    """The server on 127.0.0.1 for the block: STARTTLS required before MAIL, AUTH over TLS only;
+    it closes a connection idle for `idle` seconds, as relays do."""
     ca = trustme.CA()
     certificate = ca.issue_cert("127.0.0.1", "localhost")
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -155,6 +156,7 @@ def running_smtp(folder: Path) -> Iterator[SmtpServer]:
         require_starttls=True,
         authenticator=_authenticate,
         auth_require_tls=True,
+        timeout=idle,
     )
     controller.start()
     try:

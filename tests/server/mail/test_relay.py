@@ -3,6 +3,7 @@ connection for many messages, and the three kinds of failure, none of them quoti
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -112,3 +113,21 @@ def test_an_unreachable_relay_is_temporary(tmp_path: Path) -> None:
         Relay(settings).send(a_message(), TO)  # type: ignore[arg-type]
 
     assert str(failed.value) == "cannot reach the mail relay 127.0.0.1:9: Connection refused"
+
+
+def test_one_connection_carries_many_messages_and_is_opened_again_once_the_relay_closed_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with running_smtp(tmp_path, idle=0.5) as smtp:
+        monkeypatch.setenv("SSL_CERT_FILE", str(smtp.ca_file))
+        relay = Relay(settings_of(smtp))
+        relay.send(a_message(), TO)  # type: ignore[arg-type]
+        relay.send(a_message(), TO)  # type: ignore[arg-type]
+        kept = len(relay._open)
+
+        time.sleep(1.5)  # past the server's idle timeout: it closes the connection
+        relay.send(a_message(), TO)  # type: ignore[arg-type]
+        relay.close()
+
+    assert kept == 1
+    assert len(smtp.delivered) == 3
