@@ -52,6 +52,10 @@ log = logging.getLogger("confcal.jobs.invitations")
 # dead worker holds an address.
 LEASE = timedelta(minutes=2)
 STOP_PATH = "api/invitations/stop"
+# A job queued this long ago and not run was lost (its worker died) or waits behind a burst:
+# longer than the burst of a schedule change to a thousand addresses takes, so the sweep does
+# not queue each of them a second time.
+OVERDUE_AFTER = timedelta(minutes=2)
 
 
 def stop_url(site_url: str, stop_token: str) -> str:
@@ -275,6 +279,7 @@ class InvitationJobs:
         """Queue a job for every invitation that has something to catch up on (of `conference`,
         or of the pick set `token`, when given); how many."""
         found = self.table.due(conference=conference, token=token)
+        self.table.queued(found, self._clock())
         for invitation_id in found:
             self.queue(invitation_id)
         return len(found)
@@ -295,13 +300,15 @@ class InvitationJobs:
             self.queue(again.invitation, again.at)
 
     def sweep(self) -> int:
-        """Drop what expired, queue what is due and held by no job; how many queued."""
+        """Drop what expired, queue what is due and whose job was lost; how many queued."""
         now = self._clock()
         dropped = self.table.drop_orphans() + self.table.drop_expired(now)
         if dropped:
             log.info("dropped %d invitations of expired pick sets or unconfirmed requests", dropped)
-        found = self.table.due(now=now)
+        found = self.table.due(overdue=(now, now - OVERDUE_AFTER))
+        self.table.queued(found, now)
         for invitation_id in found:
+            log.info("invitation %d has waited too long; queueing it", invitation_id)
             self.queue(invitation_id)
         return len(found)
 

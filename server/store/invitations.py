@@ -28,16 +28,16 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, Engine, and_, delete, func, insert, literal, or_, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from server.errors import StoreBusy, StoreError
 from server.store import schema
 from server.store.rows import from_db_time, to_db_time
+from server.store.tables import Instant, picks, versions
 from server.store.tables import invitation_events as events
 from server.store.tables import invitations as table
-from server.store.tables import picks, versions
 
 if TYPE_CHECKING:
     from server.crypto import Cipher
@@ -239,10 +239,18 @@ class Invitations:
             for row in rows
         }
 
-    def due(self, *, conference: str | None = None, token: str | None = None, now: datetime | None = None) -> list[int]:
+    def due(
+        self,
+        *,
+        conference: str | None = None,
+        token: str | None = None,
+        overdue: tuple[datetime, datetime] | None = None,
+    ) -> list[int]:
         """Active invitations that have something to catch up on: their conference has a newer
-        version, or their set newer picks, than they were last brought up to. With `now`: only
-        those no job holds (no lease, or one that ran out) and out of any backoff or pacing."""
+        version, or their set newer picks, than they were last brought up to. With `overdue` =
+        (now, waited_since): only those whose job was lost: no job holds them (no lease, or one
+        that ran out before `now`) and none was queued for them (`queued`), or it was queued, or
+        they came out of backoff or pacing, at or before `waited_since`."""
         latest = (
             select(func.coalesce(func.max(versions.c.number), 0))
             .where(versions.c.conference == table.c.conference)
@@ -264,13 +272,27 @@ class Invitations:
             query = query.where(table.c.conference == conference)
         if token is not None:
             query = query.where(table.c.pick_token == token)
-        if now is not None:
-            stamp = to_db_time(now)
+        if overdue is not None:
+            now, waited_since = (to_db_time(moment) for moment in overdue)
             query = query.where(
-                or_(table.c.lease_until.is_(None), table.c.lease_until < stamp),
-                or_(table.c.next_attempt_at.is_(None), table.c.next_attempt_at <= stamp),
+                or_(table.c.lease_until.is_(None), table.c.lease_until < now),
+                or_(table.c.next_attempt_at.is_(None), table.c.next_attempt_at <= waited_since),
             )
         return [int(row.id) for row in self._read(query.order_by(table.c.id))]
+
+    def queued(self, ids: list[int], now: datetime) -> None:
+        """A job was queued for each of `ids` at `now`: noted as the moment they are due from
+        (`next_attempt_at`, unless a later one is set), so the sweep tells a job on its way from
+        a lost one and does not queue a second."""
+        if not ids:
+            return
+        stamp = to_db_time(now)
+        with self._writing() as conn:
+            conn.execute(
+                update(table)
+                .where(table.c.id.in_(ids))
+                .values(next_attempt_at=func.coalesce(table.c.next_attempt_at, literal(stamp, Instant())))
+            )
 
     def latest_version(self, conference: str) -> int:
         query = select(func.coalesce(func.max(versions.c.number), 0)).where(versions.c.conference == conference)

@@ -159,3 +159,18 @@ def test_rotating_keys_reencrypts_the_address_for_the_new_key_alone(store: Store
     assert Invitations(store.engine, cipher=lambda: Cipher([new])).address(asked.id) == ADDRESS
     with pytest.raises(SecretUndecryptable):
         Invitations(store.engine, cipher=lambda: Cipher([old])).address(asked.id)
+
+
+def test_the_sweep_finds_an_invitation_never_queued_at_once_and_a_queued_one_after_two_minutes(store: Store) -> None:
+    table = Invitations(store.engine)
+    asked, code = table.request(SLUG, a_set(store), ADDRESS, SITE, NOW)
+    table.confirm(code, NOW)
+    never_queued = table.due(overdue=(NOW, NOW - timedelta(minutes=2)))
+
+    table.queued([asked.id], NOW)
+    later = NOW + timedelta(minutes=1)
+    on_its_way = table.due(overdue=(later, later - timedelta(minutes=2)))
+    much_later = NOW + timedelta(minutes=3)
+    lost = table.due(overdue=(much_later, much_later - timedelta(minutes=2)))
+
+    assert (never_queued, on_its_way, lost) == ([asked.id], [], [asked.id])
