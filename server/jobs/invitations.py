@@ -277,9 +277,8 @@ class InvitationJobs:
 
     def queue_due(self, *, conference: str | None = None, token: str | None = None) -> int:
         """Queue a job for every invitation that has something to catch up on (of `conference`,
-        or of the pick set `token`, when given); how many."""
-        found = self.table.due(conference=conference, token=token)
-        self.table.queued(found, self._clock())
+        or of the pick set `token`, when given) and no job on its way; how many."""
+        found = self.table.to_queue(self.table.due(conference=conference, token=token), self._clock())
         for invitation_id in found:
             self.queue(invitation_id)
         return len(found)
@@ -305,8 +304,7 @@ class InvitationJobs:
         dropped = self.table.drop_orphans() + self.table.drop_expired(now)
         if dropped:
             log.info("dropped %d invitations of expired pick sets or unconfirmed requests", dropped)
-        found = self.table.due(overdue=(now, now - OVERDUE_AFTER))
-        self.table.queued(found, now)
+        found = self.table.to_queue(self.table.due(overdue=(now, now - OVERDUE_AFTER)), now, lost=True)
         for invitation_id in found:
             log.info("invitation %d has waited too long; queueing it", invitation_id)
             self.queue(invitation_id)

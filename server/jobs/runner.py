@@ -75,6 +75,7 @@ def _consumer(jobs: Jobs, workers: int) -> Any:
 def _catch_up(jobs: Jobs) -> None:
     """Queue at start what is overdue: work whose job was lost while no worker ran."""
     jobs.sweep_syncs()
+    jobs.invitations.sweep()
 
 
 @contextmanager

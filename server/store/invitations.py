@@ -28,16 +28,16 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, and_, delete, func, insert, literal, or_, select, update
+from sqlalchemy import Connection, Engine, and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from server.errors import StoreBusy, StoreError
 from server.store import schema
 from server.store.rows import from_db_time, to_db_time
-from server.store.tables import Instant, picks, versions
 from server.store.tables import invitation_events as events
 from server.store.tables import invitations as table
+from server.store.tables import picks, versions
 
 if TYPE_CHECKING:
     from server.crypto import Cipher
@@ -249,7 +249,7 @@ class Invitations:
         """Active invitations that have something to catch up on: their conference has a newer
         version, or their set newer picks, than they were last brought up to. With `overdue` =
         (now, waited_since): only those whose job was lost: no job holds them (no lease, or one
-        that ran out before `now`) and none was queued for them (`queued`), or it was queued, or
+        that ran out before `now`) and none was queued for them (`to_queue`), or it was queued, or
         they came out of backoff or pacing, at or before `waited_since`."""
         latest = (
             select(func.coalesce(func.max(versions.c.number), 0))
@@ -280,19 +280,21 @@ class Invitations:
             )
         return [int(row.id) for row in self._read(query.order_by(table.c.id))]
 
-    def queued(self, ids: list[int], now: datetime) -> None:
-        """A job was queued for each of `ids` at `now`: noted as the moment they are due from
-        (`next_attempt_at`, unless a later one is set), so the sweep tells a job on its way from
-        a lost one and does not queue a second."""
+    def to_queue(self, ids: list[int], now: datetime, *, lost: bool = False) -> list[int]:
+        """Of `ids`, those no job is on its way for (`next_attempt_at` unset: none queued, none
+        waiting out a backoff or its domain's pace), now marked queued at `now`; the caller queues
+        a job for each. A job finds what changed when it runs, so one on its way is enough, and a
+        burst of changes queues one job per address. `lost`: the sweep's ids, whose job was lost,
+        are all marked and returned."""
         if not ids:
-            return
+            return []
         stamp = to_db_time(now)
+        marking = update(table).where(table.c.id.in_(ids))
+        if not lost:
+            marking = marking.where(table.c.next_attempt_at.is_(None))
         with self._writing() as conn:
-            conn.execute(
-                update(table)
-                .where(table.c.id.in_(ids))
-                .values(next_attempt_at=func.coalesce(table.c.next_attempt_at, literal(stamp, Instant())))
-            )
+            marked = conn.execute(marking.values(next_attempt_at=stamp).returning(table.c.id))
+            return sorted(int(row.id) for row in marked)
 
     def latest_version(self, conference: str) -> int:
         query = select(func.coalesce(func.max(versions.c.number), 0)).where(versions.c.conference == conference)

@@ -167,10 +167,22 @@ def test_the_sweep_finds_an_invitation_never_queued_at_once_and_a_queued_one_aft
     table.confirm(code, NOW)
     never_queued = table.due(overdue=(NOW, NOW - timedelta(minutes=2)))
 
-    table.queued([asked.id], NOW)
+    table.to_queue([asked.id], NOW)
     later = NOW + timedelta(minutes=1)
     on_its_way = table.due(overdue=(later, later - timedelta(minutes=2)))
     much_later = NOW + timedelta(minutes=3)
     lost = table.due(overdue=(much_later, much_later - timedelta(minutes=2)))
 
     assert (never_queued, on_its_way, lost) == ([asked.id], [], [asked.id])
+
+
+def test_an_invitation_with_a_job_on_its_way_is_not_queued_again(store: Store) -> None:
+    table = Invitations(store.engine)
+    asked, code = table.request(SLUG, a_set(store), ADDRESS, SITE, NOW)
+    table.confirm(code, NOW)
+
+    first = table.to_queue([asked.id], NOW)
+    second = table.to_queue([asked.id], NOW + timedelta(seconds=5))
+    lost = table.to_queue([asked.id], NOW + timedelta(minutes=3), lost=True)
+
+    assert (first, second, lost) == ([asked.id], [], [asked.id])
