@@ -303,9 +303,9 @@ class Invitations:
     # --- sending --------------------------------------------------------------------------------
 
     def claim(self, invitation_id: int, owner: str, now: datetime, lease: timedelta) -> Invitation | None:
-        """Hold invitation `invitation_id` for `owner` until now + lease, if it is active (or
-        `failed`/`pending` never: only active ones are sent to), not held by a live lease and
-        out of backoff. None otherwise."""
+        """Hold invitation `invitation_id` for `owner` until now + lease, if it is active (only
+        active ones are sent to), held by no live lease of another owner (the same owner renews)
+        and out of backoff or pacing. None otherwise."""
         stamp = to_db_time(now)
         with self._writing() as conn:
             taken = conn.execute(
