@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Final
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from cryptography.hazmat.primitives import hashes, hmac
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from sqlalchemy import Engine
 
 from server.errors import ServerError
@@ -96,6 +98,7 @@ class Cipher:
         if not keys:
             raise SecretKeyInvalid("no secret key given")
         self._fernet = MultiFernet([Fernet(k) for k in keys])
+        self._first = keys[0]
 
     def encrypt(self, password: Password) -> str:
         return self._fernet.encrypt(password.reveal().encode("utf-8")).decode("ascii")
@@ -108,6 +111,15 @@ class Cipher:
                 "a stored password cannot be decrypted with the configured keys "
                 f"(was the old key dropped from {KEY_ENV} too early?)"
             ) from None
+
+    def digest(self, purpose: str, text: str) -> str:
+        """A keyed HMAC-SHA256 of `text` (hex) under a key derived for `purpose` from the first
+        key (HKDF, RFC 5869): finds or names a secret (an e-mail address) without storing it,
+        and cannot be reversed by hashing guesses without the key."""
+        key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=purpose.encode("utf-8")).derive(self._first)
+        signer = hmac.HMAC(key, hashes.SHA256())
+        signer.update(text.encode("utf-8"))
+        return signer.finalize().hex()
 
     def rotate(self, token: str) -> str:
         """The same password, encrypted with the first key (MultiFernet.rotate)."""

@@ -21,14 +21,15 @@ LAYERS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("server core", 1, ("server.errors", "server.logs", "server.config", "server.crypto", "server.metrics")),
     ("server.store", 2, ("server.store",)),
     ("server.links", 3, ("server.links",)),
-    ("server.caldav", 4, ("server.caldav",)),
-    ("server.jobs", 5, ("server.jobs",)),
-    ("server.snapshot", 6, ("server.snapshot",)),
-    ("server.pages", 7, ("server.pages",)),
-    ("server.site", 8, ("server.site",)),
-    ("server.web", 8, ("server.web",)),
-    ("server.commands", 9, ("server.commands",)),
-    ("server.cli", 10, ("server.cli",)),
+    ("server.mail", 4, ("server.mail",)),
+    ("server.caldav", 5, ("server.caldav",)),
+    ("server.jobs", 6, ("server.jobs",)),
+    ("server.snapshot", 7, ("server.snapshot",)),
+    ("server.pages", 8, ("server.pages",)),
+    ("server.site", 9, ("server.site",)),
+    ("server.web", 9, ("server.web",)),
+    ("server.commands", 10, ("server.commands",)),
+    ("server.cli", 11, ("server.cli",)),
 )
 
 

@@ -2,7 +2,7 @@
 server keeps, and the calendars of an account.
 
 `new-key` prints a fresh Fernet key (for CONFCAL_SECRET_KEY or a key file). `rotate-key`
-re-encrypts every stored password with the first configured key; run it after putting a new key
+re-encrypts every stored password (and invitation address) with the first configured key; run it after putting a new key
 first in the list, then the old key can be dropped (docs/security.md, "Rotating the key"). Neither prints a
 password; rotate-key prints how many it re-encrypted. `calendars` finds an account's calendars from
 its server's address (RFC 6764: /.well-known/caldav, else the URL as given) and prints one line
@@ -22,6 +22,7 @@ from server.commands.terminal import safe
 from server.crypto import new_key
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
+from server.store.invitations import Invitations
 
 
 def register(subparsers: Any) -> None:
@@ -58,7 +59,10 @@ def run_new_key(args: argparse.Namespace) -> int:
 def run_rotate(args: argparse.Namespace) -> int:
     with Store.open(args.db) as store:
         count = CaldavTargets(store.engine).rotate_keys()
+        addresses = Invitations(store.engine).rotate_keys()
     print(f"re-encrypted {count} stored password{'' if count == 1 else 's'}")
+    if addresses:
+        print(f"re-encrypted {addresses} stored e-mail address{'' if addresses == 1 else 'es'}")
     return 0
 
 

@@ -37,6 +37,7 @@ from server.errors import IngestRefused
 from server.store import IngestReport, Store, integrity, removal
 from server.store.caldav_wanted import wanted
 from server.store.engine import resolve_url
+from server.store.invitations import Invitations
 from server.store.report import no_change_line
 
 
@@ -142,11 +143,13 @@ def run(args: argparse.Namespace) -> int:
                     removal.remove(store.engine, demo)
                 # The server's workers sync the attached calendars the new version changed. The
                 # job queue's modules (Huey, the CalDAV client) take longer to import than a small
-                # ingest takes: imported only when some calendar wants a sync.
-                if wanted(store.engine, conference=report.conference):
+                # ingest takes: imported only when some calendar wants a sync or some address
+                # an invitation.
+                slug = report.conference
+                if wanted(store.engine, conference=slug) or Invitations(store.engine).due(conference=slug):
                     from server.jobs.triggers import queue_after_ingest
 
-                    queue_after_ingest(store, report.conference)
+                    queue_after_ingest(store, slug)
     lines = [DRY_RUN, *summary(loaded, report)] if args.dry_run else summary(loaded, report)
     if not args.dry_run and demo is not None:
         lines.append(

@@ -75,6 +75,7 @@ def _consumer(jobs: Jobs, workers: int) -> Any:
 def _catch_up(jobs: Jobs) -> None:
     """Queue at start what is overdue: work whose job was lost while no worker ran."""
     jobs.sweep_syncs()
+    jobs.invitations.sweep()
 
 
 @contextmanager
@@ -97,6 +98,7 @@ def jobs_in_process(
         yield jobs
     finally:
         consumer.stop(graceful=True)
+        jobs.invitations.close()
         jobs.queue.storage.close()
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
@@ -109,4 +111,5 @@ def run_worker(store: Store, workers: int, lease: timedelta = LEASE, sync: SyncS
         _catch_up(jobs)
         _consumer(jobs, workers).run()
     finally:
+        jobs.invitations.close()
         jobs.queue.storage.close()

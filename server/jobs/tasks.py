@@ -11,6 +11,8 @@
   a change that came in while it ran.
 - `sweep_caldav()`: every minute, re-queues calendars that have wanted a sync for longer than
   OVERDUE_AFTER with no live lease: their job was lost with its worker, or never queued.
+- `send_invitations(id)`, `sweep_invitations()`: schedule changes as e-mail invitations
+  (server.jobs.invitations).
 - `drop_orphan_calendars()`: every ten minutes, forgets the calendars (URL, user name, sealed
   password) of pick sets that expired: the servers purge expired sets (server.web.pick_upkeep),
   and a calendar without its set can never be synced again.
@@ -26,6 +28,7 @@ from typing import Any
 from huey import Huey, crontab
 
 from server.jobs.caldav_sync import Again, Push, SyncSettings, run_sync
+from server.jobs.invitations import InvitationJobs
 from server.jobs.refresh import LEASE, run_refresh
 from server.metrics import source_refreshed
 from server.store import Store
@@ -82,6 +85,7 @@ class Jobs:
         def drop_orphan_calendars() -> None:
             self.drop_orphans()
 
+        self.invitations = InvitationJobs(store, queue, clock)
         self._refresh_task: Any = refresh_source
         self._sync_task: Any = sync_target
 
@@ -105,6 +109,7 @@ class Jobs:
         found = wanted(self.store.engine, conference=conference)
         for target in found:
             self.queue_sync(target)
+        self.invitations.queue_due(conference=conference)
         return len(found)
 
     def sweep_syncs(self) -> int:

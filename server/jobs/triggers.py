@@ -1,4 +1,5 @@
-"""What starts CalDAV syncs: a calendar attached, a pick set changed, a new schedule version.
+"""What starts CalDAV syncs and invitations by e-mail: a calendar attached, an address
+confirmed, a pick set changed, a new schedule version.
 
 Each trigger first makes the want durable in the store (server.store.caldav_wanted; an ingest
 does it inside its own transaction), then queues a job per calendar as the fast path, so every
@@ -16,6 +17,7 @@ from server.jobs.sync_leases import wanted_generation
 from server.store import Store
 from server.store.caldav_targets import CaldavTargets
 from server.store.caldav_wanted import Wanted, wanted
+from server.store.invitations import Invitations
 
 if TYPE_CHECKING:
     from server.jobs.tasks import Jobs
@@ -68,10 +70,23 @@ class SyncTriggers:
         bumped = CaldavTargets(engine).want_sync(token)
         generations = ((target, wanted_generation(engine, target)) for target in bumped)
         self._queue(tuple(Wanted(target, g) for target, g in generations if g is not None))
+        self.invitations_due(token)
+
+    def invitations_due(self, token: str) -> None:
+        """The pick set `token`'s invitations may lack something (confirmed, picks saved): send it."""
+        if Invitations(self.store.engine).due(token=token):
+            jobs = self.jobs
+            if jobs is not None:
+                jobs.invitations.queue_due(token=token)
 
     def version_committed(self, conference: str) -> int:
         """A new schedule version of `conference` was committed (its want with it)."""
-        return self._queue(wanted(self.store.engine, conference=conference))
+        queued = self._queue(wanted(self.store.engine, conference=conference))
+        if Invitations(self.store.engine).due(conference=conference):
+            jobs = self.jobs
+            if jobs is not None:
+                jobs.invitations.queue_due(conference=conference)
+        return queued
 
     def _queue(self, found: tuple[Wanted, ...]) -> int:
         jobs = self.jobs if found else None

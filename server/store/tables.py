@@ -276,3 +276,53 @@ caldav_targets = Table(
     Column("lease_until", Instant),
     UniqueConstraint("conference", "url", name="uq_caldav_targets_calendar"),
 )
+
+# --- schedule changes sent as e-mail invitations (server/store/invitations.py) -----------------
+# One row per pick set at most (the API is `api/picks/{token}/invitations`); no foreign key, as
+# for caldav_targets: a purged set leaves an orphan the jobs drop. `address` holds a Fernet token
+# (server.crypto), never the address; `address_key` a keyed HMAC of it (Cipher.digest), so the
+# same address is recognised without being readable. `confirm_key` is the SHA-256 of the
+# confirmation link's code (the code itself is only in the message); `stop_token` is the stop
+# link's, sent in every message. The set is due while `synced_version` is below its
+# conference's latest version number or `synced_picks` below the set's `updated`.
+invitations = Table(
+    "invitations",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("conference", String(200), nullable=False),
+    Column("pick_token", String(64), nullable=False, unique=True),
+    Column("address", Text, nullable=False),
+    Column("address_key", String(64), nullable=False, index=True),
+    Column("site_url", Text, nullable=False),  # the conference's links as the attendee saw them
+    Column("state", String(16), nullable=False),  # pending | active | failed
+    Column("confirm_key", String(64), unique=True),
+    Column("confirm_expires", Instant),
+    Column("stop_token", String(64), nullable=False, unique=True),
+    Column("created", Instant, nullable=False),
+    Column("updated", Instant, nullable=False),
+    Column("confirmed", Instant),
+    Column("last_sent", Instant),
+    Column("requests", Integer, nullable=False),
+    Column("cancels", Integer, nullable=False),
+    Column("last_error", Text),  # the relay's words with the address taken out
+    Column("synced_version", Integer, nullable=False),
+    Column("synced_picks", Instant),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", Instant),
+    Column("lease_owner", String(200)),
+    Column("lease_until", Instant),
+)
+# What was last sent about each session to an invitation's address: its own UID (stable for
+# the address and session), the SEQUENCE and the session revision it showed, and whether it was
+# a CANCEL.
+invitation_events = Table(
+    "invitation_events",
+    metadata,
+    Column("invitation", Integer, primary_key=True, autoincrement=False),
+    Column("session", String(64), primary_key=True),
+    Column("uid", String(200), nullable=False),
+    Column("sequence", Integer, nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("cancelled", Boolean, nullable=False),
+    Column("sent", Instant, nullable=False),
+)

@@ -39,7 +39,8 @@ log = logging.getLogger("confcal.access")
 # A segment after /p/ or /api/picks/ is a pick token, possibly with a file suffix. Searched
 # anywhere in the path, not only at its start: `//p/<token>` or a prefix in front must not
 # slip through.
-_SECRET = re.compile(r"(/p/|/api/picks/)([^/]+?)(\.ics|\.svg)?(?=/|$)")
+# The codes of invitation links (server.web.invitations_api) are credentials too.
+_SECRET = re.compile(r"(/p/|/api/picks/|/api/invitations/confirm/|/api/invitations/stop/)([^/]+?)(\.ics|\.svg)?(?=/|$)")
 
 
 def token_tag(token: str) -> str:
@@ -48,7 +49,7 @@ def token_tag(token: str) -> str:
 
 def loggable_path(path: str) -> str:
     """`path` with every pick token replaced by its tag; the suffix (.ics, .svg) kept."""
-    if "/p/" not in path and "/picks/" not in path:  # the common case, without a regex
+    if "/p/" not in path and "/picks/" not in path and "/invitations/" not in path:  # the common case, without a regex
         return path
     return _tagged(path)
 

@@ -36,7 +36,7 @@ from server.snapshot.live import Live, NoSuchConference, NothingPublished, Sched
 from server.snapshot.pick_cache import PickCache
 from server.store.caldav_targets import CaldavTargets
 from server.store.picks import PickStore, pick_store_for
-from server.web import caldav_api, feeds_api, health, metrics, picks_api
+from server.web import caldav_api, feeds_api, health, invitations_api, metrics, picks_api
 from server.web.access_log import AccessLog
 from server.web.calendars import Calendars
 from server.web.context import AppContext
@@ -59,6 +59,7 @@ CONFERENCE_ROUTES: list[BaseRoute] = [
     *changes.routes,
     *picks_api.routes,
     *caldav_api.routes,
+    *invitations_api.routes,
     *feeds_api.routes,
     Mount(urls.ROUTE_STATIC, app=StaticFiles(directory=page.STATIC), name="static"),
 ]

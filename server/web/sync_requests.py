@@ -21,6 +21,9 @@ class SyncRequests(Protocol):
     def picks_changed(self, token: str) -> None:
         """The pick set `token` was saved with other sessions."""
 
+    def invitations_due(self, token: str) -> None:
+        """The pick set `token`'s invitations were confirmed: send them."""
+
 
 class NoteOnly:
     def __init__(self, engine: Engine) -> None:
@@ -31,3 +34,6 @@ class NoteOnly:
 
     def picks_changed(self, token: str) -> None:
         self.targets.want_sync(token)
+
+    def invitations_due(self, token: str) -> None:
+        pass  # the jobs' sweep finds them (server.jobs.invitations)

@@ -37,8 +37,8 @@ def _periodic(jobs: Jobs, minute: int) -> list[str]:
 
 
 def test_the_job_is_due_every_ten_minutes(jobs: Jobs) -> None:
-    assert _periodic(jobs, 20) == ["drop_orphan_calendars", "sweep_caldav", "sweep_sources"]
-    assert _periodic(jobs, 21) == ["sweep_caldav", "sweep_sources"]
+    assert _periodic(jobs, 20) == ["drop_orphan_calendars", "sweep_caldav", "sweep_invitations", "sweep_sources"]
+    assert _periodic(jobs, 21) == ["sweep_caldav", "sweep_invitations", "sweep_sources"]
 
 
 def test_it_forgets_only_the_calendars_of_pick_sets_that_are_gone(store: Store, jobs: Jobs) -> None:
