@@ -1,4 +1,4 @@
-"""The schedule page as an attendee keeps it open all day (issue 11), in Chromium with a fixed
+"""The schedule page as an attendee keeps it open all day, in Chromium with a fixed
 clock (Playwright's clock API): now and next, the time axis, session and speaker pages, the
 subscribe picker and filters in the URL, picks where you are, offline use, dark mode and no
 layout shift. Accessibility has its own module (test_accessibility.py).

@@ -1,5 +1,5 @@
-"""Issue 15 on the page, in Chromium: the subscribe picker's reminder choice adds `?alarm=N` to
-the feed links, and "your picks changed" names a picked session that a re-ingest moved."""
+"""Change notes and reminders on the page, in Chromium: the subscribe picker's reminder choice
+adds `?alarm=N` to the feed links, and "your picks changed" names a picked session that a re-ingest moved."""
 
 from __future__ import annotations
 

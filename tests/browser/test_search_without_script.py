@@ -1,4 +1,4 @@
-"""Search with JavaScript off (issue 11): `?q=` is applied by the server, with the semantics of
+"""Search with JavaScript off: `?q=` is applied by the server, with the semantics of
 the page's script, so a browser without JavaScript (or before the script runs) shows the same
 cards for the same words. Each query is run both ways in Chromium and the shown cards compared.
 """

@@ -1,4 +1,4 @@
-"""`?alarm=N` (issue 15): every event of the feed carries one DISPLAY VALARM N minutes before
+"""`?alarm=N`: every event of the feed carries one DISPLAY VALARM N minutes before
 its start, with the session's title, read alike by all four parsers."""
 
 from __future__ import annotations

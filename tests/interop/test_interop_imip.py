@@ -1,4 +1,4 @@
-"""Done when (issue 33): the text/calendar part of every invitation, as delivered by a real SMTP
+"""Done when: the text/calendar part of every invitation, as delivered by a real SMTP
 server, is read alike by every client of the agreement suite (conftest.read_all), at the
 session's own times: a REQUEST for each of the demo's 28 sessions and a CANCEL."""
 

@@ -1,5 +1,5 @@
 """Any text a speaker or organiser writes comes back from a feed as the same text, in all four
-parsers (issue 8 item 12): literal backslash sequences (`\\N`, `\\,`, `\\;`, `\\\\`), commas,
+parsers: literal backslash sequences (`\\N`, `\\,`, `\\;`, `\\\\`), commas,
 semicolons, line breaks, unicode. What iCalendar cannot carry comes back as feeds.ical.text's
 `clean_text` says (CR as LF, other control characters dropped), the same in every parser.
 

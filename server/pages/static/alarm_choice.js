@@ -1,4 +1,4 @@
-// The subscribe picker's reminder choice (issue 15): every feed link on the page (webcal, https,
+// The subscribe picker's reminder choice: every feed link on the page (webcal, https,
 // Google's and Outlook's subscribe links, downloads, the link to copy, "subscribe to this view"
 // and the personal feed) gets `alarm=N`, so the calendar app adds a reminder N minutes before
 // each session (the server's ?alarm=, one VALARM per event). The choice is remembered per

@@ -1,4 +1,4 @@
-// "Your picks changed" (issue 15): the page remembers, per conference, the schedule version it
+// "Your picks changed": the page remembers, per conference, the schedule version it
 // last showed (localStorage). When api/changes lists a later version that moved, retitled,
 // cancelled or restored one of this browser's picks, the note at the top says which sessions
 // and what changed, until it is dismissed; dismissing remembers the newest version.

@@ -300,7 +300,7 @@ def test_any_url_text_fails_with_a_source_error_only(scheme: str, rest: str) -> 
         fetch(f"{scheme}://{rest}", Policy(resolver=_no_dns))
 
 
-# --- Promises found unguarded by mutation testing (bench/MUTATION.md, issue 14) ---------------
+# --- Promises found unguarded by mutation testing (bench/MUTATION.md) ---------------
 
 
 def test_the_request_asks_for_no_compression_and_names_confcal(pair: Pair) -> None:

@@ -1,4 +1,4 @@
-"""Reminders opt-in per feed URL (issue 15): `?alarm=N` adds one VALARM per event, on catalogue,
+"""Reminders opt-in per feed URL: `?alarm=N` adds one VALARM per event, on catalogue,
 filtered, per-conference and personal feeds; without it every feed keeps its exact bytes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Done when (issue 10), attach side, against real Radicale (htpasswd) and Xandikos: attaching
+"""Done when, attach side, against real Radicale (htpasswd) and Xandikos: attaching
 through the API and then running the sync through the push service with the stored (encrypted)
 credentials puts exactly the picked sessions in the calendar; DELETE with remove_events removes
 confcal's events and nothing else; a sync that fails leaves the password out of the exception,

@@ -1,5 +1,5 @@
 """The "add to calendar" links give exactly what urllib's urlencode and quote give (they are
-built without them for speed, issue 12): checked over arbitrary text with Hypothesis."""
+built without them for speed): checked over arbitrary text with Hypothesis."""
 
 from __future__ import annotations
 

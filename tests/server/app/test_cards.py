@@ -1,4 +1,4 @@
-"""Cards are made once per snapshot and session (issue 12), and only for the session asked for."""
+"""Cards are made once per snapshot and session, and only for the session asked for."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The personal feed's changed events carry their change as the DESCRIPTION's first line
-(issue 15); every other feed keeps its bytes."""
+"""The personal feed's changed events carry their change as the DESCRIPTION's first line;
+every other feed keeps its bytes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The public changelog (`changes/`), its Atom feed and the page's recent-changes document
-(issue 15), served by the app and written by `confcal build`, on tests/fixtures/changes."""
+"""The public changelog (`changes/`), its Atom feed and the page's recent-changes document,
+served by the app and written by `confcal build`, on tests/fixtures/changes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """What a server process loads to start (server.web.factory): not the job queue nor the CalDAV
-client, which it loads when a calendar first needs them (issue 12: serve start)."""
+client, which it loads when a calendar first needs them."""
 
 from __future__ import annotations
 

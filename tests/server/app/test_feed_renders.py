@@ -1,5 +1,5 @@
 """A feed the warm-up has not reached is rendered in a worker thread, once, however many requests
-ask for it at once (issue 12): meanwhile the event loop answers everything else.
+ask for it at once: meanwhile the event loop answers everything else.
 
 The store holds a generated 5,000-session conference; each test builds a new app over it, whose
 snapshot is lazy and never warmed (no lifespan runs in process), so every feed starts cold. The

@@ -1,5 +1,5 @@
-"""Saving picks while an ingest writes the next version of a 20,000-session conference (issue 8,
-item 2): every create and replace succeeds and every pick set reads back exactly.
+"""Saving picks while an ingest writes the next version of a 20,000-session conference:
+every create and replace succeeds and every pick set reads back exactly.
 
 The store is a real SQLite file holding the demo conference (whose sessions are picked) and a
 generated 20,000-session conference. The ingest runs the Store API in a thread on its own

@@ -1,5 +1,5 @@
 """DAViCal, the server that does not enforce UID uniqueness: confcal must not rely on the server to
-refuse a second object with a UID the calendar already holds (issue 10)."""
+refuse a second object with a UID the calendar already holds."""
 
 from __future__ import annotations
 

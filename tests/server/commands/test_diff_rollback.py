@@ -1,4 +1,4 @@
-"""`confcal diff` and `confcal rollback` (issue 15), on the tests/fixtures/changes snapshots."""
+"""`confcal diff` and `confcal rollback`, on the tests/fixtures/changes snapshots."""
 
 from __future__ import annotations
 

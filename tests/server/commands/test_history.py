@@ -1,4 +1,4 @@
-"""`confcal history` (issue 15): versions newest first with their counts and time."""
+"""`confcal history`: versions newest first with their counts and time."""
 
 from __future__ import annotations
 

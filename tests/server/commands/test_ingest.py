@@ -222,7 +222,7 @@ def test_any_file_gets_a_summary_or_one_line(tmp_path: Path, content: bytes) -> 
 
 
 DAMAGED = Path(__file__).resolve().parents[2] / "fixtures" / "sched" / "damaged"
-# Each damaged copy of seed page 000 and what the refusal lists for it (issue 8, item 3).
+# Each damaged copy of seed page 000 and what the refusal lists for it.
 DEFECTS = {
     "day_31.txt": "45: TorchJD: Jacobian Descent in PyTorch: unreadable time line "
     "'Tuesday April 31, 2026 11:45 - 11:55 CEST' (day is out of range for month); the session is left out",

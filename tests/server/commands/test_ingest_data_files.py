@@ -1,4 +1,4 @@
-"""Done-when for the Sched export and iCalendar formats (issue 9): each real file in ../shared/data
+"""Done when for the Sched export and iCalendar formats: each real file in ../shared/data
 ingests with its format detected, and the served `/api/sessions` holds exactly the sessions an
 independent reading of the raw file finds (title, UTC start and end), inactive and cancelled ones
 excluded. The independent readings use json/csv from the standard library and vobject for .ics,

@@ -1,4 +1,4 @@
-"""`confcal ingest --dry-run` (issue 15): the diff a real ingest would publish, marked, and the
+"""`confcal ingest --dry-run`: the diff a real ingest would publish, marked, and the
 store left byte for byte as it was, refused ingests included."""
 
 from __future__ import annotations

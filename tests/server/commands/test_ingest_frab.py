@@ -1,4 +1,4 @@
-"""Done when (issue 9) for the frab family: each real schedule.xml / schedule.json ingests with its
+"""Done when for the frab family: each real schedule.xml / schedule.json ingests with its
 format detected, and `/api/sessions` holds exactly the sessions an independent reading of the raw
 file finds (xml.etree / json here, not confcal's readers): title, UTC start and UTC end."""
 

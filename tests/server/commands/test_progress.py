@@ -1,4 +1,4 @@
-"""Progress of `ingest`, `build` and `export` (issue 15): drawn on a terminal (a real pty), never
+"""Progress of `ingest`, `build` and `export`: drawn on a terminal (a real pty), never
 into pipes or with --quiet, and every command still ends with its summary line."""
 
 from __future__ import annotations

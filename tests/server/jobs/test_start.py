@@ -1,5 +1,5 @@
-"""What `confcal serve`'s starting process loads for its jobs before it starts the server processes
-(issue 12: serve start): not the source readers nor the CalDAV client, which the first refresh
+"""What `confcal serve`'s starting process loads for its jobs before it starts the server processes:
+not the source readers nor the CalDAV client, which the first refresh
 and the first sync load."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Done when (issue 33), in one process as `confcal serve` runs it: the app, its job queue's
+"""Done when, in one process as `confcal serve` runs it: the app, its job queue's
 worker threads and a real SMTP server on loopback (STARTTLS, AUTH). Nothing reaches an address
 before its link is opened; then one iTIP REQUEST per pick; unpicking sends a CANCEL; a new
 version sends a REQUEST for a moved session and a CANCEL for a withdrawn one, and nothing for

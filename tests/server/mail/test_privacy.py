@@ -1,4 +1,4 @@
-"""Done when (issue 33): no address in any log, and never in plaintext in the store. Every flow
+"""Done when: no address in any log, and never in plaintext in the store. Every flow
 that handles the address runs with every logger at DEBUG; then the SQLite file's bytes (with its
 WAL) are searched for the address and its local part."""
 

@@ -1,4 +1,4 @@
-"""Done when (issue 33), across processes as deployed: `confcal worker` runs the jobs, `confcal
+"""Done when, across processes as deployed: `confcal worker` runs the jobs, `confcal
 ingest` commits a new version that moves one picked session and withdraws another, and with no
 request from anyone the address gets exactly one REQUEST (SEQUENCE + 1) and one CANCEL within
 60 s, through a real SMTP server with STARTTLS and AUTH."""

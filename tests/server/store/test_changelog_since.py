@@ -1,5 +1,5 @@
-"""The changelog's newest versions read without the whole history (server.store.changelog_since,
-issue 12): the same entries as the whole changelog's, on SQLite and PostgreSQL."""
+"""The changelog's newest versions read without the whole history (server.store.changelog_since):
+the same entries as the whole changelog's, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Per-version content (server.store.history): every version can be rebuilt, rolled back to, and
-its visible changes listed (issue 15). Runs on SQLite and PostgreSQL (the `store` fixture)."""
+its visible changes listed. Runs on SQLite and PostgreSQL (the `store` fixture)."""
 
 from __future__ import annotations
 
