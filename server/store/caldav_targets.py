@@ -15,8 +15,8 @@ Every write is one short transaction; a locked or unreachable database raises `S
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -24,11 +24,12 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError
 
 from server.crypto import Cipher, Password, key_for
-from server.errors import StoreBusy, StoreError
+from server.errors import StoreError
 from server.store import schema
+from server.store.busy import read_rows, writing
 from server.store.rows import from_db_time, to_db_time
 from server.store.sync_counts import COUNT_NAMES, SyncCounts
 from server.store.tables import caldav_targets as targets
@@ -254,19 +255,10 @@ class CaldavTargets:
         return _target(rows[0]._mapping) if rows else None
 
     def _read(self, query: Any) -> list[Any]:
-        try:
-            with self.engine.connect() as conn:
-                return list(conn.execute(query).all())
-        except OperationalError as exc:
-            raise StoreBusy(f"cannot read calendar targets now: {_first_line(exc)}") from exc
+        return read_rows(self.engine, query, "calendar targets")
 
-    @contextmanager
-    def _writing(self) -> Iterator[Connection]:
-        try:
-            with self.engine.begin() as conn:
-                yield conn
-        except OperationalError as exc:
-            raise StoreBusy(f"cannot write calendar targets now: {_first_line(exc)}") from exc
+    def _writing(self) -> AbstractContextManager[Connection]:
+        return writing(self.engine, "calendar targets")
 
 
 def _time(value: datetime | None) -> datetime | None:
@@ -295,8 +287,3 @@ def _target(row: RowMapping) -> Target:
         lease_owner=row["lease_owner"],
         lease_until=_time(row["lease_until"]),
     )
-
-
-def _first_line(exc: BaseException) -> str:
-    message = str(getattr(exc, "orig", None) or exc)
-    return message.splitlines()[0] if message else type(exc).__name__

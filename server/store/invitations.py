@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -30,10 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError
 
 from server.errors import StoreBusy, StoreError
 from server.store import schema
+from server.store.busy import read_rows, writing
 from server.store.rows import from_db_time, to_db_time
 from server.store.tables import invitation_events as events
 from server.store.tables import invitations as table
@@ -410,19 +411,10 @@ class Invitations:
         return self._invitation(rows[0]._mapping) if rows else None
 
     def _read(self, query: Any) -> list[Any]:
-        try:
-            with self.engine.connect() as conn:
-                return list(conn.execute(query).all())
-        except OperationalError as exc:
-            raise StoreBusy(f"cannot read invitations now: {_first_line(exc)}") from exc
+        return read_rows(self.engine, query, "invitations")
 
-    @contextmanager
-    def _writing(self) -> Iterator[Connection]:
-        try:
-            with self.engine.begin() as conn:
-                yield conn
-        except OperationalError as exc:
-            raise StoreBusy(f"cannot write invitations now: {_first_line(exc)}") from exc
+    def _writing(self) -> AbstractContextManager[Connection]:
+        return writing(self.engine, "invitations")
 
     def _invitation(self, row: RowMapping) -> Invitation:
         address = self.cipher().decrypt(row["address"]).reveal()
@@ -455,8 +447,3 @@ class Invitations:
 
 def _time(value: datetime | None) -> datetime | None:
     return None if value is None else from_db_time(value)
-
-
-def _first_line(exc: BaseException) -> str:
-    message = str(getattr(exc, "orig", None) or exc)
-    return message.splitlines()[0] if message else type(exc).__name__
