@@ -69,10 +69,8 @@ def itip_calendar(
     calendar.add("calscale", "GREGORIAN")
     calendar.add("method", method.value)
     # A VTIMEZONE only when the event refers to one, as in the feeds (feeds.ical.calendar): UTC
-    # zones and times around a fall-back fold are written with "Z".
+    # zones and times near an offset change are written with "Z".
     if "TZID" in event["DTSTART"].params:
-        first = min(session.start.astimezone(conference.zone).date(), conference.start_date)
-        last = max(session.end.astimezone(conference.zone).date(), conference.end_date)
-        calendar.add_component(vtimezone(conference.timezone, first, last))
+        calendar.add_component(vtimezone(conference.timezone))
     calendar.add_component(event)
     return ensure_folded(calendar.to_ical())
