@@ -117,7 +117,7 @@ def write_conferences(
             last = output.stamped(slug)
             if last is not None and last.holds(stamp, now):
                 _step(started, f"{slug} unchanged")
-                output.carry(slug, partial(_mine, base, slug == default))
+                output.carry(slug, slug == default)
                 built.carried.append(slug)
                 built.add(last.feeds, last.sessions)
                 _step(started, f"{slug} unchanged")
@@ -145,14 +145,6 @@ def write_conferences(
     output.finish(owned)
     built.changed = output.written
     return built
-
-
-def _mine(base: str, default: bool, relative: str) -> bool:
-    """Whether a file of the last build belongs to the conference under `base`: below it, or at
-    the root outside every conference's base when it is the default (its copy there)."""
-    if relative.startswith(base):
-        return True
-    return default and not relative.startswith(urls.conference_base(""))
 
 
 def _step(started: Callable[[str], None] | None, what: str) -> None:

@@ -1,12 +1,14 @@
 """Where `confcal build` writes, and what it remembers of the last build.
 
 Beside the output directory OUTDIR (so no host publishes it) the build keeps a record,
-`.OUTDIR.confcal-build.json`, of every file it wrote: its
+`.OUTDIR.confcal-build.sqlite` (build_record.py), of every file it wrote: its
 path, the key of the inputs it was made from, and a digest of its bytes. A rebuild then
 - skips a file whose key is unchanged without making it (no rendering, no reading, no stat);
 - makes a file whose key changed, and writes it only when its bytes changed (so its mtime, and
   a static host's ETag, stay as they were);
 - removes the files of the last build it did not make this time (a dropped feed disappears).
+The record is read a conference at a time, when the build first asks for one of its files (a
+conference carried over is never read), and only the entries that changed are written back.
 
 Keys are digests of everything a file is made from (the sessions' fields, the conference, the
 site's base URL) together with `code_key()`, a digest of confcal's own rendering code, templates
@@ -14,7 +16,8 @@ and static files and of the versions of the libraries that write bytes, so a new
 reuses an old rendering. The record is trusted without a stat per file: a sample of its files is
 checked (a deleted or replaced directory is noticed, and every file is then read and compared);
 a single file deleted by hand comes back when its content changes, or at once after deleting
-the record.
+the record. A stray .ics file in a conference's feed directories is removed by the next build
+that makes that conference (one carried over is not looked at).
 
 Parts of files (a schedule page's day sections) can be kept as well, in `.OUTDIR.confcal-build.parts/`
 beside the record, by the key of their inputs: a page whose key changed is joined from the parts
@@ -45,7 +48,8 @@ from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
 
-from server.site.build_record import PARTS, Record, Stamped, load, record_path, save
+from feeds import urls
+from server.site.build_record import PARTS, Book, Changes, Made, Stamped, record_path, remove_old_record
 
 # Whose bytes a build's output depends on: confcal's rendering code and its data files.
 _CODE = ("feeds", "server/links.py", "server/snapshot", "server/pages", "server/site")
@@ -54,7 +58,7 @@ _SAMPLE = 64
 
 # What the record needs of a file made (in this process or a worker): (its key, the digest of
 # its bytes), the parts it was joined from, whether its bytes were written.
-Entry = tuple[tuple[str | None, str], list[str] | None, bool]
+Entry = tuple[Made, list[str] | None, bool]
 
 
 def digest(*parts: object) -> str:
@@ -96,27 +100,65 @@ class Output:
         self.record = record_path(root)
         self._changed: list[str] = []
         self.parts = self.record.with_name(PARTS.format(root.resolve().name))
-        self._last, self._last_parts, self._last_uses, self._last_stamps = load(self.record)
+        self._book = Book(self.record)
+        self._last_parts = self._book.parts()
+        self._last_stamps = self._book.conferences()
+        # The record's files are read an area at a time (`_area`), when the build first asks for
+        # one of them: a conference carried over is never read.
+        self._last: dict[str, Made] = {}
+        self._last_uses: dict[str, list[str]] = {}
+        self._loaded: set[tuple[str, str]] = set()
+        self._carried: set[tuple[str, str]] = set()
+        self._samples = self._book.samples()
+        # The record is void when empty, or when the directory was emptied or replaced since: read
+        # and compare instead.
+        self._whole = self._book.empty() or not all(os.path.isfile(f"{self._root}/{p}") for p in self._samples)
+        if self._whole:
+            self._last_stamps, self._samples = {}, []
         self._parts: dict[str, str] = {}
-        if not _present(root, self._last):
-            self._last, self._last_stamps = {}, {}  # the directory was emptied or replaced: read and compare instead
         self._stamps: dict[str, Stamped] = {}
         # Without a record, a file already there may hold the bytes this build makes (a build that
         # kept no record): compare before writing. With one, or into an empty directory, a file the
         # record does not name is new: a failed open per file was 4% of a first build.
-        self._compare = not self._last and _holds_files(self._root)
+        self._compare = self._whole and _holds_files(self._root)
         # Into an empty directory nothing is published yet: files are created in place (`put`).
-        self._fresh = not self._last and not self._compare
-        self._made: dict[str, tuple[str | None, str]] = {}
+        self._fresh = self._whole and not self._compare
+        self._made: dict[str, Made] = {}
         # Part keys each file of this build was joined from; `_using` collects them during a make.
         self._uses: dict[str, list[str]] = {}
         self._using: list[str] | None = None
-        self._dirs: set[str] | None = None  # directories known to exist; from the record when first needed
+        self._dirs: set[str] = set()  # directories known to exist
+
+    def _entry(self, relative: str) -> Made | None:
+        """What the last build recorded of `relative`."""
+        found = self._last.get(relative)
+        if found is None and not self._whole:
+            area = _area(relative)
+            if area not in self._loaded:
+                self._load(area)
+                found = self._last.get(relative)
+        return found
+
+    def _load(self, area: tuple[str, str]) -> None:
+        self._loaded.add(area)
+        # The root's files are those before and after every conference's base.
+        ranges = [("", "c/"), ("c0", "")] if area == _ROOT else [area]
+        for low, high in ranges:
+            for path, made, uses in self._book.files(low, high):
+                self._last[path] = made
+                if uses:
+                    self._last_uses[path] = uses
+                self._dirs.add(os.path.dirname(path))
+
+    def prepare(self, relative: str) -> None:
+        """Read what the record holds of `relative`'s area now (before a fork: a worker process
+        does not read the record)."""
+        self._entry(relative)
 
     def put(self, relative: str, key: str | None, make: Callable[[], bytes]) -> str:
         """Make and write `relative` unless the last build made it from the same key (key None:
         always make it); returns the digest of its bytes."""
-        last = self._last.get(relative)
+        last = self._entry(relative)
         if key is not None and last is not None and last[0] == key:
             self._made[relative] = last
             uses = self._last_uses.get(relative)
@@ -156,7 +198,7 @@ class Output:
     def outdated(self, relative: str, key: str) -> bool:
         """Whether `put(relative, key, ...)` would make the file: the last build made it from
         another key, or did not make it."""
-        last = self._last.get(relative)
+        last = self._entry(relative)
         return last is None or last[0] != key
 
     def make(self, relative: str, key: str | None, make: Callable[[], bytes]) -> Entry:
@@ -185,8 +227,8 @@ class Output:
         already from the last build with the same bytes; whether it was written."""
         made = self._made[source]
         self._made[relative] = made
-        last = self._last.get(relative)
-        if last is not None and last[1] == made[1] and last[1] == self._last.get(source, ("", ""))[1]:
+        last = self._entry(relative)
+        if last is not None and last[1] == made[1] and last[1] == (self._entry(source) or ("", ""))[1]:
             return False  # both unchanged: still the same file
         target, origin = f"{self._root}/{relative}", f"{self._root}/{source}"
         self._parent(relative)
@@ -258,49 +300,88 @@ class Output:
         """The keys of the parts this build keeps so far."""
         return set(self._parts)
 
-    def carry(self, conference: str, mine: Callable[[str], bool]) -> Stamped:
+    def carry(self, conference: str, default: bool) -> Stamped:
         """Take `conference` as the last build wrote it (its stamp holds, build_conferences.py):
-        its files, those whose paths are `mine` except any this build made already, and the
-        parts it kept; nothing is made, read or checked, as for a file skipped by its key.
-        Returns its stamp, recorded again."""
+        its files (under its base, and at the root when it is the `default`) and the parts it
+        kept; nothing is made, read or checked, as for a file skipped by its key. Its entries in
+        the record stay as they are, unread. Returns its stamp, recorded again."""
         stamped = self._last_stamps[conference]
         self._stamps[conference] = stamped
         for key in stamped.parts:
             self.hold(key)
-        for relative, made in self._last.items():
-            if relative not in self._made and mine(relative):
-                self._made[relative] = made
-                uses = self._last_uses.get(relative)
-                if uses:
-                    self._uses[relative] = uses
+        self._carried.add(_area(urls.conference_base(conference) + "/"))
+        if default:
+            self._carried.add(_ROOT)
         return stamped
 
     def finish(self, owned: Iterable[tuple[str, bool]]) -> None:
         """Remove the last build's files this build did not make, and any other .ics file in
         the `owned` directories ((path, recursive)), and save the record."""
-        stale = [self.root / path for path in self._last if path not in self._made]
+        if not self._whole:
+            # The areas of the record this build neither read nor carried are gone whole (a
+            # conference no longer in the store).
+            for area in self._areas():
+                if area not in self._loaded and area not in self._carried:
+                    self._load(area)
+        gone = [path for path in self._last if path not in self._made and _area(path) not in self._carried]
+        stale = list(gone)
         for directory, recursive in owned:
-            stale.extend(
-                self.root / found for found in _ics_files(self.root, directory, recursive) if found not in self._made
-            )
+            # A conference carried over has the files the last build left: nothing to look for.
+            if _area(f"{directory}/") not in self._carried:
+                stale.extend(found for found in _ics_files(self.root, directory, recursive) if found not in self._made)
         for path in stale:
-            path.unlink(missing_ok=True)
-        # Kept: the parts used now and those of the files skipped by their key (still as recorded).
-        kept = {key: self._last_parts[key] for uses in self._uses.values() for key in uses if key in self._last_parts}
+            try:
+                os.unlink(f"{self._root}/{path}")
+            except FileNotFoundError:
+                pass
+        files: list[tuple[str, str | None, str, str | None]] = []
+        for path, made in self._made.items():
+            used = self._uses.get(path)
+            if self._last.get(path) != made or self._last_uses.get(path) != used:
+                files.append((path, made[0], made[1], " ".join(used) if used else None))
+        # Kept: the parts any recorded file is joined from, and those this build used or held.
+        joined = {} if self._whole else self._book.joined()
+        for path in gone:
+            joined.pop(path, None)
+        for path, _, _, joins in files:
+            if joins:
+                joined[path] = joins.split(" ")
+            else:
+                joined.pop(path, None)
+        kept = {key: self._last_parts[key] for uses in joined.values() for key in uses if key in self._last_parts}
         kept.update(self._parts)
-        for key in set(self._last_parts) - set(kept):
+        parts_gone = [key for key in self._last_parts if key not in kept]
+        for key in parts_gone:
             (self.parts / key).unlink(missing_ok=True)
-        uses = {path: keys for path, keys in self._uses.items() if path in self._made}
-        if (self._made, kept, uses, self._stamps) == (self._last, self._last_parts, self._last_uses, self._last_stamps):
+        parts = {key: known for key, known in kept.items() if self._last_parts.get(key) != known}
+        stamps = None if self._stamps == self._last_stamps else self._stamps
+        samples = [path for path in self._samples if path not in stale]
+        if len(samples) < _SAMPLE // 2:
+            # Spread over this build's files: a deleted or replaced directory of any conference shows.
+            names = sorted(self._made)
+            samples = names[:: max(1, len(names) // _SAMPLE)]
+        if not (files or gone or parts or parts_gone or stamps is not None or self._whole or samples != self._samples):
+            self._book.close()
             return  # the record on disk says all this already (a build without a change)
         self.root.mkdir(parents=True, exist_ok=True)
-        save(self.record, Record(self._made, kept, uses, self._stamps))
+        changes = Changes(files, gone, parts, parts_gone, self._stamps if self._whole else stamps, samples, self._whole)
+        self._book.save(changes)
+        self._book.close()
+        remove_old_record(self.root)
+
+    def _areas(self) -> Iterator[tuple[str, str]]:
+        """The record's areas: each conference's base, and the root."""
+        yield _ROOT
+        prefix = urls.conference_base("")
+        found = self._book.first_after(prefix)
+        while found is not None and found.startswith(prefix):
+            area = _area(found)
+            yield area
+            found = self._book.first_after(area[1])
 
     def _parent(self, relative: str) -> None:
         """Make the directory of `relative` if it is not there."""
         parent = os.path.dirname(relative)
-        if self._dirs is None:
-            self._dirs = {os.path.dirname(path) for path in self._last}
         if parent not in self._dirs:
             path = f"{self._root}/{parent}"
             try:
@@ -326,12 +407,21 @@ def _ics_files(root: Path, directory: str, recursive: bool) -> Iterator[str]:
             yield from _ics_files(root, name, recursive)
 
 
-def _present(root: Path, record: dict[str, tuple[str | None, str]]) -> bool:
-    """Whether a spread sample of the recorded files is still there: catches a deleted or
-    replaced output directory for the price of a few dozen stats rather than one per file."""
-    names = sorted(record)
-    step = max(1, len(names) // _SAMPLE)
-    return all((root / name).is_file() for name in names[::step])
+_ROOT = ("", "")  # the files outside every conference's base (the default's copy)
+# Files written at the root for every build, whatever conference is the default.
+_GLOBAL = (urls.CONFERENCES_API, urls.json_twin(urls.CONFERENCES_API))
+
+
+def _area(relative: str) -> tuple[str, str]:
+    """The range of paths the record reads at once with `relative`: its conference's (`c/{slug}/`),
+    the files at the root, or only itself for `_GLOBAL`."""
+    if relative.startswith("c/"):
+        end = relative.find("/", 2)
+        if end > 0:
+            return relative[: end + 1], relative[:end] + "0"  # "0" follows "/"
+    if relative in _GLOBAL:
+        return relative, relative + "\0"
+    return _ROOT
 
 
 def _holds_files(root: str) -> bool:

@@ -1,27 +1,50 @@
 """The record `confcal build` keeps of the last build, beside its output directory.
 
-`.OUTDIR.confcal-build.json` holds, as JSON:
-- `files`: each file the build wrote, by site-relative path: the key of its inputs and a digest
-  of its bytes;
+`.OUTDIR.confcal-build.sqlite` is an SQLite database, read by key and written by key, so a
+rebuild reads the entries of the conferences it makes (not of those it carries over) and writes
+the entries that changed (not every file's):
+- `files`: each file the build wrote, by site-relative path: the key of its inputs, a digest of
+  its bytes and the parts it was joined from (keys separated by spaces, or NULL);
 - `parts`: each kept part (in `.OUTDIR.confcal-build.parts/`), by key: the digest of its bytes;
-- `uses`: the parts each file was joined from;
-- `conferences`: each conference's `Stamped` (build_conferences.py).
-How a build uses it is build_output.py's. A record that cannot be read, or of another format,
-counts as none: every file is then read and compared, and every part made again, once.
+- `conferences`: each conference's `Stamped` (build_conferences.py), as JSON;
+- `samples`: a few recorded files spread over the output, checked for presence by the next
+  build (a deleted or replaced output directory is noticed for a few dozen stats);
+- `meta`: the record's format.
+How a build uses it is build_output.py's. A record that cannot be read, or of another format
+(the JSON record of earlier versions included), counts as none: every file is then read and
+compared, and every part made again, once.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import NamedTuple
 
-RECORD = ".{}.confcal-build.json"
+RECORD = ".{}.confcal-build.sqlite"
+# The record's earlier form: a JSON document read and written whole. Removed once a build has
+# saved its record the new way.
+OLD_RECORD = ".{}.confcal-build.json"
 PARTS = ".{}.confcal-build.parts"
-_FORMAT = 3  # 2: the parts each file was joined from ("uses"); 3: SHA-256 digests of bytes
+_FORMAT = "4"  # 3: the JSON document; 4: the SQLite database
+
+# A file as a build made it: (the key of its inputs or None, the digest of its bytes).
+Made = tuple[str | None, str]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, key TEXT, digest TEXT NOT NULL, uses TEXT
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS files_joined ON files (path) WHERE uses IS NOT NULL;
+CREATE TABLE IF NOT EXISTS parts (key TEXT PRIMARY KEY, digest TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS conferences (slug TEXT PRIMARY KEY, stamped TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS samples (path TEXT PRIMARY KEY) WITHOUT ROWID;
+"""
 
 
 @dataclass(frozen=True)
@@ -42,16 +65,17 @@ class Stamped:
         return stamp == self.stamp and self.made <= now and (self.until is None or now <= self.until)
 
 
-class Record(NamedTuple):
-    """A build's record, as read or to be written."""
+@dataclass(frozen=True)
+class Changes:
+    """What a build changes in the record: rows to write and rows to remove."""
 
-    files: dict[str, tuple[str | None, str]]
+    files: list[tuple[str, str | None, str, str | None]]  # path, key, digest, uses
+    gone: list[str]  # paths
     parts: dict[str, str]
-    uses: dict[str, list[str]]
-    conferences: dict[str, Stamped]
-
-
-_NONE = Record({}, {}, {}, {})
+    parts_gone: list[str]
+    conferences: dict[str, Stamped] | None  # every conference's, or None: as recorded
+    samples: list[str]
+    whole: bool  # the record is written anew: every row not in `files`/`parts` goes
 
 
 def record_path(root: Path) -> Path:
@@ -60,76 +84,149 @@ def record_path(root: Path) -> Path:
     return absolute.parent / RECORD.format(absolute.name)
 
 
-def save(path: Path, record: Record) -> None:
-    """Write `record` at `path` whole: beside it, then renamed over it."""
-    stamps = {slug: _stamp_json(stamped) for slug, stamped in record.conferences.items()}
-    found = {
-        "format": _FORMAT,
-        "files": record.files,
-        "parts": record.parts,
-        "uses": record.uses,
-        "conferences": stamps,
-    }
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(found, separators=(",", ":")), encoding="utf-8")
-    os.replace(temporary, path)
+def old_record_path(root: Path) -> Path:
+    absolute = root.resolve()
+    return absolute.parent / OLD_RECORD.format(absolute.name)
 
 
-def _stamp_json(stamped: Stamped) -> list[object]:
-    until = stamped.until.isoformat() if stamped.until is not None else None
-    return [stamped.stamp, stamped.made.isoformat(), until, stamped.feeds, stamped.sessions, list(stamped.parts)]
+class Book:
+    """The record at `path`, open for one build: read by key while the build runs, written in
+    one transaction at its end (`save`). A record it cannot read is empty (`usable` False)."""
 
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+        self.usable = False
+        if path.exists():
+            try:
+                db = sqlite3.connect(path, isolation_level=None)
+                found = db.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
+            except sqlite3.DatabaseError:
+                return
+            if found is not None and found[0] == _FORMAT:
+                self._db, self.usable = db, True
+            else:
+                db.close()
 
-def _stamps(found: object) -> dict[str, Stamped]:
-    """The record's conferences; one it cannot read is left out (its files are then keyed one by one)."""
-    stamps: dict[str, Stamped] = {}
-    for slug, entry in found.items() if isinstance(found, dict) else ():
+    def empty(self) -> bool:
+        """Whether the record names no file."""
+        return self._db is None or self._db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
+
+    def samples(self) -> list[str]:
+        if self._db is None:
+            return []
+        return [path for (path,) in self._db.execute("SELECT path FROM samples")]
+
+    def parts(self) -> dict[str, str]:
+        if self._db is None:
+            return {}
+        return dict(self._db.execute("SELECT key, digest FROM parts"))
+
+    def conferences(self) -> dict[str, Stamped]:
+        """The recorded conferences; one it cannot read is left out (its files are then keyed
+        one by one)."""
+        if self._db is None:
+            return {}
+        found: dict[str, Stamped] = {}
+        for slug, text in self._db.execute("SELECT slug, stamped FROM conferences"):
+            stamped = _stamp_of(text)
+            if stamped is not None:
+                found[slug] = stamped
+        return found
+
+    def files(self, low: str, high: str) -> Iterator[tuple[str, Made, list[str] | None]]:
+        """The files whose paths sort from `low` (included) to `high` (excluded); `high` ""
+        for no end."""
+        if self._db is None:
+            return
+        query = "SELECT path, key, digest, uses FROM files WHERE path >= ?"
+        rows = self._db.execute(query + " AND path < ?", (low, high)) if high else self._db.execute(query, (low,))
+        for path, key, made, uses in rows:
+            yield path, (key, made), uses.split(" ") if uses else None
+
+    def first_after(self, low: str) -> str | None:
+        """The first recorded path from `low` on, in order."""
+        if self._db is None:
+            return None
+        found = self._db.execute("SELECT path FROM files WHERE path >= ? ORDER BY path LIMIT 1", (low,)).fetchone()
+        return None if found is None else str(found[0])
+
+    def save(self, changes: Changes) -> None:
+        """Apply `changes` in one transaction (the record is made when there is none)."""
+        if self._db is None:
+            for stale in (self.path, self.path.with_name(self.path.name + "-journal")):
+                stale.unlink(missing_ok=True)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+        db = self._db
+        db.execute("PRAGMA synchronous = OFF" if changes.whole else "PRAGMA synchronous = NORMAL")
+        db.executescript(_SCHEMA)
+        db.execute("BEGIN IMMEDIATE")
         try:
-            stamp, made, until, feeds, sessions, parts = entry
-            stamped = Stamped(
-                str(stamp),
-                datetime.fromisoformat(made),
-                datetime.fromisoformat(until) if until is not None else None,
-                int(feeds),
-                int(sessions),
-                tuple(str(key) for key in parts),
-            )
-        except (TypeError, ValueError):
-            continue
-        if stamped.made.tzinfo is not None and (stamped.until is None or stamped.until.tzinfo is not None):
-            stamps[str(slug)] = stamped
-    return stamps
+            if changes.whole:
+                for table in ("files", "parts", "conferences", "samples"):
+                    db.execute(f"DELETE FROM {table}")  # noqa: S608 - the names above
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (_FORMAT,))
+            db.executemany("DELETE FROM files WHERE path = ?", ((path,) for path in changes.gone))
+            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)", changes.files)
+            db.executemany("DELETE FROM parts WHERE key = ?", ((key,) for key in changes.parts_gone))
+            db.executemany("INSERT OR REPLACE INTO parts VALUES (?, ?)", changes.parts.items())
+            if changes.conferences is not None:
+                db.execute("DELETE FROM conferences")
+                db.executemany(
+                    "INSERT INTO conferences VALUES (?, ?)",
+                    ((slug, _stamp_json(stamped)) for slug, stamped in changes.conferences.items()),
+                )
+            db.execute("DELETE FROM samples")
+            db.executemany("INSERT OR IGNORE INTO samples VALUES (?)", ((path,) for path in changes.samples))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def joined(self) -> dict[str, list[str]]:
+        """The parts each recorded file was joined from, for those joined from any (few: the
+        schedule pages and the documents listing every session)."""
+        if self._db is None:
+            return {}
+        return {
+            path: uses.split(" ")
+            for path, uses in self._db.execute("SELECT path, uses FROM files WHERE uses IS NOT NULL")
+        }
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
 
-def load(path: Path) -> Record:
-    """The last build's record (files, parts, the parts each file was joined from), or nothing
-    when there is none, it cannot be read or it is of another format (then every file is read
-    and compared, and every part made again, once)."""
+def _stamp_json(stamped: Stamped) -> str:
+    until = stamped.until.isoformat() if stamped.until is not None else None
+    found = [stamped.stamp, stamped.made.isoformat(), until, stamped.feeds, stamped.sessions, list(stamped.parts)]
+    return json.dumps(found, separators=(",", ":"))
+
+
+def _stamp_of(text: object) -> Stamped | None:
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return _NONE
-    if not isinstance(record, dict) or record.get("format") != _FORMAT:
-        return _NONE
-    files = record.get("files")
-    if not isinstance(files, dict):
-        return _NONE
-    parts, uses = record.get("parts"), record.get("uses")
-    return Record(
-        {
-            str(name): (entry[0], entry[1])
-            for name, entry in files.items()
-            if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], str)
-        },
-        {
-            str(key): known
-            for key, known in (parts.items() if isinstance(parts, dict) else ())
-            if isinstance(known, str)
-        },
-        {
-            str(name): [key for key in keys if isinstance(key, str)]
-            for name, keys in (uses.items() if isinstance(uses, dict) else ())
-            if isinstance(keys, list)
-        },
-        _stamps(record.get("conferences")),
-    )
+        stamp, made, until, feeds, sessions, parts = json.loads(str(text))
+        stamped = Stamped(
+            str(stamp),
+            datetime.fromisoformat(made),
+            datetime.fromisoformat(until) if until is not None else None,
+            int(feeds),
+            int(sessions),
+            tuple(str(key) for key in parts),
+        )
+    except (TypeError, ValueError):
+        return None
+    if stamped.made.tzinfo is None or (stamped.until is not None and stamped.until.tzinfo is None):
+        return None
+    return stamped
+
+
+def remove_old_record(root: Path) -> None:
+    """Remove the record of the earlier format beside `root`, if any: it counts as none."""
+    try:
+        os.unlink(old_record_path(root))
+    except FileNotFoundError:
+        pass

@@ -76,6 +76,8 @@ class Workers:
         here or, when `shared` (`site_build.independent`) and its key is not the last build's, in
         a worker."""
         if shared and key is not None and self._jobs > 1 and self._output.outdated(relative, key):
+            if link is not None:
+                self._output.prepare(link)  # read here: a worker does not read the record
             self._pending.append((relative, key, make, link))
         else:
             self._here(relative, key, make, link)

@@ -4,11 +4,13 @@ progress."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 from server.links import Site
 from server.site.build_output import Output
+from server.site.build_record import Book, Stamped, record_path
 from server.site.site_build import site_parts
 from server.snapshot.feed_renders import FeedRenders
 from server.snapshot.published import Published
@@ -19,6 +21,21 @@ class PathsOutput(Output):
     def changed(self) -> list[Path]:
         """The files this build wrote (new, or with other bytes than before)."""
         return [self.root / relative for relative in self.written]
+
+
+def recorded(root: Path) -> dict[str, list[str | None]]:
+    """Path -> [key of its inputs, digest of its bytes], from the record beside `root`."""
+    with sqlite3.connect(record_path(root)) as db:
+        return {path: [key, made] for path, key, made in db.execute("SELECT path, key, digest FROM files")}
+
+
+def recorded_stamps(root: Path) -> dict[str, Stamped]:
+    """Each conference's stamp, from the record beside `root`."""
+    book = Book(record_path(root))
+    try:
+        return book.conferences()
+    finally:
+        book.close()
 
 
 def site_files(published: Published, site: Site) -> Iterator[tuple[str, bytes]]:

@@ -4,13 +4,15 @@ and the conferences' stamps it keeps."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
 from inotify_simple import INotify, flags
 
-from server.site.build_output import Output
+from server.site.build_output import Output, body_digest
 from server.site.build_record import Stamped
+from tests.helpers.build_inspection import recorded
 
 
 def made(calls: list[bytes], body: bytes) -> bytes:
@@ -76,13 +78,41 @@ def test_a_file_skipped_by_its_key_keeps_the_parts_it_was_joined_from(tmp_path: 
     assert calls == []
 
 
-def test_a_record_of_the_first_format_is_ignored(tmp_path: Path) -> None:
+def test_a_json_record_of_the_earlier_format_counts_as_none_and_goes(tmp_path: Path) -> None:
     root = tmp_path / "site"
     joined_build(root, "v1", [])
-    record = tmp_path / ".site.confcal-build.json"
-    record.write_text('{"format":1,"files":{"page":["v1","0"]},"parts":{"k1":"0"}}', encoding="utf-8")
+    (tmp_path / ".site.confcal-build.sqlite").unlink()
+    old = tmp_path / ".site.confcal-build.json"
+    old.write_text('{"format":3,"files":{"page":["v1","0"]},"parts":{"k1":"0"}}', encoding="utf-8")
     calls: list[bytes] = []
 
+    joined_build(root, "v1", calls)
+
+    assert (root / "page").read_bytes() == b"<main>one</main>"
+    assert calls == [b"one"]
+    assert not old.exists()
+
+
+def test_a_record_of_another_format_counts_as_none(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    joined_build(root, "v1", [])
+    with sqlite3.connect(tmp_path / ".site.confcal-build.sqlite") as db:
+        db.execute("UPDATE meta SET value = '3' WHERE name = 'format'")
+    calls: list[bytes] = []
+
+    joined_build(root, "v1", calls)
+
+    assert (root / "page").read_bytes() == b"<main>one</main>"
+    assert calls == [b"one"]
+
+
+def test_a_record_that_is_no_database_counts_as_none(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    joined_build(root, "v1", [])
+    (tmp_path / ".site.confcal-build.sqlite").write_bytes(b"not a database at all" * 100)
+    calls: list[bytes] = []
+
+    joined_build(root, "v1", calls)
     joined_build(root, "v1", calls)
 
     assert (root / "page").read_bytes() == b"<main>one</main>"
@@ -92,13 +122,35 @@ def test_a_record_of_the_first_format_is_ignored(tmp_path: Path) -> None:
 def test_a_build_without_a_change_leaves_the_record_as_it_was(tmp_path: Path) -> None:
     root = tmp_path / "site"
     joined_build(root, "v1", [])
-    record = tmp_path / ".site.confcal-build.json"
-    before = record.stat().st_ino
+    record = tmp_path / ".site.confcal-build.sqlite"
+    before = (record.stat().st_mtime_ns, record.read_bytes())
 
     joined_build(root, "v1", [])
 
-    assert record.stat().st_ino == before  # not written again (a rewrite renames a new file over it)
+    assert (record.stat().st_mtime_ns, record.read_bytes()) == before
     assert (root / "page").read_bytes() == b"<main>one</main>"
+
+
+def test_a_rebuild_writes_the_entries_of_the_files_it_changed_and_no_other(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    output = Output(root)
+    for name in ("a", "b", "c"):
+        output.put(name, "v1", name.encode)
+    output.finish(())
+    with sqlite3.connect(tmp_path / ".site.confcal-build.sqlite") as db:
+        db.execute("UPDATE files SET key = 'as recorded' WHERE path IN ('a', 'c')")
+
+    output = Output(root)
+    output.put("a", "as recorded", lambda: b"never made")
+    output.put("b", "v2", lambda: b"b2")
+    output.put("c", "as recorded", lambda: b"never made")
+    output.finish(())
+
+    assert recorded(root) == {
+        "a": ["as recorded", body_digest(b"a")],
+        "b": ["v2", body_digest(b"b2")],
+        "c": ["as recorded", body_digest(b"c")],
+    }
 
 
 def test_a_conferences_stamp_is_read_back_as_the_build_recorded_it(tmp_path: Path) -> None:
@@ -117,10 +169,9 @@ def test_a_stamp_the_build_cannot_read_is_left_out(tmp_path: Path) -> None:
     output = Output(root)
     output.put("page", "k", lambda: b"<main></main>")
     output.finish(())
-    record = tmp_path / ".site.confcal-build.json"
-    found = json.loads(record.read_text(encoding="utf-8"))
-    found["conferences"] = {"naive": ["s1", "2026-03-01T12:00:00", None, 1, 1, []], "short": ["s1"], "odd": 3}
-    record.write_text(json.dumps(found), encoding="utf-8")
+    unreadable = {"naive": ["s1", "2026-03-01T12:00:00", None, 1, 1, []], "short": ["s1"], "odd": 3}
+    with sqlite3.connect(tmp_path / ".site.confcal-build.sqlite") as db:
+        db.executemany("INSERT INTO conferences VALUES (?, ?)", ((k, json.dumps(v)) for k, v in unreadable.items()))
 
     output = Output(root)
 

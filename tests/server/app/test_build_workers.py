@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 
 from server.site.build_output import body_digest
 from server.site.build_workers import FIRST, WorkerFailed, Workers
-from tests.helpers.build_inspection import PathsOutput
+from tests.helpers.build_inspection import PathsOutput, recorded
 
 COUNT = 3 * FIRST  # enough files for several workers' batches
 
@@ -55,7 +54,7 @@ def test_files_a_worker_made_are_in_the_record_and_among_the_files_written(tmp_p
 
     output = build(root, jobs=2)
 
-    record = json.loads((tmp_path / ".site.confcal-build.json").read_text())["files"]
+    record = recorded(root)
     names = [f"f/{n}.txt" for n in range(COUNT)]
     assert record == {name: [f"key {name[2:-4]}", body_digest((root / name).read_bytes())] for name in names}
     assert sorted(output.changed) == sorted(root / name for name in names)
@@ -84,7 +83,7 @@ def test_a_worker_links_the_files_it_made_and_the_record_names_the_links(tmp_pat
     workers.finish()
     output.finish(())
 
-    record = json.loads((tmp_path / ".site.confcal-build.json").read_text())["files"]
+    record = recorded(root)
     assert pids(root) - {os.getpid()} != set()
     assert all((root / "f" / f"{n}.txt").samefile(root / "c" / "x" / "f" / f"{n}.txt") for n in range(COUNT))
     assert [record[f"f/{n}.txt"] for n in range(COUNT)] == [record[f"c/x/f/{n}.txt"] for n in range(COUNT)]
@@ -104,7 +103,7 @@ def test_a_file_failing_in_a_worker_fails_the_build_naming_it(tmp_path: Path) ->
     with pytest.raises(WorkerFailed, match=r"^confcal build: a worker failed: f/10.txt: ValueError: no such room$"):
         build(tmp_path / "site", jobs=2, make=failing)
 
-    assert not (tmp_path / ".site.confcal-build.json").exists()
+    assert not (tmp_path / ".site.confcal-build.sqlite").exists()
 
 
 def test_the_objects_frozen_for_the_forks_are_the_collectors_again(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import anyio
@@ -20,6 +20,7 @@ from server.site.site_build import independent
 from server.store import Store
 from server.web.app import create_app
 from server.web.demo import demo_schedule
+from tests.helpers.build_inspection import recorded, recorded_stamps
 from tests.helpers.crowded import SLUG as CROWDED_SLUG
 from tests.helpers.crowded import crowded
 from tests.helpers.demo_changes import shifted
@@ -129,11 +130,11 @@ def test_build_writes_feeds_sessions_api_and_index(tmp_path: Path) -> None:
     assert feeds[0]["webcal"] == "webcal://cal.example.org/feeds/all.ics"
 
 
-def test_rebuild_rewrites_nothing_and_drops_stale_feeds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_rebuild_rewrites_nothing_and_leaves_files_it_did_not_make(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
     main(["build", "--db", db, str(out), "--base-url", BASE])
-    stale = out / "feeds" / "speaker" / "someone-gone.ics"
-    stale.write_bytes(b"BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n")
     unrelated = out / "CNAME"
     unrelated.write_text("cal.example.org\n")
     capsys.readouterr()
@@ -141,8 +142,23 @@ def test_rebuild_rewrites_nothing_and_drops_stale_feeds(tmp_path: Path, capsys: 
     main(["build", "--db", db, str(out), "--base-url", BASE])
 
     assert "; 0 files written" in capsys.readouterr().out
+    assert unrelated.read_text() == "cal.example.org\n"
+
+
+def test_a_rebuild_of_a_changed_conference_drops_feeds_it_did_not_make(tmp_path: Path) -> None:
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+    stale = out / "feeds" / "speaker" / "someone-gone.ics"
+    stale.write_bytes(b"BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n")
+    unrelated = out / "CNAME"
+    unrelated.write_text("cal.example.org\n")
+    with Store.open(db) as store:
+        store.ingest(changed(demo_schedule(), title="Retitled"))
+
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+
     assert not stale.exists()
-    assert unrelated.exists()
+    assert unrelated.read_text() == "cal.example.org\n"
 
 
 def test_without_base_url_links_point_at_the_default_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -194,6 +210,7 @@ def tree(outdir: Path) -> dict[str, tuple[bytes, int, int]]:
     }
 
 
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 CHANGED = "e3d1dd243c"  # the demo's talk by Rosheen Naeem, her only one
 
 
@@ -329,7 +346,7 @@ def test_a_build_without_its_record_rewrites_no_file_whose_bytes_are_the_same(tm
     two_conferences(db)
     main(["build", "--db", db, str(out), "--base-url", BASE])
     before = tree(out)
-    (tmp_path / ".site.confcal-build.json").unlink()
+    (tmp_path / ".site.confcal-build.sqlite").unlink()
 
     main(["build", "--db", db, str(out), "--base-url", BASE])
 
@@ -368,8 +385,7 @@ def two_days() -> Schedule:
 
 def remade(out: Path) -> dict[str, str]:
     """Path -> key of its inputs, from the record the build keeps beside `out`."""
-    record = json.loads((out.parent / f".{out.name}.confcal-build.json").read_text(encoding="utf-8"))
-    return {path: entry[0] for path, entry in record["files"].items()}
+    return {path: str(entry[0]) for path, entry in recorded(out).items()}
 
 
 def test_a_move_within_one_day_remakes_and_rewrites_only_that_days_pages(tmp_path: Path) -> None:
@@ -464,12 +480,12 @@ def test_two_jobs_write_the_site_and_record_one_job_writes(tmp_path: Path) -> No
     for jobs in ("1", "2"):
         out = tmp_path / f"site{jobs}"
         main(["build", "--db", db, str(out), "--base-url", BASE, "--jobs", jobs])
-        record = json.loads((tmp_path / f".site{jobs}.confcal-build.json").read_text())
-        for stamped in record["conferences"].values():
-            del stamped[1]  # when each build ran
-        sites[jobs] = ({p: f.read_bytes() for p, f in site_files(out).items()}, record)
+        files = recorded(out)
+        # Without when each build ran.
+        stamps = {slug: dataclasses.replace(stamped, made=EPOCH) for slug, stamped in recorded_stamps(out).items()}
+        sites[jobs] = ({p: f.read_bytes() for p, f in site_files(out).items()}, files, stamps)
     # More independent files than a fork waits for: the two-job build did use a worker.
-    independents = [p for p in sites["2"][1]["files"] if p.startswith("c/") and independent(p.split("/", 2)[2])]
+    independents = [p for p in sites["2"][1] if p.startswith("c/") and independent(p.split("/", 2)[2])]
 
     assert len(independents) > FIRST
     assert sites["2"] == sites["1"]
