@@ -127,7 +127,9 @@ class Output:
         # Part keys each file of this build was joined from; `_using` collects them during a make.
         self._uses: dict[str, list[str]] = {}
         self._using: list[str] | None = None
-        self._dirs: set[str] = set()  # directories known to exist
+        # Directories known to exist: those this build made or found (a mkdir that fails costs
+        # less than the dirname of every recorded file).
+        self._dirs: set[str] = set()
 
     def _entry(self, relative: str) -> Made | None:
         """What the last build recorded of `relative`."""
@@ -148,7 +150,6 @@ class Output:
                 self._last[path] = made
                 if uses:
                     self._last_uses[path] = uses
-                self._dirs.add(os.path.dirname(path))
 
     def prepare(self, relative: str) -> None:
         """Read what the record holds of `relative`'s area now (before a fork: a worker process
