@@ -12,6 +12,8 @@ snapshot's sessions.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from feeds.model import Conference, Session
 from server.site.build_output import Output, digest
 from server.snapshot.published import Published
@@ -24,7 +26,7 @@ class KeptEvents:
     def __init__(self, output: Output, base: str, published: Published, sessions: dict[str, str]) -> None:
         self._output, self._published, self._sessions = output, published, sessions
         self._key = digest(base, "events")
-        self._known: dict[str, bytes] | None = None
+        self._known: Events | None = None
         output.hold(self._key)
         published.cache.fallback = self.event
 
@@ -42,33 +44,52 @@ class KeptEvents:
         if cache.renders == 0:
             return
         known = self._last()
-        found = {digest: known[digest] for digest in self._sessions.values() if digest in known}
+        found: dict[str, bytes | memoryview] = {d: known.view(d) for d in self._sessions.values() if d in known}
         held = cache.held(self._published.conference, self._published.base_url, None)
         for sid, (session, data) in held.items():
             if self._published.session(sid) is session:
                 found[self._sessions[sid]] = data
         self._output.renew(self._key, encode(found))
 
-    def _last(self) -> dict[str, bytes]:
+    def _last(self) -> Events:
         """The last build's events by session digest, read on first use."""
         if self._known is None:
-            self._known = decode(self._output.kept(self._key) or b"")
+            self._known = Events(self._output.kept(self._key) or b"")
         return self._known
 
 
-def encode(events: dict[str, bytes]) -> bytes:
-    """Each event as its session's digest, its length and its bytes, in digest order."""
-    return b"".join(key.encode("ascii") + b"%0*d" % (_LENGTH, len(data)) + data for key, data in sorted(events.items()))
+def encode(events: Mapping[str, bytes | memoryview]) -> Iterator[bytes | memoryview]:
+    """Each event as its session's digest, its length and its bytes, in digest order (pieces
+    of the part: `Output.renew` writes them one by one)."""
+    for key, data in sorted(events.items()):
+        yield key.encode("ascii") + b"%0*d" % (_LENGTH, len(data))
+        yield data
 
 
-def decode(body: bytes) -> dict[str, bytes]:
-    """`encode`'s events; a damaged end (the part is checked by its digest, so never) is left out."""
-    found: dict[str, bytes] = {}
-    at = 0
-    while at + _DIGEST + _LENGTH <= len(body):
-        key = body[at : at + _DIGEST].decode("ascii", "replace")
-        length = int(body[at + _DIGEST : at + _DIGEST + _LENGTH])
-        at += _DIGEST + _LENGTH
-        found[key] = body[at : at + length]
-        at += length
-    return found
+class Events:
+    """`encode`'s events, found in its bytes by session digest and sliced out when asked for (a
+    large conference's part is tens of megabytes, and a rebuild asks for a few events); a
+    damaged end (the part is checked by its digest, so never) is left out."""
+
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+        self._at: dict[str, tuple[int, int]] = {}
+        at = 0
+        while at + _DIGEST + _LENGTH <= len(body):
+            key = body[at : at + _DIGEST].decode("ascii", "replace")
+            length = int(body[at + _DIGEST : at + _DIGEST + _LENGTH])
+            at += _DIGEST + _LENGTH
+            self._at[key] = (at, min(at + length, len(body)))
+            at += length
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._at
+
+    def get(self, key: str) -> bytes | None:
+        found = self._at.get(key)
+        return None if found is None else self._body[found[0] : found[1]]
+
+    def view(self, key: str) -> memoryview:
+        """The event's bytes, not copied."""
+        start, end = self._at[key]
+        return memoryview(self._body)[start:end]

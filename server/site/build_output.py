@@ -281,13 +281,19 @@ class Output:
         if known is not None:
             self._parts.setdefault(key, known)
 
-    def renew(self, key: str, body: bytes) -> None:
-        """Keep `body` as the part `key` for the next build, in place of any other."""
+    def renew(self, key: str, body: bytes | Iterable[bytes | memoryview]) -> None:
+        """Keep `body` (bytes, or the pieces it is joined from) as the part `key` for the next
+        build, in place of any other. Pieces are written and digested one by one: a large
+        conference's events are tens of megabytes, joined for nothing."""
         self.parts.mkdir(parents=True, exist_ok=True)
         temporary = self.parts / f".{key}.tmp"
-        temporary.write_bytes(body)
+        sha = hashlib.sha256()
+        with open(temporary, "wb") as out:
+            for piece in [body] if isinstance(body, bytes) else body:
+                sha.update(piece)
+                out.write(piece)
         os.replace(temporary, self.parts / key)
-        self._parts[key] = body_digest(body)
+        self._parts[key] = sha.hexdigest()[:32]
 
     def stamped(self, conference: str) -> Stamped | None:
         """What the last build recorded of `conference` (slug), if it wrote it."""
@@ -335,18 +341,19 @@ class Output:
                 os.unlink(f"{self._root}/{path}")
             except FileNotFoundError:
                 pass
-        files: list[tuple[str, str | None, str, str | None]] = []
-        for path, made in self._made.items():
-            used = self._uses.get(path)
-            if self._last.get(path) != made or self._last_uses.get(path) != used:
-                files.append((path, made[0], made[1], " ".join(used) if used else None))
+        last, last_uses, uses = self._last, self._last_uses, self._uses
+        # Paths only, the rows made as they are written: a first build records every file.
+        changed = [
+            path for path, made in self._made.items() if last.get(path) != made or last_uses.get(path) != uses.get(path)
+        ]
         # Kept: the parts any recorded file is joined from, and those this build used or held.
         joined = {} if self._whole else self._book.joined()
         for path in gone:
             joined.pop(path, None)
-        for path, _, _, joins in files:
-            if joins:
-                joined[path] = joins.split(" ")
+        for path in changed:
+            used = uses.get(path)
+            if used:
+                joined[path] = used
             else:
                 joined.pop(path, None)
         kept = {key: self._last_parts[key] for uses in joined.values() for key in uses if key in self._last_parts}
@@ -361,10 +368,14 @@ class Output:
             # Spread over this build's files: a deleted or replaced directory of any conference shows.
             names = sorted(self._made)
             samples = names[:: max(1, len(names) // _SAMPLE)]
-        if not (files or gone or parts or parts_gone or stamps is not None or self._whole or samples != self._samples):
+        if not (
+            changed or gone or parts or parts_gone or stamps is not None or self._whole or samples != self._samples
+        ):
             self._book.close()
             return  # the record on disk says all this already (a build without a change)
         self.root.mkdir(parents=True, exist_ok=True)
+        made = self._made
+        files = ((path, *made[path], " ".join(uses[path]) if path in uses else None) for path in changed)
         changes = Changes(files, gone, parts, parts_gone, self._stamps if self._whole else stamps, samples, self._whole)
         self._book.save(changes)
         self._book.close()

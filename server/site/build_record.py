@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -69,7 +69,7 @@ class Stamped:
 class Changes:
     """What a build changes in the record: rows to write and rows to remove."""
 
-    files: list[tuple[str, str | None, str, str | None]]  # path, key, digest, uses
+    files: Iterable[tuple[str, str | None, str, str | None]]  # path, key, digest, uses
     gone: list[str]  # paths
     parts: dict[str, str]
     parts_gone: list[str]
