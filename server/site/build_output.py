@@ -36,14 +36,15 @@ sees a half-written file. Into an empty directory (a first build, or one whose o
 deleted) files are written in place instead, created exclusively: no host has served a byte of
 them yet, and the temporary name and the rename are a real cost over tens of thousands of files.
 The default conference's copy at the root is made of hard links to the files under its base
-path: the bytes are the same, written once.
+path: the bytes are the same, written once. The record does not name the links: it names the
+conference the root mirrors, whose files' entries say what the links hold.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
@@ -109,12 +110,17 @@ class Output:
         self._last_uses: dict[str, list[str]] = {}
         self._loaded: set[tuple[str, str]] = set()
         self._carried: set[tuple[str, str]] = set()
+        # The default conference's copy at the root is hard links to its files: not in the record,
+        # which names the conference (its base, `c/{slug}/`) whose files the root mirrors.
+        self._last_mirrored = self._book.mirrored()
+        self._mirrored: str | None = None
+        self._linked: list[str] = []  # the files linked at the root by this build
         self._samples = self._book.samples()
         # The record is void when empty, or when the directory was emptied or replaced since: read
         # and compare instead.
         self._whole = self._book.empty() or not all(os.path.isfile(f"{self._root}/{p}") for p in self._samples)
         if self._whole:
-            self._last_stamps, self._samples = {}, []
+            self._last_stamps, self._samples, self._last_mirrored = {}, [], None
         self._parts: dict[str, str] = {}
         self._stamps: dict[str, Stamped] = {}
         # Without a record, a file already there may hold the bytes this build makes (a build that
@@ -150,11 +156,6 @@ class Output:
                 self._last[path] = made
                 if uses:
                     self._last_uses[path] = uses
-
-    def prepare(self, relative: str) -> None:
-        """Read what the record holds of `relative`'s area now (before a fork: a worker process
-        does not read the record)."""
-        self._entry(relative)
 
     def put(self, relative: str, key: str | None, make: Callable[[], bytes]) -> str:
         """Make and write `relative` unless the last build made it from the same key (key None:
@@ -218,19 +219,29 @@ class Output:
         if written:
             self._changed.append(relative)
 
-    def make_link(self, relative: str, source: str) -> Entry:
-        """`link`, and what this build's record needs of the link, for `adopt` in another process."""
-        written = self.link(relative, source)
-        return self._made[relative], None, written
+    def adopt_link(self, relative: str, source: str, written: bool) -> None:
+        """Record `relative` as another process linked it to `source` (`link`'s outcome)."""
+        self._mirror(relative, source)
+        if written:
+            self._changed.append(relative)
+
+    def _mirror(self, relative: str, source: str) -> None:
+        base = source[: len(source) - len(relative)]
+        if self._mirrored is None:
+            self._mirrored = base
+        if base != self._mirrored or not source.endswith(relative):
+            raise ValueError(f"{relative} is not {source} at the root of {self._mirrored}")
+        self._linked.append(source)
 
     def link(self, relative: str, source: str) -> bool:
-        """`relative` as a hard link to `source` (already put in this build), unless it is one
-        already from the last build with the same bytes; whether it was written."""
+        """`relative`, the root's copy of the default conference's `source` (already put in this
+        build), as a hard link to it, unless it is one already from the last build with the same
+        bytes; whether it was written."""
         made = self._made[source]
-        self._made[relative] = made
-        last = self._entry(relative)
-        if last is not None and last[1] == made[1] and last[1] == (self._entry(source) or ("", ""))[1]:
-            return False  # both unchanged: still the same file
+        self._mirror(relative, source)
+        last = self._entry(source) if self._mirrored == self._last_mirrored else None
+        if last is not None and last[1] == made[1]:
+            return False  # the source unchanged, so not written again: still the same file
         target, origin = f"{self._root}/{relative}", f"{self._root}/{source}"
         self._parent(relative)
         try:
@@ -332,10 +343,32 @@ class Output:
                     self._load(area)
         gone = [path for path in self._last if path not in self._made and _area(path) not in self._carried]
         stale = list(gone)
+        mirrored, last_mirrored = self._mirrored, self._last_mirrored
+        if _ROOT in self._carried:
+            mirrored = last_mirrored
+        # The root's copies of the files the last build mirrored there, and this build does not.
+        if last_mirrored is not None and _ROOT not in self._carried:
+            if last_mirrored == mirrored:
+                stale.extend(path[len(last_mirrored) :] for path in gone if path.startswith(last_mirrored))
+            else:
+                area = _area(last_mirrored)
+                if area not in self._loaded:
+                    self._load(area)
+                now = self._root_copies()
+                stale.extend(
+                    path[len(last_mirrored) :]
+                    for path in self._last
+                    if path.startswith(last_mirrored) and path[len(last_mirrored) :] not in now
+                )
+        root_copies: set[str] | None = None
         for directory, recursive in owned:
             # A conference carried over has the files the last build left: nothing to look for.
             if _area(f"{directory}/") not in self._carried:
-                stale.extend(found for found in _ics_files(self.root, directory, recursive) if found not in self._made)
+                made: Collection[str] = self._made
+                if not directory.startswith("c/"):
+                    root_copies = self._root_copies() if root_copies is None else root_copies
+                    made = root_copies
+                stale.extend(found for found in _ics_files(self.root, directory, recursive) if found not in made)
         for path in stale:
             try:
                 os.unlink(f"{self._root}/{path}")
@@ -364,23 +397,40 @@ class Output:
             (self.parts / key).unlink(missing_ok=True)
         parts = {key: known for key, known in kept.items() if self._last_parts.get(key) != known}
         stamps = None if self._stamps == self._last_stamps else self._stamps
+        moved = mirrored != self._last_mirrored
         samples = [path for path in self._samples if path not in stale]
         if len(samples) < _SAMPLE // 2:
             # Spread over this build's files: a deleted or replaced directory of any conference shows.
             names = changed if self._whole else sorted(self._made)
             samples = names[:: max(1, len(names) // _SAMPLE)]
         if not (
-            changed or gone or parts or parts_gone or stamps is not None or self._whole or samples != self._samples
+            moved
+            or changed
+            or gone
+            or parts
+            or parts_gone
+            or stamps is not None
+            or self._whole
+            or samples != self._samples
         ):
             self._book.close()
             return  # the record on disk says all this already (a build without a change)
         self.root.mkdir(parents=True, exist_ok=True)
-        made = self._made
-        files = ((path, *made[path], " ".join(uses[path]) if path in uses else None) for path in changed)
-        changes = Changes(files, gone, parts, parts_gone, self._stamps if self._whole else stamps, samples, self._whole)
+        entries = self._made
+        files = ((path, *entries[path], " ".join(uses[path]) if path in uses else None) for path in changed)
+        every = self._stamps if self._whole else stamps
+        changes = Changes(files, gone, parts, parts_gone, every, samples, self._whole, mirrored)
         self._book.save(changes)
         self._book.close()
         remove_old_record(self.root)
+
+    def _root_copies(self) -> set[str]:
+        """The files at the root this build made: the root's copies and `_GLOBAL`."""
+        found = {path for path in self._made if _area(path)[0] in _GLOBAL}
+        if self._mirrored is not None:
+            cut = len(self._mirrored)
+            found.update(source[cut:] for source in self._linked)
+        return found
 
     def _areas(self) -> Iterator[tuple[str, str]]:
         """The record's areas: each conference's base, and the root."""

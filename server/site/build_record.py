@@ -30,7 +30,7 @@ RECORD = ".{}.confcal-build.sqlite"
 # saved its record the new way.
 OLD_RECORD = ".{}.confcal-build.json"
 PARTS = ".{}.confcal-build.parts"
-_FORMAT = "4"  # 3: the JSON document; 4: the SQLite database
+_FORMAT = "5"  # 3: the JSON document; 4: the SQLite database; 5: the root's copy not in it
 
 # A file as a build made it: (the key of its inputs or None, the digest of its bytes).
 Made = tuple[str | None, str]
@@ -76,6 +76,7 @@ class Changes:
     conferences: dict[str, Stamped] | None  # every conference's, or None: as recorded
     samples: list[str]
     whole: bool  # the record is written anew: every row not in `files`/`parts` goes
+    mirrored: str | None  # the base of the conference whose files the root has hard links to
 
 
 def record_path(root: Path) -> Path:
@@ -111,6 +112,13 @@ class Book:
     def empty(self) -> bool:
         """Whether the record names no file."""
         return self._db is None or self._db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
+
+    def mirrored(self) -> str | None:
+        """The base (`c/{slug}/`) of the conference whose files the root holds hard links to."""
+        if self._db is None:
+            return None
+        found = self._db.execute("SELECT value FROM meta WHERE name = 'mirrored'").fetchone()
+        return None if found is None else str(found[0])
 
     def samples(self) -> list[str]:
         if self._db is None:
@@ -167,6 +175,9 @@ class Book:
                 for table in ("files", "parts", "conferences", "samples"):
                     db.execute(f"DELETE FROM {table}")  # noqa: S608 - the names above
             db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (_FORMAT,))
+            db.execute("DELETE FROM meta WHERE name = 'mirrored'")
+            if changes.mirrored is not None:
+                db.execute("INSERT INTO meta VALUES ('mirrored', ?)", (changes.mirrored,))
             db.executemany("DELETE FROM files WHERE path = ?", ((path,) for path in changes.gone))
             db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)", changes.files)
             db.executemany("DELETE FROM parts WHERE key = ?", ((key,) for key in changes.parts_gone))

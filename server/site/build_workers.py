@@ -76,8 +76,6 @@ class Workers:
         here or, when `shared` (`site_build.independent`) and its key is not the last build's, in
         a worker."""
         if shared and key is not None and self._jobs > 1 and self._output.outdated(relative, key):
-            if link is not None:
-                self._output.prepare(link)  # read here: a worker does not read the record
             self._pending.append((relative, key, make, link))
         else:
             self._here(relative, key, make, link)
@@ -162,7 +160,7 @@ class Workers:
             for (relative, _, _, link), (entry, linked) in zip(worker.items, outcome, strict=True):
                 self._output.adopt(relative, entry)
                 if link is not None and linked is not None:
-                    self._output.adopt(link, linked)
+                    self._output.adopt_link(link, relative, linked)
 
 
 def _receive(worker: _Worker, wait: bool) -> bool:
@@ -195,11 +193,11 @@ def _fork(output: Output, items: list[_Item]) -> _Worker:
     # running the parent's exit handlers (its store connection, its progress line).
     os.close(reading)
     status, current = 0, ""
-    entries: list[tuple[Entry, Entry | None]] = []
-    outcome: list[tuple[Entry, Entry | None]] | str = entries
+    entries: list[tuple[Entry, bool | None]] = []
+    outcome: list[tuple[Entry, bool | None]] | str = entries
     try:
         for current, key, make, link in items:
-            entries.append((output.make(current, key, make), None if link is None else output.make_link(link, current)))
+            entries.append((output.make(current, key, make), None if link is None else output.link(link, current)))
     except BaseException as error:  # the build's process reports it
         outcome, status = f"{current}: {type(error).__name__}: {error}", 1
     try:

@@ -38,6 +38,17 @@ def recorded_stamps(root: Path) -> dict[str, Stamped]:
         book.close()
 
 
+def recorded_mirror(root: Path) -> str:
+    """The base of the conference whose files the root's copy links to, from the record."""
+    book = Book(record_path(root))
+    try:
+        found = book.mirrored()
+    finally:
+        book.close()
+    assert found is not None
+    return found
+
+
 def site_files(published: Published, site: Site) -> Iterator[tuple[str, bytes]]:
     """(site-relative path, bytes) of every file of one conference's site."""
     for path, _, make in site_parts(published, site):

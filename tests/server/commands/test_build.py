@@ -20,7 +20,7 @@ from server.site.site_build import independent
 from server.store import Store
 from server.web.app import create_app
 from server.web.demo import demo_schedule
-from tests.helpers.build_inspection import recorded, recorded_stamps
+from tests.helpers.build_inspection import recorded, recorded_mirror, recorded_stamps
 from tests.helpers.crowded import SLUG as CROWDED_SLUG
 from tests.helpers.crowded import crowded
 from tests.helpers.demo_changes import shifted
@@ -384,8 +384,11 @@ def two_days() -> Schedule:
 
 
 def remade(out: Path) -> dict[str, str]:
-    """Path -> key of its inputs, from the record the build keeps beside `out`."""
-    return {path: str(entry[0]) for path, entry in recorded(out).items()}
+    """Path -> key of its inputs, from the record the build keeps beside `out` (the default
+    conference's copy at the root: its files' keys)."""
+    keys = {path: str(entry[0]) for path, entry in recorded(out).items()}
+    base = recorded_mirror(out)  # the default's base: its copy at the root is hard links to its files
+    return keys | {path[len(base) :]: key for path, key in keys.items() if path.startswith(base)}
 
 
 def test_a_move_within_one_day_remakes_and_rewrites_only_that_days_pages(tmp_path: Path) -> None:

@@ -107,3 +107,17 @@ def test_a_rebuild_after_changes_one_after_another_writes_the_tree_a_fresh_build
 
     main(["build", "--db", db, str(fresh), "--base-url", BASE])
     assert tree(out) == tree(fresh)
+
+
+def test_a_rebuild_with_another_default_conference_writes_the_tree_a_fresh_build_writes(tmp_path: Path) -> None:
+    db, out, fresh = str(tmp_path / "store.sqlite"), tmp_path / "site", tmp_path / "fresh"
+    seed(db)
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+    before = tree(out)
+
+    main(["build", "--db", db, str(out), "--base-url", BASE, "--default", "second-conf"])
+
+    main(["build", "--db", db, str(fresh), "--base-url", BASE, "--default", "second-conf"])
+    after = tree(out)
+    assert after == tree(fresh)
+    assert after != before
