@@ -17,7 +17,8 @@ reuses an old rendering. The record is trusted without a stat per file: a sample
 checked (a deleted or replaced directory is noticed, and every file is then read and compared);
 a single file deleted by hand comes back when its content changes, or at once after deleting
 the record. A stray .ics file in a conference's feed directories is removed by the next build
-that makes that conference (one carried over is not looked at).
+that adds or drops any of that conference's files, or that has no record: a build that only
+changes files' bytes lists no directory.
 
 Parts of files (a schedule page's day sections) can be kept as well, in `.OUTDIR.confcal-build.parts/`
 beside the record, by the key of their inputs: a page whose key changed is joined from the parts
@@ -360,12 +361,23 @@ class Output:
                     for path in self._last
                     if path.startswith(last_mirrored) and path[len(last_mirrored) :] not in now
                 )
+        last, last_uses, uses = self._last, self._last_uses, self._uses
+        # Paths only, the rows made as they are written: a first build records every file.
+        changed = [
+            path for path, made in self._made.items() if last.get(path) != made or last_uses.get(path) != uses.get(path)
+        ]
+        # The areas whose set of files changed; in any other, every file there not made by this
+        # build is a stray left since the last build that did look: not worth listing directories.
+        unsettled = {_area(path) for path in gone} | {_area(path) for path in changed if path not in last}
+        if mirrored != last_mirrored or (mirrored is not None and _area(mirrored) in unsettled):
+            unsettled.add(_ROOT)
         root_copies: set[str] | None = None
         for directory, recursive in owned:
+            area = _area(f"{directory}/")
             # A conference carried over has the files the last build left: nothing to look for.
-            if _area(f"{directory}/") not in self._carried:
+            if area not in self._carried and (self._whole or area in unsettled):
                 made: Collection[str] = self._made
-                if not directory.startswith("c/"):
+                if area == _ROOT:
                     root_copies = self._root_copies() if root_copies is None else root_copies
                     made = root_copies
                 stale.extend(found for found in _ics_files(self.root, directory, recursive) if found not in made)
@@ -374,11 +386,6 @@ class Output:
                 os.unlink(f"{self._root}/{path}")
             except FileNotFoundError:
                 pass
-        last, last_uses, uses = self._last, self._last_uses, self._uses
-        # Paths only, the rows made as they are written: a first build records every file.
-        changed = [
-            path for path, made in self._made.items() if last.get(path) != made or last_uses.get(path) != uses.get(path)
-        ]
         changed.sort()  # in the table's order: SQLite inserts rows so at twice the speed
         # Kept: the parts any recorded file is joined from, and those this build used or held.
         joined = {} if self._whole else self._book.joined()
@@ -390,7 +397,7 @@ class Output:
                 joined[path] = used
             else:
                 joined.pop(path, None)
-        kept = {key: self._last_parts[key] for uses in joined.values() for key in uses if key in self._last_parts}
+        kept = {key: self._last_parts[key] for keys in joined.values() for key in keys if key in self._last_parts}
         kept.update(self._parts)
         parts_gone = [key for key in self._last_parts if key not in kept]
         for key in parts_gone:
@@ -426,7 +433,7 @@ class Output:
 
     def _root_copies(self) -> set[str]:
         """The files at the root this build made: the root's copies and `_GLOBAL`."""
-        found = {path for path in self._made if _area(path)[0] in _GLOBAL}
+        found = {path for path in _GLOBAL if path in self._made}
         if self._mirrored is not None:
             cut = len(self._mirrored)
             found.update(source[cut:] for source in self._linked)

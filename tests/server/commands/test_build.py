@@ -145,7 +145,7 @@ def test_rebuild_rewrites_nothing_and_leaves_files_it_did_not_make(
     assert unrelated.read_text() == "cal.example.org\n"
 
 
-def test_a_rebuild_of_a_changed_conference_drops_feeds_it_did_not_make(tmp_path: Path) -> None:
+def test_a_rebuild_that_changes_a_conferences_files_drops_feeds_it_did_not_make(tmp_path: Path) -> None:
     db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
     main(["build", "--db", db, str(out), "--base-url", BASE])
     stale = out / "feeds" / "speaker" / "someone-gone.ics"
@@ -153,7 +153,7 @@ def test_a_rebuild_of_a_changed_conference_drops_feeds_it_did_not_make(tmp_path:
     unrelated = out / "CNAME"
     unrelated.write_text("cal.example.org\n")
     with Store.open(db) as store:
-        store.ingest(changed(demo_schedule(), title="Retitled"))
+        store.ingest(changed(demo_schedule(), speakers=(Speaker("Ada Newcomer"),)))  # her feed is new
 
     main(["build", "--db", db, str(out), "--base-url", BASE])
 
