@@ -71,7 +71,7 @@ def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: 
 def sessions_api_body(
     published: Published, site: Site, output: Output | None, base: str, sessions: dict[str, str]
 ) -> bytes:
-    """`api/sessions` (and its .json twin: made once) with each day's entries kept by `output`."""
+    """`api/sessions` (and its .json twin) with each day's entries kept by `output`."""
     if output is None:
         return sessions_body(published, site)
 
@@ -79,4 +79,4 @@ def sessions_api_body(
         key = digest(base, "sessions day", first, [sessions[s.id] for s in day])
         return output.part(key, make)
 
-    return published.memo(("sessions parts", site.base_url), lambda: sessions_body(published, site, kept))
+    return sessions_body(published, site, kept)

@@ -139,8 +139,11 @@ def site_parts(
         )
     # The documents listing every session (sessions API, exports): one key.
     whole = digest(base, "sessions", sorted(sessions.values()))
+    # Made once for both paths, and let go after them: a large conference's is tens of megabytes.
+    api = _Once(lambda: [("", sessions_api_body(published, site, output, base, sessions))])
     for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):
-        yield path, whole, partial(sessions_api_body, published, site, output, base, sessions)
+        yield path, whole, partial(api.body, "")
+    del api
     for route, name in EXPORT_ROUTES.items():
         # schedule.xml / schedule.json for conference apps, as the server answers them, joined
         # from a kept part per day (build_exports.py).
