@@ -12,7 +12,10 @@ snapshot's sessions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import os
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
+from typing import BinaryIO
 
 from feeds.model import Conference, Session
 from server.site.build_output import Output, digest
@@ -41,38 +44,48 @@ class KeptEvents:
     def save(self) -> None:
         """Keep the events of the snapshot's sessions for the next build, if any was rendered."""
         cache = self._published.cache
-        if cache.renders == 0:
-            return
-        known = self._last()
-        found: dict[str, bytes | memoryview] = {d: known.view(d) for d in self._sessions.values() if d in known}
-        held = cache.held(self._published.conference, self._published.base_url, None)
-        for sid, (session, data) in held.items():
-            if self._published.session(sid) is session:
-                found[self._sessions[sid]] = data
-        self._output.renew(self._key, encode(found))
+        try:
+            if cache.renders == 0:
+                return
+            known = self._last()
+            found: dict[str, bytes | Callable[[], bytes]] = {
+                d: partial(known.read, d) for d in self._sessions.values() if d in known
+            }
+            held = cache.held(self._published.conference, self._published.base_url, None)
+            for sid, (session, data) in held.items():
+                if self._published.session(sid) is session:
+                    found[self._sessions[sid]] = data
+            self._output.renew(self._key, encode(found))
+        finally:
+            if self._known is not None:
+                self._known.close()
 
     def _last(self) -> Events:
         """The last build's events by session digest, read on first use."""
         if self._known is None:
-            self._known = Events(self._output.kept(self._key) or b"")
+            self._known = Events(self._output.kept_file(self._key))
         return self._known
 
 
-def encode(events: Mapping[str, bytes | memoryview]) -> Iterator[bytes | memoryview]:
+def encode(events: Mapping[str, bytes | Callable[[], bytes]]) -> Iterator[bytes]:
     """Each event as its session's digest, its length and its bytes, in digest order (pieces
-    of the part: `Output.renew` writes them one by one)."""
+    of the part: `Output.renew` writes them one by one; an event not in memory is read then)."""
     for key, data in sorted(events.items()):
-        yield key.encode("ascii") + b"%0*d" % (_LENGTH, len(data))
-        yield data
+        body = data if isinstance(data, bytes) else data()
+        yield key.encode("ascii") + b"%0*d" % (_LENGTH, len(body))
+        yield body
 
 
 class Events:
-    """`encode`'s events, found in its bytes by session digest and sliced out when asked for (a
-    large conference's part is tens of megabytes, and a rebuild asks for a few events); a
-    damaged end (the part is checked by its digest, so never) is left out."""
+    """The last build's events, found in its part by session digest and read from the part's
+    file when asked for: a large conference's part is tens of megabytes, held only while it is
+    indexed. A damaged end (the part is checked by its digest, so never) is left out."""
 
-    def __init__(self, body: bytes) -> None:
-        self._body = body
+    def __init__(self, kept: tuple[BinaryIO, bytes] | None) -> None:
+        self._file: BinaryIO | None = None
+        body = b""
+        if kept is not None:
+            self._file, body = kept
         self._at: dict[str, tuple[int, int]] = {}
         at = 0
         while at + _DIGEST + _LENGTH <= len(body):
@@ -86,10 +99,15 @@ class Events:
         return key in self._at
 
     def get(self, key: str) -> bytes | None:
-        found = self._at.get(key)
-        return None if found is None else self._body[found[0] : found[1]]
+        return self.read(key) if key in self._at else None
 
-    def view(self, key: str) -> memoryview:
-        """The event's bytes, not copied."""
+    def read(self, key: str) -> bytes:
         start, end = self._at[key]
-        return memoryview(self._body)[start:end]
+        if self._file is None:
+            raise ValueError("the events' part is closed")
+        return os.pread(self._file.fileno(), end - start, start)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None

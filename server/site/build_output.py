@@ -49,6 +49,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
+from typing import BinaryIO
 
 from feeds import urls
 from server.site.build_record import PARTS, Book, Changes, Made, Stamped, record_path, remove_old_record
@@ -286,6 +287,23 @@ class Output:
                 self._parts[key] = known
                 return body
         return None
+
+    def kept_file(self, key: str) -> tuple[BinaryIO, bytes] | None:
+        """`kept(key)`, with the part's file open to read from again (its bytes may then be let
+        go: the file stays readable when this build replaces the part)."""
+        known = self._last_parts.get(key)
+        if known is None:
+            return None
+        try:
+            found = open(self.parts / key, "rb")  # noqa: SIM115 - the caller closes it
+        except OSError:
+            return None
+        body = found.read()
+        if body_digest(body) != known:
+            found.close()
+            return None
+        self._parts[key] = known
+        return found, body
 
     def hold(self, key: str) -> None:
         """Keep the last build's part `key` (as recorded, unread) for the next build."""
