@@ -96,6 +96,15 @@ def site_parts(
     for session in published.schedule.sessions:  # those the feeds no longer list
         if session.id not in sessions:
             sessions[session.id] = digest(base, session)
+    if extra is not None:
+        # From the store's history, not the snapshot: keyed by the conference's latest version
+        # and when it was recorded (`history`). Early, while the workers make the session pages:
+        # a first build reads every version's rows for it, and did so on top of all the
+        # conference's files made so far.
+        files = _Once(partial(extra, published, site, output))
+        for path in EXTRA_PATHS:
+            yield path, digest(base, "history", history), partial(files.body, path)
+        del files
     for entry in speakers(published).values():
         speaker_feed = published.feed(FeedKind.SPEAKER.value, entry.speaker.slug)
         yield (
@@ -151,12 +160,6 @@ def site_parts(
     yield urls.SERVICE_WORKER, base, partial(_body, service_worker)
     for path, body in static_files():
         yield path, base, partial(_same, body)
-    if extra is not None:
-        # From the store's history, not the snapshot: keyed by the conference's latest version
-        # and when it was recorded (`history`).
-        files = _Once(partial(extra, published, site, output))
-        for path in EXTRA_PATHS:
-            yield path, digest(base, "history", history), partial(files.body, path)
     if events is not None:
         events.save()  # every file of the conference is made: its events are all rendered by now
 
