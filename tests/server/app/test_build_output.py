@@ -242,3 +242,44 @@ def test_a_rebuild_writes_even_a_new_file_beside_and_renames_it_into_place(tmp_p
     assert renamed == ["new.ics"]
     assert written and "new.ics" not in written and "all.ics" not in written
     assert (root / "feeds" / "new.ics").read_bytes() == b"NEW"
+
+
+def test_the_files_of_a_conference_no_longer_built_are_removed_with_their_entries(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    output = Output(root)
+    for path in ("c/a/one.html", "c/b/one.html", "c/b/feeds/all.ics", "c/bb/one.html"):
+        output.put(path, "v1", path.encode)
+    output.finish(())
+
+    output = Output(root)
+    output.put("c/a/one.html", "v1", lambda: b"never made")
+    output.put("c/bb/one.html", "v1", lambda: b"never made")
+    output.finish(())
+
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) == [
+        "c/a/one.html",
+        "c/bb/one.html",
+    ]
+    assert sorted(recorded(root)) == ["c/a/one.html", "c/bb/one.html"]
+
+
+def test_a_root_copy_the_new_default_does_not_have_is_removed(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    output = Output(root)
+    for base, names in (("c/a/", ("one.html", "only-a.html")), ("c/b/", ("one.html",))):
+        for name in names:
+            output.put(base + name, "v1", (base + name).encode)
+            if base == "c/a/":
+                output.link(name, base + name)
+    output.finish(())
+
+    output = Output(root)
+    output.put("c/a/one.html", "v1", lambda: b"never made")
+    output.put("c/a/only-a.html", "v1", lambda: b"never made")
+    output.put("c/b/one.html", "v1", lambda: b"never made")
+    output.link("one.html", "c/b/one.html")
+    output.finish(())
+
+    assert (root / "one.html").samefile(root / "c" / "b" / "one.html")
+    assert not (root / "only-a.html").exists()
+    assert (root / "c" / "a" / "only-a.html").read_bytes() == b"c/a/only-a.html"
