@@ -99,10 +99,11 @@ class Book:
         self._db: sqlite3.Connection | None = None
         self.usable = False
         if path.exists():
+            db = sqlite3.connect(path, isolation_level=None)
             try:
-                db = sqlite3.connect(path, isolation_level=None)
                 found = db.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
             except sqlite3.DatabaseError:
+                db.close()
                 return
             if found is not None and found[0] == _FORMAT:
                 self._db, self.usable = db, True
