@@ -68,7 +68,6 @@ class Workers:
         self._pending: list[_Item] = []
         self._running: list[_Worker] = []
         self._finishing = False
-        self._forked = False
         self._look = 0.0  # when to look at the workers' pipes next (time.monotonic)
 
     def put(self, relative: str, key: str | None, make: Make, link: str | None = None, *, shared: bool) -> None:
@@ -116,7 +115,6 @@ class Workers:
                 break
             batch, self._pending = self._pending[:size], self._pending[size:]
             self._running.append(_fork(self._output, batch))
-            self._forked = True
 
     def finish(self) -> None:
         """Make the files still pending, here and in workers, and take every worker's results."""
@@ -133,10 +131,7 @@ class Workers:
 
     def stop(self) -> None:
         """End every worker still running (a build that failed here): no file is half-written,
-        each is renamed into place whole. What the forks froze is the collector's again (all
-        of it: CPython keeps one frozen generation, so `bulk_allocation`'s too, early)."""
-        if self._forked:
-            gc.unfreeze()
+        each is renamed into place whole."""
         for worker in self._running:
             try:
                 os.kill(worker.pid, 9)
@@ -179,16 +174,17 @@ def _receive(worker: _Worker, wait: bool) -> bool:
 
 def _fork(output: Output, items: list[_Item]) -> _Worker:
     reading, writing = os.pipe()
-    # Out of the collector's sight in both processes, what exists now (the snapshot, its memos)
-    # stays shared: a collector's pass in the worker would write to every object's header and
-    # so copy every page of it (the `gc.freeze` advice for fork without exec). `Workers.stop`
-    # gives them back to the collector.
-    gc.freeze()
     pid = os.fork()
     if pid:
         os.close(writing)
         os.set_blocking(reading, False)
         return _Worker(pid, reading, items)
+    # Out of the worker's collector's sight, what it inherited (the snapshot, its memos) stays
+    # shared: a pass over it would write to every object's header and so copy every page.
+    # Frozen here, not in the build's process (freezing splices the collector's lists, touching
+    # no object), so the build's process still frees each conference's snapshot when done with
+    # it: frozen there, every snapshot alive at a fork stayed to the end of the build.
+    gc.freeze()
     # The worker: make the files, send each one's record entry (or the error), and leave without
     # running the parent's exit handlers (its store connection, its progress line).
     os.close(reading)
