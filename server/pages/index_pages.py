@@ -30,6 +30,7 @@ from server.pages import params
 from server.pages.calendar_links import outlook_subscribe_link
 from server.pages.cards import Card, session_card
 from server.pages.context import route_context
+from server.pages.detail_html import facet_main, shell
 from server.pages.detail_pages import heading, html_page, speaker_path, speakers
 from server.pages.render import render
 from server.snapshot.conditional import Representation
@@ -83,24 +84,26 @@ def _feed_links(site: Site, feed: Feed) -> dict[str, str]:
 
 def facet_representation(published: Published, site: Site, kind: str, feed: Feed) -> Representation:
     def build() -> Representation:
+        conference = published.conference
         label = KINDS[kind][2]
         name = feed.spec.name
         count = len(feed.sessions)
-        context = {
-            **heading(published),
-            "description": f"{label} {name} at {published.conference.name}: {count} "
+        description = (
+            f"{label} {name} at {conference.name}: {count} "
             + ("session" if count == 1 else "sessions")
-            + ", and a calendar feed of them.",
-            "title": f"{label}: {name}",
-            "name": name,
-            "days": by_day(published, feed.sessions),
-            "index": facet_index(kind),
-            "index_label": f"All {KINDS[kind][1].lower()}",
-            "show_room": kind != "room",
-            "show_track": kind != "track",
-            **_feed_links(site, feed),
-        }
-        return html_page(render("facet.html", 2, context), feed.sessions)
+            + ", and a calendar feed of them."
+        )
+        title = f"{label}: {name}"
+        links = _feed_links(site, feed)
+        main = facet_main(
+            title,
+            name,
+            (facet_index(kind), f"All {KINDS[kind][1].lower()}"),
+            (links["feed"], links["webcal"], links["google"], links["outlook"]),
+            [(day.name, day.cards) for day in by_day(published, feed.sessions)],
+            kind,
+        )
+        return html_page(shell(conference, 2).page(title, description, main), feed.sessions)
 
     return published.memo(("facet page", site.base_url, kind, feed.spec.slug), build)
 

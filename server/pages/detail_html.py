@@ -1,0 +1,238 @@
+"""The session, speaker, track and room pages' markup, made in Python: a build makes one such
+page per session and speaker (13,000 at 10,000 sessions), where a template's per-expression
+cost (a context lookup, an attribute lookup and an escape call each) was most of its time.
+
+The frame around them stays the templates' own: `_shell.html` (detail.html, base.html) is
+rendered once per conference and depth with markers where the title, the description and the
+main part go, and cut at them (`shell`); a page is those pieces joined with its own escaped
+text. Every piece of schedule text goes through `esc`, the templates' autoescape,
+so the bytes are the same as a template would give; the page tests pin them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from markupsafe import Markup
+
+from feeds.model import Conference, Session, Speaker
+from feeds.web_links import web_link
+from server.pages.cards import Card
+from server.pages.render import link, page_text
+
+_MARK = "\x00"  # no schedule text holds a NUL: the ingest drops control characters
+
+
+def esc(text: str) -> str:
+    """`text` as HTML text or attribute value: what the templates' autoescape (markupsafe's
+    `escape`) writes, as a plain string (a `Markup` would escape whatever is added to it)."""
+    return (
+        text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;").replace("'", "&#39;").replace('"', "&#34;")
+    )
+
+
+@dataclass(frozen=True)
+class Shell:
+    """A detail page around its description, title and main part, in that order."""
+
+    head: str
+    between: str  # description -> title
+    before_main: str
+    tail: str
+
+    def page(self, title: str, description: str, main: str) -> bytes:
+        """The page's bytes; `title` (before the conference's name) and `description` are plain
+        text, `main` markup."""
+        return f"{self.head}{esc(description)}{self.between}{esc(title)}{self.before_main}{main}{self.tail}".encode()
+
+
+@lru_cache(maxsize=64)
+def shell(conference: Conference, depth: int) -> Shell:
+    """`_shell.html` of `conference` at `depth`, cut where its description, title and main go."""
+    marks = {name: Markup(f"{_MARK}{name}{_MARK}") for name in ("description", "title", "main")}
+    text = page_text("_shell.html", depth, {"conference": conference, **marks})
+    pieces = text.split(_MARK)
+    if pieces[1::2] != ["description", "title", "main"]:  # a marker in the conference's own text
+        raise ValueError(f"conference {conference.slug!r}: its frame holds a NUL character")
+    return Shell(pieces[0], pieces[2], pieces[4], pieces[6])
+
+
+def time_span(card: Card, timezone: str, first: str = "") -> str:
+    """`<time>` start – `<time>` end and the zone: `first` (escaped) goes before the start."""
+    return (
+        f'<time datetime="{card.start_local}">{first}{card.start_label}</time>–'
+        f'<time datetime="{card.end_local}">{card.end_label}</time> '
+        f'<abbr title="{esc(timezone)}">{esc(card.zone_label)}</abbr>'
+    )
+
+
+def session_main(
+    conference: Conference,
+    card: Card,
+    date: str,
+    paragraphs: Sequence[str],
+    offered: tuple[str | None, str | None],
+    speaker_paths: Iterable[tuple[Speaker, str]],
+) -> str:
+    """The session page's article."""
+    s: Session = card.session
+    up = "../../"
+    title = esc(s.title)
+    zone = esc(conference.timezone)
+    out = [
+        f'<article class="session-detail{" cancelled" if s.cancelled else ""}" data-session-id="{esc(s.id)}"'
+        f' data-start="{card.start_utc}" data-end="{card.end_utc}">\n',
+        f'<h1><s>{title}</s> <span class="badge">Cancelled</span></h1>\n' if s.cancelled else f"<h1>{title}</h1>\n",
+        '<dl class="facts-list">\n<dt>When</dt>\n',
+        f'<dd class="time">{esc(date)}, {time_span(card, conference.timezone)} ({zone})'
+        '<span class="local-time" hidden></span></dd>\n',
+    ]
+    if s.room:
+        out.append(
+            f'<dt>Room</dt><dd class="room"><a href="{esc(up + "rooms/" + s.room.slug + "/")}">{esc(s.room.name)}</a></dd>'
+        )
+    if s.track:
+        out.append(
+            f'<dt>Track</dt><dd class="track"><a href="{esc(up + "tracks/" + s.track.slug + "/")}">{esc(s.track.name)}</a></dd>'
+        )
+    if s.level:
+        out.append(f'<dt>Level</dt><dd class="level">{esc(s.level.name)}</dd>')
+    out.append(f'<dt>Type</dt><dd class="kind">{esc(card.kind)}</dd>\n')
+    if s.speakers:
+        out.append(f'<dt>{"Speaker" if len(s.speakers) == 1 else "Speakers"}</dt>\n<dd><ul class="speaker-links">\n')
+        for person, path in speaker_paths:
+            affiliation = f' <span class="affiliation">({esc(person.affiliation)})</span>' if person.affiliation else ""
+            out.append(f'<li><a href="{esc(link(up, path))}">{esc(person.name)}</a>{affiliation}</li>\n')
+        out.append("</ul></dd>\n")
+    out.append(
+        '</dl>\n<p class="actions">\n'
+        '<button type="button" class="pick js-only" data-action="pick" aria-pressed="false">'
+        f'Pick<span class="vh"> {title}</span></button>\n'
+        f'<a class="ics" href="{esc(link(up, card.ics))}" download>Download .ics</a>\n'
+    )
+    google, outlook = offered
+    if google and outlook:  # both or neither
+        out.append(
+            f'<a class="google" href="{esc(google)}">Google Calendar</a>\n<a class="outlook" href="{esc(outlook)}">Outlook</a>\n'
+        )
+    out.append("</p>\n")
+    if paragraphs:
+        out.append(
+            '<section class="abstract" aria-labelledby="abstract-title">\n<h2 id="abstract-title">Abstract</h2>\n'
+        )
+        out += [f"<p>{esc(paragraph)}</p>\n" for paragraph in paragraphs]
+        out.append("</section>\n")
+    site_link = web_link(s.url)
+    if site_link:
+        out.append(f'<p><a href="{esc(site_link)}" rel="noopener">This session on the conference\'s site</a></p>')
+    extra_links = [(one, url) for one in s.links if (url := web_link(one.url)) is not None]
+    if s.subtitle or s.language or s.do_not_record or extra_links:
+        out.append(
+            '<section class="source-extras" aria-labelledby="extras-title">\n<h2 id="extras-title">From the source</h2>\n'
+        )
+        if s.subtitle:
+            out.append(f'<p class="subtitle">{esc(s.subtitle)}</p>')
+        if s.language:
+            out.append(f'<p class="language">Language: {esc(s.language)}</p>')
+        if s.do_not_record:
+            out.append('<p class="do-not-record">Not recorded, at the speakers\' request.</p>')
+        if extra_links:
+            out.append('<ul class="source-links">\n')
+            for one, url in extra_links:
+                kind = esc(one.kind)
+                out.append(
+                    f'<li data-kind="{kind}"><a href="{esc(url)}" rel="noopener">'
+                    f'{esc(one.title or one.url)}</a> <span class="link-kind">({kind})</span></li>\n'
+                )
+            out.append("</ul>\n")
+        out.append("</section>\n")
+    out.append("</article>\n")
+    return "".join(out)
+
+
+def speaker_main(
+    conference: Conference, person: Speaker, cards: Sequence[Card], feed: tuple[str, str, str, str, str] | None
+) -> str:
+    """The speaker page's article; `feed`: the speaker's feed's path, URL, webcal,
+    Google and Outlook links, when there is one."""
+    up = "../../"
+    name = esc(person.name)
+    out = [f'<article class="speaker-detail">\n<h1>{name}</h1>\n']
+    if person.affiliation:
+        out.append(f'<p class="affiliation-line">{esc(person.affiliation)}</p>')
+    if person.bio:
+        out.append(f'<p class="bio">{esc(person.bio)}</p>')
+    out.append(f'<h2>{"Session" if len(cards) == 1 else "Sessions"}</h2>\n<ul class="speaker-sessions">\n')
+    for card in cards:
+        room = card.session.room
+        out.append(
+            f'<li data-session-id="{esc(card.id)}" data-start="{card.start_utc}" data-end="{card.end_utc}">'
+            f'<a href="{esc(link(up, card.page))}">{esc(card.session.title)}</a>\n'
+            f'<span class="time">{time_span(card, conference.timezone, card.day + " ")}'
+            f'<span class="local-time" hidden></span></span>{" · " + esc(room.name) if room else ""}</li>\n'
+        )
+    out.append("</ul>\n")
+    if feed:
+        path, url, webcal, google, outlook = feed
+        out.append(
+            f"<h2>{name}'s feed</h2>\n"
+            f'<p class="links"><a class="subscribe" href="{esc(webcal)}" data-speaker-feed>Subscribe to {name}\'s sessions</a>\n'
+            f'<a class="google" href="{esc(google)}">Google Calendar</a>\n'
+            f'<a class="outlook" href="{esc(outlook)}">Outlook</a>\n'
+            f'<a class="download" href="{esc(link(up, path))}" download>Download .ics</a></p>\n'
+            f'<p><input class="copy" type="text" readonly value="{esc(url)}" aria-label="Link to the feed of {name}"></p>\n'
+        )
+    out.append("</article>\n")
+    return "".join(out)
+
+
+def facet_main(
+    title: str,
+    name: str,
+    index: tuple[str, str],
+    feed: tuple[str, str, str, str],
+    days: Iterable[tuple[str, Sequence[Card]]],
+    kind: str,
+) -> str:
+    """A track's or room's page's article: `index` is the page of every track or
+    room and its label, `feed` the feed's path, webcal, Google and Outlook links, `days` the
+    sessions' cards by day name; a room's page names no room, a track's no track."""
+    up = "../../"
+    path, webcal, google, outlook = feed
+    out = [
+        f'<article class="facet-detail">\n<h1>{esc(title)}</h1>\n'
+        f'<p><a href="{esc(link(up, index[0]))}">{esc(index[1])}</a></p>\n'
+        f'<p class="links"><a class="subscribe" href="{esc(webcal)}">Subscribe to {esc(name)}</a>\n'
+        f'<a class="google" href="{esc(google)}">Google Calendar</a>\n'
+        f'<a class="outlook" href="{esc(outlook)}">Outlook</a>\n'
+        f'<a class="download" href="{esc(link(up, path))}" download>Download .ics</a></p>\n'
+    ]
+    show_room, show_track = kind != "room", kind != "track"
+    for day, cards in days:
+        out.append(f'<h2>{esc(day)}</h2>\n<ul class="listing">\n')
+        for card in cards:
+            s = card.session
+            title_text = esc(s.title)
+            room = (
+                f' · <a href="{esc(up + "rooms/" + s.room.slug + "/")}">{esc(s.room.name)}</a>'
+                if show_room and s.room
+                else ""
+            )
+            track = (
+                f' · <a href="{esc(up + "tracks/" + s.track.slug + "/")}">{esc(s.track.name)}</a>'
+                if show_track and s.track
+                else ""
+            )
+            speakers = " · " + ", ".join(esc(p.name) for p in s.speakers) if s.speakers else ""
+            out.append(
+                f'<li data-session-id="{esc(s.id)}" data-start="{card.start_utc}" data-end="{card.end_utc}">'
+                f'<span class="time"><time datetime="{card.start_local}">{card.start_label}</time>–'
+                f'<time datetime="{card.end_local}">{card.end_label}</time></span>\n'
+                f'<a href="{esc(link(up, card.page))}">'
+                f"{f'<s>{title_text}</s> (cancelled)' if s.cancelled else title_text}</a>{room}{track}{speakers}</li>\n"
+            )
+        out.append("</ul>\n")
+    out.append("</article>\n")
+    return "".join(out)
