@@ -1,17 +1,17 @@
-"""The session, speaker, track and room pages' markup, made in Python: a build makes one such
-page per session and speaker (13,000 at 10,000 sessions), where a template's per-expression
-cost (a context lookup, an attribute lookup and an escape call each) was most of its time.
+"""The markup of the pages a build makes by the thousand, made in Python: the session, speaker,
+track and room pages (13,000 pages at 10,000 sessions) and the timetable's cards (each session's
+on two pages' depths), where a template's per-expression cost (a context lookup, an attribute
+lookup and an escape call each) was most of a build's time.
 
-The frame around them stays the templates' own: `_shell.html` (detail.html, base.html) is
+The frame around the pages stays the templates' own: `_shell.html` (detail.html, base.html) is
 rendered once per conference and depth with markers where the title, the description and the
 main part go, and cut at them (`shell`); a page is those pieces joined with its own escaped
-text. Every piece of schedule text goes through `esc`, the templates' autoescape,
-so the bytes are the same as a template would give; the page tests pin them.
-"""
+text. Every piece of schedule text goes through `esc`, the templates' autoescape, so the bytes
+are the same as a template would give; the page tests pin them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -236,3 +236,43 @@ def facet_main(
         out.append("</ul>\n")
     out.append("</article>\n")
     return "".join(out)
+
+
+def card_text(card: Card, up: str, timezone: str, hidden: Collection[str]) -> tuple[str, str, str]:
+    """A timetable card's markup (page_parts.CardText): before the "short" class, between it and
+    the grid style's value, after that."""
+    s = card.session
+    title = esc(s.title)
+    track, level = s.track, s.level
+    speakers = ""
+    if s.speakers:
+        names = ", ".join(
+            f'{esc(p.name)} <span class="affiliation">({esc(p.affiliation)})</span>' if p.affiliation else esc(p.name)
+            for p in s.speakers
+        )
+        speakers = f'<p class="speakers">{names}</p>\n'
+    room = f'<span class="room">{esc(s.room.name)}</span> ' if s.room else ""
+    before = '<article class="card cancelled' if s.cancelled else '<article class="card'
+    between = (
+        f'" id="{esc(card.anchor)}" data-session-id="{esc(s.id)}" data-day="{card.day}" data-start="{card.start_utc}"'
+        f' data-end="{card.end_utc}" data-track="{esc(track.slug) if track else ""}" data-room="{esc(card.room_slug)}"'
+        f' data-level="{esc(level.slug) if level else ""}" data-kind="{esc(card.kind_slug)}"'
+        f' data-speaker="{esc(card.speaker_slugs)}" style="{f"--hue: {card.hue}; " if track else ""}'
+    )
+    heading = f'<s>{title}</s> <span class="badge">Cancelled</span>' if s.cancelled else title
+    facts = room + f'<span class="kind">{esc(card.kind)}</span>'
+    if track:
+        facts += f' <span class="track">{esc(track.name)}</span>'
+    if level:
+        facts += f' <span class="level">Level: {esc(level.name)}</span>'
+    after = (
+        f'"{" hidden" if s.id in hidden else ""}>\n'
+        f'<h4 class="title"><a href="{esc(link(up, card.page))}" data-session-link>{heading}</a></h4>\n'
+        f'<p class="time">{time_span(card, timezone)}<span class="local-time" hidden></span></p>\n'
+        f'{speakers}<p class="facts">{facts}</p>\n<p class="actions">\n'
+        f'<button type="button" class="pick js-only" data-action="pick" aria-pressed="false" aria-label="Pick {title}">'
+        "Pick</button>\n"
+        f'<a class="ics" href="{esc(link(up, card.ics))}" download aria-label=".ics file of {title}">.ics</a>\n'
+        "</p>\n</article>\n"
+    )
+    return before, between, after
