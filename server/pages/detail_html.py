@@ -49,10 +49,11 @@ class Shell:
 
 
 @lru_cache(maxsize=64)
-def shell(conference: Conference, depth: int) -> Shell:
-    """`_shell.html` of `conference` at `depth`, cut where its description, title and main go."""
+def shell(conference: Conference, depth: int, layout: str = "detail.html") -> Shell:
+    """`_shell.html` of `conference` at `depth` in `layout` (detail.html, directory.html), cut
+    where its description, title and main go."""
     marks = {name: Markup(f"{_MARK}{name}{_MARK}") for name in ("description", "title", "main")}
-    text = page_text("_shell.html", depth, {"conference": conference, **marks})
+    text = page_text("_shell.html", depth, {"conference": conference, "layout": layout, **marks})
     pieces = text.split(_MARK)
     if pieces[1::2] != ["description", "title", "main"]:  # a marker in the conference's own text
         raise ValueError(f"conference {conference.slug!r}: its frame holds a NUL character")
@@ -276,3 +277,37 @@ def card_text(card: Card, up: str, timezone: str, hidden: Collection[str]) -> tu
         "</p>\n</article>\n"
     )
     return before, between, after
+
+
+@dataclass(frozen=True)
+class DirectoryEntry:
+    """A speaker as the speakers' directory shows them: `bio` shortened, `sessions` as (title,
+    site-relative page) in time order."""
+
+    person: Speaker
+    path: str
+    bio: str
+    sessions: tuple[tuple[str, str], ...]
+
+
+def speakers_main(title: str, people: Iterable[DirectoryEntry]) -> str:
+    """The speakers' directory's article, one level down."""
+    up = "../"
+    out = [f'<article class="speaker-directory">\n<h1>{esc(title)}</h1>\n']
+    for entry in people:
+        p = entry.person
+        slug = esc(p.slug)
+        out.append(
+            f'<section class="speaker-entry" aria-labelledby="speaker-{slug}">\n'
+            f'<h2 id="speaker-{slug}"><a href="{esc(link(up, entry.path))}">{esc(p.name)}</a></h2>\n'
+        )
+        if p.role or p.affiliation:
+            joint = ", " if p.role and p.affiliation else ""
+            out.append(f'<p class="affiliation-line">{esc(p.role or "")}{joint}{esc(p.affiliation or "")}</p>')
+        if entry.bio:
+            out.append(f'<p class="bio">{esc(entry.bio)}</p>')
+        out.append('<ul class="speaker-sessions">\n')
+        out += [f'<li><a href="{esc(link(up, path))}">{esc(session)}</a></li>\n' for session, path in entry.sessions]
+        out.append("</ul>\n</section>\n")
+    out.append("</article>\n")
+    return "".join(out)

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from itertools import groupby
-from typing import Any
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -28,9 +27,9 @@ from feeds.model import Session
 from server.links import Site
 from server.pages import params
 from server.pages.calendar_links import outlook_subscribe_link
-from server.pages.cards import Card, session_card
+from server.pages.cards import Card, page_path, session_card
 from server.pages.context import route_context
-from server.pages.detail_html import facet_main, shell
+from server.pages.detail_html import DirectoryEntry, facet_main, shell, speakers_main
 from server.pages.detail_pages import heading, html_page, speaker_path, speakers
 from server.pages.render import render
 from server.snapshot.conditional import Representation
@@ -129,27 +128,18 @@ def facet_index_representation(published: Published, site: Site, kind: str) -> R
 def speakers_index_representation(published: Published, site: Site) -> Representation:
     def build() -> Representation:
         entries = sorted(speakers(published).values(), key=lambda e: (e.speaker.name.casefold(), e.speaker.slug))
-        people: list[dict[str, Any]] = []
+        people: list[DirectoryEntry] = []
         for entry in entries:
             person = entry.speaker
             bio = " ".join((person.bio or "").split())
             if len(bio) > BIO_CHARACTERS:
                 bio = bio[: BIO_CHARACTERS - 1].rsplit(" ", 1)[0] + "…"
-            people.append(
-                {
-                    "person": person,
-                    "path": speaker_path(person),
-                    "bio": bio,
-                    "sessions": [(s.title, session_card(published, s).page) for s in entry.sessions],
-                }
-            )
-        context = {
-            **heading(published),
-            "description": f"The {len(people)} speakers of {published.conference.name}, with their sessions.",
-            "title": "Speakers",
-            "people": people,
-        }
-        return html_page(render("speakers.html", 1, context), published.schedule.sessions)
+            shown = tuple((s.title, page_path(s)) for s in entry.sessions)
+            people.append(DirectoryEntry(person, speaker_path(person), bio, shown))
+        conference = published.conference
+        description = f"The {len(people)} speakers of {conference.name}, with their sessions."
+        body = shell(conference, 1, "directory.html").page("Speakers", description, speakers_main("Speakers", people))
+        return html_page(body, published.schedule.sessions)
 
     return published.memo(("speakers index", site.base_url), build)
 
