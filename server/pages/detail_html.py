@@ -289,25 +289,33 @@ class DirectoryEntry:
     bio: str
     sessions: tuple[tuple[str, str], ...]
 
+    @property
+    def shown(self) -> tuple[object, ...]:
+        """Everything the entry shows, as plain values (a build keys its markup on it)."""
+        p = self.person
+        return (p.slug, p.name, p.role, p.affiliation, self.path, self.bio, self.sessions)
 
-def speakers_main(title: str, people: Iterable[DirectoryEntry]) -> str:
-    """The speakers' directory's article, one level down."""
+
+def speakers_main(title: str, entries: Iterable[str]) -> str:
+    """The speakers' directory's article around its entries' markup (`directory_entry`)."""
+    return f'<article class="speaker-directory">\n<h1>{esc(title)}</h1>\n{"".join(entries)}</article>\n'
+
+
+def directory_entry(entry: DirectoryEntry) -> str:
+    """A speaker's entry in the speakers' directory, one level down."""
     up = "../"
-    out = [f'<article class="speaker-directory">\n<h1>{esc(title)}</h1>\n']
-    for entry in people:
-        p = entry.person
-        slug = esc(p.slug)
-        out.append(
-            f'<section class="speaker-entry" aria-labelledby="speaker-{slug}">\n'
-            f'<h2 id="speaker-{slug}"><a href="{esc(link(up, entry.path))}">{esc(p.name)}</a></h2>\n'
-        )
-        if p.role or p.affiliation:
-            joint = ", " if p.role and p.affiliation else ""
-            out.append(f'<p class="affiliation-line">{esc(p.role or "")}{joint}{esc(p.affiliation or "")}</p>')
-        if entry.bio:
-            out.append(f'<p class="bio">{esc(entry.bio)}</p>')
-        out.append('<ul class="speaker-sessions">\n')
-        out += [f'<li><a href="{esc(link(up, path))}">{esc(session)}</a></li>\n' for session, path in entry.sessions]
-        out.append("</ul>\n</section>\n")
-    out.append("</article>\n")
+    p = entry.person
+    slug = esc(p.slug)
+    out = [
+        f'<section class="speaker-entry" aria-labelledby="speaker-{slug}">\n'
+        f'<h2 id="speaker-{slug}"><a href="{esc(link(up, entry.path))}">{esc(p.name)}</a></h2>\n'
+    ]
+    if p.role or p.affiliation:
+        joint = ", " if p.role and p.affiliation else ""
+        out.append(f'<p class="affiliation-line">{esc(p.role or "")}{joint}{esc(p.affiliation or "")}</p>')
+    if entry.bio:
+        out.append(f'<p class="bio">{esc(entry.bio)}</p>')
+    out.append('<ul class="speaker-sessions">\n')
+    out += [f'<li><a href="{esc(link(up, path))}">{esc(session)}</a></li>\n' for session, path in entry.sessions]
+    out.append("</ul>\n</section>\n")
     return "".join(out)

@@ -11,7 +11,7 @@ holds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import groupby
@@ -29,7 +29,7 @@ from server.pages import params
 from server.pages.calendar_links import outlook_subscribe_link
 from server.pages.cards import Card, page_path, session_card
 from server.pages.context import route_context
-from server.pages.detail_html import DirectoryEntry, facet_main, shell, speakers_main
+from server.pages.detail_html import DirectoryEntry, directory_entry, facet_main, shell, speakers_main
 from server.pages.detail_pages import heading, html_page, speaker_path, speakers
 from server.pages.render import render
 from server.snapshot.conditional import Representation
@@ -125,10 +125,12 @@ def facet_index_representation(published: Published, site: Site, kind: str) -> R
     return published.memo(("facet index", site.base_url, kind), build)
 
 
-def speakers_index_representation(published: Published, site: Site) -> Representation:
-    def build() -> Representation:
+def directory_entries(published: Published) -> list[DirectoryEntry]:
+    """The speakers' directory's entries, by name."""
+
+    def build() -> list[DirectoryEntry]:
         entries = sorted(speakers(published).values(), key=lambda e: (e.speaker.name.casefold(), e.speaker.slug))
-        people: list[DirectoryEntry] = []
+        people = []
         for entry in entries:
             person = entry.speaker
             bio = " ".join((person.bio or "").split())
@@ -136,21 +138,41 @@ def speakers_index_representation(published: Published, site: Site) -> Represent
                 bio = bio[: BIO_CHARACTERS - 1].rsplit(" ", 1)[0] + "…"
             shown = tuple((s.title, page_path(s)) for s in entry.sessions)
             people.append(DirectoryEntry(person, speaker_path(person), bio, shown))
-        conference = published.conference
-        description = f"The {len(people)} speakers of {conference.name}, with their sessions."
-        body = shell(conference, 1, "directory.html").page("Speakers", description, speakers_main("Speakers", people))
-        return html_page(body, published.schedule.sessions)
+        return people
 
-    return published.memo(("speakers index", site.base_url), build)
+    return published.memo(("directory entries",), build)
+
+
+# Entries' markup in their order: `directory_entry` of each, or a build's kept copy of it.
+EntryTexts = Callable[[Sequence[DirectoryEntry]], list[str]]
+
+
+def _entry_texts(entries: Sequence[DirectoryEntry]) -> list[str]:
+    return [directory_entry(entry) for entry in entries]
+
+
+def speakers_index(published: Published, texts: EntryTexts = _entry_texts) -> Representation:
+    """The speakers' directory, each entry's markup from `texts` (a build keeps it by entry)."""
+    entries = directory_entries(published)
+    conference = published.conference
+    description = f"The {len(entries)} speakers of {conference.name}, with their sessions."
+    main = speakers_main("Speakers", texts(entries))
+    body = shell(conference, 1, "directory.html").page("Speakers", description, main)
+    return html_page(body, published.schedule.sessions)
+
+
+def speakers_index_representation(published: Published, site: Site) -> Representation:
+    return published.memo(("speakers index", site.base_url), partial(speakers_index, published))
 
 
 # (site-relative file, what it shows besides sessions, the sessions it shows, how to make it)
 IndexFile = tuple[str, object, tuple[Session, ...], Callable[[], Representation]]
 
 
-def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
+def index_files(published: Published, site: Site, texts: EntryTexts | None = None) -> Iterator[IndexFile]:
     """For `confcal build`: every page of this module as `…/index.html`, with what it shows (a
-    build keys each page on it) and how to make it."""
+    build keys each page on it) and how to make it; the speakers' directory's entries from
+    `texts` when given."""
     for kind in KINDS:
         feeds = facet_feeds(published, kind)
         listed = [(f.spec.name, f.spec.slug, len(f.sessions)) for f in feeds]
@@ -169,11 +191,11 @@ def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
                     feed.sessions,
                     partial(facet_representation, published, site, kind, feed),
                 )
-    people = sorted(
-        (e.speaker.name.casefold(), e.speaker, [(s.id, s.title) for s in e.sessions])
-        for e in speakers(published).values()
+    people = [entry.shown for entry in directory_entries(published)]
+    make = (
+        partial(speakers_index, published, texts) if texts else partial(speakers_index_representation, published, site)
     )
-    yield SPEAKERS + urls.PAGE_FILE, ("speakers", people), (), partial(speakers_index_representation, published, site)
+    yield SPEAKERS + urls.PAGE_FILE, ("speakers", people), (), make
 
 
 def _index_route(kind: str) -> Route:
