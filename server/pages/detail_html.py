@@ -35,17 +35,28 @@ def esc(text: str) -> str:
 
 @dataclass(frozen=True)
 class Shell:
-    """A detail page around its description, title and main part, in that order."""
+    """A detail page around its description, title and main part, in that order, encoded (a
+    page joined as text is widened to its widest character, an emoji's four bytes, throughout)."""
 
-    head: str
-    between: str  # description -> title
-    before_main: str
-    tail: str
+    head: bytes
+    between: bytes  # description -> title
+    before_main: bytes
+    tail: bytes
 
     def page(self, title: str, description: str, main: str) -> bytes:
         """The page's bytes; `title` (before the conference's name) and `description` are plain
         text, `main` markup."""
-        return f"{self.head}{esc(description)}{self.between}{esc(title)}{self.before_main}{main}{self.tail}".encode()
+        return b"".join(
+            (
+                self.head,
+                esc(description).encode(),
+                self.between,
+                esc(title).encode(),
+                self.before_main,
+                main.encode(),
+                self.tail,
+            )
+        )
 
 
 @lru_cache(maxsize=64)
@@ -57,7 +68,7 @@ def shell(conference: Conference, depth: int, layout: str = "detail.html") -> Sh
     pieces = text.split(_MARK)
     if pieces[1::2] != ["description", "title", "main"]:  # a marker in the conference's own text
         raise ValueError(f"conference {conference.slug!r}: its frame holds a NUL character")
-    return Shell(pieces[0], pieces[2], pieces[4], pieces[6])
+    return Shell(*(piece.encode() for piece in pieces[::2]))
 
 
 def time_span(card: Card, timezone: str, first: str = "") -> str:
