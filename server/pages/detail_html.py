@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
@@ -21,6 +22,9 @@ from feeds.model import Conference, Session, Speaker
 from feeds.web_links import web_link
 from server.pages.cards import Card
 from server.pages.render import link, page_text
+
+if TYPE_CHECKING:  # subscribe.py imports page_parts.py, which imports this
+    from server.pages.subscribe import Subscription
 
 _MARK = "\x00"  # no schedule text holds a NUL: the ingest drops control characters
 
@@ -329,4 +333,33 @@ def directory_entry(entry: DirectoryEntry) -> str:
     out.append('<ul class="speaker-sessions">\n')
     out += [f'<li><a href="{esc(link(up, path))}">{esc(session)}</a></li>\n' for session, path in entry.sessions]
     out.append("</ul>\n</section>\n")
+    return "".join(out)
+
+
+def feed_entries(feeds: Iterable[Subscription], up: str, counts: bool) -> str:
+    """A group's feeds in the subscribe section or on its kind's page, each with its ways in;
+    `counts`: with each feed's number of events."""
+    out = []
+    for feed in feeds:
+        name = esc(feed.name)
+        if feed.page != "-":
+            title = f'<a class="name" href="{esc(link(up, feed.page))}">{name}</a>'
+        else:
+            title = f'<span class="name">{name}</span>'
+        count = ""
+        if counts:
+            count = f'<span class="count">{feed.events} {"event" if feed.events == 1 else "events"}</span>'
+        out.append(
+            f'<li class="feed" id="{esc(feed.anchor)}" data-name="{name}">\n{title}'
+            f'<a class="subscribe" href="{esc(feed.webcal)}">Subscribe<span class="vh"> to {name}</span></a>\n'
+            f'{count}<details class="more">\n'
+            f'<summary>More<span class="vh"> ways to subscribe to {name}</span></summary>\n'
+            '<noscript class="unfold">\n'
+            f'<p class="links"><a class="google" href="{esc(feed.google)}">Google Calendar</a>\n'
+            f'<a class="outlook" href="{esc(feed.outlook)}">Outlook</a>\n'
+            f'<a class="download" href="{esc(link(up, feed.path))}" download>Download .ics</a></p>\n'
+            f'<p><input class="copy" type="text" readonly value="{esc(feed.url)}" aria-label="Link to the feed {name}"></p>\n'
+            f'<img src="{esc(link(up, feed.qr))}" alt="QR code of the feed link for {name}" width="180" height="180"'
+            ' loading="lazy">\n</noscript>\n</details>\n</li>\n'
+        )
     return "".join(out)
