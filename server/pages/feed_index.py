@@ -4,9 +4,9 @@ A kind with more than `subscribe.LISTED_FEEDS` feeds (the speakers of a large co
 shown on the schedule pages as its group's heading and one link to here, where every feed of
 the kind is listed with the entries the schedule pages list the other groups with
 (`_feed_group.html`, its entries `detail_html.feed_entries`), under the same intro and reminder
-choice. Rendered from the snapshot like the other pages and memoized per snapshot; `confcal build` writes the same bytes
-(site_build.py), keyed on the feeds, so a rebuild remakes it only when a feed or its number of
-events changed.
+choice. Rendered from the snapshot like the other pages and memoized per snapshot; `confcal
+build` writes the same bytes (site_build.py), keyed on the feeds, so a rebuild remakes it only
+when a feed or its number of events changed.
 """
 
 from __future__ import annotations
