@@ -11,6 +11,7 @@ are the same as a template would give; the page tests pin them."""
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,7 +27,8 @@ from server.pages.render import link, page_text
 if TYPE_CHECKING:  # subscribe.py imports page_parts.py, which imports this
     from server.pages.subscribe import Subscription
 
-_MARK = "\x00"  # no schedule text holds a NUL: the ingest drops control characters
+# Where `shell` cuts its frame: random per process, so no schedule text can hold one.
+_MARK = f"\x00{secrets.token_hex(16)}\x00"
 
 
 def esc(text: str) -> str:
@@ -70,8 +72,8 @@ def shell(conference: Conference, depth: int, layout: str = "detail.html") -> Sh
     marks = {name: Markup(f"{_MARK}{name}{_MARK}") for name in ("description", "title", "main")}
     text = page_text("_shell.html", depth, {"conference": conference, "layout": layout, **marks})
     pieces = text.split(_MARK)
-    if pieces[1::2] != ["description", "title", "main"]:  # a marker in the conference's own text
-        raise ValueError(f"conference {conference.slug!r}: its frame holds a NUL character")
+    if pieces[1::2] != ["description", "title", "main"]:
+        raise ValueError("_shell.html lost a marker")
     return Shell(*(piece.encode() for piece in pieces[::2]))
 
 
