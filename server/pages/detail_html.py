@@ -308,7 +308,7 @@ class DirectoryEntry:
 
     @property
     def shown(self) -> tuple[object, ...]:
-        """Everything the entry shows, as plain values (a build keys its markup on it)."""
+        """Everything the entry shows, as plain values (a build keys the directory on it)."""
         p = self.person
         return (p.slug, p.name, p.role, p.affiliation, self.path, self.bio, self.sessions)
 

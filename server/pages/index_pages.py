@@ -11,7 +11,7 @@ holds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from itertools import groupby
@@ -143,36 +143,25 @@ def directory_entries(published: Published) -> list[DirectoryEntry]:
     return published.memo(("directory entries",), build)
 
 
-# Entries' markup in their order: `directory_entry` of each, or a build's kept copy of it.
-EntryTexts = Callable[[Sequence[DirectoryEntry]], list[str]]
-
-
-def _entry_texts(entries: Sequence[DirectoryEntry]) -> list[str]:
-    return [directory_entry(entry) for entry in entries]
-
-
-def speakers_index(published: Published, texts: EntryTexts = _entry_texts) -> Representation:
-    """The speakers' directory, each entry's markup from `texts` (a build keeps it by entry)."""
-    entries = directory_entries(published)
-    conference = published.conference
-    description = f"The {len(entries)} speakers of {conference.name}, with their sessions."
-    main = speakers_main("Speakers", texts(entries))
-    body = shell(conference, 1, "directory.html").page("Speakers", description, main)
-    return html_page(body, published.schedule.sessions)
-
-
 def speakers_index_representation(published: Published, site: Site) -> Representation:
-    return published.memo(("speakers index", site.base_url), partial(speakers_index, published))
+    def build() -> Representation:
+        entries = directory_entries(published)
+        conference = published.conference
+        description = f"The {len(entries)} speakers of {conference.name}, with their sessions."
+        main = speakers_main("Speakers", map(directory_entry, entries))
+        body = shell(conference, 1, "directory.html").page("Speakers", description, main)
+        return html_page(body, published.schedule.sessions)
+
+    return published.memo(("speakers index", site.base_url), build)
 
 
 # (site-relative file, what it shows besides sessions, the sessions it shows, how to make it)
 IndexFile = tuple[str, object, tuple[Session, ...], Callable[[], Representation]]
 
 
-def index_files(published: Published, site: Site, texts: EntryTexts | None = None) -> Iterator[IndexFile]:
+def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
     """For `confcal build`: every page of this module as `…/index.html`, with what it shows (a
-    build keys each page on it) and how to make it; the speakers' directory's entries from
-    `texts` when given."""
+    build keys each page on it) and how to make it."""
     for kind in KINDS:
         feeds = facet_feeds(published, kind)
         listed = [(f.spec.name, f.spec.slug, len(f.sessions)) for f in feeds]
@@ -191,11 +180,9 @@ def index_files(published: Published, site: Site, texts: EntryTexts | None = Non
                     feed.sessions,
                     partial(facet_representation, published, site, kind, feed),
                 )
+    # Keyed on what each entry shows, as plain values (a Speaker's dataclass repr is slow).
     people = [entry.shown for entry in directory_entries(published)]
-    make = (
-        partial(speakers_index, published, texts) if texts else partial(speakers_index_representation, published, site)
-    )
-    yield SPEAKERS + urls.PAGE_FILE, ("speakers", people), (), make
+    yield SPEAKERS + urls.PAGE_FILE, ("speakers", people), (), partial(speakers_index_representation, published, site)
 
 
 def _index_route(kind: str) -> Route:

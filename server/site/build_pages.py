@@ -19,13 +19,11 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property, partial
 from itertools import groupby
-from typing import TypeVar, cast
 
 from feeds import urls
 from feeds.web_links import web_link
 from server.links import ConferenceLink, Site
 from server.pages.cards import Card
-from server.pages.detail_html import DirectoryEntry, directory_entry
 from server.pages.index_pages import index_files
 from server.pages.page import HOST, PageFrame, day_page_slugs, page_body, page_frame, search_representation, search_rows
 from server.pages.page_parts import CardText, CardTexts, day_sessions
@@ -35,9 +33,6 @@ from server.site.build_output import Output, digest
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
-
-_Item = TypeVar("_Item")
-_Text = tuple[str, ...]  # an item's markup in pieces
 
 
 class PageParts:
@@ -99,10 +94,6 @@ class PageParts:
     def base(self) -> str:
         return self._base
 
-    @property
-    def output(self) -> Output | None:
-        return self._output
-
     def session_key(self, session_id: str) -> str:
         return self._sessions[session_id]
 
@@ -129,23 +120,15 @@ class PageParts:
         shift every column (a room's number of sessions orders the columns, cards.room_order)."""
         if self._output is None:
             return make(cards)
+        key = self._cards_key(slug, depth)
+        known = _decode_cards(self._output.kept(key) or b"")
         keys = [self._sessions[card.id] for card in cards]
-        return cast(list[CardText], _texts(self._output, self._cards_key(slug, depth), keys, cards, make))
-
-    def directory(self, entries: Sequence[DirectoryEntry]) -> list[str]:
-        """The speakers' directory's entries' markup (`index_pages.EntryTexts`): the last build's
-        for every entry it showed the same, made for the others, kept as one part
-        (`page_extras` holds it for the next build): a moved session remakes its speakers'
-        entries, not 3,000 others."""
-        if self._output is None:
-            return [directory_entry(entry) for entry in entries]
-        keys = [digest(entry.shown) for entry in entries]
-        texts = _texts(self._output, self.directory_key, keys, entries, _entry_texts)
-        return [text for (text,) in texts]
-
-    @property
-    def directory_key(self) -> str:
-        return digest(self._base, "directory entries")
+        missing = [card for card, session in zip(cards, keys, strict=True) if session not in known]
+        known.update(zip((self._sessions[card.id] for card in missing), make(missing), strict=True))
+        texts = {session: known[session] for session in keys}
+        if missing or texts.keys() != known.keys():
+            self._output.renew(key, _encode_cards(texts))  # this day's cards now, for the next build
+        return [texts[session] for session in keys]
 
     def _cards_key(self, slug: str, depth: int) -> str:
         return digest(self._base, "day cards", depth, slug)
@@ -170,50 +153,26 @@ class PageParts:
         return make() if self._output is None else self._output.part(key, make)
 
 
-def _texts(
-    output: Output,
-    part: str,
-    keys: list[str],
-    items: Sequence[_Item],
-    make: Callable[[Sequence[_Item]], Sequence[_Text]],
-) -> list[_Text]:
-    """Each item's markup by its key: the kept part `part`'s, `make` for the items it lacks;
-    the part renewed when it changed."""
-    known = _decode_texts(output.kept(part) or b"")
-    missing = [(item, key) for item, key in zip(items, keys, strict=True) if key not in known]
-    known.update(zip((key for _, key in missing), make([item for item, _ in missing]), strict=True))
-    texts = {key: known[key] for key in keys}
-    if missing or texts.keys() != known.keys():
-        output.renew(part, _encode_texts(texts))  # these items' markup now, for the next build
-    return [texts[key] for key in keys]
-
-
-def _entry_texts(entries: Sequence[DirectoryEntry]) -> list[_Text]:
-    return [(directory_entry(entry),) for entry in entries]
-
-
-def _encode_texts(texts: dict[str, _Text]) -> bytes:
-    """Markup by key: a JSON line of (key, length of each piece), then the pieces (any text:
-    schedule text may hold any character but a marker)."""
-    header = [[key, *map(len, text)] for key, text in texts.items()]
+def _encode_cards(texts: dict[str, CardText]) -> bytes:
+    """A day's cards' markup by session key: a JSON line of (key, length of each piece), then
+    the pieces (any text: schedule text may hold any character but a marker)."""
+    header = [[session, *map(len, text)] for session, text in texts.items()]
     body = "".join(piece for text in texts.values() for piece in text)
     return json.dumps(header, separators=(",", ":")).encode() + b"\n" + body.encode("utf-8")
 
 
-def _decode_texts(stored: bytes) -> dict[str, _Text]:
-    """`_encode_texts`' map back (empty for no part)."""
+def _decode_cards(stored: bytes) -> dict[str, CardText]:
+    """`_encode_cards`' map back (empty for no part)."""
     if not stored:
         return {}
     line, _, rest = stored.partition(b"\n")
     body = rest.decode("utf-8")
-    known: dict[str, _Text] = {}
+    known: dict[str, CardText] = {}
     at = 0
-    for key, *lengths in json.loads(line):
-        pieces = []
-        for length in lengths:
-            pieces.append(body[at : at + length])
-            at += length
-        known[key] = tuple(pieces)
+    for session, first, second, third in json.loads(line):
+        middle, last = at + first, at + first + second
+        known[session] = (body[at:middle], body[middle:last], body[last : last + third])
+        at = last + third
     return known
 
 
@@ -233,9 +192,7 @@ def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[
     its rows (a session moved within its day leaves it as it was)."""
     yield INDEX, digest(parts.base, "search index", search_rows(published)), partial(_search_body, published)
     # The track, room and speaker index pages: each keyed on the sessions it lists.
-    if parts.output is not None:
-        parts.output.hold(parts.directory_key)  # kept whether or not the directory is made this time
-    for path, shown, sessions, make in index_files(published, site, parts.directory):
+    for path, shown, sessions, make in index_files(published, site):
         key = digest(parts.base, "index page", site.base_url, shown, [parts.session_key(s.id) for s in sessions])
         yield path, key, partial(_body_of, make)
     # Unlike every other file, not what the server answers: it tells the pages they are static.

@@ -130,9 +130,8 @@ def test_the_speakers_page_is_remade_when_a_speakers_name_changes(tmp_path: Path
 
 
 def test_the_speakers_directory_shows_every_change_to_what_an_entry_shows(tmp_path: Path) -> None:
-    """The directory's entries are kept by what each shows: a retitled session, a speaker's new
-    bio and a speaker's second session each remake their own entry, and every other entry is
-    the last build's."""
+    """The directory is keyed on what each entry shows: a retitled session, a speaker's new bio and
+    a speaker's second session each remake it."""
     schedule = crowded(LISTED_FEEDS + 1)
     first, second = schedule.sessions[:2]
     changed = edited(
