@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import lru_cache
 from itertools import groupby
 from zoneinfo import ZoneInfo
 
@@ -142,20 +143,28 @@ def page_path(session: Session) -> str:
     return urls.session_page(session.id)
 
 
+@lru_cache(maxsize=8192)
+def _moment(instant: datetime, timezone: str) -> tuple[str, str, str, str | None]:
+    """An instant as a card shows it in `timezone`: "11:00", ISO 8601 with offset, ISO 8601 in
+    UTC, the zone's abbreviation. Thousands of sessions share a few hundred starts and ends."""
+    local = instant.astimezone(ZoneInfo(timezone))
+    # strftime("%H:%M") exactly, without strftime's detour through the C library.
+    return f"{local.hour:02}:{local.minute:02}", local.isoformat(), utc_iso(instant), local.tzname()
+
+
 def make_card(conference: Conference, session: Session) -> Card:
-    zone = conference.zone
-    start, end = session.start.astimezone(zone), session.end.astimezone(zone)
+    start_label, start_local, start_utc, zone = _moment(session.start, conference.timezone)
+    end_label, end_local, end_utc, _ = _moment(session.end, conference.timezone)
     return Card(
         session=session,
         day=day_slug(session, conference),
-        # strftime("%H:%M") exactly, without strftime's detour through the C library.
-        start_label=f"{start.hour:02}:{start.minute:02}",
-        end_label=f"{end.hour:02}:{end.minute:02}",
-        zone_label=start.tzname() or conference.timezone,
-        start_local=start.isoformat(),
-        end_local=end.isoformat(),
-        start_utc=utc_iso(session.start),
-        end_utc=utc_iso(session.end),
+        start_label=start_label,
+        end_label=end_label,
+        zone_label=zone or conference.timezone,
+        start_local=start_local,
+        end_local=end_local,
+        start_utc=start_utc,
+        end_utc=end_utc,
         kind=kind_name(session.kind),
         kind_slug=kind_slug(session.kind),
         ics=urls.session_download(session.id),

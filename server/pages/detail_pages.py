@@ -26,7 +26,8 @@ from server.pages import params
 from server.pages.calendar_links import offered_links, outlook_subscribe_link
 from server.pages.cards import page_path, session_card
 from server.pages.context import route_context
-from server.pages.render import CSP, render
+from server.pages.detail_html import session_main, shell, speaker_main
+from server.pages.render import CSP
 from server.snapshot.conditional import HTML, Representation
 from server.snapshot.published import Published, last_modified
 
@@ -76,25 +77,23 @@ def session_representation(published: Published, site: Site, session: Session) -
         conference = published.conference
         card = session_card(published, session)
         start = session.start.astimezone(conference.zone)
+        date = day_name(start.date())
         text = session.description.replace("\r\n", "\n").strip()
-        google, outlook = offered_links(conference, session)
-        context = {
-            **heading(published),
-            "description": f"{session.title}: {day_name(start.date())}, "
-            f"{card.start_label}–{card.end_label} {card.zone_label}"
+        description = (
+            f"{session.title}: {date}, {card.start_label}–{card.end_label} {card.zone_label}"
             + (f", {session.room.name}" if session.room else "")
-            + f". {conference.name}.",
-            "card": card,
-            "session": session,
-            "date": day_name(start.date()),
-            "paragraphs": [p.strip() for p in text.split("\n\n") if p.strip()],
-            "google": google,
-            "outlook": outlook,
-            # Paths made here: a function called from a template goes through Context.call.
-            "speaker_paths": [(p, speaker_path(p)) for p in session.speakers],
-            "hidden": set(),
-        }
-        return html_page(render("session.html", 2, context), (session,))
+            + f". {conference.name}."
+        )
+        main = session_main(
+            conference,
+            card,
+            date,
+            [p.strip() for p in text.split("\n\n") if p.strip()],
+            offered_links(conference, session),
+            [(p, speaker_path(p)) for p in session.speakers],
+        )
+        body = shell(conference, 2).page(session.title, description, main)
+        return html_page(body, (session,))
 
     return published.memo(("session-page", site.base_url, session.id), build)
 
@@ -104,24 +103,26 @@ def speaker_representation(published: Published, site: Site, entry: SpeakerEntry
         conference = published.conference
         person = entry.speaker
         feed = published.feed(FeedKind.SPEAKER.value, person.slug)
-        feed_path = feed.path if feed else ""
-        context = {
-            **heading(published),
-            "description": f"{person.name}"
+        description = (
+            f"{person.name}"
             + (f" ({person.affiliation})" if person.affiliation else "")
             + f" at {conference.name}: {len(entry.sessions)} "
             + ("session" if len(entry.sessions) == 1 else "sessions")
-            + ", and a calendar feed of them.",
-            "person": person,
-            "cards": [session_card(published, s) for s in entry.sessions],
-            "page_path": page_path,
-            "feed": feed_path,
-            "feed_url": site.url(feed_path) if feed else "",
-            "webcal": site.webcal(feed_path) if feed else "",
-            "google": site.google(feed_path) if feed else "",
-            "outlook": outlook_subscribe_link(site.url(feed_path), feed.spec.title) if feed else "",
-        }
-        return html_page(render("speaker.html", 2, context), entry.sessions)
+            + ", and a calendar feed of them."
+        )
+        links = None
+        if feed:
+            url = site.url(feed.path)
+            links = (
+                feed.path,
+                url,
+                site.webcal(feed.path),
+                site.google(feed.path),
+                outlook_subscribe_link(url, feed.spec.title),
+            )
+        cards = [session_card(published, s) for s in entry.sessions]
+        body = shell(conference, 2).page(person.name, description, speaker_main(conference, person, cards, links))
+        return html_page(body, entry.sessions)
 
     return published.memo(("speaker-page", site.base_url, entry.speaker.slug), build)
 

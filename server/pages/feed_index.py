@@ -3,10 +3,10 @@
 A kind with more than `subscribe.LISTED_FEEDS` feeds (the speakers of a large conference) is
 shown on the schedule pages as its group's heading and one link to here, where every feed of
 the kind is listed with the entries the schedule pages list the other groups with
-(`_feed_group.html`), under the same intro and reminder choice. Rendered from the snapshot like
-the other pages and memoized per snapshot; `confcal build` writes the same bytes
-(site_build.py), keyed on the feeds, so a rebuild remakes it only when a feed or its number of
-events changed.
+(`_feed_group.html`, its entries `detail_html.feed_entries`), under the same intro and reminder
+choice. Rendered from the snapshot like the other pages and memoized per snapshot; `confcal
+build` writes the same bytes (site_build.py), keyed on the feeds, so a rebuild remakes it only
+when a feed or its number of events changed.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from server.pages import params
 from server.pages.context import route_context
 from server.pages.detail_pages import heading, html_page
 from server.pages.render import render
-from server.pages.subscribe import indexed_kinds, kind_group
+from server.pages.subscribe import group_context, indexed_kinds, kind_group
 from server.snapshot.conditional import Representation
 from server.snapshot.published import Published
 
@@ -40,7 +40,7 @@ def feed_index_representation(published: Published, site: Site, kind: str) -> Re
             "description": f"{group['link']} of {conference.name}, to subscribe to in your calendar app.",
             "heading": group["link"],
             # The group as a schedule page lists a kind it has room for.
-            "group": {**group, "index": "", "counts": True},
+            **group_context({**group, "index": "", "counts": True}, DEPTH),
         }
         return html_page(render("feed_index.html", DEPTH, context), published.schedule.sessions)
 

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from itertools import groupby
-from typing import Any
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -28,8 +27,9 @@ from feeds.model import Session
 from server.links import Site
 from server.pages import params
 from server.pages.calendar_links import outlook_subscribe_link
-from server.pages.cards import Card, session_card
+from server.pages.cards import Card, page_path, session_card
 from server.pages.context import route_context
+from server.pages.detail_html import DirectoryEntry, directory_entry, facet_main, shell, speakers_main
 from server.pages.detail_pages import heading, html_page, speaker_path, speakers
 from server.pages.render import render
 from server.snapshot.conditional import Representation
@@ -83,24 +83,26 @@ def _feed_links(site: Site, feed: Feed) -> dict[str, str]:
 
 def facet_representation(published: Published, site: Site, kind: str, feed: Feed) -> Representation:
     def build() -> Representation:
+        conference = published.conference
         label = KINDS[kind][2]
         name = feed.spec.name
         count = len(feed.sessions)
-        context = {
-            **heading(published),
-            "description": f"{label} {name} at {published.conference.name}: {count} "
+        description = (
+            f"{label} {name} at {conference.name}: {count} "
             + ("session" if count == 1 else "sessions")
-            + ", and a calendar feed of them.",
-            "title": f"{label}: {name}",
-            "name": name,
-            "days": by_day(published, feed.sessions),
-            "index": facet_index(kind),
-            "index_label": f"All {KINDS[kind][1].lower()}",
-            "show_room": kind != "room",
-            "show_track": kind != "track",
-            **_feed_links(site, feed),
-        }
-        return html_page(render("facet.html", 2, context), feed.sessions)
+            + ", and a calendar feed of them."
+        )
+        title = f"{label}: {name}"
+        links = _feed_links(site, feed)
+        main = facet_main(
+            title,
+            name,
+            (facet_index(kind), f"All {KINDS[kind][1].lower()}"),
+            (links["feed"], links["webcal"], links["google"], links["outlook"]),
+            [(day.name, day.cards) for day in by_day(published, feed.sessions)],
+            kind,
+        )
+        return html_page(shell(conference, 2).page(title, description, main), feed.sessions)
 
     return published.memo(("facet page", site.base_url, kind, feed.spec.slug), build)
 
@@ -123,30 +125,32 @@ def facet_index_representation(published: Published, site: Site, kind: str) -> R
     return published.memo(("facet index", site.base_url, kind), build)
 
 
-def speakers_index_representation(published: Published, site: Site) -> Representation:
-    def build() -> Representation:
+def directory_entries(published: Published) -> list[DirectoryEntry]:
+    """The speakers' directory's entries, by name."""
+
+    def build() -> list[DirectoryEntry]:
         entries = sorted(speakers(published).values(), key=lambda e: (e.speaker.name.casefold(), e.speaker.slug))
-        people: list[dict[str, Any]] = []
+        people = []
         for entry in entries:
             person = entry.speaker
             bio = " ".join((person.bio or "").split())
             if len(bio) > BIO_CHARACTERS:
                 bio = bio[: BIO_CHARACTERS - 1].rsplit(" ", 1)[0] + "…"
-            people.append(
-                {
-                    "person": person,
-                    "path": speaker_path(person),
-                    "bio": bio,
-                    "sessions": [(s.title, session_card(published, s).page) for s in entry.sessions],
-                }
-            )
-        context = {
-            **heading(published),
-            "description": f"The {len(people)} speakers of {published.conference.name}, with their sessions.",
-            "title": "Speakers",
-            "people": people,
-        }
-        return html_page(render("speakers.html", 1, context), published.schedule.sessions)
+            shown = tuple((s.title, page_path(s)) for s in entry.sessions)
+            people.append(DirectoryEntry(person, speaker_path(person), bio, shown))
+        return people
+
+    return published.memo(("directory entries",), build)
+
+
+def speakers_index_representation(published: Published, site: Site) -> Representation:
+    def build() -> Representation:
+        entries = directory_entries(published)
+        conference = published.conference
+        description = f"The {len(entries)} speakers of {conference.name}, with their sessions."
+        main = speakers_main("Speakers", map(directory_entry, entries))
+        body = shell(conference, 1, "directory.html").page("Speakers", description, main)
+        return html_page(body, published.schedule.sessions)
 
     return published.memo(("speakers index", site.base_url), build)
 
@@ -176,10 +180,8 @@ def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
                     feed.sessions,
                     partial(facet_representation, published, site, kind, feed),
                 )
-    people = sorted(
-        (e.speaker.name.casefold(), e.speaker, [(s.id, s.title) for s in e.sessions])
-        for e in speakers(published).values()
-    )
+    # Keyed on what each entry shows, as plain values (a Speaker's dataclass repr is slow).
+    people = [entry.shown for entry in directory_entries(published)]
     yield SPEAKERS + urls.PAGE_FILE, ("speakers", people), (), partial(speakers_index_representation, published, site)
 
 

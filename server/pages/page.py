@@ -128,7 +128,6 @@ def page_context(
     when = day_name(conference.start_date)
     if conference.end_date != conference.start_date:
         when = f"{when} – {day_name(conference.end_date)}"
-    first_start, last_end = published.memo(("span",), lambda: _span(sessions))
     return {
         "conference": conference,
         "when": when,
@@ -157,8 +156,6 @@ def page_context(
         "filtered_webcal": site.webcal(all_feed) + (f"?{feed_query}" if feed_query else ""),
         "feed_base": site.url(all_feed),
         "feed_day": feed_day or "",
-        "first_start": first_start,
-        "last_end": last_end,
         "storage_key": f"confcal:picks:{conference.slug}",
         "others": others,
     }
@@ -173,14 +170,6 @@ def view_what(filters: list[dict[str, Any]], view: View, day: str) -> str:
         chosen += [f"{f['label'].lower()} {names.get(v, v)}" for v in getattr(view, f["kind"])]
     what = "the sessions" + (" of " + ", ".join(chosen) if chosen else "")
     return what + (f" on {day} only" if day else " of every day")
-
-
-def _span(sessions: list[Session]) -> tuple[str, str]:
-    """The first start and last end (UTC) of the conference, for the page's script."""
-    if not sessions:
-        return "", ""
-    first, last = min(s.start for s in sessions), max(s.end for s in sessions)
-    return first.strftime("%Y-%m-%dT%H:%M:%SZ"), last.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(frozen=True)

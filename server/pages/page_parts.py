@@ -7,8 +7,8 @@ all-days page rendered. Here each day's section (`_day.html`) is rendered and
 encoded on its own, the subscribe section once per snapshot and depth, and the frame
 (`schedule.html`, with a marker where each of those go) is cut at its markers: the page is
 the bytes joined, the same bytes as before. A day's section is its frame (`_day.html`, a
-marker per slot) with each card's markup (`_cards.html`, all of a day's cards in one call, cut
-around each card's place in the grid) placed in it. A static build passes its own `Fragments`,
+marker per slot) with each card's markup (`detail_html.card_text`, cut around the card's place
+in the grid) placed in it. A static build passes its own `Fragments`,
 which keys each part on what it shows, so a rebuild reuses the sections of the days a change did
 not touch, and the markup of the cards a change did not touch (build_pages.py).
 """
@@ -25,6 +25,7 @@ from markupsafe import Markup
 from feeds.catalogue import FeedKind
 from feeds.model import Session
 from server.pages.cards import Card, Day, days, session_card
+from server.pages.detail_html import card_text
 from server.pages.render import fragment
 from server.snapshot.published import Published
 
@@ -33,10 +34,6 @@ from server.snapshot.published import Published
 SECTIONS = Markup(f"\x00sections-{secrets.token_hex(16)}\x00")
 SUBSCRIBE = Markup(f"\x00subscribe-{secrets.token_hex(16)}\x00")
 GROUP = Markup(f"\x00group-{secrets.token_hex(16)}\x00")  # each group of the subscribe section
-# Where a card's place in the grid goes in its markup, and where the markup ends (_cards.html);
-# str.split by a Markup splits as by its text, and gives plain strings of a plain string.
-PLACE = Markup(f"\x00place-{secrets.token_hex(16)}\x00")
-CARD_END = Markup(f"\x00card-{secrets.token_hex(16)}\x00")
 SLOT_CARDS = Markup(f"\x00slot-{secrets.token_hex(16)}\x00")  # where a slot's cards go in _day.html
 
 # A day of more cards than this has its slots after the first FIRST_CARDS cards laid out only when
@@ -124,17 +121,9 @@ def day_section(
 
 
 def card_texts(published: Published, depth: int, hidden: Collection[str], cards: Sequence[Card]) -> list[CardText]:
-    """Each card's markup at `depth` (_cards.html), cut around its place in the grid: rendered
-    in one go (one template call for a day, not one per card)."""
-    if not cards:
-        return []
-    context = {"cards": cards, "hidden": hidden, "conference": published.conference}
-    context |= {"place": PLACE, "card_end": CARD_END}
-    *markups, rest = str(fragment("_cards.html", depth, context)).split(CARD_END)
-    texts = [tuple(markup.split(PLACE)) for markup in markups]
-    if rest or len(texts) != len(cards) or any(len(text) != 3 for text in texts):
-        raise ValueError("_cards.html lost a card's marker")
-    return texts  # type: ignore[return-value]  # three pieces each, checked above
+    """Each card's markup at `depth`, cut around its place in the grid (detail_html.card_text)."""
+    up, timezone = "../" * depth, published.conference.timezone
+    return [card_text(card, up, timezone, hidden) for card in cards]
 
 
 def place(card: Card, text: CardText) -> str:

@@ -14,9 +14,12 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
+from markupsafe import Markup
+
 from feeds import urls
 from server.links import Site
 from server.pages.calendar_links import outlook_subscribe_link
+from server.pages.detail_html import feed_entries
 from server.pages.page_parts import GROUP, Fragments, Made, join_marked
 from server.pages.render import fragment
 from server.snapshot.published import Feed, Published
@@ -176,4 +179,10 @@ def subscribe_section(published: Published, site: Site, depth: int, parts: Fragm
 
 
 def _group_body(group: dict[str, Any], depth: int) -> bytes:
-    return fragment("_feed_group.html", depth, {"group": group}).encode("utf-8")
+    return fragment("_feed_group.html", depth, group_context(group, depth)).encode("utf-8")
+
+
+def group_context(group: dict[str, Any], depth: int) -> dict[str, Any]:
+    """What `_feed_group.html` reads: the group, and its feeds' entries at `depth`."""
+    entries = feed_entries(group["feeds"], "../" * depth, bool(group.get("counts")))
+    return {"group": group, "entries": Markup(entries)}

@@ -127,3 +127,37 @@ def test_the_speakers_page_is_remade_when_a_speakers_name_changes(tmp_path: Path
     assert [p for p in before if p.startswith("feeds/speaker/speaker-007")] == [
         p for p in rebuilt if p.startswith("feeds/speaker/speaker-007")
     ]
+
+
+def test_the_speakers_directory_shows_every_change_to_what_an_entry_shows(tmp_path: Path) -> None:
+    """The directory is keyed on what each entry shows: a retitled session, a speaker's new bio and
+    a speaker's second session each remake it."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    first, second = schedule.sessions[:2]
+    changed = edited(
+        edited(
+            edited(schedule, "c0004", title="Talk 4, retitled"),
+            "c0007",
+            speakers=(Speaker("Speaker 007", bio="New bio."),),
+        ),
+        second.id,
+        speakers=(*first.speakers, *second.speakers),
+    )
+    build(tmp_path / "site", schedule)
+
+    rebuilt = build(tmp_path / "site", changed)
+
+    directory = rebuilt["speakers/index.html"]
+    assert directory == fresh(changed)["speakers/index.html"]
+    assert [b"Talk 4, retitled" in directory, b"New bio." in directory] == [True, True]
+
+
+def test_a_rebuild_of_the_same_schedule_keeps_the_speakers_directory_as_it_was(tmp_path: Path) -> None:
+    schedule = crowded(LISTED_FEEDS + 1)
+    before = build(tmp_path / "site", schedule)
+    later = edited(schedule, "c0004", title="Talk 4, retitled")
+    build(tmp_path / "site", later)
+
+    rebuilt = build(tmp_path / "site", schedule)
+
+    assert rebuilt["speakers/index.html"] == before["speakers/index.html"]
