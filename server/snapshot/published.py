@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
@@ -107,7 +107,12 @@ class Published:
         cache: EventCache | None = None,
         previous: Published | None = None,
         lazy: bool = False,
+        written: Iterable[Session] | None = None,
     ) -> None:
+        """`written`, with a `previous`: the only sessions of `schedule` that may not be the
+        previous snapshot's own objects (server.store.Store.read_since names them), so that
+        publishing a change costs what the change touches and not a pass over every session
+        and feed."""
         self.schedule = schedule
         self.now = now
         self.base_url = base_url
@@ -119,25 +124,41 @@ class Published:
         )
         held = previous._feeds_by_name if lazy and previous is not None and same_content else {}
         made = None
+        changes: list[tuple[Session | None, Session]] | None = None
         if held and previous is not None:
             # The feeds the changed sessions were and are in, made again; the others kept (patch.py).
-            changes = changed_sessions(previous._sessions, schedule.sessions)
+            changes = changed_sessions(previous._sessions, schedule.sessions if written is None else written)
             made = patched(previous.catalogue, previous.now, changes, schedule.conference, now)
         if made is None:
             # One pass over the sessions for every feed's members (not one select per feed).
             members = partition(schedule, now=now)
-            made = Catalogue(
+            made = Catalogue.of(
                 tuple(catalogue(schedule)),
                 {key: tuple(group) for key, group in members.items()},
                 visible_until(schedule, now),
             )
         self.catalogue = made
-        feeds = [
-            self._feed(spec, made.members.get((spec.kind, spec.slug), ()), inherited, held, lazy) for spec in made.specs
-        ]
+        if previous is not None and made.touched is not None and made.specs is previous.catalogue.specs:
+            # No feed renamed, added or ended: the previous snapshot's feeds in place, those of
+            # the changed sessions made again (copying the sequences is C, not a Python loop).
+            feeds = list(previous.feeds)
+            self._feeds_by_name = previous._feeds_by_name.copy()
+            for key in made.touched:
+                at = made.index[key]
+                feed = feeds[at] = self._feed(made.specs[at], made.members.get(key, ()), inherited, held, lazy)
+                self._feeds_by_name[feed.spec.kind.value, feed.spec.slug] = feed
+        else:
+            feeds = [
+                self._feed(spec, made.members.get((spec.kind, spec.slug), ()), inherited, held, lazy)
+                for spec in made.specs
+            ]
+            self._feeds_by_name = {(f.spec.kind.value, f.spec.slug): f for f in feeds}
         self.feeds: tuple[Feed, ...] = tuple(feeds)
-        self._feeds_by_name = {(f.spec.kind.value, f.spec.slug): f for f in feeds}
-        self._sessions = {s.id: s for s in schedule.sessions}
+        if previous is not None and written is not None and changes is not None:
+            self._sessions = previous._sessions.copy()
+            self._sessions.update((new.id, new) for _, new in changes)
+        else:
+            self._sessions = {s.id: s for s in schedule.sessions}
         self._lock = threading.Lock()
         self._filtered: OrderedDict[FeedQuery, Representation] = OrderedDict()
         self._memo: OrderedDict[Hashable, object] = OrderedDict()
@@ -228,6 +249,11 @@ class Published:
 
     def session(self, session_id: str) -> Session | None:
         return self._sessions.get(session_id)
+
+    @property
+    def sessions_by_id(self) -> Mapping[str, Session]:
+        """Every session of the schedule by id (read only)."""
+        return self._sessions
 
     def session_download(self, session: Session) -> Representation:
         """One VEVENT as an attachment, with the same UID as in the feeds (feeds.ical.uid)."""
