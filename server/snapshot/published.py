@@ -43,7 +43,7 @@ _MEMO_KEEP = 64
 _PERSONAL_KEEP = 2048
 # The bytes of a conference's catalogue feeds kept rendered (Rendered): all.ics of 50,000
 # sessions is 31 MiB, its track, room, day, level and kind feeds as much again each.
-FEED_BYTES = 128 * 2**20
+FEED_BYTES = 96 * 2**20
 
 T = TypeVar("T")
 
@@ -156,6 +156,13 @@ class Rendered:
         for old in gone:
             old.let_go()
 
+    def forget(self, feeds: Iterable[Feed]) -> None:
+        """No longer count `feeds` (a new snapshot replaced them): their bytes go with the
+        snapshots that hold them, and must not keep feeds in use out of the limit meanwhile."""
+        with self._lock:
+            for feed in feeds:
+                self.size -= self._feeds.pop(feed, 0)
+
     @property
     def full(self) -> bool:
         return self.size >= self.limit
@@ -221,16 +228,24 @@ class Published:
             # the changed sessions made again (copying the sequences is C, not a Python loop).
             feeds = list(previous.feeds)
             self._feeds_by_name = previous._feeds_by_name.copy()
+            replaced = []
             for key in made.touched:
                 at = made.index[key]
+                old = feeds[at]
                 feed = feeds[at] = self._feed(made.specs[at], made.members.get(key, ()), inherited, held, lazy)
                 self._feeds_by_name[feed.spec.kind.value, feed.spec.slug] = feed
+                if feed is not old:
+                    replaced.append(old)
+            self.rendered.forget(replaced)
         else:
             feeds = [
                 self._feed(spec, made.members.get((spec.kind, spec.slug), ()), inherited, held, lazy)
                 for spec in made.specs
             ]
             self._feeds_by_name = {(f.spec.kind.value, f.spec.slug): f for f in feeds}
+            if previous is not None and previous.rendered is self.rendered:
+                kept = {id(f) for f in feeds}
+                self.rendered.forget(f for f in previous.feeds if id(f) not in kept)
         self.feeds: tuple[Feed, ...] = tuple(feeds)
         if previous is not None and written is not None and changes is not None:
             self._sessions = previous._sessions.copy()

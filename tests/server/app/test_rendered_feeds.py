@@ -4,6 +4,7 @@ the same bytes and ETag, when asked for."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 
 from feeds.model import Schedule
@@ -60,3 +61,17 @@ def test_the_next_snapshot_counts_in_the_same_limit(demo_schedule: Schedule) -> 
     following = Published(demo_schedule, now=NOW, previous=previous, lazy=True)
 
     assert following.rendered is previous.rendered
+
+
+def test_feeds_a_new_snapshot_replaced_no_longer_count(demo_schedule: Schedule) -> None:
+    previous = Published(demo_schedule, now=NOW, lazy=True, rendered=Rendered(10**9))
+    previous.warm()
+    sessions = list(demo_schedule.sessions)
+    sessions[5] = dataclasses.replace(sessions[5], title="A New Title")
+    schedule = dataclasses.replace(demo_schedule, sessions=tuple(sessions))
+
+    patched = Published(schedule, now=NOW, previous=previous, lazy=True, written=[sessions[5]])
+
+    kept = sum(len(f.representation.body) for f in previous.feeds if any(f is g for g in patched.feeds))
+    assert 0 < kept < sum(len(f.representation.body) for f in previous.feeds)
+    assert patched.rendered.size == kept
