@@ -41,8 +41,8 @@ _FILTERED_KEEP = 256
 _MEMO_KEEP = 64
 # Personal feeds by content: a few thousand attendees' sets (tens of KiB each, gzip included).
 _PERSONAL_KEEP = 2048
-# The bytes of a conference's catalogue feeds kept rendered (Rendered): all.ics of 50,000
-# sessions is 31 MiB, its track, room, day, level and kind feeds as much again each.
+# The bytes of a conference's catalogue feeds kept rendered (Rendered): a few times the
+# whole conference's feed of a large conference, so the feeds in use stay made.
 FEED_BYTES = 96 * 2**20
 
 T = TypeVar("T")
@@ -124,9 +124,11 @@ class Feed:
 class Rendered:
     """The lazy feeds of a conference holding their bytes, oldest first, within `limit` bytes in
     all: past it the oldest not asked for since the last sweep is let go (a feed asked for gets
-    another round: the clock algorithm, so a request only sets a flag). Without it every feed of
-    a large conference stayed rendered: at 50,000 sessions 275 MiB of feeds, most of them
-    speakers' feeds nobody asked for. The whole conference's feed is let go like any other."""
+    another round: the clock algorithm, so a request only sets a flag). A large conference's
+    feeds together are several times its all.ics (each session is in its day's, room's, track's,
+    level's, kind's and every speaker's feed), and most are asked for rarely if ever, so keeping
+    them all would make the server's memory grow with the conference. The whole conference's
+    feed is let go like any other."""
 
     def __init__(self, limit: int = FEED_BYTES) -> None:
         self.limit = limit
