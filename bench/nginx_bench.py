@@ -123,6 +123,7 @@ http {{
   access_log off;
 {temps}
   proxy_cache_path {work / "cache"} levels=1:2 keys_zone=confcal:10m max_size=100m inactive=10m use_temp_path=off;
+  proxy_cache_path {work / "personal"} levels=1:2 keys_zone=confcal_personal:10m max_size=100m inactive=1m use_temp_path=off;
   include {DEPLOY / "confcal-http.conf"};
   upstream confcal {{ server 127.0.0.1:{upstream}; keepalive 32; }}
   server {{ listen 127.0.0.1:{proxy_port}; include {DEPLOY / "confcal-locations.conf"}; }}

@@ -49,6 +49,13 @@ ROUTES = frozenset(
         urls.ROUTE_API_CHANGES,
         urls.ROUTE_STATIC_FILE,
         urls.ROUTE_SERVICE_WORKER,
+        # The directories of tracks, rooms and speakers and each track's and room's page
+        # (server.pages.index_pages, a layer above: spelled here).
+        "/tracks/",
+        "/rooms/",
+        "/tracks/{slug}/",
+        "/rooms/{slug}/",
+        "/speakers/",
     }
 )
 # Bytes of bodies noted at most (they are the snapshots' own objects, memoized there too, but a

@@ -48,6 +48,10 @@ class Representation:
     headers: tuple[tuple[str, str], ...] = field(default=())
     # Personal (behind a pick token): browser cache only.
     personal: bool = False
+    # Seconds a proxy keying its cache by the whole URI may keep it although it is private
+    # (X-Accel-Expires, which nginx reads and never passes on): deploy/nginx's micro-cache of
+    # personal feeds. None: only Cache-Control speaks.
+    proxy_seconds: int | None = None
 
     @cached_property
     def etag(self) -> str:
@@ -84,6 +88,9 @@ class Representation:
         }
         if self.last_modified is not None:
             headers["last-modified"] = http_date(self.last_modified)
+        if self.proxy_seconds is not None:
+            # On the 304 as well: nginx revalidating an expired entry keeps it for as long again.
+            headers["x-accel-expires"] = str(self.proxy_seconds)
         not_modified = _encoded(headers)
         if use_gzip:
             headers["content-encoding"] = "gzip"

@@ -29,7 +29,7 @@ class FeedRenders:
 
     async def representation(self, feed: Feed) -> Representation:
         """`feed.representation`, rendered in a worker thread unless it is already made."""
-        while not feed.rendered:
+        while (made := feed.made()) is None:
             pending = self._pending.get(feed)
             if pending is not None:
                 # Rendered when it is set, unless that render failed: then the loop starts
@@ -42,7 +42,7 @@ class FeedRenders:
             finally:
                 del self._pending[feed]
                 done.set()
-        return feed.representation
+        return made
 
 
 def _render(feed: Feed) -> Representation:

@@ -35,12 +35,13 @@ from typing import Protocol
 import anyio
 import anyio.to_thread
 
-from feeds.model import Schedule
+from feeds.model import Schedule, Session
 from server.errors import ServerError
 from server.links import calendar_base
 from server.snapshot.published import Published
 from server.store.changes import VersionChanges
 from server.store.report import ConferenceSummary
+from server.store.store import Since
 
 log = logging.getLogger("confcal.serve")
 
@@ -58,7 +59,9 @@ class ScheduleStore(Protocol):
 
     def live(self, conference: str | None = None) -> Schedule | None: ...
 
-    def live_since(self, previous: Schedule, since: int) -> Schedule | None: ...
+    def read_since(
+        self, previous: Schedule, since: int, known: Mapping[str, Session] | None = None
+    ) -> Since | None: ...
 
     def version(self) -> int: ...
 
@@ -190,12 +193,14 @@ class Live:
                     continue
                 known = self._versions.get(summary.slug)
                 # Only the rows later versions wrote are read; unchanged sessions stay the objects
-                # the previous snapshot holds (server.store.Store.live_since).
-                schedule = (
-                    self.store.live_since(previous.schedule, known)
-                    if previous is not None and known is not None
-                    else self.store.live(summary.slug)
-                )
+                # the previous snapshot holds (server.store.Store.read_since), and only the feeds
+                # of the sessions read are made again.
+                written = None
+                if previous is not None and known is not None:
+                    found = self.store.read_since(previous.schedule, known, previous.sessions_by_id)
+                    schedule, written = (None, None) if found is None else (found.schedule, found.written)
+                else:
+                    schedule = self.store.live(summary.slug)
                 if schedule is None:
                     continue
                 published = Published(
@@ -204,6 +209,7 @@ class Live:
                     base_url=calendar_base(self.base_url, summary.slug, default),
                     previous=previous,
                     lazy=True,
+                    written=written,
                 )
                 published.used = previous.used if previous is not None else self._timer()
                 snapshots[summary.slug] = published

@@ -22,6 +22,7 @@ It is refused (None: make it from scratch) when it could differ:
 
 from __future__ import annotations
 
+import dataclasses
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -38,18 +39,30 @@ _ORDER = {kind: at for at, kind in enumerate(LABELS)}
 
 @dataclass(frozen=True)
 class Catalogue:
-    """Every feed's spec and members, in the catalogue's order, and until when it holds."""
+    """Every feed's spec and members, in the catalogue's order, and until when it holds; `index`
+    is each feed's place in `specs`, `touched` the feeds whose members `patched` changed (None:
+    made from scratch). A patch that renames no feed keeps `specs` and `index` as they were, so
+    a snapshot with one changed session copies no per-feed structure but by C-level copies."""
 
     specs: tuple[FeedSpec, ...]
     members: Mapping[Key, tuple[Session, ...]]
     until: datetime | None
+    index: Mapping[Key, int]
+    touched: frozenset[Key] | None = None
+
+    @classmethod
+    def of(
+        cls, specs: tuple[FeedSpec, ...], members: Mapping[Key, tuple[Session, ...]], until: datetime | None
+    ) -> Catalogue:
+        return cls(specs, members, until, {(spec.kind, spec.slug): at for at, spec in enumerate(specs)})
 
 
 def changed_sessions(
     before: Mapping[str, Session], sessions: Iterable[Session]
 ) -> list[tuple[Session | None, Session]]:
-    """(the session as before or None, the session now) of every session that is not the same
-    object as before (server.store.Store.live_since keeps unchanged sessions as they were)."""
+    """(the session as before or None, the session now) of every session of `sessions` that is
+    not the same object as before (server.store.Store.read_since keeps unchanged sessions as
+    they were, and names the ones it read, so `sessions` may be those alone)."""
     return [(before.get(s.id), s) for s in sessions if before.get(s.id) is not s]
 
 
@@ -64,7 +77,7 @@ def patched(
     from a catalogue made from scratch (the module's docstring says when)."""
     if len(changes) > MOST or now < since or (previous.until is not None and now > previous.until):
         return None
-    by_key = {(spec.kind, spec.slug): spec for spec in previous.specs}
+    specs_before, index = previous.specs, previous.index
     names: dict[Key, str] = {}
     touched: dict[Key, list[tuple[Session | None, Session | None]]] = {}
     until = previous.until
@@ -74,11 +87,11 @@ def patched(
         after = places(new, conference)
         for place in before - set(after):
             kind, slug, name = place
-            if name == by_key[kind, slug].name and not _held(place, previous.members, changed, conference):
+            if name == specs_before[index[kind, slug]].name and not _held(place, previous.members, changed, conference):
                 return None  # the feed may be renamed, or end: only every session can tell
         for kind, slug, name in after:
-            spec = by_key.get((kind, slug))
-            known = names.get((kind, slug), spec.name if spec is not None else None)
+            at = index.get((kind, slug))
+            known = names.get((kind, slug), specs_before[at].name if at is not None else None)
             if known is None or name < known:
                 names[kind, slug] = name
         shown_old = old if old is not None and visible(old, now) else None
@@ -102,14 +115,14 @@ def patched(
             if come is not None:
                 insort(group, come, key=_order)
         members[key] = tuple(group)
-    specs = list(previous.specs)
-    renamed = {key: name for key, name in names.items() if key not in by_key or by_key[key].name != name}
-    if renamed:
-        made = {key: spec_of(conference, key[0], key[1], name) for key, name in renamed.items()}
-        specs = [made.pop((spec.kind, spec.slug), spec) for spec in specs]
-        # New feeds in the catalogue's order: the whole conference first, then by kind and slug.
-        specs = [specs[0], *sorted([*specs[1:], *made.values()], key=lambda s: (_ORDER[s.kind], s.slug))]
-    return Catalogue(tuple(specs), members, until)
+    renamed = {key: name for key, name in names.items() if key not in index or specs_before[index[key]].name != name}
+    if not renamed:
+        return Catalogue(specs_before, members, until, index, frozenset(touched))
+    made = {key: spec_of(conference, key[0], key[1], name) for key, name in renamed.items()}
+    specs = [made.pop((spec.kind, spec.slug), spec) for spec in specs_before]
+    # New feeds in the catalogue's order: the whole conference first, then by kind and slug.
+    specs = [specs[0], *sorted([*specs[1:], *made.values()], key=lambda s: (_ORDER[s.kind], s.slug))]
+    return dataclasses.replace(Catalogue.of(tuple(specs), members, until), touched=frozenset({*touched, *renamed}))
 
 
 def _held(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
@@ -41,6 +41,9 @@ _FILTERED_KEEP = 256
 _MEMO_KEEP = 64
 # Personal feeds by content: a few thousand attendees' sets (tens of KiB each, gzip included).
 _PERSONAL_KEEP = 2048
+# The bytes of a conference's catalogue feeds kept rendered (Rendered): a few times the
+# whole conference's feed of a large conference, so the feeds in use stay made.
+FEED_BYTES = 96 * 2**20
 
 T = TypeVar("T")
 
@@ -54,18 +57,29 @@ class Feed:
     is `lazy`) and kept. Each feed has its own lock, so however many threads ask for a feed at
     once it is rendered once (`renders` counts them), and a feed being rendered (all.ics of a
     large conference takes half a second) holds up no other feed; functools.cached_property
-    took one lock for every feed of every snapshot in Python 3.11, and none from 3.12 on."""
+    took one lock for every feed of every snapshot in Python 3.11, and none from 3.12 on.
 
-    __slots__ = ("_lock", "_representation", "make", "path", "renders", "sessions", "spec")
+    A lazy feed counts its bytes in its conference's `Rendered`, which lets go of the bytes of
+    feeds not asked for lately past its limit: the feed is then made again when asked for, with
+    the same bytes and ETag (from the event cache, a fraction of the first render)."""
+
+    __slots__ = ("_lock", "_rendered", "_representation", "make", "path", "renders", "sessions", "spec", "used")
 
     def __init__(
-        self, spec: FeedSpec, path: str, sessions: tuple[Session, ...], make: Callable[[], Representation]
+        self,
+        spec: FeedSpec,
+        path: str,
+        sessions: tuple[Session, ...],
+        make: Callable[[], Representation],
+        rendered: Rendered | None = None,
     ) -> None:
         self.spec = spec
         self.path = path
         self.sessions = sessions
         self.make = make
         self.renders = 0
+        self.used = False
+        self._rendered = rendered
         self._representation: Representation | None = None
         self._lock = threading.Lock()
 
@@ -76,18 +90,84 @@ class Feed:
     def representation(self) -> Representation:
         """The feed as served, made by the first caller (blocking: on the event loop only once
         `rendered`; server.snapshot.feed_renders renders it in a worker thread)."""
+        self.used = True
         rep = self._representation
         if rep is None:
             with self._lock:
                 rep = self._representation
+                made = rep is None
                 if rep is None:
                     rep = self._representation = self.make()
                     self.renders += 1
+            if made and self._rendered is not None:
+                # Outside the feed's lock: letting go of others takes no lock of theirs.
+                self._rendered.add(self, len(rep.body))
+        return rep
+
+    def made(self) -> Representation | None:
+        """The representation if it is made (and kept), else None; never renders, so the event
+        loop may call it (a feed let go between a `rendered` check and its use would render)."""
+        rep = self._representation
+        if rep is not None:
+            self.used = True
         return rep
 
     @property
     def rendered(self) -> bool:
         return self._representation is not None
+
+    def let_go(self) -> None:
+        """Drop the bytes; the next use makes them again, the same."""
+        self._representation = None
+
+
+class Rendered:
+    """The lazy feeds of a conference holding their bytes, oldest first, within `limit` bytes in
+    all: past it the oldest not asked for since the last sweep is let go (a feed asked for gets
+    another round: the clock algorithm, so a request only sets a flag). A large conference's
+    feeds together are several times its all.ics (each session is in its day's, room's, track's,
+    level's, kind's and every speaker's feed), and most are asked for rarely if ever, so keeping
+    them all would make the server's memory grow with the conference. The whole conference's
+    feed is let go like any other."""
+
+    def __init__(self, limit: int = FEED_BYTES) -> None:
+        self.limit = limit
+        self.size = 0
+        self._feeds: OrderedDict[Feed, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, feed: Feed, size: int) -> None:
+        gone: list[Feed] = []
+        with self._lock:
+            self.size += size - self._feeds.pop(feed, 0)
+            self._feeds[feed] = size
+            feed.used = False
+            for _ in range(2 * len(self._feeds)):  # every feed at most twice: one second chance
+                if self.size <= self.limit or len(self._feeds) <= 1:
+                    break
+                oldest, bytes_ = self._feeds.popitem(last=False)
+                if oldest.used and oldest is not feed:
+                    oldest.used = False
+                    self._feeds[oldest] = bytes_
+                    continue
+                if oldest is feed:
+                    self._feeds[oldest] = bytes_
+                    continue
+                self.size -= bytes_
+                gone.append(oldest)
+        for old in gone:
+            old.let_go()
+
+    def forget(self, feeds: Iterable[Feed]) -> None:
+        """No longer count `feeds` (a new snapshot replaced them): their bytes go with the
+        snapshots that hold them, and must not keep feeds in use out of the limit meanwhile."""
+        with self._lock:
+            for feed in feeds:
+                self.size -= self._feeds.pop(feed, 0)
+
+    @property
+    def full(self) -> bool:
+        return self.size >= self.limit
 
 
 class Published:
@@ -96,6 +176,7 @@ class Published:
 
     _feeds_by_name: dict[tuple[str, str], Feed]
     _sessions: dict[str, Session]
+    rendered: Rendered
     catalogue: Catalogue
 
     def __init__(
@@ -107,11 +188,22 @@ class Published:
         cache: EventCache | None = None,
         previous: Published | None = None,
         lazy: bool = False,
+        written: Iterable[Session] | None = None,
+        rendered: Rendered | None = None,
     ) -> None:
+        """`written`, with a `previous`: the only sessions of `schedule` that may not be the
+        previous snapshot's own objects (server.store.Store.read_since names them), so that
+        publishing a change costs what the change touches and not a pass over every session
+        and feed. `rendered`: where lazy feeds count their bytes (default: the previous
+        snapshot's, else a new one of FEED_BYTES)."""
         self.schedule = schedule
         self.now = now
         self.base_url = base_url
         self.cache: EventCache = cache if cache is not None else (previous.cache if previous else EventCache())
+        # Shared along a conference's snapshots, as the feeds they take over are.
+        if rendered is None:
+            rendered = previous.rendered if previous is not None else Rendered()
+        self.rendered = rendered
         inherited = previous._by_content if previous is not None and previous.base_url == base_url else {}
         self._by_content: dict[_ContentKey, Representation] = {}
         same_content = (
@@ -119,25 +211,49 @@ class Published:
         )
         held = previous._feeds_by_name if lazy and previous is not None and same_content else {}
         made = None
+        changes: list[tuple[Session | None, Session]] | None = None
         if held and previous is not None:
             # The feeds the changed sessions were and are in, made again; the others kept (patch.py).
-            changes = changed_sessions(previous._sessions, schedule.sessions)
+            changes = changed_sessions(previous._sessions, schedule.sessions if written is None else written)
             made = patched(previous.catalogue, previous.now, changes, schedule.conference, now)
         if made is None:
             # One pass over the sessions for every feed's members (not one select per feed).
             members = partition(schedule, now=now)
-            made = Catalogue(
+            made = Catalogue.of(
                 tuple(catalogue(schedule)),
                 {key: tuple(group) for key, group in members.items()},
                 visible_until(schedule, now),
             )
         self.catalogue = made
-        feeds = [
-            self._feed(spec, made.members.get((spec.kind, spec.slug), ()), inherited, held, lazy) for spec in made.specs
-        ]
+        if previous is not None and made.touched is not None and made.specs is previous.catalogue.specs:
+            # No feed renamed, added or ended: the previous snapshot's feeds in place, those of
+            # the changed sessions made again (copying the sequences is C, not a Python loop).
+            feeds = list(previous.feeds)
+            self._feeds_by_name = previous._feeds_by_name.copy()
+            replaced = []
+            for key in made.touched:
+                at = made.index[key]
+                old = feeds[at]
+                feed = feeds[at] = self._feed(made.specs[at], made.members.get(key, ()), inherited, held, lazy)
+                self._feeds_by_name[feed.spec.kind.value, feed.spec.slug] = feed
+                if feed is not old:
+                    replaced.append(old)
+            self.rendered.forget(replaced)
+        else:
+            feeds = [
+                self._feed(spec, made.members.get((spec.kind, spec.slug), ()), inherited, held, lazy)
+                for spec in made.specs
+            ]
+            self._feeds_by_name = {(f.spec.kind.value, f.spec.slug): f for f in feeds}
+            if previous is not None and previous.rendered is self.rendered:
+                kept = {id(f) for f in feeds}
+                self.rendered.forget(f for f in previous.feeds if id(f) not in kept)
         self.feeds: tuple[Feed, ...] = tuple(feeds)
-        self._feeds_by_name = {(f.spec.kind.value, f.spec.slug): f for f in feeds}
-        self._sessions = {s.id: s for s in schedule.sessions}
+        if previous is not None and written is not None and changes is not None:
+            self._sessions = previous._sessions.copy()
+            self._sessions.update((new.id, new) for _, new in changes)
+        else:
+            self._sessions = {s.id: s for s in schedule.sessions}
         self._lock = threading.Lock()
         self._filtered: OrderedDict[FeedQuery, Representation] = OrderedDict()
         self._memo: OrderedDict[Hashable, object] = OrderedDict()
@@ -170,15 +286,19 @@ class Published:
             # The maker holds what the bytes depend on, never this snapshot: a feed taken over by
             # later snapshots must not keep this one (and its memoized documents) alive.
             make = partial(_render, self.conference, self.base_url, self.cache, title, sessions, None)
-            return Feed(spec, urls.feed(spec), sessions, make)
+            return Feed(spec, urls.feed(spec), sessions, make, self.rendered)
         rep = self._calendar(title, sessions, inherited)
         return Feed(spec, urls.feed(spec), sessions, partial(_same, rep))
 
     def warm(self) -> None:
         """Render every catalogue feed not rendered yet, the whole conference's first (the
-        server calls this in a worker thread once the snapshot is being served)."""
+        server calls this in a worker thread once the snapshot is being served), as long as
+        they fit in `rendered`'s limit: the others are made when asked for."""
         for feed in self.feeds:
-            _ = feed.representation
+            if self.rendered.full:
+                break
+            if not feed.rendered:
+                _ = feed.representation
 
     def _calendar(
         self,
@@ -228,6 +348,11 @@ class Published:
 
     def session(self, session_id: str) -> Session | None:
         return self._sessions.get(session_id)
+
+    @property
+    def sessions_by_id(self) -> Mapping[str, Session]:
+        """Every session of the schedule by id (read only)."""
+        return self._sessions
 
     def session_download(self, session: Session) -> Representation:
         """One VEVENT as an attachment, with the same UID as in the feeds (feeds.ical.uid)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from bisect import bisect_left, insort
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Self
 
@@ -33,6 +33,15 @@ from server.store.tables import conferences, sessions, versions
 
 # Plans made again when another ingest of the same conference commits while one is planned.
 _PLAN_ATTEMPTS = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Since:
+    """A held schedule brought up to date (`Store.read_since`), with the sessions the versions
+    since wrote: every other session of `schedule` is the held schedule's own object."""
+
+    schedule: Schedule
+    written: tuple[Session, ...]
 
 
 class _RolledBack(Exception):
@@ -276,13 +285,19 @@ class Store:
         return Schedule(conference=conf, sessions=tuple(ordered))
 
     def live_since(self, previous: Schedule, since: int) -> Schedule | None:
+        """`live(previous.conference.slug)` read incrementally (`read_since`'s schedule)."""
+        found = self.read_since(previous, since)
+        return None if found is None else found.schedule
+
+    def read_since(self, previous: Schedule, since: int, known: Mapping[str, Session] | None = None) -> Since | None:
         """`live(previous.conference.slug)` read incrementally, for a server that holds `previous`
         as read when the conference's latest version was `since`: only the rows versions after
         `since` wrote (every write bumps the row's `version`, and rows are never deleted) are read
         and converted; every other session is `previous`'s own object. Reading and converting
         all the rows of a large conference took longer than the rest of publishing a new
-        version, and keeping the objects lets the server tell unchanged feeds by
-        identity."""
+        version, and keeping the objects lets the server tell unchanged feeds by identity.
+        `known` (`previous`'s sessions by id, when the caller keeps them) spares a pass over
+        every session to find those the rows replace."""
         slug = previous.conference.slug
         try:
             with self.engine.connect() as conn:
@@ -291,12 +306,13 @@ class Store:
                     return None
                 conf = rows.conference_from_row(row)
                 query = select(sessions).where((sessions.c.conference == slug) & (sessions.c.version > since))
-                written = [rows.session_from_row(r) for r in conn.execute(query).mappings()]
+                written = tuple(rows.session_from_row(r) for r in conn.execute(query).mappings())
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
         if not written and conf == previous.conference:
-            return previous
-        return Schedule(conference=conf, sessions=tuple(_reordered(previous.sessions, written)))
+            return Since(previous, written)
+        placed = _reordered(previous.sessions, written, known)
+        return Since(Schedule(conference=conf, sessions=tuple(placed)), written)
 
     def history(self, conference: str | None = None) -> tuple[IngestReport, ...]:
         """Every recorded version (newest first), optionally of one conference only."""
@@ -365,17 +381,24 @@ def _live_order(session: Session) -> tuple[datetime, str, str]:
     return session.start, session.title, session.id
 
 
-def _reordered(ordered: tuple[Session, ...], written: list[Session]) -> list[Session]:
+def _reordered(
+    ordered: tuple[Session, ...], written: tuple[Session, ...], known: Mapping[str, Session] | None
+) -> list[Session]:
     """`ordered` (by `_live_order`) with the sessions of `written` in place of those of the same
     id: each taken out and put in its place, not the whole sorted again (a 50,000-session sort
-    was a tenth of a second of every new version a server publishes)."""
+    was a tenth of a second of every new version a server publishes). `known` is `ordered` by id,
+    or None to find the sessions replaced by a pass over `ordered`."""
     if len(written) > _PLACED:
         by_id = {s.id: s for s in ordered}
         by_id.update((s.id, s) for s in written)
         return sorted(by_id.values(), key=_live_order)
     placed = list(ordered)
-    ids = {s.id for s in written}
-    for old in [s for s in ordered if s.id in ids]:
+    if known is not None:
+        replaced = [old for old in (known.get(s.id) for s in written) if old is not None]
+    else:
+        ids = {s.id for s in written}
+        replaced = [s for s in ordered if s.id in ids]
+    for old in replaced:
         at = bisect_left(placed, _live_order(old), key=_live_order)
         while placed[at] is not old:
             at += 1

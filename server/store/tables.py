@@ -22,6 +22,7 @@ from sqlalchemy import (
     Column,
     Date,
     DateTime,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -141,6 +142,9 @@ sessions = Table(
     # What else the source carries (feeds.model.Session): {"links": [{url, title, kind}], "language",
     # "subtitle", "do_not_record"}; NULL for none, and for rows written before it existed.
     Column("extras", JSON),
+    # A server holding a conference reads only the rows written after the version it holds
+    # (Store.live_since): without this index that query reads every row of every conference.
+    Index("ix_schedule_session_conference_version", "conference", "version"),
 )
 
 # Personal pick sets (server.store.picks). No accounts: the token is the only key and secret.

@@ -122,11 +122,14 @@ class FeedFastPath:
         if served is not self._served:
             self._served, self._found = served, {}
         known = self._found.get(path)
-        if known is not None:  # rendered (only rendered feeds go in)
+        # Rendered when it went in, unless let go since (server.snapshot.published.Rendered):
+        # then the route makes it again off the event loop.
+        rep = None if known is None else known[0].made()
+        if known is not None and rep is not None:
             known[3].used = self._timer()  # asked for: not idle (server.snapshot.live)
             if scope is not None:
                 scope["route"], scope["path_params"] = known[1], known[2]
-            return known[0].representation
+            return rep
         slug = served.default
         params = {}
         full_path = path
@@ -151,7 +154,8 @@ class FeedFastPath:
         elif "/" in feed_slug or kind == "all":
             return None
         feed = published.feed(kind, feed_slug)
-        if feed is None or not feed.rendered:
+        made = None if feed is None else feed.made()
+        if feed is None or made is None:
             return None  # not made yet: the route renders it off the event loop (feed_renders.py)
         last = path.rsplit("/", 1)[1]
         if slash:
@@ -161,7 +165,7 @@ class FeedFastPath:
         self._found[full_path] = (feed, route, params, published)
         if scope is not None:
             scope["route"], scope["path_params"] = route, params
-        return feed.representation
+        return made
 
     def _personal(
         self, published: Published, token: str, params: dict[str, str], scope: Scope | None

@@ -59,6 +59,12 @@ def pick_document(pickset: PickSet, site: Site) -> dict[str, object]:
     }
 
 
+# How long deploy/nginx may answer a personal feed from its memory (tmpfs) cache, keyed by the
+# feed's whole URL: calendar apps poll personal feeds as often as the public ones, and each poll
+# otherwise reaches the app. A changed pick set shows within this time.
+PROXY_SECONDS = 1
+
+
 def personal_feed(
     published: Published,
     pickset: PickSet,
@@ -91,7 +97,7 @@ def personal_feed(
     headers: tuple[tuple[str, str], ...] = ()
     if download:
         headers = (("content-disposition", 'attachment; filename="my-picks.ics"'),)
-    return Representation(body, CALENDAR, max(stamps), headers, personal=True)
+    return Representation(body, CALENDAR, max(stamps), headers, personal=True, proxy_seconds=PROXY_SECONDS)
 
 
 def personal_key(pickset: PickSet, download: bool = False, alarm: int | None = None) -> tuple[object, ...]:

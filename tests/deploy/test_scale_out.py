@@ -64,6 +64,7 @@ def _site(upstreams: list[str], cache: Path, pages: Path, pages_port: int) -> st
     servers = "".join(f"server {u.removeprefix('http://')}; " for u in upstreams)
     return f"""
     proxy_cache_path {cache} levels=1:2 keys_zone=confcal:10m max_size=100m inactive=10m use_temp_path=off;
+    proxy_cache_path {cache}-personal levels=1:2 keys_zone=confcal_personal:1m max_size=10m inactive=1m use_temp_path=off;
     include {DEPLOY / "confcal-http.conf"};
     upstream confcal {{ {servers} keepalive 8; }}
     server {{

@@ -26,7 +26,10 @@ def reply_of(http: Http, path: str, **headers: str) -> tuple[int, bytes, list[tu
     return reply.status, reply.raw, sorted((k, v) for k, v in reply.headers.items() if k != "date")
 
 
-@pytest.mark.parametrize("path", ["/", "/api/sessions", "/schedule.xml", "/feeds/all.ics?level=beginner"])
+@pytest.mark.parametrize(
+    "path",
+    ["/", "/api/sessions", "/schedule.xml", "/feeds/all.ics?level=beginner", "/speakers/", "/tracks/", "/rooms/"],
+)
 def test_a_second_same_request_gets_the_routes_answer_again(app: Starlette, path: str) -> None:
     http = Http(app)
     first = reply_of(http, path)
@@ -36,6 +39,19 @@ def test_a_second_same_request_gets_the_routes_answer_again(app: Starlette, path
     assert first[0] == 200
     assert second == first
     assert len(app.state.answers) == 1
+
+
+def test_a_tracks_page_is_answered_again(app: Starlette) -> None:
+    http = Http(app)
+    track = next(f["url"] for f in http.get("/api/feeds").json_doc()["feeds"] if "/track/" in f["url"])
+    path = "/tracks/" + track.rsplit("/", 1)[1].removesuffix(".ics") + "/"
+    first = reply_of(http, path)
+
+    second = reply_of(http, path)
+
+    assert first[0] == 200
+    assert second == first
+    assert len(app.state.answers) == 2  # /api/feeds and the page
 
 
 def test_a_noted_answer_still_honours_conditional_requests(app: Starlette) -> None:

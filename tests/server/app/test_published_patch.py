@@ -92,12 +92,38 @@ def test_a_patched_snapshot_is_the_snapshot_made_from_scratch(demo_schedule: Sch
     assert [f.representation.body for f in patched.feeds] == [f.representation.body for f in fresh.feeds]
 
 
+def written_since(before: Schedule, after: Schedule) -> list[Session]:
+    """The sessions of `after` that are not `before`'s own objects, as Store.read_since names them."""
+    held = {id(s) for s in before.sessions}
+    return [s for s in after.sessions if id(s) not in held]
+
+
+@pytest.mark.parametrize("change", CHANGES, ids=lambda c: c.__name__)
+def test_a_snapshot_patched_from_the_sessions_written_is_the_snapshot_made_from_scratch(
+    demo_schedule: Schedule, change: Change
+) -> None:
+    previous = Published(demo_schedule, now=NOW, lazy=True)
+    schedule = change(demo_schedule)
+
+    patched = Published(
+        schedule, now=LATER, previous=previous, lazy=True, written=written_since(demo_schedule, schedule)
+    )
+
+    fresh = Published(schedule, now=LATER, lazy=True)
+    assert shape(patched) == shape(fresh)
+    assert [f.representation.body for f in patched.feeds] == [f.representation.body for f in fresh.feeds]
+    assert dict(patched.sessions_by_id) == dict(fresh.sessions_by_id)
+    assert all(patched.feed(f.spec.kind.value, f.spec.slug) is f for f in patched.feeds)
+
+
 def test_feeds_without_a_changed_session_are_the_previous_snapshots_own(demo_schedule: Schedule) -> None:
     previous = Published(demo_schedule, now=NOW, lazy=True)
     schedule = retitled(demo_schedule)
     (changed,) = {s.id for s in schedule.sessions} - {s.id for s in demo_schedule.sessions if s in schedule.sessions}
 
-    patched = Published(schedule, now=LATER, previous=previous, lazy=True)
+    patched = Published(
+        schedule, now=LATER, previous=previous, lazy=True, written=written_since(demo_schedule, schedule)
+    )
 
     kept = [f for f in patched.feeds if all(s.id != changed for s in f.sessions)]
     remade = [f for f in patched.feeds if any(s.id == changed for s in f.sessions)]

@@ -72,3 +72,17 @@ def test_a_changed_conference_row_is_read_even_when_no_session_changed(store: St
     assert after is not None
     assert after.conference == renamed
     assert after == store.live()
+
+
+def test_read_since_with_the_sessions_by_id_places_the_rows_as_a_full_read_and_names_them(store: Store) -> None:
+    talks = six_talks()
+    store.ingest(schedule(*talks), now=FIRST)
+    before, seen = _read(store)
+    moved = dataclasses.replace(talks[2], start=talks[2].start.replace(hour=8), end=talks[2].end.replace(hour=8))
+    store.ingest(schedule(*talks[:2], moved, *talks[3:], talk("Late Addition", 18, "Kathleen Booth")), now=SECOND)
+
+    found = store.read_since(before, seen, {s.id: s for s in before.sessions})
+
+    assert found is not None
+    assert found.schedule == store.live()
+    assert sorted(s.title for s in found.written) == sorted([moved.title, "Late Addition"])
