@@ -193,6 +193,18 @@ def test_a_personal_feeds_token_is_in_no_log_and_not_in_the_public_cache(
     assert len(holding(work / "cache-personal")) == 3  # the three feed URLs, on tmpfs when deployed
 
 
+def test_an_invitations_link_code_is_in_no_log_and_not_cached(stack: tuple[Running, str], work: Path) -> None:
+    _, proxy = stack
+    code = "c0de" + "5ecret" * 4
+    paths = [f"/api/invitations/confirm/{code}", f"/api/invitations/stop/{code}"]
+
+    replies = [httpx.get(proxy + path) for path in paths + paths]
+
+    assert [r.headers.get("x-cache-status") for r in replies] == [None] * 4
+    found = [f for f in work.rglob("*") if f.is_file() and code.encode() in f.read_bytes()]
+    assert found == []
+
+
 def test_the_shipped_sites_keep_the_personal_cache_on_tmpfs() -> None:
     compose = yaml.safe_load((DEPLOY.parent / "compose.yaml").read_text(encoding="utf-8"))
     zones = [
