@@ -256,6 +256,7 @@ class Published:
             self._sessions = {s.id: s for s in schedule.sessions}
         self._lock = threading.Lock()
         self._filtered: OrderedDict[FeedQuery, Representation] = OrderedDict()
+        self._filtered_bytes = 0
         self._memo: OrderedDict[Hashable, object] = OrderedDict()
         self._personal: OrderedDict[Hashable, Representation] = OrderedDict()
         self._downloads: dict[str, Representation] = {}
@@ -342,8 +343,13 @@ class Published:
         rep = self._calendar(title, sessions, {}, remember=False, alarm=query.alarm)
         with self._lock:
             self._filtered[key] = rep
-            while len(self._filtered) > _FILTERED_KEEP:
-                self._filtered.popitem(last=False)
+            self._filtered_bytes += len(rep.body)
+            # Bounded in bytes as well as in number: at a large conference each `?alarm=` variant
+            # of all.ics is as large as all.ics, and any client may ask for a few hundred.
+            limit = self.rendered.limit // 4
+            while len(self._filtered) > _FILTERED_KEEP or (self._filtered_bytes > limit and len(self._filtered) > 1):
+                _, old = self._filtered.popitem(last=False)
+                self._filtered_bytes -= len(old.body)
         return rep
 
     def session(self, session_id: str) -> Session | None:

@@ -75,3 +75,17 @@ def test_feeds_a_new_snapshot_replaced_no_longer_count(demo_schedule: Schedule) 
     kept = sum(len(f.representation.body) for f in previous.feeds if any(f is g for g in patched.feeds))
     assert 0 < kept < sum(len(f.representation.body) for f in previous.feeds)
     assert patched.rendered.size == kept
+
+
+def test_the_reminder_variants_kept_stay_within_a_quarter_of_the_feeds_limit(demo_schedule: Schedule) -> None:
+    size = len(Published(demo_schedule, now=NOW).feed("all").representation.body)  # type: ignore[union-attr]
+    published = Published(demo_schedule, now=NOW, lazy=True, rendered=Rendered(4 * (2 * size + size // 2)))
+    everything = published.feed("all")
+    assert everything is not None
+    variants = [published.filtered(everything, [("alarm", str(minutes))]) for minutes in (5, 10, 15, 20)]
+
+    again = [published.filtered(everything, [("alarm", str(minutes))]) for minutes in (15, 20, 5)]
+
+    # The last two are kept (the same objects); the first two went past the limit, made anew.
+    assert [a is v for a, v in zip(again, variants[2:] + variants[:1], strict=True)] == [True, True, False]
+    assert again[2].body == variants[0].body
