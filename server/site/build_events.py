@@ -59,6 +59,12 @@ class KeptEvents:
         finally:
             if self._known is not None:
                 self._known.close()
+            # The kept file is closed: nothing more to fall back on. Letting go of the hook also
+            # ends the cycle snapshot -> cache -> this -> snapshot, so reference counting frees
+            # the snapshot once the build is done with it rather than the collector, whose full
+            # passes are rare while a build allocates: a build of many conferences held dozens.
+            if cache.fallback == self.event:
+                cache.fallback = None
 
     def _last(self) -> Events:
         """The last build's events by session digest, read on first use."""

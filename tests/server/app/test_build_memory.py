@@ -3,6 +3,8 @@ not kept in the snapshot (a large conference's feeds are several times its all.i
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -55,3 +57,34 @@ def test_a_build_writes_every_feed_and_keeps_none_rendered(store: Store, tmp_pat
     }
     assert written == {feed.path for feed in published.feeds}
     assert [feed.path for feed in published.feeds if feed.rendered] == []
+
+
+def test_a_snapshot_the_build_is_done_with_is_freed_without_the_collector(store: Store, tmp_path: Path) -> None:
+    # The collector's full passes are rare while a build allocates: a snapshot left in a
+    # reference cycle stayed for many conferences' time.
+    load = loader(store, NOW)
+    made: list[weakref.ref[Published]] = []
+
+    def noted(summary: ConferenceSummary, calendars: str | None) -> Published | None:
+        published = load(summary, calendars)
+        if published is not None:
+            made.append(weakref.ref(published))
+        return published
+
+    gc.disable()
+    try:
+        write_conferences(
+            store.conferences(),
+            noted,
+            tmp_path / "site",
+            Site.of("https://cal.example.org"),
+            None,
+            now=NOW,
+            base_url=None,
+            jobs=2,
+        )
+        alive = [ref() is not None for ref in made]
+    finally:
+        gc.enable()
+
+    assert alive == [False]
