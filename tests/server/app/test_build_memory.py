@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -28,26 +28,25 @@ def store(tmp_path: Path) -> Iterator[Store]:
         yield opened
 
 
-def test_a_build_writes_every_feed_and_keeps_none_rendered(store: Store, tmp_path: Path) -> None:
+def build(store: Store, site: Path, jobs: int, note: Callable[[Published], object]) -> None:
+    """`confcal build` of `store` into `site`, each snapshot it loads passed to `note`."""
     load = loader(store, NOW)
-    made: list[Published] = []
 
     def noted(summary: ConferenceSummary, calendars: str | None) -> Published | None:
         published = load(summary, calendars)
         if published is not None:
-            made.append(published)
+            note(published)
         return published
 
     write_conferences(
-        store.conferences(),
-        noted,
-        tmp_path / "site",
-        Site.of("https://cal.example.org"),
-        None,
-        now=NOW,
-        base_url=None,
-        jobs=1,
+        store.conferences(), noted, site, Site.of("https://cal.example.org"), None, now=NOW, base_url=None, jobs=jobs
     )
+
+
+def test_a_build_writes_every_feed_and_keeps_none_rendered(store: Store, tmp_path: Path) -> None:
+    made: list[Published] = []
+
+    build(store, tmp_path / "site", 1, made.append)
 
     (published,) = made
     written = {
@@ -62,27 +61,11 @@ def test_a_build_writes_every_feed_and_keeps_none_rendered(store: Store, tmp_pat
 def test_a_snapshot_the_build_is_done_with_is_freed_without_the_collector(store: Store, tmp_path: Path) -> None:
     # The collector's full passes are rare while a build allocates: a snapshot left in a
     # reference cycle stayed for many conferences' time.
-    load = loader(store, NOW)
     made: list[weakref.ref[Published]] = []
-
-    def noted(summary: ConferenceSummary, calendars: str | None) -> Published | None:
-        published = load(summary, calendars)
-        if published is not None:
-            made.append(weakref.ref(published))
-        return published
 
     gc.disable()
     try:
-        write_conferences(
-            store.conferences(),
-            noted,
-            tmp_path / "site",
-            Site.of("https://cal.example.org"),
-            None,
-            now=NOW,
-            base_url=None,
-            jobs=2,
-        )
+        build(store, tmp_path / "site", 2, lambda published: made.append(weakref.ref(published)))
         alive = [ref() is not None for ref in made]
     finally:
         gc.enable()
