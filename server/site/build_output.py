@@ -152,7 +152,7 @@ class Output:
     def _load(self, area: tuple[str, str]) -> None:
         self._loaded.add(area)
         # The root's files are those before and after every conference's base.
-        ranges = [("", "c/"), ("c0", "")] if area == _ROOT else [area]
+        ranges = [("", _CONFERENCES), (_CONFERENCES[:-1] + "0", "")] if area == _ROOT else [area]
         for low, high in ranges:
             for path, made, uses in self._book.files(low, high):
                 self._last[path] = made
@@ -280,13 +280,12 @@ class Output:
 
     def kept(self, key: str) -> bytes | None:
         """The last build's part `key` when it is intact (kept for the next build too), else None."""
-        known = self._last_parts.get(key)
-        if known is not None:
-            body = _read(self.parts / key)
-            if body is not None and body_digest(body) == known:
-                self._parts[key] = known
-                return body
-        return None
+        found = self.kept_file(key)
+        if found is None:
+            return None
+        file, body = found
+        file.close()
+        return body
 
     def kept_file(self, key: str) -> tuple[BinaryIO, bytes] | None:
         """`kept(key)`, with the part's file open to read from again (its bytes may then be let
@@ -460,9 +459,8 @@ class Output:
     def _areas(self) -> Iterator[tuple[str, str]]:
         """The record's areas: each conference's base, and the root."""
         yield _ROOT
-        prefix = urls.conference_base("")
-        found = self._book.first_after(prefix)
-        while found is not None and found.startswith(prefix):
+        found = self._book.first_after(_CONFERENCES)
+        while found is not None and found.startswith(_CONFERENCES):
             area = _area(found)
             yield area
             found = self._book.first_after(area[1])
@@ -496,6 +494,7 @@ def _ics_files(root: Path, directory: str, recursive: bool) -> Iterator[str]:
 
 
 _ROOT = ("", "")  # the files outside every conference's base (the default's copy)
+_CONFERENCES = urls.conference_base("")  # every conference's base is below it
 # Files written at the root for every build, whatever conference is the default.
 _GLOBAL = (urls.CONFERENCES_API, urls.json_twin(urls.CONFERENCES_API))
 
@@ -503,8 +502,8 @@ _GLOBAL = (urls.CONFERENCES_API, urls.json_twin(urls.CONFERENCES_API))
 def _area(relative: str) -> tuple[str, str]:
     """The range of paths the record reads at once with `relative`: its conference's (`c/{slug}/`),
     the files at the root, or only itself for `_GLOBAL`."""
-    if relative.startswith("c/"):
-        end = relative.find("/", 2)
+    if relative.startswith(_CONFERENCES):
+        end = relative.find("/", len(_CONFERENCES))
         if end > 0:
             return relative[: end + 1], relative[:end] + "0"  # "0" follows "/"
     if relative in _GLOBAL:
