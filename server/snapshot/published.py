@@ -10,7 +10,7 @@ and `warm()` renders the ones not used yet, the whole conference's first. The se
 snapshots lazily and warms them after swapping them in, so it answers as soon as the schedule is
 read (the thousands of feeds of a large conference take seconds to render); a lazy
 snapshot takes over the previous one's feed objects whose sessions are the same, compared by
-identity first (server.store.Store.live_since keeps unchanged sessions as the same objects)
+identity first (server.store.Store.read_since keeps unchanged sessions as the same objects)
 rather than by hashing every session of every feed. The bytes, and so the ETags, do not depend on
 when a feed is rendered, in which process, or after how many restarts.
 """

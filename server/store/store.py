@@ -284,11 +284,6 @@ class Store:
         ordered = sorted(stored, key=lambda s: (s.start, s.title, s.id))
         return Schedule(conference=conf, sessions=tuple(ordered))
 
-    def live_since(self, previous: Schedule, since: int) -> Schedule | None:
-        """`live(previous.conference.slug)` read incrementally (`read_since`'s schedule)."""
-        found = self.read_since(previous, since)
-        return None if found is None else found.schedule
-
     def read_since(self, previous: Schedule, since: int, known: Mapping[str, Session] | None = None) -> Since | None:
         """`live(previous.conference.slug)` read incrementally, for a server that holds `previous`
         as read when the conference's latest version was `since`: only the rows versions after

@@ -143,7 +143,7 @@ sessions = Table(
     # "subtitle", "do_not_record"}; NULL for none, and for rows written before it existed.
     Column("extras", JSON),
     # A server holding a conference reads only the rows written after the version it holds
-    # (Store.live_since): without this index that query reads every row of every conference.
+    # (Store.read_since): without this index that query reads every row of every conference.
     Index("ix_schedule_session_conference_version", "conference", "version"),
 )
 

@@ -1,5 +1,5 @@
 """An index on `schedule_session(conference, version)`: a server holding a conference reads the
-rows written after the version it holds (server.store.Store.live_since), and without it that
+rows written after the version it holds (server.store.Store.read_since), and without it that
 query read every session of the store. Stored rows are untouched; the index is built from them.
 
 Spelled out here rather than taken from server.store.tables, so this revision keeps meaning what
