@@ -79,25 +79,20 @@ class Changes:
     mirrored: str | None  # the base of the conference whose files the root has hard links to
 
 
-def record_path(root: Path) -> Path:
-    """Where the record of the build into `root` is kept: beside it, named after it."""
+def record_path(root: Path, name: str = RECORD) -> Path:
+    """Where the record of the build into `root` is kept (`name`: in another format): beside
+    it, named after it."""
     absolute = root.resolve()
-    return absolute.parent / RECORD.format(absolute.name)
-
-
-def old_record_path(root: Path) -> Path:
-    absolute = root.resolve()
-    return absolute.parent / OLD_RECORD.format(absolute.name)
+    return absolute.parent / name.format(absolute.name)
 
 
 class Book:
     """The record at `path`, open for one build: read by key while the build runs, written in
-    one transaction at its end (`save`). A record it cannot read is empty (`usable` False)."""
+    one transaction at its end (`save`). A record it cannot read is empty."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db: sqlite3.Connection | None = None
-        self.usable = False
         if path.exists():
             db = sqlite3.connect(path, isolation_level=None)
             try:
@@ -106,7 +101,7 @@ class Book:
                 db.close()
                 return
             if found is not None and found[0] == _FORMAT:
-                self._db, self.usable = db, True
+                self._db = db
             else:
                 db.close()
 
@@ -239,6 +234,6 @@ def _stamp_of(text: object) -> Stamped | None:
 def remove_old_record(root: Path) -> None:
     """Remove the record of the earlier format beside `root`, if any: it counts as none."""
     try:
-        os.unlink(old_record_path(root))
+        os.unlink(record_path(root, OLD_RECORD))
     except FileNotFoundError:
         pass
