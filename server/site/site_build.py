@@ -23,8 +23,6 @@ from functools import partial
 
 from feeds import urls
 from feeds.catalogue import FeedKind
-from feeds.ical import render_session
-from feeds.model import Session
 from server.links import ConferenceLink, Site
 from server.pages.assets import service_worker, static_files
 from server.pages.cards import page_path
@@ -130,7 +128,7 @@ def site_parts(
             yield (
                 urls.session_download(session.id),
                 sessions[session.id],
-                partial(_download, published, session),
+                partial(published.download_body, session),
             )
     # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).
     parts = PageParts(output, base, published, site, sessions)
@@ -179,12 +177,6 @@ class _Once:
 
 def _body(make: Callable[..., Representation], *args: object) -> bytes:
     return make(*args).body
-
-
-def _download(published: Published, session: Session) -> bytes:
-    """The bytes of `published.session_download(session)`, not kept by the snapshot as the
-    server's are: a build writes each once, and holding them all grows with the conference."""
-    return render_session(published.conference, session, base_url=published.base_url, cache=published.cache)
 
 
 def _feed_body(feed: Feed) -> bytes:

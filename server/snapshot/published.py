@@ -368,7 +368,7 @@ class Published:
             return found
         filename = f"{slugify(session.title)}.ics"
         rep = Representation(
-            render_session(self.conference, session, base_url=self.base_url, cache=self.cache),
+            self.download_body(session),
             CALENDAR,
             last_modified([session]),
             (("content-disposition", f'attachment; filename="{filename}"'),),
@@ -377,6 +377,11 @@ class Published:
             # Bounded by the number of sessions in this snapshot.
             self._downloads[session.id] = rep
         return rep
+
+    def download_body(self, session: Session) -> bytes:
+        """The bytes of `session_download(session)`, made and not kept (a static build writes
+        each once, and holding them all grows with the conference)."""
+        return render_session(self.conference, session, base_url=self.base_url, cache=self.cache)
 
     def memo(self, key: Hashable, make: Callable[[], T]) -> T:
         """`make()` once per key for this snapshot (bounded); used for per-base-URL documents."""
