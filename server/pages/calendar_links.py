@@ -13,9 +13,11 @@ A static build makes two event links for every session's card and two for its pa
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 from feeds.model import Conference, Session
+from server.links import Site
 
 GOOGLE_EVENT = "https://calendar.google.com/calendar/render"
 OUTLOOK_EVENT = "https://outlook.live.com/calendar/0/deeplink/compose"
@@ -101,3 +103,21 @@ def outlook_subscribe_link(feed_url: str, name: str) -> str:
     """Outlook on the web's "subscribe from web" form for an https feed URL."""
     # Both values go in even when empty, as urlencode puts them.
     return f"{OUTLOOK_SUBSCRIBE}?url={quote_component(feed_url)}&name={quote_component(name)}"
+
+
+@dataclass(frozen=True)
+class FeedLinks:
+    """Where a page offers a feed: its site-relative path, its URL, and the links that subscribe
+    a calendar app, Google Calendar and Outlook on the web to it."""
+
+    path: str
+    url: str
+    webcal: str
+    google: str
+    outlook: str
+
+
+def feed_links(site: Site, path: str, title: str) -> FeedLinks:
+    """The links to the feed at `path` (site-relative), named `title` in Outlook."""
+    url = site.url(path)
+    return FeedLinks(path, url, site.webcal(path), site.google(path), outlook_subscribe_link(url, title))

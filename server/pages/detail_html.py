@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from feeds.model import Conference, Session, Speaker
 from feeds.web_links import web_link
+from server.pages.calendar_links import FeedLinks
 from server.pages.cards import Card
 from server.pages.render import link, page_text
 
@@ -170,11 +171,8 @@ def session_main(
     return "".join(out)
 
 
-def speaker_main(
-    conference: Conference, person: Speaker, cards: Sequence[Card], feed: tuple[str, str, str, str, str] | None
-) -> str:
-    """The speaker page's article; `feed`: the speaker's feed's path, URL, webcal,
-    Google and Outlook links, when there is one."""
+def speaker_main(conference: Conference, person: Speaker, cards: Sequence[Card], feed: FeedLinks | None) -> str:
+    """The speaker page's article; `feed`: the speaker's feed's links, when there is one."""
     up = "../../"
     name = esc(person.name)
     out = [f'<article class="speaker-detail">\n<h1>{name}</h1>\n']
@@ -193,14 +191,13 @@ def speaker_main(
         )
     out.append("</ul>\n")
     if feed:
-        path, url, webcal, google, outlook = feed
         out.append(
             f"<h2>{name}'s feed</h2>\n"
-            f'<p class="links"><a class="subscribe" href="{esc(webcal)}" data-speaker-feed>Subscribe to {name}\'s sessions</a>\n'
-            f'<a class="google" href="{esc(google)}">Google Calendar</a>\n'
-            f'<a class="outlook" href="{esc(outlook)}">Outlook</a>\n'
-            f'<a class="download" href="{esc(link(up, path))}" download>Download .ics</a></p>\n'
-            f'<p><input class="copy" type="text" readonly value="{esc(url)}" aria-label="Link to the feed of {name}"></p>\n'
+            f'<p class="links"><a class="subscribe" href="{esc(feed.webcal)}" data-speaker-feed>Subscribe to {name}\'s sessions</a>\n'
+            f'<a class="google" href="{esc(feed.google)}">Google Calendar</a>\n'
+            f'<a class="outlook" href="{esc(feed.outlook)}">Outlook</a>\n'
+            f'<a class="download" href="{esc(link(up, feed.path))}" download>Download .ics</a></p>\n'
+            f'<p><input class="copy" type="text" readonly value="{esc(feed.url)}" aria-label="Link to the feed of {name}"></p>\n'
         )
     out.append("</article>\n")
     return "".join(out)
@@ -210,22 +207,21 @@ def facet_main(
     title: str,
     name: str,
     index: tuple[str, str],
-    feed: tuple[str, str, str, str],
+    feed: FeedLinks,
     days: Iterable[tuple[str, Sequence[Card]]],
     kind: str,
 ) -> str:
     """A track's or room's page's article: `index` is the page of every track or
-    room and its label, `feed` the feed's path, webcal, Google and Outlook links, `days` the
-    sessions' cards by day name; a room's page names no room, a track's no track."""
+    room and its label, `feed` the feed's links, `days` the sessions' cards by day name; a
+    room's page names no room, a track's no track."""
     up = "../../"
-    path, webcal, google, outlook = feed
     out = [
         f'<article class="facet-detail">\n<h1>{esc(title)}</h1>\n'
         f'<p><a href="{esc(link(up, index[0]))}">{esc(index[1])}</a></p>\n'
-        f'<p class="links"><a class="subscribe" href="{esc(webcal)}">Subscribe to {esc(name)}</a>\n'
-        f'<a class="google" href="{esc(google)}">Google Calendar</a>\n'
-        f'<a class="outlook" href="{esc(outlook)}">Outlook</a>\n'
-        f'<a class="download" href="{esc(link(up, path))}" download>Download .ics</a></p>\n'
+        f'<p class="links"><a class="subscribe" href="{esc(feed.webcal)}">Subscribe to {esc(name)}</a>\n'
+        f'<a class="google" href="{esc(feed.google)}">Google Calendar</a>\n'
+        f'<a class="outlook" href="{esc(feed.outlook)}">Outlook</a>\n'
+        f'<a class="download" href="{esc(link(up, feed.path))}" download>Download .ics</a></p>\n'
     ]
     show_room, show_track = kind != "room", kind != "track"
     for day, cards in days:

@@ -23,7 +23,7 @@ from feeds.catalogue import FeedKind, day_name
 from feeds.model import Session, Speaker
 from server.links import Site
 from server.pages import params
-from server.pages.calendar_links import offered_links, outlook_subscribe_link
+from server.pages.calendar_links import feed_links, offered_links
 from server.pages.cards import page_path, session_card
 from server.pages.context import route_context
 from server.pages.detail_html import session_main, shell, speaker_main
@@ -110,16 +110,7 @@ def speaker_representation(published: Published, site: Site, entry: SpeakerEntry
             + ("session" if len(entry.sessions) == 1 else "sessions")
             + ", and a calendar feed of them."
         )
-        links = None
-        if feed:
-            url = site.url(feed.path)
-            links = (
-                feed.path,
-                url,
-                site.webcal(feed.path),
-                site.google(feed.path),
-                outlook_subscribe_link(url, feed.spec.title),
-            )
+        links = feed_links(site, feed.path, feed.spec.title) if feed else None
         cards = [session_card(published, s) for s in entry.sessions]
         body = shell(conference, 2).page(person.name, description, speaker_main(conference, person, cards, links))
         return html_page(body, entry.sessions)

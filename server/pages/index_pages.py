@@ -26,7 +26,7 @@ from feeds.catalogue import day_name
 from feeds.model import Session
 from server.links import Site
 from server.pages import params
-from server.pages.calendar_links import outlook_subscribe_link
+from server.pages.calendar_links import feed_links
 from server.pages.cards import Card, page_path, session_card
 from server.pages.context import route_context
 from server.pages.detail_html import DirectoryEntry, directory_entry, facet_main, shell, speakers_main
@@ -72,15 +72,6 @@ def by_day(published: Published, sessions: tuple[Session, ...]) -> list[DayOfCar
     ]
 
 
-def _feed_links(site: Site, feed: Feed) -> dict[str, str]:
-    return {
-        "feed": feed.path,
-        "webcal": site.webcal(feed.path),
-        "google": site.google(feed.path),
-        "outlook": outlook_subscribe_link(site.url(feed.path), feed.spec.title),
-    }
-
-
 def facet_representation(published: Published, site: Site, kind: str, feed: Feed) -> Representation:
     def build() -> Representation:
         conference = published.conference
@@ -93,12 +84,11 @@ def facet_representation(published: Published, site: Site, kind: str, feed: Feed
             + ", and a calendar feed of them."
         )
         title = f"{label}: {name}"
-        links = _feed_links(site, feed)
         main = facet_main(
             title,
             name,
             (facet_index(kind), f"All {KINDS[kind][1].lower()}"),
-            (links["feed"], links["webcal"], links["google"], links["outlook"]),
+            feed_links(site, feed.path, feed.spec.title),
             [(day.name, day.cards) for day in by_day(published, feed.sessions)],
             kind,
         )
