@@ -36,8 +36,8 @@ from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
 
 # kind -> (directory, plural heading, singular label)
-KINDS = {"track": ("tracks", "Tracks", "Track"), "room": ("rooms", "Rooms", "Room")}
-SPEAKERS = "speakers/"
+KINDS = {"track": (urls.TRACKS.rstrip("/"), "Tracks", "Track"), "room": (urls.ROOMS.rstrip("/"), "Rooms", "Room")}
+SPEAKERS = urls.SPEAKERS
 BIO_CHARACTERS = 400  # of a bio in the directory; the speaker's page has all of it
 
 

@@ -49,13 +49,11 @@ ROUTES = frozenset(
         urls.ROUTE_API_CHANGES,
         urls.ROUTE_STATIC_FILE,
         urls.ROUTE_SERVICE_WORKER,
-        # The directories of tracks, rooms and speakers and each track's and room's page
-        # (server.pages.index_pages, a layer above: spelled here).
-        "/tracks/",
-        "/rooms/",
-        "/tracks/{slug}/",
-        "/rooms/{slug}/",
-        "/speakers/",
+        urls.ROUTE_TRACKS,
+        urls.ROUTE_ROOMS,
+        urls.ROUTE_TRACK_PAGE,
+        urls.ROUTE_ROOM_PAGE,
+        urls.ROUTE_SPEAKERS,
     }
 )
 # Bytes of bodies noted at most (they are the snapshots' own objects, memoized there too, but a
