@@ -8,7 +8,7 @@ from is its `FrabDay`: each event's session, its numeric id and the conference.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
@@ -32,8 +32,15 @@ class Chunks:
 
     def join(self, day: Callable[[DayChunk], bytes] | None = None) -> bytes:
         """The whole document, each day's chunk from `day` (default: made now)."""
-        made = [chunk.make() if day is None else day(chunk) for chunk in self.days]
-        return b"".join([self.head, *made, self.tail])
+        return b"".join(self.pieces(day))
+
+    def pieces(self, day: Callable[[DayChunk], bytes] | None = None) -> Iterator[bytes]:
+        """The document's pieces in order, each day's chunk from `day` (default: made now) when
+        its turn comes: a static build writes them one by one without holding the whole."""
+        yield self.head
+        for chunk in self.days:
+            yield chunk.make() if day is None else day(chunk)
+        yield self.tail
 
 
 @runtime_checkable

@@ -40,7 +40,7 @@ from server.pages.page_parts import (
     day_section,
     day_sessions,
     first_section,
-    join_page,
+    page_pieces,
 )
 from server.pages.qr import qr_svg, qr_title
 from server.pages.render import CSP, page_text
@@ -204,17 +204,26 @@ def page_frame(
 def page_body(published: Published, site: Site, frame: PageFrame, parts: Fragments | None = None) -> bytes:
     """The page's bytes, joined from its frame, its days' sections and the subscribe section;
     `parts` may supply those it already has (a static build)."""
+    return b"".join(page_chunks(published, site, frame, parts))
+
+
+def page_chunks(published: Published, site: Site, frame: PageFrame, parts: Fragments | None = None) -> Iterator[bytes]:
+    """`page_body`'s bytes in pieces, each day's section made or taken from `parts` when its
+    turn comes, so a static build holds one section of the all-days page at a time."""
     depth = frame.depth
     # Sections with hidden cards belong to one filtered view: never a build's shared copy.
     made = parts if parts is not None and not frame.hidden else Made()
-    sections: list[bytes] = []
-    for slug in frame.days:
-        section = made.section(slug, depth, partial(day_section, published, slug, depth, frame.hidden, made))
-        sections.append(first_section(section, slug) if not sections else section)
     # The subscribe section does not depend on the view's filters: always the build's parts.
     both = parts or Made()
-    subscribe = both.subscribe(depth, partial(subscribe_section, published, site, depth, parts))
-    return join_page(frame.text, sections, subscribe)
+    subscribe = partial(both.subscribe, depth, partial(subscribe_section, published, site, depth, parts))
+    return page_pieces(frame.text, _sections(published, frame, made), subscribe)
+
+
+def _sections(published: Published, frame: PageFrame, made: Fragments) -> Iterator[bytes]:
+    depth = frame.depth
+    for index, slug in enumerate(frame.days):
+        section = made.section(slug, depth, partial(day_section, published, slug, depth, frame.hidden, made))
+        yield section if index else first_section(section, slug)
 
 
 def page_representation(

@@ -16,7 +16,7 @@ not touch, and the markup of the cards a change did not touch (build_pages.py).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import partial
 from typing import Protocol
 
@@ -138,13 +138,20 @@ def first_section(section: bytes, slug: str) -> bytes:
     return section.replace(f'id="now-line-{slug}"'.encode(), b'id="now-line"', 1)
 
 
-def join_page(frame: str, sections: list[bytes], subscribe: bytes) -> bytes:
-    """The frame with the days' sections and the subscribe section in place of its markers."""
+def page_pieces(frame: str, sections: Iterable[bytes], subscribe: Callable[[], bytes]) -> Iterator[bytes]:
+    """The frame with the days' sections and the subscribe section in place of its markers, in
+    pieces, each section and the subscribe section taken when its place comes: a static build
+    writes the all-days page (tens of megabytes at 50,000 sessions) a section at a time
+    instead of joining it."""
     head, found, rest = frame.partition(SECTIONS)
     middle, found_too, tail = rest.partition(SUBSCRIBE)
     if not (found and found_too):
         raise ValueError("schedule.html lost a part's marker")
-    return b"".join((head.encode("utf-8"), *sections, middle.encode("utf-8"), subscribe, tail.encode("utf-8")))
+    yield head.encode("utf-8")
+    yield from sections
+    yield middle.encode("utf-8")
+    yield subscribe()
+    yield tail.encode("utf-8")
 
 
 def join_marked(text: str, mark: str, parts: list[bytes]) -> bytes:

@@ -14,8 +14,9 @@ first.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterator
 from datetime import date
+from functools import partial
 
 from feeds.exports import EXPORTERS
 from feeds.exports.chunks import ChunkedExporter, DayChunk
@@ -23,7 +24,7 @@ from feeds.exports.frab_layout import FrabDay
 from feeds.model import Session
 from server.links import Site
 from server.site.build_output import Output, digest
-from server.snapshot.api import sessions_body
+from server.snapshot.api import SESSIONS_HEAD, SESSIONS_TAIL, session_days, session_entry, to_json
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Published
 
@@ -40,18 +41,19 @@ def export_body(
     output: Output | None,
     base: str,
     sessions: dict[str, str],
-) -> bytes:
-    """The export `exporter.render` writes for this snapshot and base URL, each day's chunk kept
-    by `output` (session id -> digest in `sessions`)."""
+) -> Iterator[bytes]:
+    """The export `exporter.render` writes for this snapshot and base URL, in pieces (written
+    one by one: schedule.xml is tens of megabytes at 50,000 sessions), each day's chunk kept by
+    `output` (session id -> digest in `sessions`)."""
     chunks = exporter.chunks(published.schedule, now=published.now, base_url=site.base_url)
     if output is None:
-        return chunks.join()
+        return chunks.pieces()
 
     def kept(chunk: DayChunk) -> bytes:
         key = digest(_day_inputs(published, base, sessions, chunk.day), exporter.name)
         return output.part(key, chunk.make)
 
-    return chunks.join(kept)
+    return chunks.pieces(kept)
 
 
 def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: FrabDay) -> str:
@@ -70,13 +72,22 @@ def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: 
 
 def sessions_api_body(
     published: Published, site: Site, output: Output | None, base: str, sessions: dict[str, str]
-) -> bytes:
-    """`api/sessions` (and its .json twin) with each day's entries kept by `output`."""
-    if output is None:
-        return sessions_body(published, site)
+) -> Iterator[bytes]:
+    """`api/sessions` (and its .json twin) in pieces, the same bytes as `api.sessions_body`,
+    with each day's entries kept by `output`: written a day at a time, never joined (tens of
+    megabytes at 50,000 sessions), and made again for the twin from the kept days."""
+    yield SESSIONS_HEAD
+    for index, day in enumerate(session_days(published)):
+        make = partial(_entries, published, site, day, index == 0)
+        if output is None:
+            yield make()
+        else:
+            yield output.part(digest(base, "sessions day", index == 0, [sessions[s.id] for s in day]), make)
+    yield SESSIONS_TAIL
 
-    def kept(day: tuple[Session, ...], first: bool, make: Callable[[], bytes]) -> bytes:
-        key = digest(base, "sessions day", first, [sessions[s.id] for s in day])
-        return output.part(key, make)
 
-    return sessions_body(published, site, kept)
+def _entries(published: Published, site: Site, day: tuple[Session, ...], first: bool) -> bytes:
+    """A day's entries of `api/sessions`, as `api.sessions_body` joins them (comma-led but the
+    first day's)."""
+    body = to_json([session_entry(published, site, s) for s in day])[1:-1]  # the list's items
+    return body if first else b"," + body

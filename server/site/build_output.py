@@ -43,6 +43,7 @@ conference the root mirrors, whose files' entries say what the links hold.
 
 from __future__ import annotations
 
+import filecmp
 import hashlib
 import os
 from collections.abc import Callable, Collection, Iterable, Iterator
@@ -58,6 +59,9 @@ from server.site.build_record import PARTS, Book, Changes, Made, Stamped, record
 _CODE = ("feeds", "server/links.py", "server/snapshot", "server/pages", "server/site")
 _LIBRARIES = ("icalendar", "jinja2", "zxing-cpp")
 _SAMPLE = 64
+
+# A file's bytes as its maker gives them: whole, or the pieces they are joined from in order.
+Body = bytes | Iterable[bytes]
 
 # What the record needs of a file made (in this process or a worker): (its key, the digest of
 # its bytes), the parts it was joined from, whether its bytes were written.
@@ -159,9 +163,10 @@ class Output:
                 if uses:
                     self._last_uses[path] = uses
 
-    def put(self, relative: str, key: str | None, make: Callable[[], bytes]) -> str:
+    def put(self, relative: str, key: str | None, make: Callable[[], Body]) -> str:
         """Make and write `relative` unless the last build made it from the same key (key None:
-        always make it); returns the digest of its bytes."""
+        always make it); returns the digest of its bytes. `make` gives the bytes, or the pieces
+        they are joined from (`Body`), which are written and digested one by one."""
         last = self._entry(relative)
         if key is not None and last is not None and last[0] == key:
             self._made[relative] = last
@@ -172,25 +177,61 @@ class Output:
         self._using = []
         try:
             body = make()
+            if isinstance(body, bytes):
+                whole: bytes | None = body
+                made = body_digest(body)
+            else:
+                # Pieces ask for their parts as they come: still within this file's make.
+                whole, made = None, self._write_pieces(relative, last, body)
         finally:
             using, self._using = self._using, None
-        made = body_digest(body)
         self._made[relative] = (key, made)
         if using:
             self._uses[relative] = list(dict.fromkeys(using))
-        if last is not None and last[1] == made:
+        if whole is None or (last is not None and last[1] == made):
             return made
         target = f"{self._root}/{relative}"
-        if last is None and self._compare and _same_bytes(target, body):
+        if last is None and self._compare and _same_bytes(target, whole):
             return made  # made by a build that kept no record
         self._parent(relative)
-        if not (self._fresh and _create(target, body)):
+        if not (self._fresh and _create(target, whole)):
             # Beside and renamed over, so a host never serves half a file.
             temporary = _temporary(target)
             with open(temporary, "wb", buffering=0) as out:
-                out.write(body)
+                out.write(whole)
             os.replace(temporary, target)
         self._changed.append(relative)
+        return made
+
+    def _write_pieces(self, relative: str, last: Made | None, pieces: Iterable[bytes]) -> str:
+        """Write `pieces` as `relative` as `put` writes bytes, without ever joining them (the
+        documents listing every session are tens of megabytes each at 50,000 sessions): into a
+        temporary file beside the target, digested as written, renamed over the target only
+        when the digest is not the last build's (else the file keeps its mtime). Into an empty
+        directory, in place. Returns the digest."""
+        target = f"{self._root}/{relative}"
+        self._parent(relative)
+        out = _open_new(target) if self._fresh else None
+        written = target if out is not None else _temporary(target)
+        if out is None:
+            out = open(written, "wb")  # noqa: SIM115 - closed below, removed on failure
+        sha = hashlib.sha256()
+        try:
+            with out:
+                for piece in pieces:
+                    sha.update(piece)
+                    out.write(piece)
+        except BaseException:
+            os.unlink(written)
+            raise
+        made = sha.hexdigest()[:32]
+        if written == target:
+            self._changed.append(relative)
+        elif (last is not None and last[1] == made) or (last is None and self._compare and _same_file(target, written)):
+            os.unlink(written)  # the same bytes as the file there: it stays as it is
+        else:
+            os.replace(written, target)
+            self._changed.append(relative)
         return made
 
     @property
@@ -205,7 +246,7 @@ class Output:
         last = self._entry(relative)
         return last is None or last[0] != key
 
-    def make(self, relative: str, key: str | None, make: Callable[[], bytes]) -> Entry:
+    def make(self, relative: str, key: str | None, make: Callable[[], Body]) -> Entry:
         """`put`, and what this build's record needs of the file, for `adopt` in another
         process's `Output` (build_workers.py)."""
         written = len(self._changed)
@@ -537,6 +578,22 @@ def _create(target: str, body: bytes) -> bool:
     with out:
         out.write(body)
     return True
+
+
+def _open_new(target: str) -> BinaryIO | None:
+    """`target` created for writing, or None when a file is there already (`_create`)."""
+    try:
+        return open(target, "xb")  # noqa: SIM115 - the caller closes it
+    except FileExistsError:
+        return None
+
+
+def _same_file(target: str, written: str) -> bool:
+    """Whether the file `target` holds the bytes of the file `written` (read a block at a time)."""
+    try:
+        return filecmp.cmp(target, written, shallow=False)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return False
 
 
 def _same_bytes(target: str, body: bytes) -> bool:

@@ -25,11 +25,19 @@ from feeds.web_links import web_link
 from server.links import ConferenceLink, Site
 from server.pages.cards import Card
 from server.pages.index_pages import index_files
-from server.pages.page import HOST, PageFrame, day_page_slugs, page_body, page_frame, search_representation, search_rows
+from server.pages.page import (
+    HOST,
+    PageFrame,
+    day_page_slugs,
+    page_chunks,
+    page_frame,
+    search_representation,
+    search_rows,
+)
 from server.pages.page_parts import CardText, CardTexts, day_sessions
 from server.pages.search import INDEX
 from server.pages.view import View
-from server.site.build_output import Output, digest
+from server.site.build_output import Body, Output, digest
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
@@ -178,13 +186,14 @@ def _decode_cards(stored: bytes) -> dict[str, CardText]:
 
 def page_parts(
     published: Published, site: Site, others: tuple[ConferenceLink, ...], parts: PageParts
-) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
+) -> Iterator[tuple[str, str, Callable[[], Body]]]:
     """(path, key, make) of the front page (its first day) and of each day's page."""
     views = [(urls.PAGE_FILE, View(), False)]
     views += [(urls.day_page(slug) + urls.PAGE_FILE, View(day=slug), True) for slug in day_page_slugs(published)]
     for path, view, day_page in views:
         frame = page_frame(published, site, view, others, day_page)
-        yield path, parts.page_key(frame), partial(page_body, published, site, frame, parts)
+        # Written a section at a time: the all-days page is tens of megabytes at 50,000 sessions.
+        yield path, parts.page_key(frame), partial(page_chunks, published, site, frame, parts)
 
 
 def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[tuple[str, str, Callable[[], bytes]]]:

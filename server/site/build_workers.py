@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from server.errors import ServerError
-from server.site.build_output import Entry, Output
+from server.site.build_output import Body, Entry, Output
 
 # Pending files that make a fork worth it: a fork and its copy-on-write faults cost a few
 # milliseconds, a page about one.
@@ -34,7 +34,7 @@ FIRST = 64
 # when it is done are shared with it, and a worker's batch cannot be.
 BATCH = 2000
 _LOOK = 0.005  # seconds
-Make = Callable[[], bytes]
+Make = Callable[[], Body]
 # (path, key, make, the path hard-linked to it or None)
 _Item = tuple[str, str, Make, str | None]
 

@@ -37,7 +37,7 @@ from server.pages.params import is_safe_id
 from server.pages.qr import qr_svg, qr_title
 from server.site.build_events import KeptEvents
 from server.site.build_exports import CHUNKED, export_body, sessions_api_body
-from server.site.build_output import Output, code_key, digest
+from server.site.build_output import Body, Output, code_key, digest
 from server.site.build_pages import PageParts, page_extras, page_parts
 from server.snapshot.conditional import Representation
 from server.snapshot.exports import EXPORT_ROUTES
@@ -59,7 +59,7 @@ EXTRA_PATHS = (
 OWNED = (("feeds", True), ("sessions", False))
 
 # (site-relative path, key of its inputs or None to make it every time, how to make its bytes)
-Part = tuple[str, str | None, Callable[[], bytes]]
+Part = tuple[str, str | None, Callable[[], Body]]
 
 
 def site_parts(
@@ -146,11 +146,8 @@ def site_parts(
         )
     # The documents listing every session (sessions API, exports): one key.
     whole = digest(base, "sessions", sorted(sessions.values()))
-    # Made once for both paths, and let go after them: a large conference's is tens of megabytes.
-    api = _Once(lambda: [("", sessions_api_body(published, site, output, base, sessions))])
     for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):
-        yield path, whole, partial(api.body, "")
-    del api
+        yield path, whole, partial(sessions_api_body, published, site, output, base, sessions)
     for route, name in EXPORT_ROUTES.items():
         # schedule.xml / schedule.json for conference apps, as the server answers them, joined
         # from a kept part per day (build_exports.py).

@@ -52,7 +52,9 @@ def recorded_mirror(root: Path) -> str:
 def site_files(published: Published, site: Site) -> Iterator[tuple[str, bytes]]:
     """(site-relative path, bytes) of every file of one conference's site."""
     for path, _, make in site_parts(published, site):
-        yield path, make()
+        body = make()
+        # A document listing every session comes in pieces, written one by one by a build.
+        yield path, body if isinstance(body, bytes) else b"".join(body)
 
 
 def in_progress(renders: FeedRenders) -> int:

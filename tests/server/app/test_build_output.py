@@ -1,13 +1,15 @@
 """The build record's kept parts (`Output.part`): reused only while intact, dropped when unused;
-and the conferences' stamps it keeps."""
+the conferences' stamps it keeps; files written from pieces as from whole bytes."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from inotify_simple import INotify, flags
 
 from server.site.build_output import Output, body_digest
@@ -283,3 +285,79 @@ def test_a_root_copy_the_new_default_does_not_have_is_removed(tmp_path: Path) ->
     assert (root / "one.html").samefile(root / "c" / "b" / "one.html")
     assert not (root / "only-a.html").exists()
     assert (root / "c" / "a" / "only-a.html").read_bytes() == b"c/a/only-a.html"
+
+
+def pieces_build(root: Path, key: str, pieces: list[bytes]) -> Output:
+    """One build of one file, `schedule.xml`, written from `pieces` as a maker gives them."""
+    output = Output(root)
+    output.put("schedule.xml", key, lambda: iter(pieces))
+    output.finish(())
+    return output
+
+
+def test_a_file_made_in_pieces_with_the_same_bytes_is_not_rewritten(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    pieces_build(root, "k1", [b"<schedule>", b"one", b"</schedule>"])
+    before = (root / "schedule.xml").stat()
+
+    second = pieces_build(root, "k2", [b"<schedule>o", b"ne</schedule>"])
+
+    after = (root / "schedule.xml").stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert second.written == []
+    assert recorded(root) == {"schedule.xml": ["k2", body_digest(b"<schedule>one</schedule>")]}
+    assert sorted(p.name for p in root.iterdir()) == ["schedule.xml"]
+
+
+def test_a_file_made_in_pieces_with_new_bytes_replaces_the_old_whole(tmp_path: Path) -> None:
+    # A host that opened the file before the rebuild reads its old bytes to the end.
+    root = tmp_path / "site"
+    pieces_build(root, "k1", [b"<schedule>", b"one", b"</schedule>"])
+    with open(root / "schedule.xml", "rb") as serving:
+        second = pieces_build(root, "k2", [b"<schedule>", b"two", b"</schedule>"])
+
+        assert serving.read() == b"<schedule>one</schedule>"
+    assert (root / "schedule.xml").read_bytes() == b"<schedule>two</schedule>"
+    assert second.written == ["schedule.xml"]
+    assert recorded(root) == {"schedule.xml": ["k2", body_digest(b"<schedule>two</schedule>")]}
+    assert sorted(p.name for p in root.iterdir()) == ["schedule.xml"]
+
+
+def test_a_file_whose_pieces_fail_keeps_its_old_bytes_and_leaves_no_temporary(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    pieces_build(root, "k1", [b"<schedule>", b"one", b"</schedule>"])
+
+    def failing() -> Iterator[bytes]:
+        yield b"<schedule>"
+        raise ValueError("a day's chunk failed")
+
+    output = Output(root)
+    with pytest.raises(ValueError, match="a day's chunk failed"):
+        output.put("schedule.xml", "k2", failing)
+
+    assert (root / "schedule.xml").read_bytes() == b"<schedule>one</schedule>"
+    assert sorted(p.name for p in root.iterdir()) == ["schedule.xml"]
+
+
+def test_the_parts_a_file_in_pieces_asks_for_as_it_is_written_are_kept_for_it(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+
+    def build(key: str, calls: list[bytes]) -> None:
+        output = Output(root)
+
+        def pieces() -> Iterator[bytes]:
+            yield b"<main>"
+            yield output.part("k1", lambda: made(calls, b"one"))
+            yield b"</main>"
+
+        output.put("page", key, pieces)
+        output.finish(())
+
+    build("v1", [])
+    build("v1", [])  # nothing changed: the page is skipped and uses no part
+    calls: list[bytes] = []
+
+    build("v2", calls)
+
+    assert (root / "page").read_bytes() == b"<main>one</main>"
+    assert calls == []
