@@ -59,6 +59,7 @@ from server.site.build_record import PARTS, Book, Changes, Made, Stamped, record
 _CODE = ("feeds", "server/links.py", "server/snapshot", "server/pages", "server/site")
 _LIBRARIES = ("icalendar", "jinja2", "zxing-cpp")
 _SAMPLE = 64
+_DIRS = 1024  # directories known to exist, remembered at most
 
 # A file's bytes as its maker gives them: whole, or the pieces they are joined from in order.
 Body = bytes | Iterable[bytes]
@@ -506,10 +507,21 @@ class Output:
             yield area
             found = self._book.first_after(area[1])
 
+    def forked(self) -> None:
+        """Start this process's own tallies of what it makes (a worker process forked from the
+        build's, build_workers.py, which sends back each file's entry): the build's tallies of
+        tens of thousands of files stay as the fork left them, shared, instead of being copied
+        page by page as the worker adds to them (or whole, when a dict or set grows)."""
+        self._made, self._uses, self._changed, self._dirs = {}, {}, [], set()
+
     def _parent(self, relative: str) -> None:
         """Make the directory of `relative` if it is not there."""
         parent = os.path.dirname(relative)
         if parent not in self._dirs:
+            if len(self._dirs) >= _DIRS:
+                # Files come a directory at a time, and every session's page has its own: the
+                # directories of a whole build are 10 MiB of names at 50,000 sessions.
+                self._dirs.clear()
             path = f"{self._root}/{parent}"
             try:
                 os.mkdir(path)  # one call for the usual case: its parent is there

@@ -12,7 +12,9 @@ batch; once the batch is worth a fork and a worker is free, a worker is forked f
 inherits the snapshot (fork, copy on write: nothing is pickled but the results), makes and
 writes each file through its copy of `Output`, and sends back what the record needs of each
 file. A rebuild after one session moved has a handful of such files and never forks. Without
-`os.fork` (Windows) or with one job, every file is made in the build's process.
+`os.fork` (Windows) or with one job, every file is made in the build's process, and so are the
+files left once the process is too large to fork without the worker's copies of its pages
+taking the build over its memory budget (`FORK_BELOW`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,14 @@ FIRST = 64
 # when it is done are shared with it, and a worker's batch cannot be.
 BATCH = 2000
 _LOOK = 0.005  # seconds
+# The resident set (bytes) from which the build's process forks no more workers and makes the
+# files left itself. A worker's pages are the process's until either writes to them, and both
+# do at every object they touch (reference counts, the allocator's free lists): within a second
+# of its fork a worker holds copies of about half of the process, and the process copies as
+# many of its own. Below this the two stay under 500 MiB; a large conference's process passes
+# it late in its build (its snapshot, the record of every file so far, the feeds' events).
+FORK_BELOW = 300 << 20
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 Make = Callable[[], Body]
 # (path, key, make, the path hard-linked to it or None)
 _Item = tuple[str, str, Make, str | None]
@@ -62,9 +72,10 @@ class Workers:
     """`put` for every file of a build into `output`, the independent ones shared with up to
     `jobs - 1` workers."""
 
-    def __init__(self, output: Output, jobs: int) -> None:
+    def __init__(self, output: Output, jobs: int, fork_below: int = FORK_BELOW) -> None:
         self._output = output
         self._jobs = jobs if hasattr(os, "fork") else 1
+        self._fork_below = fork_below
         self._pending: list[_Item] = []
         self._running: list[_Worker] = []
         self._finishing = False
@@ -94,7 +105,7 @@ class Workers:
             self._collect(wait=False)
             self._look = time.monotonic() + _LOOK
         free = self._jobs - 1 - len(self._running)
-        if free < 1 or len(self._pending) < FIRST:
+        if free < 1 or len(self._pending) < FIRST or _resident() >= self._fork_below:
             return
         # While this process has files of its own to make, the free workers share every pending
         # file; once it has none (finish), it takes a share too. Few large batches rather than
@@ -158,6 +169,15 @@ class Workers:
                     self._output.adopt_link(link, relative, linked)
 
 
+def _resident() -> int:
+    """This process's resident set in bytes (0 where /proc does not tell: not Linux)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _receive(worker: _Worker, wait: bool) -> bool:
     """Read what `worker` sent so far; whether it has sent everything (its end of the pipe closed)."""
     if wait:
@@ -185,6 +205,7 @@ def _fork(output: Output, items: list[_Item]) -> _Worker:
     # no object), so the build's process still frees each conference's snapshot when done with
     # it: frozen there, every snapshot alive at a fork stayed to the end of the build.
     gc.freeze()
+    output.forked()
     # The worker: make the files, send each one's record entry (or the error), and leave without
     # running the parent's exit handlers (its store connection, its progress line).
     os.close(reading)

@@ -20,9 +20,15 @@ def made_by_pid(number: int) -> Callable[[], bytes]:
     return lambda: f"{number} {os.getpid()}".encode()
 
 
-def build(root: Path, jobs: int, make: Callable[[int], Callable[[], bytes]] = made_by_pid) -> PathsOutput:
+# Whatever this test process's size: only the test of the bound forks by it.
+ANY_SIZE = 1 << 50
+
+
+def build(
+    root: Path, jobs: int, make: Callable[[int], Callable[[], bytes]] = made_by_pid, fork_below: int = ANY_SIZE
+) -> PathsOutput:
     output = PathsOutput(root)
-    workers = Workers(output, jobs)
+    workers = Workers(output, jobs, fork_below)
     try:
         for number in range(COUNT):
             workers.put(f"f/{number}.txt", f"key {number}", make(number), shared=True)
@@ -41,6 +47,14 @@ def test_two_jobs_make_files_in_another_process(tmp_path: Path) -> None:
     build(tmp_path / "site", jobs=2)
 
     assert pids(tmp_path / "site") - {os.getpid()} != set()
+
+
+def test_a_process_as_large_as_its_bound_forks_no_worker_and_makes_every_file_here(tmp_path: Path) -> None:
+    output = build(tmp_path / "site", jobs=2, fork_below=0)
+
+    assert pids(tmp_path / "site") == {os.getpid()}
+    assert sorted(recorded(tmp_path / "site")) == sorted(f"f/{n}.txt" for n in range(COUNT))
+    assert len(output.changed) == COUNT
 
 
 def test_one_job_makes_every_file_here(tmp_path: Path) -> None:
@@ -77,7 +91,7 @@ def test_files_whose_key_the_record_knows_are_not_made_again(tmp_path: Path) -> 
 def test_a_worker_links_the_files_it_made_and_the_record_names_their_sources(tmp_path: Path) -> None:
     root = tmp_path / "site"
     output = PathsOutput(root)
-    workers = Workers(output, 2)
+    workers = Workers(output, 2, ANY_SIZE)
     for number in range(COUNT):
         workers.put(f"c/x/f/{number}.txt", f"key {number}", made_by_pid(number), f"f/{number}.txt", shared=True)
     workers.finish()
