@@ -31,6 +31,7 @@ class EventCache:
         self._entries: OrderedDict[Key, tuple[Conference, Session, bytes]] = OrderedDict()
         self._lock = threading.Lock()
         self.fallback: Fallback | None = None
+        self._keep_known = True  # whether what `fallback` answers is held too (`spill`)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -66,12 +67,24 @@ class EventCache:
         with self._lock:
             if known is None:
                 self.renders += 1
+            elif not self._keep_known:
+                return data
             self._entries[key] = (conference, session, data)
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
                 # The oldest (LRU) entry.
                 self._entries.popitem(last=False)
         return data
+
+    def spill(self, fallback: Fallback) -> None:
+        """Let go of every entry and ask `fallback` first from now on, holding nothing it
+        answers: a static build writes its events to its record once the feeds are made and
+        reads each back from there for a session's download, instead of holding them all (tens
+        of megabytes at 50,000 sessions) to its end."""
+        with self._lock:
+            self._entries.clear()
+            self.fallback = fallback
+            self._keep_known = False
 
     def held(self, conference: Conference, base_url: str | None, alarm: int | None) -> dict[str, tuple[Session, bytes]]:
         """Session id -> (session, bytes) of every entry held for this conference, base URL and alarm."""

@@ -6,15 +6,18 @@ rendering code, the conference and the base URLs, which an event's bytes depend 
 session): the bytes of each session's event by the digest of the session. The snapshot's event
 cache asks it for a session it does not hold (`EventCache.fallback`) before rendering; it is read
 on the first such question only, so a build that renders no feed does not read it. After the
-conference's files, when an event was rendered, it is written again with the events of the
-snapshot's sessions.
+conference's feeds and downloads are given to the build, when an event was rendered, it is
+written again with the events of the snapshot's sessions, and the cache lets go of them: the
+downloads still to make (a worker's, or this process's at the end) read theirs from the part.
 """
 
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
+from pathlib import Path
 from typing import BinaryIO
 
 from feeds.model import Conference, Session
@@ -42,7 +45,9 @@ class KeptEvents:
         return self._last().get(self._sessions[session.id])
 
     def save(self) -> None:
-        """Keep the events of the snapshot's sessions for the next build, if any was rendered."""
+        """Keep the events of the snapshot's sessions for the next build, if any was rendered,
+        and let the snapshot's cache go of them: the files made after (the sessions' downloads
+        still to make) read each back from the part just written (`Saved`)."""
         cache = self._published.cache
         try:
             if cache.renders == 0:
@@ -55,7 +60,11 @@ class KeptEvents:
             for sid, (session, data) in held.items():
                 if self._published.session(sid) is session:
                     found[self._sessions[sid]] = data
-            self._output.renew(self._key, encode(found))
+            del held
+            places: dict[str, tuple[int, int]] = {}
+            self._output.renew(self._key, encode(found, places))
+            del found
+            cache.spill(Saved(self._output.parts / self._key, places, self._published, self._sessions))
         finally:
             if self._known is not None:
                 self._known.close()
@@ -63,6 +72,7 @@ class KeptEvents:
             # ends the cycle snapshot -> cache -> this -> snapshot, so reference counting frees
             # the snapshot once the build is done with it rather than the collector, whose full
             # passes are rare while a build allocates: a build of many conferences held dozens.
+            # (`Saved`, the hook once the events are saved, holds no snapshot.)
             if cache.fallback == self.event:
                 cache.fallback = None
 
@@ -73,13 +83,47 @@ class KeptEvents:
         return self._known
 
 
-def encode(events: Mapping[str, bytes | Callable[[], bytes]]) -> Iterator[bytes]:
+def encode(
+    events: Mapping[str, bytes | Callable[[], bytes]], places: dict[str, tuple[int, int]] | None = None
+) -> Iterator[bytes]:
     """Each event as its session's digest, its length and its bytes, in digest order (pieces
-    of the part: `Output.renew` writes them one by one; an event not in memory is read then)."""
+    of the part: `Output.renew` writes them one by one; an event not in memory is read then);
+    where each event's bytes start and end in the part go to `places`, by digest."""
+    at = 0
     for key, data in sorted(events.items()):
         body = data if isinstance(data, bytes) else data()
+        at += _DIGEST + _LENGTH
+        if places is not None:
+            places[key] = (at, at + len(body))
+        at += len(body)
         yield key.encode("ascii") + b"%0*d" % (_LENGTH, len(body))
         yield body
+
+
+class Saved:
+    """The events a build saved, read back from their part by session: the snapshot's cache's
+    fallback once it let go of them (`EventCache.spill`). Holds no snapshot (no cycle through
+    the cache); the part's file is closed when the cache lets go of this."""
+
+    def __init__(self, path: Path, places: dict[str, tuple[int, int]], published: Published, sessions: dict[str, str]):
+        self._file = os.open(path, os.O_RDONLY)
+        weakref.finalize(self, os.close, self._file)
+        self._places, self._sessions = places, sessions
+        self._conference, self._base_url = published.conference, published.base_url
+        self._own = published.sessions_by_id
+
+    def __call__(
+        self, conference: Conference, session: Session, base_url: str | None, alarm: int | None
+    ) -> bytes | None:
+        if alarm is not None or base_url != self._base_url or conference != self._conference:
+            return None
+        if self._own.get(session.id) is not session:
+            return None  # not the snapshot's own session: its digest is not at hand
+        place = self._places.get(self._sessions[session.id])
+        if place is None:
+            return None
+        start, end = place
+        return os.pread(self._file, end - start, start)
 
 
 class Events:

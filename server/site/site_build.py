@@ -130,6 +130,8 @@ def site_parts(
                 sessions[session.id],
                 partial(published.download_body, session),
             )
+    if events is not None:
+        events.save()  # the feeds are made, so every event is rendered: the downloads read them back
     # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).
     parts = PageParts(output, base, published, site, sessions)
     yield from page_parts(published, site, others, parts)
@@ -155,8 +157,6 @@ def site_parts(
     yield urls.SERVICE_WORKER, base, partial(_body, service_worker)
     for path, body in static_files():
         yield path, base, partial(_same, body)
-    if events is not None:
-        events.save()  # every file of the conference is made: its events are all rendered by now
 
 
 class _Once:

@@ -65,3 +65,27 @@ def test_a_damaged_events_part_is_not_used(tmp_path: Path) -> None:
     fresh = Published(later, now=NOW, base_url=BASE)
     assert rebuilt.cache.renders == len(schedule.sessions)
     assert (tmp_path / "site" / "feeds" / "all.ics").read_bytes() == fresh.feed("all", "").representation.body  # type: ignore[union-attr]
+
+
+def test_downloads_made_after_the_feeds_read_their_events_back_from_the_saved_part(tmp_path: Path) -> None:
+    # As a build's workers and its end do: the downloads made once the generator is past them.
+    schedule = demo_schedule()
+    published = Published(schedule, now=NOW, base_url=BASE, lazy=True)
+    output = Output(tmp_path / "site")
+    later = []
+    for path, key, make in site_parts(published, Site.of(BASE), output=output):
+        if path.startswith("sessions/") and path.endswith(".ics"):
+            later.append((path, key, make))
+        else:
+            output.put(path, key, make)
+    held = len(published.cache)
+
+    for path, key, make in later:
+        output.put(path, key, make)
+    output.finish(())
+
+    fresh = Published(schedule, now=NOW, base_url=BASE)
+    assert (held, len(published.cache), published.cache.renders) == (0, 0, len(schedule.sessions))
+    assert {path: (tmp_path / "site" / path).read_bytes() for path, _, _ in later} == {
+        f"sessions/{session.id}.ics": fresh.download_body(session) for session in schedule.sessions
+    }
