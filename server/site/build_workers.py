@@ -42,7 +42,7 @@ _LOOK = 0.005  # seconds
 # of its fork a worker holds copies of about half of the process, and the process copies as
 # many of its own. Below this the two stay under 500 MiB; a large conference's process passes
 # it late in its build (its snapshot, the record of every file so far, the feeds' events).
-FORK_BELOW = 300 << 20
+FORK_BELOW = 256 << 20
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 Make = Callable[[], Body]
 # (path, key, make, the path hard-linked to it or None)

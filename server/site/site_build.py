@@ -116,6 +116,18 @@ def site_parts(
             ),
             partial(_body, speaker_representation, published, site, entry),
         )
+    # The pages listing every speaker, track, room or feed of a kind, and search.json, before the
+    # feeds: each is made whole, a hundred megabytes more while it is at 50,000 sessions, so
+    # while this process is small (the feeds' events, the files' record not yet in it).
+    parts = PageParts(output, base, published, site, sessions)
+    yield from page_extras(published, site, parts)
+    # Each page of a kind too long to list on the schedule pages shows only that kind's feeds.
+    for kind, path in feed_index_paths(published):
+        yield (
+            path,
+            parts.feed_index_key(kind),
+            partial(_body, feed_index_representation, published, site, kind),
+        )
     for feed in published.feeds:
         members = [sessions[s.id] for s in feed.sessions]
         yield feed.path, digest(base, feed.spec, members), partial(_feed_body, feed)
@@ -133,19 +145,10 @@ def site_parts(
     if events is not None:
         events.save()  # the feeds are made, so every event is rendered: the downloads read them back
     # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).
-    parts = PageParts(output, base, published, site, sessions)
     yield from page_parts(published, site, others, parts)
-    yield from page_extras(published, site, parts)
     # The feeds' list shows each feed's name, links and number of events, not the sessions.
     for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
         yield path, digest(base, "feeds", parts.feeds), parts.feeds_api
-    # Each page of a kind too long to list on the schedule pages shows only that kind's feeds.
-    for kind, path in feed_index_paths(published):
-        yield (
-            path,
-            parts.feed_index_key(kind),
-            partial(_body, feed_index_representation, published, site, kind),
-        )
     # The documents listing every session (sessions API, exports): one key.
     whole = digest(base, "sessions", sorted(sessions.values()))
     for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):
@@ -191,8 +194,11 @@ def independent(path: str) -> bool:
     part and is joined into no other file, so a worker process may make it (build_workers.py):
     a session's download and page, a speaker's page, a QR code. (A session's download takes its
     event from the snapshot's cache, which the feeds made before it filled: a worker forked
-    since has it too, and the build's process keeps the events for the next build.)"""
-    return path.startswith(_INDEPENDENT)
+    since has it too, and the build's process keeps the events for the next build.) Not the
+    speakers' index: made whole, it takes a hundred megabytes more while it is made at 50,000
+    sessions, so it is made when it comes, early, not among the last files."""
+    return path.startswith(_INDEPENDENT) and path != _SPEAKERS_INDEX
 
 
 _INDEPENDENT = ("qr/", "speakers/", "sessions/")
+_SPEAKERS_INDEX = urls.SPEAKERS + urls.PAGE_FILE
