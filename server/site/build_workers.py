@@ -43,6 +43,7 @@ _LOOK = 0.005  # seconds
 # many of its own. Below this the two stay under 500 MiB; a large conference's process passes
 # it late in its build (its snapshot, the record of every file so far, the feeds' events).
 FORK_BELOW = 256 << 20
+_RESIZE = 0.1  # seconds
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 Make = Callable[[], Body]
 # (path, key, make, the path hard-linked to it or None)
@@ -76,6 +77,7 @@ class Workers:
         self._output = output
         self._jobs = jobs if hasattr(os, "fork") else 1
         self._fork_below = fork_below
+        self._large_until = 0.0  # until when this process counts as too large to fork (time.monotonic)
         self._pending: list[_Item] = []
         self._running: list[_Worker] = []
         self._finishing = False
@@ -105,7 +107,7 @@ class Workers:
             self._collect(wait=False)
             self._look = time.monotonic() + _LOOK
         free = self._jobs - 1 - len(self._running)
-        if free < 1 or len(self._pending) < FIRST or _resident() >= self._fork_below:
+        if free < 1 or len(self._pending) < FIRST or not self._small_enough():
             return
         # While this process has files of its own to make, the free workers share every pending
         # file; once it has none (finish), it takes a share too. Few large batches rather than
@@ -126,6 +128,17 @@ class Workers:
                 break
             batch, self._pending = self._pending[:size], self._pending[size:]
             self._running.append(_fork(self._output, batch))
+
+    def _small_enough(self) -> bool:
+        """Whether this process is below `fork_below`; once it is not, asked again only every
+        `_RESIZE` seconds (a read of /proc per file would cost a large build seconds)."""
+        now = time.monotonic()
+        if now < self._large_until:
+            return False
+        if _resident() < self._fork_below:
+            return True
+        self._large_until = now + _RESIZE
+        return False
 
     def finish(self) -> None:
         """Make the files still pending, here and in workers, and take every worker's results."""
