@@ -10,8 +10,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from feeds.catalogue import CANCELLED_GRACE
+from feeds.catalogue import CANCELLED_GRACE, FeedKind
 from feeds.model import Schedule, Session, Speaker, Status, Track
+from server.snapshot.patch import BIG
+from server.snapshot.persistent import Chunked
 from server.snapshot.published import Published
 
 NOW = datetime(2026, 4, 1, tzinfo=UTC)
@@ -142,3 +144,47 @@ def test_past_a_cancellations_grace_period_the_snapshot_is_made_from_scratch(dem
 
     assert shape(patched) == shape(Published(schedule, now=after_grace, lazy=True))
     assert len(patched.feed("all", "").sessions) == len(previous.feed("all", "").sessions) - 1  # type: ignore[union-attr]
+
+
+@pytest.fixture(scope="module")
+def large_schedule(demo_schedule: Schedule) -> Schedule:
+    """The demo's sessions over and over, a week apart, with ids of their own: enough that the
+    whole conference's feed is held in chunks (server.snapshot.patch.BIG)."""
+    copies = BIG // len(demo_schedule.sessions) + 2
+    sessions = [
+        dataclasses.replace(s, id=f"{s.id}{n:04d}", start=s.start + timedelta(weeks=n), end=s.end + timedelta(weeks=n))
+        for n in range(copies)
+        for s in demo_schedule.sessions
+    ]
+    return dataclasses.replace(demo_schedule, sessions=tuple(sorted(sessions, key=lambda s: (s.start, s.title, s.id))))
+
+
+@pytest.mark.parametrize("change", CHANGES, ids=lambda c: c.__name__)
+def test_a_patched_snapshot_of_a_large_conference_is_the_snapshot_made_from_scratch(
+    large_schedule: Schedule, change: Change
+) -> None:
+    previous = Published(large_schedule, now=NOW, lazy=True)
+    schedule = change(large_schedule)
+
+    patched = Published(
+        schedule, now=LATER, previous=previous, lazy=True, written=written_since(large_schedule, schedule)
+    )
+
+    fresh = Published(schedule, now=LATER, lazy=True)
+    assert isinstance(previous.catalogue.members[FeedKind.ALL, ""], Chunked)
+    assert shape(patched) == shape(fresh)
+    assert patched.feeds[0].representation.body == fresh.feeds[0].representation.body
+    assert dict(patched.sessions_by_id) == dict(fresh.sessions_by_id)
+
+
+def test_a_large_feeds_unchanged_chunks_are_shared_with_the_previous_snapshot(large_schedule: Schedule) -> None:
+    previous = Published(large_schedule, now=NOW, lazy=True)
+    schedule = retitled(large_schedule)
+
+    patched = Published(
+        schedule, now=LATER, previous=previous, lazy=True, written=written_since(large_schedule, schedule)
+    )
+
+    before, after = previous.catalogue.members[FeedKind.ALL, ""], patched.catalogue.members[FeedKind.ALL, ""]
+    assert isinstance(before, Chunked) and isinstance(after, Chunked)
+    assert sum(a is not b for a, b in zip(before.chunks, after.chunks, strict=True)) == 1
