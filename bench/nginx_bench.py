@@ -148,7 +148,11 @@ def main() -> None:
         "--rounds", type=int, default=3, help="rounds of all runs, interleaved; the median is shown (default: 3)"
     )
     parser.add_argument("--personal", type=int, default=200, help="personal feeds to rotate through (default: 200)")
+    parser.add_argument(
+        "--only", choices=["200", "304", "personal", "personal 304"], action="append", help="these comparisons alone"
+    )
     args = parser.parse_args()
+    shown = args.only or ["200", "304", "personal", "personal 304"]
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     with tempfile.TemporaryDirectory(prefix="confcal-nginx-bench-") as tmp:
         work = Path(tmp)
@@ -213,6 +217,8 @@ def main() -> None:
                 "nginx -> confcal personal 304": (proxy_root, None, scripts["app 304"]),
                 "nginx file personal 304": (static_root, None, scripts["file 304"]),
             }
+            wanted = {f"nginx -> confcal {status}" for status in shown} | {f"nginx file {status}" for status in shown}
+            runs = {n: run for n, run in runs.items() if n in wanted or (args.only is None and n.startswith("confcal"))}
             # Interleaved rounds, so a change in the machine's load hits every setup alike.
             pids = (proxy.pid, app.pid)
             rounds = [
@@ -231,7 +237,7 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f}; median of {args.rounds} rounds of {args.seconds} s")
     for name, value in figures.items():
         print(f"  {name:<22} {value:10.0f} req/s {per_cpu[name]:10.0f} req/CPU-s (nginx + confcal)")
-    for status in ("200", "304", "personal", "personal 304"):
+    for status in shown:
         ratio = figures[f"nginx -> confcal {status}"] / figures[f"nginx file {status}"]
         cpu_ratio = per_cpu[f"nginx -> confcal {status}"] / per_cpu[f"nginx file {status}"]
         print(f"  proxied / file, {status}:  {ratio:.2f}x (per CPU second {cpu_ratio:.2f}x)")

@@ -32,6 +32,7 @@ from feeds.model import Conference, Schedule, Session
 from feeds.query import FeedQuery, feed_title, select
 from feeds.slug import slugify
 from server.snapshot.conditional import CALENDAR, Representation
+from server.snapshot.large_feeds import Handover, render_large
 from server.snapshot.patch import Catalogue, changed_sessions, members_of, patched
 from server.snapshot.persistent import Chunked, Overlay, same_items
 
@@ -70,6 +71,7 @@ class Feed:
 
     __slots__ = (
         "_lock",
+        "handover",
         "_rendered",
         "_representation",
         "_sessions",
@@ -93,6 +95,8 @@ class Feed:
         self.path = path
         self.members = sessions
         self._sessions = sessions if isinstance(sessions, tuple) else None
+        # A large feed's parts for the feed replacing it (server.snapshot.large_feeds).
+        self.handover: Handover | None = None
         self.make = make
         self.renders = 0
         self.used = False
@@ -143,6 +147,8 @@ class Feed:
     def let_go(self) -> None:
         """Drop the bytes; the next use makes them again, the same."""
         self._representation = None
+        if self.handover is not None:
+            self.handover.keep(None)
 
 
 class Rendered:
@@ -323,6 +329,13 @@ class Published:
                 return same
             # The maker holds what the bytes depend on, never this snapshot: a feed taken over by
             # later snapshots must not keep this one (and its memoized documents) alive.
+            if isinstance(sessions, Chunked):
+                # Made from the chunks the feed it replaces holds rendered, and the changed ones.
+                handover = Handover(None if same is None else same.handover)
+                large = partial(render_large, self.conference, self.base_url, self.cache, title, sessions, handover)
+                feed = Feed(spec, urls.feed(spec), sessions, large, self.rendered)
+                feed.handover = handover
+                return feed
             make = partial(_render, self.conference, self.base_url, self.cache, title, sessions, None)
             return Feed(spec, urls.feed(spec), sessions, make, self.rendered)
         whole = tuple(sessions)
