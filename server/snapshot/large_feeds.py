@@ -96,14 +96,15 @@ def render_large(
     for chunk in members.chunks:
         span = None if before is None else before.events(chunk)
         if span is not None and old is not None:
-            data: bytes | memoryview = old[span.start : span.end]
-            zoned, newest = span.zoned, span.newest
+            pieces.append(old[span.start : span.end])
+            size, zoned, newest = span.end - span.start, span.zoned, span.newest
         else:
-            data = b"".join(_events(conference, base_url, cache, chunk))
-            zoned = _ZONED in data
+            # The cached events themselves, not joined per chunk: the body is the one copy.
+            events = _events(conference, base_url, cache, chunk)
+            pieces += events
+            size, zoned = sum(map(len, events)), any(_ZONED in event for event in events)
             newest = max((s.modified for s in chunk if s.modified is not None), default=None)
-        pieces.append(data)
-        made.append((chunk, len(data), zoned, newest))
+        made.append((chunk, size, zoned, newest))
     zone = vtimezone_bytes(conference.timezone) if any(z for _, _, z, _ in made) else b""
     body = b"".join((head, zone, *pieces, _END))
     spans: dict[int, Span] = {}
