@@ -10,7 +10,9 @@ alone; the bytes are render_calendar's (tests/server/app/test_published_patch.py
 
 `Parts` says where each chunk's events are in a body it was made with; a feed hands its `Parts`
 to the feed that replaces it in the next snapshot (`Handover`), which takes them when it is first
-rendered and lets go of them then: a successor never rendered holds one previous body at most.
+rendered and lets go of them then: a successor never rendered holds one previous body at most,
+counted as its own bytes in its conference's `Rendered` (server.snapshot.published), which may
+let go of it as of any feed's bytes.
 """
 
 from __future__ import annotations
@@ -76,6 +78,18 @@ class Handover:
 
     def keep(self, parts: Parts | None) -> None:
         self._parts = parts
+
+    def held(self) -> int:
+        """The bytes of the predecessor's body this holds on to until it is rendered."""
+        before = self._before
+        parts = None if before is None else before._parts
+        return 0 if parts is None else len(parts.body)
+
+    def drop(self) -> None:
+        """Let go of this feed's parts and of the predecessor's (the feed's bytes are let go)."""
+        self._parts = None
+        with self._lock:
+            self._before = None
 
 
 def render_large(

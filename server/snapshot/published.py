@@ -148,7 +148,7 @@ class Feed:
         """Drop the bytes; the next use makes them again, the same."""
         self._representation = None
         if self.handover is not None:
-            self.handover.keep(None)
+            self.handover.drop()
 
 
 class Rendered:
@@ -273,6 +273,7 @@ class Published:
                 ((f.spec.kind.value, f.spec.slug), f) for f in by_place.values()
             )
             self.rendered.forget(replaced)
+            self._count_handed_over(by_place.values())
         else:
             feeds = [
                 self._feed(spec, made.members.get((spec.kind, spec.slug), ()), inherited, held, lazy)
@@ -283,6 +284,7 @@ class Published:
             if previous is not None and previous.rendered is self.rendered:
                 kept = {id(f) for f in feeds}
                 self.rendered.forget(f for f in previous._feed_list if id(f) not in kept)
+            self._count_handed_over(feeds)
         self._feeds = None
         if previous is not None and written is not None and changes is not None:
             self._sessions = previous._sessions.updated((new.id, new) for _, new in changes)
@@ -301,6 +303,14 @@ class Published:
     @property
     def conference(self) -> Conference:
         return self.schedule.conference
+
+    def _count_handed_over(self, feeds: Iterable[Feed]) -> None:
+        """Count the previous bodies new large feeds hold until rendered (server.snapshot.large_feeds)
+        as theirs: the feeds they replace no longer count, and past the limit they are let go."""
+        for feed in feeds:
+            held = 0 if feed.handover is None or feed.rendered else feed.handover.held()
+            if held:
+                self.rendered.add(feed, held)
 
     @property
     def feeds(self) -> tuple[Feed, ...]:

@@ -191,3 +191,22 @@ def test_a_large_feeds_unchanged_chunks_are_shared_with_the_previous_snapshot(la
     before, after = previous.catalogue.members[FeedKind.ALL, ""], patched.catalogue.members[FeedKind.ALL, ""]
     assert isinstance(before, Chunked) and isinstance(after, Chunked)
     assert sum(a is not b for a, b in zip(before.chunks, after.chunks, strict=True)) == 1
+
+
+def test_a_large_feed_not_rendered_yet_counts_the_previous_bytes_it_holds_until_let_go(
+    large_schedule: Schedule,
+) -> None:
+    previous = Published(large_schedule, now=NOW, lazy=True)
+    size = len(previous.feeds[0].representation.body)
+    schedule = retitled(large_schedule)
+    patched = Published(
+        schedule, now=LATER, previous=previous, lazy=True, written=written_since(large_schedule, schedule)
+    )
+    new = patched.feeds[0]
+    assert new.handover is not None
+    counted = (patched.rendered.size, new.handover.held())
+
+    new.let_go()
+
+    assert counted == (size, size)
+    assert (new.handover.held(), new.rendered) == (0, False)
