@@ -113,7 +113,7 @@ def nginx_conf(
     temps = "\n".join(f"  {n}_temp_path {work / n};" for n in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     user = "user root root;" if os.geteuid() == 0 else ""
     # Debian's /etc/nginx/nginx.conf, which a deployed nginx runs with, turns these on.
-    sendfile = "\n  sendfile on;\n  tcp_nopush on;" if sendfile else ""
+    debian = "\n  sendfile on;\n  tcp_nopush on;" if sendfile else ""
     conf = work / "nginx.conf"
     conf.write_text(
         f"""{user}
@@ -124,7 +124,7 @@ error_log {work / "error.log"} warn;
 events {{ worker_connections 1024; }}
 http {{
   include /etc/nginx/mime.types;
-  access_log off;{sendfile}
+  access_log off;{debian}
 {temps}
   proxy_cache_path {work / "cache"} levels=1:2 keys_zone=confcal:10m max_size=100m inactive=10m use_temp_path=off;
   proxy_cache_path {work / "personal"} levels=1:2 keys_zone=confcal_personal:10m max_size=100m inactive=1m use_temp_path=off;
