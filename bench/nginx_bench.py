@@ -107,9 +107,13 @@ def personal_feeds(direct: str, static: str, work: Path, count: int) -> dict[str
     return scripts
 
 
-def nginx_conf(work: Path, proxy_port: int, static_port: int, upstream: int, static_root: Path) -> Path:
+def nginx_conf(
+    work: Path, proxy_port: int, static_port: int, upstream: int, static_root: Path, locations: Path, sendfile: bool
+) -> Path:
     temps = "\n".join(f"  {n}_temp_path {work / n};" for n in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     user = "user root root;" if os.geteuid() == 0 else ""
+    # Debian's /etc/nginx/nginx.conf, which a deployed nginx runs with, turns these on.
+    debian = "\n  sendfile on;\n  tcp_nopush on;" if sendfile else ""
     conf = work / "nginx.conf"
     conf.write_text(
         f"""{user}
@@ -120,13 +124,13 @@ error_log {work / "error.log"} warn;
 events {{ worker_connections 1024; }}
 http {{
   include /etc/nginx/mime.types;
-  access_log off;
+  access_log off;{debian}
 {temps}
   proxy_cache_path {work / "cache"} levels=1:2 keys_zone=confcal:10m max_size=100m inactive=10m use_temp_path=off;
   proxy_cache_path {work / "personal"} levels=1:2 keys_zone=confcal_personal:10m max_size=100m inactive=1m use_temp_path=off;
   include {DEPLOY / "confcal-http.conf"};
   upstream confcal {{ server 127.0.0.1:{upstream}; keepalive 32; }}
-  server {{ listen 127.0.0.1:{proxy_port}; include {DEPLOY / "confcal-locations.conf"}; }}
+  server {{ listen 127.0.0.1:{proxy_port}; include {locations}; }}
   server {{
     listen 127.0.0.1:{static_port};
     root {static_root};
@@ -148,7 +152,24 @@ def main() -> None:
         "--rounds", type=int, default=3, help="rounds of all runs, interleaved; the median is shown (default: 3)"
     )
     parser.add_argument("--personal", type=int, default=200, help="personal feeds to rotate through (default: 200)")
+    parser.add_argument(
+        "--only", choices=["200", "304", "personal", "personal 304"], action="append", help="these comparisons alone"
+    )
+    parser.add_argument(
+        "--locations",
+        type=Path,
+        default=DEPLOY / "confcal-locations.conf",
+        help="the proxy's locations (default: deploy/nginx's; a variant to try one)",
+    )
+    parser.add_argument(
+        "--no-sendfile",
+        action="store_true",
+        help="without Debian's sendfile and tcp_nopush (as the earlier rounds measured)",
+    )
     args = parser.parse_args()
+    if not args.locations.is_file():
+        raise SystemExit(f"{args.locations}: no such file")
+    shown = args.only or ["200", "304", "personal", "personal 304"]
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     with tempfile.TemporaryDirectory(prefix="confcal-nginx-bench-") as tmp:
         work = Path(tmp)
@@ -184,7 +205,9 @@ def main() -> None:
             feed = httpx.get(direct, headers=IDENTITY)
             (work / "static" / "feeds").mkdir(parents=True)
             (work / "static" / "feeds" / "all.ics").write_bytes(feed.content)
-            conf = nginx_conf(work, proxy_port, static_port, app_port, work / "static")
+            conf = nginx_conf(
+                work, proxy_port, static_port, app_port, work / "static", args.locations.resolve(), not args.no_sendfile
+            )
             proxy = subprocess.Popen(
                 [nginx, "-p", str(work), "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
             )
@@ -213,6 +236,8 @@ def main() -> None:
                 "nginx -> confcal personal 304": (proxy_root, None, scripts["app 304"]),
                 "nginx file personal 304": (static_root, None, scripts["file 304"]),
             }
+            wanted = {f"nginx -> confcal {status}" for status in shown} | {f"nginx file {status}" for status in shown}
+            runs = {n: run for n, run in runs.items() if n in wanted or (args.only is None and n.startswith("confcal"))}
             # Interleaved rounds, so a change in the machine's load hits every setup alike.
             pids = (proxy.pid, app.pid)
             rounds = [
@@ -231,7 +256,7 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f}; median of {args.rounds} rounds of {args.seconds} s")
     for name, value in figures.items():
         print(f"  {name:<22} {value:10.0f} req/s {per_cpu[name]:10.0f} req/CPU-s (nginx + confcal)")
-    for status in ("200", "304", "personal", "personal 304"):
+    for status in shown:
         ratio = figures[f"nginx -> confcal {status}"] / figures[f"nginx file {status}"]
         cpu_ratio = per_cpu[f"nginx -> confcal {status}"] / per_cpu[f"nginx file {status}"]
         print(f"  proxied / file, {status}:  {ratio:.2f}x (per CPU second {cpu_ratio:.2f}x)")

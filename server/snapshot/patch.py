@@ -30,10 +30,15 @@ from datetime import datetime
 
 from feeds.catalogue import CANCELLED_GRACE, LABELS, FeedKind, FeedSpec, places, spec_of, visible
 from feeds.model import Conference, Session
+from server.snapshot.persistent import CHUNK, Chunked, Overlay
 
 MOST = 200
+# A feed with more sessions than this holds them in chunks (`Chunked`), so a change copies a
+# chunk, not the feed's every session: the whole conference's feed, a day's at a large one.
+BIG = 4 * CHUNK
 
 Key = tuple[FeedKind, str]
+Members = tuple[Session, ...] | Chunked[Session]
 _ORDER = {kind: at for at, kind in enumerate(LABELS)}
 
 
@@ -41,20 +46,25 @@ _ORDER = {kind: at for at, kind in enumerate(LABELS)}
 class Catalogue:
     """Every feed's spec and members, in the catalogue's order, and until when it holds; `index`
     is each feed's place in `specs`, `touched` the feeds whose members `patched` changed (None:
-    made from scratch). A patch that renames no feed keeps `specs` and `index` as they were, so
-    a snapshot with one changed session copies no per-feed structure but by C-level copies."""
+    made from scratch). A patch that renames no feed keeps `specs` and `index` as they were,
+    and `members` is an `Overlay` of the previous one with the touched feeds' members, so a
+    snapshot with one changed session copies no structure of every feed or every session."""
 
     specs: tuple[FeedSpec, ...]
-    members: Mapping[Key, tuple[Session, ...]]
+    members: Mapping[Key, Members]
     until: datetime | None
     index: Mapping[Key, int]
     touched: frozenset[Key] | None = None
 
     @classmethod
-    def of(
-        cls, specs: tuple[FeedSpec, ...], members: Mapping[Key, tuple[Session, ...]], until: datetime | None
-    ) -> Catalogue:
+    def of(cls, specs: tuple[FeedSpec, ...], members: Mapping[Key, Members], until: datetime | None) -> Catalogue:
         return cls(specs, members, until, {(spec.kind, spec.slug): at for at, spec in enumerate(specs)})
+
+
+def members_of(sessions: Iterable[Session]) -> Members:
+    """A feed's sessions (sorted as `partition` sorts them), chunked when there are many."""
+    whole = tuple(sessions)
+    return Chunked.of(whole) if len(whole) > BIG else whole
 
 
 def changed_sessions(
@@ -106,15 +116,26 @@ def patched(
         if new.cancelled and new.modified is not None and shown_new is not None:
             ends = new.modified + CANCELLED_GRACE
             until = ends if until is None else min(until, ends)
-    members = dict(previous.members)
+    made_members: dict[Key, Members] = {}
     for key, swaps in touched.items():
-        group = list(members.get(key, ()))
+        found = previous.members.get(key, ())
+        if isinstance(found, Chunked):
+            for gone, come in swaps:
+                if gone is not None:
+                    found = found.removed(gone, _order)
+                if come is not None:
+                    found = found.inserted(come, _order)
+            made_members[key] = found
+            continue
+        group = list(found)
         for gone, come in swaps:
             if gone is not None:
                 _remove(group, gone)
             if come is not None:
                 insort(group, come, key=_order)
-        members[key] = tuple(group)
+        made_members[key] = members_of(group)
+    shared = previous.members if isinstance(previous.members, Overlay) else Overlay(dict(previous.members))
+    members = shared.updated(made_members.items())
     renamed = {key: name for key, name in names.items() if key not in index or specs_before[index[key]].name != name}
     if not renamed:
         return Catalogue(specs_before, members, until, index, frozenset(touched))
@@ -127,7 +148,7 @@ def patched(
 
 def _held(
     place: tuple[FeedKind, str, str],
-    members: Mapping[Key, tuple[Session, ...]],
+    members: Mapping[Key, Members],
     changed: set[str],
     conference: Conference,
 ) -> bool:

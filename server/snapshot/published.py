@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
@@ -32,7 +32,9 @@ from feeds.model import Conference, Schedule, Session
 from feeds.query import FeedQuery, feed_title, select
 from feeds.slug import slugify
 from server.snapshot.conditional import CALENDAR, Representation
-from server.snapshot.patch import Catalogue, changed_sessions, patched
+from server.snapshot.large_feeds import Handover, render_large
+from server.snapshot.patch import Catalogue, changed_sessions, members_of, patched
+from server.snapshot.persistent import Chunked, Overlay, same_items
 
 # Filtered feeds (?track=…&level=…) are rendered on demand; keep the recent ones.
 _FILTERED_KEEP = 256
@@ -61,21 +63,40 @@ class Feed:
 
     A lazy feed counts its bytes in its conference's `Rendered`, which lets go of the bytes of
     feeds not asked for lately past its limit: the feed is then made again when asked for, with
-    the same bytes and ETag (from the event cache, a fraction of the first render)."""
+    the same bytes and ETag (from the event cache, a fraction of the first render).
 
-    __slots__ = ("_lock", "_rendered", "_representation", "make", "path", "renders", "sessions", "spec", "used")
+    `members` are the feed's sessions as the catalogue holds them (chunks shared with the
+    previous snapshot's feed for a large feed); `sessions` makes them one tuple when first
+    asked for, so making a snapshot never copies a large feed's sessions."""
+
+    __slots__ = (
+        "_lock",
+        "handover",
+        "_rendered",
+        "_representation",
+        "_sessions",
+        "make",
+        "members",
+        "path",
+        "renders",
+        "spec",
+        "used",
+    )
 
     def __init__(
         self,
         spec: FeedSpec,
         path: str,
-        sessions: tuple[Session, ...],
+        sessions: Sequence[Session],
         make: Callable[[], Representation],
         rendered: Rendered | None = None,
     ) -> None:
         self.spec = spec
         self.path = path
-        self.sessions = sessions
+        self.members = sessions
+        self._sessions = sessions if isinstance(sessions, tuple) else None
+        # A large feed's parts for the feed replacing it (server.snapshot.large_feeds).
+        self.handover: Handover | None = None
         self.make = make
         self.renders = 0
         self.used = False
@@ -84,7 +105,14 @@ class Feed:
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"Feed({self.spec!r}, {self.path!r}, {len(self.sessions)} sessions)"
+        return f"Feed({self.spec!r}, {self.path!r}, {len(self.members)} sessions)"
+
+    @property
+    def sessions(self) -> tuple[Session, ...]:
+        found = self._sessions
+        if found is None:  # two threads may both make it: the same tuple's items either way
+            found = self._sessions = tuple(self.members)
+        return found
 
     @property
     def representation(self) -> Representation:
@@ -119,6 +147,8 @@ class Feed:
     def let_go(self) -> None:
         """Drop the bytes; the next use makes them again, the same."""
         self._representation = None
+        if self.handover is not None:
+            self.handover.drop()
 
 
 class Rendered:
@@ -174,8 +204,10 @@ class Published:
     """Every catalogue feed (rendered, or made on first use when `lazy`), plus memoized on-demand
     documents; safe to share across threads."""
 
-    _feeds_by_name: dict[tuple[str, str], Feed]
-    _sessions: dict[str, Session]
+    _feeds_by_name: Overlay[tuple[str, str], Feed]
+    _feed_list: Chunked[Feed]
+    _feeds: tuple[Feed, ...] | None
+    _sessions: Overlay[str, Session]
     rendered: Rendered
     catalogue: Catalogue
 
@@ -221,39 +253,43 @@ class Published:
             members = partition(schedule, now=now)
             made = Catalogue.of(
                 tuple(catalogue(schedule)),
-                {key: tuple(group) for key, group in members.items()},
+                Overlay({key: members_of(group) for key, group in members.items()}),
                 visible_until(schedule, now),
             )
         self.catalogue = made
         if previous is not None and made.touched is not None and made.specs is previous.catalogue.specs:
             # No feed renamed, added or ended: the previous snapshot's feeds in place, those of
-            # the changed sessions made again (copying the sequences is C, not a Python loop).
-            feeds = list(previous.feeds)
-            self._feeds_by_name = previous._feeds_by_name.copy()
+            # the changed sessions made again; the feeds' sequence and map share the rest.
+            by_place: dict[int, Feed] = {}
             replaced = []
             for key in made.touched:
                 at = made.index[key]
-                old = feeds[at]
-                feed = feeds[at] = self._feed(made.specs[at], made.members.get(key, ()), inherited, held, lazy)
-                self._feeds_by_name[feed.spec.kind.value, feed.spec.slug] = feed
+                old = previous._feed_list[at]
+                feed = by_place[at] = self._feed(made.specs[at], made.members.get(key, ()), inherited, held, lazy)
                 if feed is not old:
                     replaced.append(old)
+            self._feed_list = previous._feed_list.replaced(by_place)
+            self._feeds_by_name = previous._feeds_by_name.updated(
+                ((f.spec.kind.value, f.spec.slug), f) for f in by_place.values()
+            )
             self.rendered.forget(replaced)
+            self._count_handed_over(by_place.values())
         else:
             feeds = [
                 self._feed(spec, made.members.get((spec.kind, spec.slug), ()), inherited, held, lazy)
                 for spec in made.specs
             ]
-            self._feeds_by_name = {(f.spec.kind.value, f.spec.slug): f for f in feeds}
+            self._feed_list = Chunked.of(feeds)
+            self._feeds_by_name = Overlay({(f.spec.kind.value, f.spec.slug): f for f in feeds})
             if previous is not None and previous.rendered is self.rendered:
                 kept = {id(f) for f in feeds}
-                self.rendered.forget(f for f in previous.feeds if id(f) not in kept)
-        self.feeds: tuple[Feed, ...] = tuple(feeds)
+                self.rendered.forget(f for f in previous._feed_list if id(f) not in kept)
+            self._count_handed_over(feeds)
+        self._feeds = None
         if previous is not None and written is not None and changes is not None:
-            self._sessions = previous._sessions.copy()
-            self._sessions.update((new.id, new) for _, new in changes)
+            self._sessions = previous._sessions.updated((new.id, new) for _, new in changes)
         else:
-            self._sessions = {s.id: s for s in schedule.sessions}
+            self._sessions = Overlay({s.id: s for s in schedule.sessions})
         self._lock = threading.Lock()
         self._filtered: OrderedDict[FeedQuery, Representation] = OrderedDict()
         self._filtered_bytes = 0
@@ -268,12 +304,29 @@ class Published:
     def conference(self) -> Conference:
         return self.schedule.conference
 
+    def _count_handed_over(self, feeds: Iterable[Feed]) -> None:
+        """Count the previous bodies new large feeds hold until rendered (server.snapshot.large_feeds)
+        as theirs: the feeds they replace no longer count, and past the limit they are let go."""
+        for feed in feeds:
+            held = 0 if feed.handover is None or feed.rendered else feed.handover.held()
+            if held:
+                self.rendered.add(feed, held)
+
+    @property
+    def feeds(self) -> tuple[Feed, ...]:
+        """Every catalogue feed in the catalogue's order (made one tuple when first asked for:
+        a new version's snapshot shares the previous one's chunks of feeds instead)."""
+        found = self._feeds
+        if found is None:
+            found = self._feeds = tuple(self._feed_list)
+        return found
+
     def _feed(
         self,
         spec: FeedSpec,
-        sessions: tuple[Session, ...],
+        sessions: Sequence[Session],
         inherited: dict[_ContentKey, Representation],
-        held: dict[tuple[str, str], Feed],
+        held: Mapping[tuple[str, str], Feed],
         lazy: bool,
     ) -> Feed:
         title = feed_title(self.conference, spec)
@@ -282,20 +335,28 @@ class Published:
             # server renders them after the snapshot is swapped in (`warm`). The same conference,
             # base URL, spec and sessions as a feed held before: the same bytes, rendered or not.
             same = held.get((spec.kind.value, spec.slug))
-            if same is not None and same.spec == spec and same.sessions == sessions:
+            if same is not None and same.spec == spec and same_items(same.members, sessions):
                 return same
             # The maker holds what the bytes depend on, never this snapshot: a feed taken over by
             # later snapshots must not keep this one (and its memoized documents) alive.
+            if isinstance(sessions, Chunked):
+                # Made from the chunks the feed it replaces holds rendered, and the changed ones.
+                handover = Handover(None if same is None else same.handover)
+                large = partial(render_large, self.conference, self.base_url, self.cache, title, sessions, handover)
+                feed = Feed(spec, urls.feed(spec), sessions, large, self.rendered)
+                feed.handover = handover
+                return feed
             make = partial(_render, self.conference, self.base_url, self.cache, title, sessions, None)
             return Feed(spec, urls.feed(spec), sessions, make, self.rendered)
-        rep = self._calendar(title, sessions, inherited)
-        return Feed(spec, urls.feed(spec), sessions, partial(_same, rep))
+        whole = tuple(sessions)
+        rep = self._calendar(title, whole, inherited)
+        return Feed(spec, urls.feed(spec), whole, partial(_same, rep))
 
     def warm(self) -> None:
         """Render every catalogue feed not rendered yet, the whole conference's first (the
         server calls this in a worker thread once the snapshot is being served), as long as
         they fit in `rendered`'s limit: the others are made when asked for."""
-        for feed in self.feeds:
+        for feed in self._feed_list:
             if self.rendered.full:
                 break
             if not feed.rendered:
@@ -418,7 +479,7 @@ def _render(
     base_url: str | None,
     cache: EventCache,
     title: str,
-    sessions: tuple[Session, ...],
+    sessions: Sequence[Session],
     alarm: int | None,
 ) -> Representation:
     body = render_calendar(conference, list(sessions), title=title, base_url=base_url, cache=cache, alarm=alarm)

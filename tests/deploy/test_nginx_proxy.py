@@ -17,7 +17,7 @@ from feeds.demo import DEMO_TZ, demo_sources
 from feeds.pipeline import load_schedule
 from server.store import Store
 from tests.helpers.nginx_process import DEPLOY, running_nginx
-from tests.helpers.serve_process import Running, running_confcal
+from tests.helpers.serve_process import Running, free_port, running_confcal
 
 CHANGED_PAGE = Path(__file__).resolve().parents[1] / "server" / "app" / "fixtures" / "002_changed.txt"
 
@@ -244,3 +244,18 @@ def test_health_and_metrics_pass_through_uncached(stack: tuple[Running, str]) ->
     assert [r.headers.get("x-cache-status") for r in replies] == [None] * 4
     assert replies[0].json()["status"] == "ok"
     assert "confcal_http_requests_total" in replies[2].text
+
+
+def test_an_upstream_error_on_a_token_path_leaves_the_token_out_of_the_error_log(tmp_path: Path) -> None:
+    down = f"http://127.0.0.1:{free_port()}"  # nothing listens there: every proxied request fails
+    token = "70ken" + "5ecret" * 4
+    paths = [f"/p/{token}.ics", f"/c/demo/p/{token}.ics", f"/api/picks/{token}", f"/api/invitations/stop/{token}"]
+    with running_nginx(tmp_path / "nginx", _site(down, tmp_path / "cache")) as proxy:
+        replies = [httpx.get(proxy + path) for path in paths]
+        public = httpx.get(proxy + "/feeds/all.ics")
+    log = (tmp_path / "nginx" / "error.log").read_text(errors="replace")
+
+    assert [r.status_code for r in replies] == [502] * 4
+    assert public.status_code == 502
+    assert "/feeds/all.ics" in log  # the same error on a public path is logged
+    assert token not in log

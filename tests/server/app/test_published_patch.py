@@ -10,8 +10,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from feeds.catalogue import CANCELLED_GRACE
+from feeds.catalogue import CANCELLED_GRACE, FeedKind
 from feeds.model import Schedule, Session, Speaker, Status, Track
+from server.snapshot.patch import BIG
+from server.snapshot.persistent import Chunked
 from server.snapshot.published import Published
 
 NOW = datetime(2026, 4, 1, tzinfo=UTC)
@@ -142,3 +144,69 @@ def test_past_a_cancellations_grace_period_the_snapshot_is_made_from_scratch(dem
 
     assert shape(patched) == shape(Published(schedule, now=after_grace, lazy=True))
     assert len(patched.feed("all", "").sessions) == len(previous.feed("all", "").sessions) - 1  # type: ignore[union-attr]
+
+
+@pytest.fixture(scope="module")
+def large_schedule(demo_schedule: Schedule) -> Schedule:
+    """The demo's sessions over and over, a week apart, with ids of their own: enough that the
+    whole conference's feed is held in chunks (server.snapshot.patch.BIG)."""
+    copies = BIG // len(demo_schedule.sessions) + 2
+    sessions = [
+        dataclasses.replace(s, id=f"{s.id}{n:04d}", start=s.start + timedelta(weeks=n), end=s.end + timedelta(weeks=n))
+        for n in range(copies)
+        for s in demo_schedule.sessions
+    ]
+    return dataclasses.replace(demo_schedule, sessions=tuple(sorted(sessions, key=lambda s: (s.start, s.title, s.id))))
+
+
+@pytest.mark.parametrize("change", CHANGES, ids=lambda c: c.__name__)
+def test_a_patched_snapshot_of_a_large_conference_is_the_snapshot_made_from_scratch(
+    large_schedule: Schedule, change: Change
+) -> None:
+    previous = Published(large_schedule, now=NOW, lazy=True)
+    large = [f for f in previous.feeds if isinstance(f.members, Chunked)]
+    rendered_before = [f.representation for f in large]  # what the patched feeds are made from
+    schedule = change(large_schedule)
+
+    patched = Published(
+        schedule, now=LATER, previous=previous, lazy=True, written=written_since(large_schedule, schedule)
+    )
+
+    eager = Published(schedule, now=LATER)  # every feed by feeds.ical.render_calendar
+    assert len(rendered_before) == len(large) > 0
+    assert shape(patched) == shape(eager)
+    made = [(f.spec, f.representation.body, f.representation.last_modified) for f in patched.feeds]
+    assert made == [(f.spec, f.representation.body, f.representation.last_modified) for f in eager.feeds]
+    assert dict(patched.sessions_by_id) == dict(eager.sessions_by_id)
+
+
+def test_a_large_feeds_unchanged_chunks_are_shared_with_the_previous_snapshot(large_schedule: Schedule) -> None:
+    previous = Published(large_schedule, now=NOW, lazy=True)
+    schedule = retitled(large_schedule)
+
+    patched = Published(
+        schedule, now=LATER, previous=previous, lazy=True, written=written_since(large_schedule, schedule)
+    )
+
+    before, after = previous.catalogue.members[FeedKind.ALL, ""], patched.catalogue.members[FeedKind.ALL, ""]
+    assert isinstance(before, Chunked) and isinstance(after, Chunked)
+    assert sum(a is not b for a, b in zip(before.chunks, after.chunks, strict=True)) == 1
+
+
+def test_a_large_feed_not_rendered_yet_counts_the_previous_bytes_it_holds_until_let_go(
+    large_schedule: Schedule,
+) -> None:
+    previous = Published(large_schedule, now=NOW, lazy=True)
+    size = len(previous.feeds[0].representation.body)
+    schedule = retitled(large_schedule)
+    patched = Published(
+        schedule, now=LATER, previous=previous, lazy=True, written=written_since(large_schedule, schedule)
+    )
+    new = patched.feeds[0]
+    assert new.handover is not None
+    counted = (patched.rendered.size, new.handover.held())
+
+    new.let_go()
+
+    assert counted == (size, size)
+    assert (new.handover.held(), new.rendered) == (0, False)

@@ -1,0 +1,138 @@
+"""A large feed's bytes made again from its previous version's, in the time of the chunks that changed.
+
+A feed's body is its header, the VTIMEZONE when an event needs it, its events' bytes in order and
+the END line (feeds.ical.render_calendar). The whole conference's feed of 50,000 sessions is 31
+MiB: joining it again after one session moved asked the event cache for 50,000 events, the
+largest part of serving the new version. A large feed holds its sessions in chunks shared with
+the feed it replaces (server.snapshot.persistent.Chunked), so its body is made from the chunks
+the previous body holds, taken from that body as they are, and the changed chunks' events
+alone; the bytes are render_calendar's (tests/server/app/test_published_patch.py compares them).
+
+`Parts` says where each chunk's events are in a body it was made with; a feed hands its `Parts`
+to the feed that replaces it in the next snapshot (`Handover`), which takes them when it is first
+rendered and lets go of them then: a successor never rendered holds one previous body at most,
+counted as its own bytes in its conference's `Rendered` (server.snapshot.published), which may
+let go of it as of any feed's bytes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+
+from feeds.ical import EventCache, render_calendar
+from feeds.ical.event import render_event
+from feeds.ical.timezone import vtimezone_bytes
+from feeds.model import Conference, Session
+from server.snapshot.conditional import CALENDAR, Representation
+from server.snapshot.persistent import Chunked
+
+_END = b"END:VCALENDAR\r\n"
+# What render_calendar looks for in an event to add the VTIMEZONE (no event's bytes can make
+# it across two events: each begins with BEGIN:VEVENT).
+_ZONED = b"\r\nDTSTART;TZID="
+
+
+@dataclass(frozen=True)
+class Span:
+    """One chunk's events in a body: bytes `start` to `end`, whether they name the time zone
+    and the newest `modified` among its sessions."""
+
+    chunk: tuple[Session, ...]
+    start: int
+    end: int
+    zoned: bool
+    newest: datetime | None
+
+
+@dataclass(frozen=True)
+class Parts:
+    body: bytes
+    spans: dict[int, Span]  # id(chunk): the chunk is held in its Span, so the id stays its own
+
+    def events(self, chunk: tuple[Session, ...]) -> Span | None:
+        found = self.spans.get(id(chunk))
+        return found if found is not None and found.chunk is chunk else None
+
+
+class Handover:
+    """A feed's `Parts` once it is rendered, for the feed that replaces it; until then (or once
+    the feed's bytes are let go) the parts its own predecessor handed over, if any."""
+
+    __slots__ = ("_before", "_lock", "_parts")
+
+    def __init__(self, before: Handover | None = None) -> None:
+        self._parts: Parts | None = None
+        # A predecessor never rendered passes on what it was given, not itself: no chains.
+        self._before: Handover | None = before if before is None or before._parts is not None else before._before
+        self._lock = threading.Lock()
+
+    def take_before(self) -> Parts | None:
+        """The predecessor's parts, once: the body they name is let go with them."""
+        with self._lock:
+            before, self._before = self._before, None
+        return None if before is None else before._parts
+
+    def keep(self, parts: Parts | None) -> None:
+        self._parts = parts
+
+    def held(self) -> int:
+        """The bytes of the predecessor's body this holds on to until it is rendered."""
+        before = self._before
+        parts = None if before is None else before._parts
+        return 0 if parts is None else len(parts.body)
+
+    def drop(self) -> None:
+        """Let go of this feed's parts and of the predecessor's (the feed's bytes are let go)."""
+        self._parts = None
+        with self._lock:
+            self._before = None
+
+
+def render_large(
+    conference: Conference,
+    base_url: str | None,
+    cache: EventCache,
+    title: str,
+    members: Chunked[Session],
+    handover: Handover,
+) -> Representation:
+    """The feed of `members` as `_render` makes it (the same bytes and Last-Modified), reusing
+    the chunks the predecessor's body holds; its own parts are kept in `handover`."""
+    before = handover.take_before()
+    head = render_calendar(conference, (), title=title, base_url=base_url, cache=cache)[: -len(_END)]
+    pieces: list[bytes | memoryview] = []
+    made: list[tuple[tuple[Session, ...], int, bool, datetime | None]] = []
+    old = None if before is None else memoryview(before.body)
+    for chunk in members.chunks:
+        span = None if before is None else before.events(chunk)
+        if span is not None and old is not None:
+            pieces.append(old[span.start : span.end])
+            size, zoned, newest = span.end - span.start, span.zoned, span.newest
+        else:
+            # The cached events themselves, not joined per chunk: the body is the one copy.
+            events = _events(conference, base_url, cache, chunk)
+            pieces += events
+            size, zoned = sum(map(len, events)), any(_ZONED in event for event in events)
+            newest = max((s.modified for s in chunk if s.modified is not None), default=None)
+        made.append((chunk, size, zoned, newest))
+    zone = vtimezone_bytes(conference.timezone) if any(z for _, _, z, _ in made) else b""
+    body = b"".join((head, zone, *pieces, _END))
+    spans: dict[int, Span] = {}
+    at = len(head) + len(zone)
+    for chunk, size, zoned, newest in made:
+        spans[id(chunk)] = Span(chunk, at, at + size, zoned, newest)
+        at += size
+    handover.keep(Parts(body, spans))
+    stamps = [newest for _, _, _, newest in made if newest is not None]
+    return Representation(body, CALENDAR, max(stamps) if stamps else None)
+
+
+def _events(conference: Conference, base_url: str | None, cache: EventCache, chunk: Sequence[Session]) -> list[bytes]:
+    return [
+        cache.get(conference, s, base_url, partial(render_event, conference, s, base_url=base_url, alarm=None), None)
+        for s in chunk
+    ]
