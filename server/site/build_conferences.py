@@ -14,7 +14,7 @@ anything. So a build's cost follows the conferences that changed, not how many t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -41,18 +41,39 @@ Load = Callable[[ConferenceSummary, str | None], Published | None]
 class Live(Protocol):
     """What a build needs of server.store.Store."""
 
-    def live(self, conference: str | None = None) -> Schedule | None: ...
+    def live(self, conference: str | None = None, writes: dict[str, str] | None = None) -> Schedule | None: ...
 
 
-def loader(store: Live, now: datetime) -> Load:
-    """Each conference's snapshot from `store`, as the server publishes it at `now`."""
+# The write that made each session's row (Store.live's `writes`), for the conference (slug) last
+# loaded; None when the loader does not know it (each session is then keyed by its content).
+Writes = Callable[[str], Mapping[str, str] | None]
 
-    def load(summary: ConferenceSummary, calendars: str | None) -> Published | None:
-        schedule = store.live(summary.slug)
+
+class StoreLoader:
+    """Each conference's snapshot from `store`, as the server publishes it at `now` (a `Load`),
+    and what `writes` says of the rows it was made from."""
+
+    def __init__(self, store: Live, now: datetime) -> None:
+        self._store = store
+        self._now = now
+        self._writes: dict[str, dict[str, str]] = {}
+
+    def __call__(self, summary: ConferenceSummary, calendars: str | None) -> Published | None:
+        writes: dict[str, str] = {}
+        schedule = self._store.live(summary.slug, writes)
+        if schedule is None:
+            return None
+        self._writes = {summary.slug: writes}  # the last conference's only: the build goes one by one
         # Feeds are rendered only when the build's record does not know their content.
-        return None if schedule is None else Published(schedule, now=now, base_url=calendars, lazy=True)
+        return Published(schedule, now=self._now, base_url=calendars, lazy=True)
 
-    return load
+    def writes(self, slug: str) -> Mapping[str, str] | None:
+        return self._writes.get(slug)
+
+
+def loader(store: Live, now: datetime) -> StoreLoader:
+    """Each conference's snapshot from `store`, as the server publishes it at `now`."""
+    return StoreLoader(store, now)
 
 
 @dataclass
@@ -85,6 +106,7 @@ def write_conferences(
     extra: Extra | None = None,
     started: Callable[[str], None] | None = None,
     jobs: int = 1,
+    writes: Writes | None = None,
 ) -> Built:
     """Write every conference's site and `api/conferences` with up to `jobs` processes; `base_url`
     is the calendars' (`--base-url`, or None: events then link to their source)."""
@@ -128,7 +150,8 @@ def write_conferences(
                     continue
                 _step(started, f"writing {slug}")
                 before = output.held()
-                for path, key, make in site_parts(published, site, others, extra, history, output):
+                named = writes(slug) if writes is not None else None
+                for path, key, make in site_parts(published, site, others, extra, history, output, named):
                     # The default conference's copy at the root: hard links to the same files.
                     workers.put(base + path, key, make, path if slug == default else None, shared=independent(path))
                 schedule = published.schedule

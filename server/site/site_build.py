@@ -18,7 +18,7 @@ it is made from changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 
 from feeds import urls
@@ -69,12 +69,19 @@ def site_parts(
     extra: Extra | None = None,
     history: str = "",
     output: Output | None = None,
+    writes: Mapping[str, str] | None = None,
 ) -> Iterator[Part]:
-    """Every file of one conference's site, each with the key of what it is made from."""
+    """Every file of one conference's site, each with the key of what it is made from; `writes`:
+    the write that made each session's row (Store.row_writes), read before the snapshot."""
     conference = published.conference
     base = digest(code_key(), conference, site.base_url, published.base_url)
     # Each session's key: everything its own files (download, page) are made from. One digest per
     # session serves both files and every key listing sessions (two fewer digests a session).
+    # The write that made its row names the session as well as its content does (the rest is in
+    # `base`), at a fraction of digesting every field; a session `writes` does not name is keyed
+    # by its content.
+    known = writes if writes is not None else {}
+    row = digest(base, "row")
     # Made as the pages are yielded, so the first pages reach a worker before every session is
     # digested (else the other cores idle through that part of a large build's start); complete
     # before anything else reads them.
@@ -84,7 +91,8 @@ def site_parts(
     # while this process renders the feeds, instead of waiting for the feeds' QR codes alone.
     everything = published.feed(FeedKind.ALL.value, "")
     for session in everything.sessions if everything else ():
-        key = sessions[session.id] = digest(base, session)
+        written = known.get(session.id)
+        key = sessions[session.id] = digest(base, session) if written is None else digest(row, session.id, written)
         if is_safe_id(session.id):
             yield (
                 page_path(session) + urls.PAGE_FILE,
@@ -93,7 +101,8 @@ def site_parts(
             )
     for session in published.schedule.sessions:  # those the feeds no longer list
         if session.id not in sessions:
-            sessions[session.id] = digest(base, session)
+            written = known.get(session.id)
+            sessions[session.id] = digest(base, session) if written is None else digest(row, session.id, written)
     if extra is not None:
         # From the store's history, not the snapshot: keyed by the conference's latest version
         # and when it was recorded (`history`). Early, while the workers make the session pages:

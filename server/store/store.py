@@ -264,9 +264,16 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
 
-    def live(self, conference: str | None = None) -> Schedule | None:
+    def live(self, conference: str | None = None, writes: dict[str, str] | None = None) -> Schedule | None:
         """The stored schedule of `conference` (slug; default: `default_conference()`), with every
-        session ever stored - confirmed and cancelled - ordered by start, title, id."""
+        session ever stored - confirmed and cancelled - ordered by start, title, id.
+
+        `writes`, when given, is filled with each session's id and a name of the write that made
+        its row as read: the version that wrote it (its id, number and time) and the schema the
+        row is read under. A row is written only with a new version, so the same id and name
+        mean the same row, of which this makes the same session: a build keys a session's files
+        by them instead of digesting every field of the session. Read from the same rows as the
+        sessions, so the name is of the row each session was made from."""
         slug = conference if conference is not None else self.default_conference()
         if slug is None:
             return None
@@ -278,7 +285,7 @@ class Store:
                 if row is None:
                     return None
                 conf = rows.conference_from_row(row)
-                stored = _load_sessions(conn, conf.slug)
+                stored = _load_sessions(conn, conf.slug, writes)
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
         ordered = sorted(stored, key=lambda s: (s.start, s.title, s.id))
@@ -416,10 +423,27 @@ def _upsert_conference(conn: Connection, conference: Conference) -> None:
         conn.execute(conferences.insert().values(**values))
 
 
-def _load_sessions(conn: Connection, slug: str) -> list[Session]:
-    found = conn.execute(select(sessions).where(sessions.c.conference == slug)).mappings()
+def _load_sessions(conn: Connection, slug: str, writes: dict[str, str] | None = None) -> list[Session]:
     known: dict[tuple[object, ...], object] = {}
-    return [rows.session_from_row(r, known) for r in found]
+    if writes is None:
+        found = conn.execute(select(sessions).where(sessions.c.conference == slug)).mappings()
+        return [rows.session_from_row(r, known) for r in found]
+    # The versions first: a row written by a version committed after them is left unnamed.
+    made = {
+        int(r.number): f"{schema.HEAD} {r.id} {r.number} {rows.from_db_time(r.created).isoformat()}"
+        for r in conn.execute(
+            select(versions.c.id, versions.c.number, versions.c.created).where(versions.c.conference == slug)
+        )
+    }
+    found = conn.execute(select(sessions).where(sessions.c.conference == slug)).mappings()
+    loaded = []
+    for r in found:
+        session = rows.session_from_row(r, known)
+        name = made.get(r["version"])
+        if name is not None:
+            writes[session.id] = name
+        loaded.append(session)
+    return loaded
 
 
 def _latest_version(conn: Connection, slug: str) -> int:
