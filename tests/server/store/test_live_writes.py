@@ -7,23 +7,27 @@ import dataclasses
 from pathlib import Path
 
 from server.store import Store
+from server.store.store import RowWrites
 from tests.helpers.store_builders import FIRST, SECOND, THIRD, schedule, six_talks
 
 
 def _writes(store: Store) -> dict[str, str]:
-    writes: dict[str, str] = {}
-    store.live(writes=writes)
-    return writes
+    """Each session's id and the name of the write that made its row."""
+    writes = RowWrites()
+    live = store.live(writes=writes)
+    assert live is not None
+    return {s.id: name for s in live.sessions if (name := writes.name(s.id)) is not None}
 
 
 def test_every_session_read_is_named_by_a_write(store: Store) -> None:
     store.ingest(schedule(*six_talks()), now=FIRST)
-    writes: dict[str, str] = {}
+    writes = RowWrites()
 
     live = store.live(writes=writes)
 
     assert live is not None
-    assert sorted(writes) == sorted(s.id for s in live.sessions)
+    assert sorted(writes.rows) == sorted(s.id for s in live.sessions)
+    assert sorted(writes.versions) == [1]
 
 
 def test_a_moved_session_gets_a_new_name_and_the_others_keep_theirs(store: Store) -> None:
