@@ -9,11 +9,12 @@ feeds/query.py.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 
-from feeds.model import Conference, Named, Schedule, Session
+from feeds.model import Conference, Named, Schedule, Session, Speaker
 from feeds.slug import slugify
 
 
@@ -126,17 +127,31 @@ def catalogue(schedule: Schedule) -> list[FeedSpec]:
     """The whole-conference feed, then one feed per distinct value of each facet, by kind and
     slug. Two names with one slug (the model keeps slugs unique per name, but two sources can
     disagree on spelling) share a feed named after the alphabetically first."""
-    conference = schedule.conference
-    names: dict[FeedKind, dict[str, str]] = {kind: {} for kind in LABELS}
-    days: dict[datetime, tuple[str, str]] = {}
-    for session in schedule.sessions:
-        for kind, slug, name in _places(session, conference, days):
-            known = names[kind].get(slug)
-            names[kind][slug] = name if known is None else min(known, name)
+    conference, sessions = schedule.conference, schedule.sessions
+    # Each distinct value weighed once, not once per session that has it: sessions read together
+    # share their rooms, tracks, levels and speakers (server.store.rows), so a value is told
+    # apart by identity first; thousands of sessions share a few hundred starts and kinds.
+    starts = {s.start for s in sessions}
+    found: dict[FeedKind, Iterable[tuple[str, str]]] = {
+        FeedKind.TRACK: _named({id(t): t for s in sessions if (t := s.track) is not None}),
+        FeedKind.ROOM: _named({id(r): r for s in sessions if (r := s.room) is not None}),
+        FeedKind.SPEAKER: _named({id(p): p for s in sessions for p in s.speakers}),
+        FeedKind.LEVEL: _named({id(v): v for s in sessions if (v := s.level) is not None}),
+        FeedKind.DAY: [_day_entry(conference.day_of(start).isoformat()) for start in starts],
+        FeedKind.KIND: [(kind_slug(kind), kind_name(kind)) for kind in {s.kind for s in sessions}],
+    }
     specs = [FeedSpec(FeedKind.ALL, "", conference.name, conference.name)]
-    for kind, by_slug in names.items():
+    for kind in LABELS:
+        by_slug: dict[str, str] = {}
+        for slug, name in found[kind]:
+            known = by_slug.get(slug)
+            by_slug[slug] = name if known is None else min(known, name)
         specs += [spec_of(conference, kind, slug, by_slug[slug]) for slug in sorted(by_slug)]
     return specs
+
+
+def _named(values: Mapping[int, Named | Speaker]) -> list[tuple[str, str]]:
+    return [(value.slug, value.name) for value in values.values()]
 
 
 def spec_of(conference: Conference, kind: FeedKind, slug: str, name: str) -> FeedSpec:
@@ -194,11 +209,49 @@ def partition(
         key=lambda s: (s.start, s.id),
     )
     groups: dict[tuple[FeedKind, str], list[Session]] = {(FeedKind.ALL, ""): list(ordered)}
-    days: dict[datetime, tuple[str, str]] = {}
+    # Each feed's list found once per distinct value (by identity: sessions read together share
+    # their rooms, tracks, levels and speakers; by value for starts and kinds), not a key made
+    # and looked up per session and feed.
+    lists: dict[object, list[Session]] = {}
+
+    def members(value: object, key: tuple[FeedKind, str]) -> list[Session]:
+        found = groups.get(key)
+        if found is None:
+            found = groups[key] = []
+        lists[value] = found
+        return found
+
     for session in ordered:
-        # Once per feed, though two of its speakers share a slug.
-        for key in dict.fromkeys((kind, slug) for kind, slug, _ in _places(session, conference, days)):
-            groups.setdefault(key, []).append(session)
+        for value, kind in (
+            (session.track, FeedKind.TRACK),
+            (session.room, FeedKind.ROOM),
+            (session.level, FeedKind.LEVEL),
+        ):
+            if value is not None:
+                found = lists.get(id(value))
+                if found is None:
+                    found = members(id(value), (kind, value.slug))
+                found.append(session)
+        speakers = session.speakers
+        if speakers:
+            if len(speakers) == 1:
+                found = lists.get(id(speakers[0]))
+                (found if found is not None else members(id(speakers[0]), (FeedKind.SPEAKER, speakers[0].slug))).append(
+                    session
+                )
+            else:
+                # Once per feed, though two of its speakers share a slug.
+                for slug in dict.fromkeys(p.slug for p in speakers):
+                    members(("speaker", slug), (FeedKind.SPEAKER, slug)).append(session)
+        start = session.start
+        found = lists.get(start)
+        if found is None:
+            found = members(start, (FeedKind.DAY, day_slug(session, conference)))
+        found.append(session)
+        found = lists.get(("kind", session.kind))
+        if found is None:
+            found = members(("kind", session.kind), (FeedKind.KIND, kind_slug(session.kind)))
+        found.append(session)
     return groups
 
 

@@ -84,9 +84,10 @@ def run(args: argparse.Namespace) -> int:
         with progress("confcal build", 2 * len(summaries), quiet=args.quiet) as shown:
             # One record for every file of every conference (build_output.py); the changelog
             # of each conference (changes/, changes.atom, api/changes) comes from the store.
+            load = loader(store, now)
             built = write_conferences(
                 summaries,
-                loader(store, now),
+                load,
                 args.outdir,
                 Site.of(args.base_url or DEFAULT_BASE_URL),
                 default,
@@ -95,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
                 extra=lambda p, s, o: changes_files(p, s, store, o),
                 started=shown.step,
                 jobs=args.jobs or default_jobs(),
+                writes=load.writes,
             )
     print(
         f"confcal build: {built.conferences} conference(s), {built.feeds} feeds, {built.sessions} sessions; "

@@ -28,10 +28,11 @@ from server.links import Site, calendar_base, conference_site, other_conferences
 from server.site.build_output import Output, code_key, digest
 from server.site.build_record import Stamped
 from server.site.build_workers import Workers
-from server.site.site_build import OWNED, Extra, independent, site_parts
+from server.site.site_build import OWNED, Extra, Kept, conference_key, independent, site_parts
 from server.snapshot.api import conferences_representation
 from server.snapshot.published import Published
 from server.store.report import ConferenceSummary
+from server.store.store import RowWrites
 
 # The snapshot of a conference as the calendars link it (`calendar_base`); None when the store
 # no longer holds it.
@@ -41,18 +42,39 @@ Load = Callable[[ConferenceSummary, str | None], Published | None]
 class Live(Protocol):
     """What a build needs of server.store.Store."""
 
-    def live(self, conference: str | None = None) -> Schedule | None: ...
+    def live(self, conference: str | None = None, writes: RowWrites | None = None) -> Schedule | None: ...
 
 
-def loader(store: Live, now: datetime) -> Load:
-    """Each conference's snapshot from `store`, as the server publishes it at `now`."""
+# What wrote the rows of the conference (slug) last loaded (Store.live's `writes`); None when the
+# loader does not know (each session is then keyed by its content).
+Writes = Callable[[str], RowWrites | None]
 
-    def load(summary: ConferenceSummary, calendars: str | None) -> Published | None:
-        schedule = store.live(summary.slug)
+
+class StoreLoader:
+    """Each conference's snapshot from `store`, as the server publishes it at `now` (a `Load`),
+    and what `writes` says of the rows it was made from."""
+
+    def __init__(self, store: Live, now: datetime) -> None:
+        self._store = store
+        self._now = now
+        self._writes: dict[str, RowWrites] = {}
+
+    def __call__(self, summary: ConferenceSummary, calendars: str | None) -> Published | None:
+        writes = RowWrites()
+        schedule = self._store.live(summary.slug, writes)
+        if schedule is None:
+            return None
+        self._writes = {summary.slug: writes}  # the last conference's only: the build goes one by one
         # Feeds are rendered only when the build's record does not know their content.
-        return None if schedule is None else Published(schedule, now=now, base_url=calendars, lazy=True)
+        return Published(schedule, now=self._now, base_url=calendars, lazy=True)
 
-    return load
+    def writes(self, slug: str) -> RowWrites | None:
+        return self._writes.get(slug)
+
+
+def loader(store: Live, now: datetime) -> StoreLoader:
+    """Each conference's snapshot from `store`, as the server publishes it at `now`."""
+    return StoreLoader(store, now)
 
 
 @dataclass
@@ -85,6 +107,7 @@ def write_conferences(
     extra: Extra | None = None,
     started: Callable[[str], None] | None = None,
     jobs: int = 1,
+    writes: Writes | None = None,
 ) -> Built:
     """Write every conference's site and `api/conferences` with up to `jobs` processes; `base_url`
     is the calendars' (`--base-url`, or None: events then link to their source)."""
@@ -114,6 +137,9 @@ def write_conferences(
                 others,  # `site` says whether it is the default (its site is the root)
                 extra is None,
             )
+            # The stamp but for the conference's version: what a session's own files are made
+            # from besides the session and the conference (conference_key).
+            frame = digest(code_key(), "conference frame", slug, site, calendars, others, extra is None)
             last = output.stamped(slug)
             if last is not None and last.holds(stamp, now):
                 _step(started, f"{slug} unchanged")
@@ -128,13 +154,22 @@ def write_conferences(
                     continue
                 _step(started, f"writing {slug}")
                 before = output.held()
-                for path, key, make in site_parts(published, site, others, extra, history, output):
+                named = writes(slug) if writes is not None else None
+                files = conference_key(published, site)
+                kept = _kept(output, last, named, frame, files, now, base, slug == default)
+                for path, key, make in site_parts(published, site, others, extra, history, output, named, kept):
                     # The default conference's copy at the root: hard links to the same files.
                     workers.put(base + path, key, make, path if slug == default else None, shared=independent(path))
                 schedule = published.schedule
                 until = visible_until(schedule, now)
                 parts = tuple(sorted(output.held() - before))
-                output.stamp(slug, Stamped(stamp, now, until, len(published.feeds), len(schedule.sessions), parts))
+                # The last version whose rows the files show: every row read was written by it or
+                # one before (Store.live reads the versions first), or is not named.
+                version = max(named.versions, default=0) if named is not None else 0
+                shows = named.versions.get(version, "") if named is not None else ""
+                feeds, sessions = len(published.feeds), len(schedule.sessions)
+                made = Stamped(stamp, now, until, feeds, sessions, parts, frame, files, version, shows)
+                output.stamp(slug, made)
                 built.add(len(published.feeds), len(schedule.sessions))
             owned += [(base + directory, recursive) for directory, recursive in OWNED]
             if slug == default:
@@ -145,6 +180,38 @@ def write_conferences(
     output.finish(owned)
     built.changed = output.written
     return built
+
+
+def _kept(
+    output: Output,
+    last: Stamped | None,
+    writes: RowWrites | None,
+    frame: str,
+    files: str,
+    now: datetime,
+    base: str,
+    default: bool,
+) -> Kept | None:
+    """Takes the own files (page, download) of a session whose row the last build read as the
+    last build made them, without keying or making them (Output.keep), when everything else
+    they are made from is as it was then: the stamp but for the version (`frame`), the
+    conference (`files`), the rows' history (the version the last build showed is still there
+    under the same name: a store or conference made anew renames it) and each session's
+    visibility (the last build's clock still holds). None, and every file keyed, otherwise."""
+    if last is None or writes is None or not last.written:
+        return None
+    if (last.frame, last.base) != (frame, files) or writes.versions.get(last.version) != last.written:
+        return None
+    if not (last.made <= now and (last.until is None or now <= last.until)):
+        return None
+    since, rows = last.version, writes.rows
+
+    def kept(session: str, path: str) -> bool:
+        # A row is rewritten only with a new version: one no later than `since` is the one read then.
+        number = rows.get(session)
+        return number is not None and number <= since and output.keep(base + path, path if default else None)
+
+    return kept
 
 
 def _step(started: Callable[[str], None] | None, what: str) -> None:

@@ -235,6 +235,24 @@ class Output:
             self._changed.append(relative)
         return made
 
+    def keep(self, relative: str, root: str | None = None) -> bool:
+        """Take `relative` as the last build made it, without making, keying or reading it (the
+        caller knows it is made from what it was made from then), and `root`, its copy at the
+        root, as the hard link the last build left; False, with nothing taken, when the last
+        build did not record it or mirrored another conference at the root."""
+        last = self._entry(relative)
+        if last is None:
+            return False
+        if root is not None:
+            if self._last_mirrored is None or relative != self._last_mirrored + root:
+                return False
+            self._mirror(root, relative)
+        self._made[relative] = last
+        uses = self._last_uses.get(relative)
+        if uses:
+            self._uses[relative] = uses
+        return True
+
     @property
     def written(self) -> list[str]:
         """The files this build wrote (new, or with other bytes than before), as site-relative

@@ -59,6 +59,14 @@ class Stamped:
     feeds: int
     sessions: int
     parts: tuple[str, ...] = ()  # kept outside any file's parts (its events, build_events.py)
+    # What a rebuild needs to make only the files of the sessions written since (build_conferences.py):
+    # the stamp without the conference's version, the key of the conference's files' other
+    # inputs (site_build.conference_key), and the last version whose rows the files show, with
+    # its name (server.store.store.RowWrites).
+    frame: str = ""
+    base: str = ""
+    version: int = 0
+    written: str = ""
 
     def holds(self, stamp: str, now: datetime) -> bool:
         """Whether a build at `now` with `stamp` would make the same files."""
@@ -209,13 +217,24 @@ class Book:
 
 def _stamp_json(stamped: Stamped) -> str:
     until = stamped.until.isoformat() if stamped.until is not None else None
-    found = [stamped.stamp, stamped.made.isoformat(), until, stamped.feeds, stamped.sessions, list(stamped.parts)]
+    found = [
+        stamped.stamp,
+        stamped.made.isoformat(),
+        until,
+        stamped.feeds,
+        stamped.sessions,
+        list(stamped.parts),
+        [stamped.frame, stamped.base, stamped.version, stamped.written],
+    ]
     return json.dumps(found, separators=(",", ":"))
 
 
 def _stamp_of(text: object) -> Stamped | None:
     try:
-        stamp, made, until, feeds, sessions, parts = json.loads(str(text))
+        found = json.loads(str(text))
+        # A record of a build that did not note its rows (six fields) is read as noting none.
+        stamp, made, until, feeds, sessions, parts, rows = found if len(found) == 7 else [*found, ["", "", 0, ""]]
+        frame, base, version, written = rows
         stamped = Stamped(
             str(stamp),
             datetime.fromisoformat(made),
@@ -223,6 +242,10 @@ def _stamp_of(text: object) -> Stamped | None:
             int(feeds),
             int(sessions),
             tuple(str(key) for key in parts),
+            str(frame),
+            str(base),
+            int(version),
+            str(written),
         )
     except (TypeError, ValueError):
         return None

@@ -42,6 +42,7 @@ from server.site.build_pages import PageParts, page_extras, page_parts
 from server.snapshot.conditional import Representation
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Feed, Published
+from server.store.store import RowWrites
 
 # More files of a conference from outside its snapshot (the changelog reads the store's history),
 # at these paths; they change only with a new version of the conference. They may keep parts in
@@ -58,6 +59,9 @@ EXTRA_PATHS = (
 # anything else in OUTDIR is left alone unless the last build wrote it.
 OWNED = (("feeds", True), ("sessions", False))
 
+# Whether the file of a session (id, site-relative path) was taken as the last build made it.
+Kept = Callable[[str, str], bool]
+
 # (site-relative path, key of its inputs or None to make it every time, how to make its bytes)
 Part = tuple[str, str | None, Callable[[], Body]]
 
@@ -69,12 +73,21 @@ def site_parts(
     extra: Extra | None = None,
     history: str = "",
     output: Output | None = None,
+    writes: RowWrites | None = None,
+    kept: Kept | None = None,
 ) -> Iterator[Part]:
-    """Every file of one conference's site, each with the key of what it is made from."""
-    conference = published.conference
-    base = digest(code_key(), conference, site.base_url, published.base_url)
+    """Every file of one conference's site, each with the key of what it is made from; `writes`:
+    what wrote the rows the snapshot was made from (Store.live); `kept`: takes a session's own
+    file (page, download) as the last build made it, when its session is as it was then (the
+    file is then not yielded)."""
+    base = conference_key(published, site)
     # Each session's key: everything its own files (download, page) are made from. One digest per
     # session serves both files and every key listing sessions (two fewer digests a session).
+    # The write that made its row names the session as well as its content does (the rest is in
+    # `base`), at a fraction of digesting every field; a session `writes` does not name is keyed
+    # by its content.
+    known = writes if writes is not None else RowWrites()
+    row = digest(base, "row")
     # Made as the pages are yielded, so the first pages reach a worker before every session is
     # digested (else the other cores idle through that part of a large build's start); complete
     # before anything else reads them.
@@ -84,8 +97,9 @@ def site_parts(
     # while this process renders the feeds, instead of waiting for the feeds' QR codes alone.
     everything = published.feed(FeedKind.ALL.value, "")
     for session in everything.sessions if everything else ():
-        key = sessions[session.id] = digest(base, session)
-        if is_safe_id(session.id):
+        written = known.name(session.id)
+        key = sessions[session.id] = digest(base, session) if written is None else digest(row, session.id, written)
+        if is_safe_id(session.id) and not (kept is not None and kept(session.id, page_path(session) + urls.PAGE_FILE)):
             yield (
                 page_path(session) + urls.PAGE_FILE,
                 key,
@@ -93,7 +107,8 @@ def site_parts(
             )
     for session in published.schedule.sessions:  # those the feeds no longer list
         if session.id not in sessions:
-            sessions[session.id] = digest(base, session)
+            written = known.name(session.id)
+            sessions[session.id] = digest(base, session) if written is None else digest(row, session.id, written)
     if extra is not None:
         # From the store's history, not the snapshot: keyed by the conference's latest version
         # and when it was recorded (`history`). Early, while the workers make the session pages:
@@ -110,9 +125,9 @@ def site_parts(
             digest(
                 base,
                 "speaker",
-                entry.speaker,
+                _fields(entry.speaker),
                 [sessions[s.id] for s in entry.sessions],
-                speaker_feed.spec if speaker_feed else None,
+                _fields(speaker_feed.spec) if speaker_feed else None,
             ),
             partial(_body, speaker_representation, published, site, entry),
         )
@@ -130,15 +145,16 @@ def site_parts(
         )
     for feed in published.feeds:
         members = [sessions[s.id] for s in feed.sessions]
-        yield feed.path, digest(base, feed.spec, members), partial(_feed_body, feed)
+        yield feed.path, digest(base, _fields(feed.spec), members), partial(_feed_body, feed)
         url, title = site.url(feed.path), qr_title(feed)
         yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
     # The downloads after the feeds: each takes its event from the cache the feeds filled.
     for session in published.schedule.sessions:
         # Ids come from feeds.identity (hex); the check guards the file system all the same.
-        if is_safe_id(session.id):
+        download = urls.session_download(session.id)
+        if is_safe_id(session.id) and not (kept is not None and kept(session.id, download)):
             yield (
-                urls.session_download(session.id),
+                download,
                 sessions[session.id],
                 partial(published.download_body, session),
             )
@@ -160,6 +176,19 @@ def site_parts(
     yield urls.SERVICE_WORKER, base, partial(_body, service_worker)
     for path, body in static_files():
         yield path, base, partial(_same, body)
+
+
+def conference_key(published: Published, site: Site) -> str:
+    """The key of what every file of a conference is made from besides its sessions: the code,
+    the conference, the site's and the calendars' base URLs."""
+    return digest(code_key(), published.conference, site.base_url, published.base_url)
+
+
+def _fields(value: object) -> tuple[object, ...]:
+    """A frozen dataclass's fields (of plain values), for a key: the same as its repr for it,
+    at a fraction of the cost (a dataclass's repr goes through a recursion guard), which every
+    speaker and feed of a large conference paid."""
+    return tuple(vars(value).values())
 
 
 class _Once:

@@ -44,6 +44,26 @@ class Since:
     written: tuple[Session, ...]
 
 
+@dataclasses.dataclass(frozen=True)
+class RowWrites:
+    """What wrote the rows `Store.live` read, filled by it: each version of the conference by
+    number, with a name of that write (the version's id, number and time, and the schema the
+    rows are read under), and each session's id with the number of the version that wrote its
+    row. A row is written only with a new version, so a session's id and its version's name
+    mean the same row, of which `live` makes the same session: a build keys a session's files
+    by them instead of digesting every field of the session, and tells the sessions written
+    since a version it made (a version's name changes when its store or conference is made
+    anew)."""
+
+    versions: dict[int, str] = dataclasses.field(default_factory=dict)
+    rows: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def name(self, session: str) -> str | None:
+        """The name of the write that made `session`'s row; None if not read."""
+        number = self.rows.get(session)
+        return None if number is None else self.versions[number]
+
+
 class _RolledBack(Exception):
     """Ends a dry-run ingest's transaction (rolled back by `engine.begin()`), carrying its report."""
 
@@ -264,9 +284,10 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
 
-    def live(self, conference: str | None = None) -> Schedule | None:
+    def live(self, conference: str | None = None, writes: RowWrites | None = None) -> Schedule | None:
         """The stored schedule of `conference` (slug; default: `default_conference()`), with every
-        session ever stored - confirmed and cancelled - ordered by start, title, id."""
+        session ever stored - confirmed and cancelled - ordered by start, title, id; `writes`,
+        when given, is filled with the versions that wrote the rows read (RowWrites)."""
         slug = conference if conference is not None else self.default_conference()
         if slug is None:
             return None
@@ -278,7 +299,7 @@ class Store:
                 if row is None:
                     return None
                 conf = rows.conference_from_row(row)
-                stored = _load_sessions(conn, conf.slug)
+                stored = _load_sessions(conn, conf.slug, writes)
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
         ordered = sorted(stored, key=lambda s: (s.start, s.title, s.id))
@@ -416,10 +437,27 @@ def _upsert_conference(conn: Connection, conference: Conference) -> None:
         conn.execute(conferences.insert().values(**values))
 
 
-def _load_sessions(conn: Connection, slug: str) -> list[Session]:
-    found = conn.execute(select(sessions).where(sessions.c.conference == slug)).mappings()
+def _load_sessions(conn: Connection, slug: str, writes: RowWrites | None = None) -> list[Session]:
     known: dict[tuple[object, ...], object] = {}
-    return [rows.session_from_row(r, known) for r in found]
+    if writes is None:
+        found = conn.execute(select(sessions).where(sessions.c.conference == slug)).mappings()
+        return [rows.session_from_row(r, known) for r in found]
+    # The versions first: a row written by a version committed after them is left out of `rows`.
+    writes.versions.update(
+        (int(r.number), f"{schema.HEAD} {r.id} {r.number} {rows.from_db_time(r.created).isoformat()}")
+        for r in conn.execute(
+            select(versions.c.id, versions.c.number, versions.c.created).where(versions.c.conference == slug)
+        )
+    )
+    named, by_row = writes.versions, writes.rows
+    found = conn.execute(select(sessions).where(sessions.c.conference == slug)).mappings()
+    loaded = []
+    for r in found:
+        session = rows.session_from_row(r, known)
+        if r["version"] in named:
+            by_row[session.id] = r["version"]
+        loaded.append(session)
+    return loaded
 
 
 def _latest_version(conn: Connection, slug: str) -> int:

@@ -183,6 +183,31 @@ def test_partition_gives_every_feed_what_select_gives() -> None:
     }
 
 
+def test_values_equal_by_slug_but_not_the_same_object_share_one_feed() -> None:
+    # As sources give them: one room twice (two objects), one speaker spelt two ways.
+    schedule = Schedule(
+        CONF,
+        (
+            _session("p", 9, room=Room("Master Stage"), speakers=(Speaker("Ada Lovelace"),)),
+            _session("q", 10, room=Room("Master Stage"), speakers=(Speaker("Ada Lovelace"), Speaker("ada lovelace"))),
+            _session("r", 11, room=Room("master stage"), speakers=(Speaker("ada lovelace"), Speaker("Grace Hopper"))),
+        ),
+    )
+
+    groups = partition(schedule, now=NOW)
+    specs = catalogue(schedule)
+
+    assert [(spec.kind, spec.slug, spec.name) for spec in specs if spec.kind in (FeedKind.ROOM, FeedKind.SPEAKER)] == [
+        (FeedKind.ROOM, "master-stage", "Master Stage"),
+        (FeedKind.SPEAKER, "ada-lovelace", "Ada Lovelace"),
+        (FeedKind.SPEAKER, "grace-hopper", "Grace Hopper"),
+    ]
+    assert {(spec.kind, spec.slug): _ids(groups[spec.kind, spec.slug]) for spec in specs} == {
+        (spec.kind, spec.slug): _ids(select(schedule, FeedQuery().for_spec(spec), now=NOW)) for spec in specs
+    }
+    assert _ids(groups[FeedKind.SPEAKER, "ada-lovelace"]) == ["p", "q", "r"]
+
+
 def test_kind_feed_is_named_in_sentence_case() -> None:
     schedule = Schedule(CONF, (_session("k", 9, kind="lightning talk"),))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 
 import pytest
@@ -59,6 +59,15 @@ CHANGES: dict[str, Callable[[Schedule], Schedule]] = {
     "new room and track": lambda s: edited(
         s, lambda x: dataclasses.replace(x, room=Room("A New Hall"), track=Track("A New Track"))
     ),
+    "speaker renamed": lambda s: edited(
+        s, lambda x: dataclasses.replace(x, speakers=tuple(Speaker(p.name + " Jr") for p in x.speakers))
+    ),
+    "conference renamed": lambda s: dataclasses.replace(
+        s, conference=dataclasses.replace(s.conference, name="A Renamed Conference")
+    ),
+    "conference's day changes later": lambda s: dataclasses.replace(
+        s, conference=dataclasses.replace(s.conference, day_change=time(4))
+    ),
 }
 
 
@@ -66,15 +75,18 @@ def tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+def second(demo: Schedule) -> Schedule:
+    return dataclasses.replace(
+        demo, conference=dataclasses.replace(demo.conference, slug="second-conf", name="Second Conference")
+    )
+
+
 def seed(db: str) -> Schedule:
     """The demo and a second conference in the store; returns the demo as stored."""
     demo = demo_schedule()
-    other = dataclasses.replace(
-        demo, conference=dataclasses.replace(demo.conference, slug="second-conf", name="Second Conference")
-    )
     with Store.open(db) as store:
         store.ingest(demo, now=NOW)
-        store.ingest(other, now=NOW)
+        store.ingest(second(demo), now=NOW)
         return demo
 
 
@@ -95,11 +107,24 @@ def test_a_rebuild_after_a_change_writes_the_tree_a_fresh_build_writes(tmp_path:
     assert after != before  # the change shows
 
 
-def test_a_rebuild_after_changes_one_after_another_writes_the_tree_a_fresh_build_writes(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "kinds",
+    [
+        ("move to another day", "retitle", "new speaker"),
+        ("move within its day", "move to another day"),
+        ("move within its day", "withdrawn"),
+        ("new session", "speaker renamed", "cancelled"),
+        ("conference renamed", "move within its day"),
+    ],
+    ids=" then ".join,
+)
+def test_a_rebuild_after_changes_one_after_another_writes_the_tree_a_fresh_build_writes(
+    tmp_path: Path, kinds: tuple[str, ...]
+) -> None:
     db, out, fresh = str(tmp_path / "store.sqlite"), tmp_path / "site", tmp_path / "fresh"
     demo = seed(db)
     main(["build", "--db", db, str(out), "--base-url", BASE])
-    for step, kind in enumerate(("move to another day", "retitle", "new speaker")):
+    for step, kind in enumerate(kinds):
         demo = CHANGES[kind](demo)
         with Store.open(db) as store:
             store.ingest(demo, now=NOW + timedelta(minutes=1 + step))
@@ -121,3 +146,19 @@ def test_a_rebuild_with_another_default_conference_writes_the_tree_a_fresh_build
     after = tree(out)
     assert after == tree(fresh)
     assert after != before
+
+
+def test_a_rebuild_from_a_store_made_anew_writes_the_tree_a_fresh_build_writes(tmp_path: Path) -> None:
+    db, out, fresh = tmp_path / "store.sqlite", tmp_path / "site", tmp_path / "fresh"
+    demo = seed(str(db))
+    main(["build", "--db", str(db), str(out), "--base-url", BASE])
+    db.unlink()
+    with Store.open(str(db)) as store:
+        # The same conferences and versions' numbers, written later, one with other rows.
+        store.ingest(CHANGES["retitle"](demo), now=NOW + timedelta(minutes=1))
+        store.ingest(second(demo), now=NOW + timedelta(minutes=1))
+
+    main(["build", "--db", str(db), str(out), "--base-url", BASE])
+
+    main(["build", "--db", str(db), str(fresh), "--base-url", BASE])
+    assert tree(out) == tree(fresh)

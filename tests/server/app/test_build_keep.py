@@ -1,0 +1,94 @@
+"""`Output.keep`: a file a rebuild takes as the last build made it, without making or keying it
+(a session's page and download, when its row is the one the last build read)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+from server.site.build_output import Output, body_digest
+from server.site.build_record import Stamped
+from tests.helpers.build_inspection import recorded
+
+OWNED = (("c/a/sessions", False), ("sessions", False))
+
+
+def first_build(root: Path) -> None:
+    output = Output(root)
+    for name in ("sessions/one.ics", "sessions/two.ics"):
+        output.put("c/a/" + name, "v1", name.encode)
+        output.link(name, "c/a/" + name)
+    output.finish(OWNED)
+
+
+def files(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+def test_a_kept_file_and_its_root_copy_stay_while_files_are_added_beside_them(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    first_build(root)
+
+    output = Output(root)
+    kept = output.keep("c/a/sessions/one.ics", "sessions/one.ics")
+    output.put("c/a/sessions/two.ics", "v2", lambda: b"two, moved")
+    output.link("sessions/two.ics", "c/a/sessions/two.ics")
+    output.put("c/a/sessions/three.ics", "v1", lambda: b"three")
+    output.link("sessions/three.ics", "c/a/sessions/three.ics")
+    output.finish(OWNED)
+
+    assert kept is True
+    assert files(root) == [
+        "c/a/sessions/one.ics",
+        "c/a/sessions/three.ics",
+        "c/a/sessions/two.ics",
+        "sessions/one.ics",
+        "sessions/three.ics",
+        "sessions/two.ics",
+    ]
+    assert (root / "sessions" / "one.ics").samefile(root / "c" / "a" / "sessions" / "one.ics")
+    assert recorded(root)["c/a/sessions/one.ics"] == ["v1", body_digest(b"sessions/one.ics")]
+
+
+def test_a_file_the_last_build_did_not_record_is_not_kept(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    first_build(root)
+
+    output = Output(root)
+    kept = output.keep("c/a/sessions/new.ics", "sessions/new.ics")
+    output.put("c/a/sessions/one.ics", "v1", lambda: b"never made")
+    output.link("sessions/one.ics", "c/a/sessions/one.ics")
+    output.finish(OWNED)
+
+    assert kept is False
+    assert files(root) == ["c/a/sessions/one.ics", "sessions/one.ics"]
+
+
+def test_a_file_whose_root_copy_mirrored_another_conference_is_not_kept(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    first_build(root)
+
+    kept = Output(root).keep("c/b/sessions/one.ics", "sessions/one.ics")
+
+    assert kept is False
+
+
+def test_what_a_stamp_says_of_the_rows_is_read_back_and_a_stamp_without_it_says_none(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    made = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    stamped = Stamped("s1", made, None, 60, 28, ("events",), "frame", "base", 7, "0011 12 7 2026-03-01T12:00:00+00:00")
+    output = Output(root)
+    output.put("page", "k", lambda: b"<main></main>")
+    output.stamp("conf", stamped)
+    output.finish(())
+    with sqlite3.connect(tmp_path / ".site.confcal-build.sqlite") as db:
+        db.execute(
+            "INSERT INTO conferences VALUES ('older', ?)", (json.dumps(["s1", made.isoformat(), None, 1, 1, []]),)
+        )
+
+    output = Output(root)
+
+    assert output.stamped("conf") == stamped
+    assert output.stamped("older") == Stamped("s1", made, None, 1, 1, ())
