@@ -15,11 +15,16 @@ from tests.helpers.build_inspection import recorded
 OWNED = (("c/a/sessions", False), ("sessions", False))
 
 
+def put_with_root_copy(output: Output, name: str, key: str, body: bytes) -> None:
+    """Conference a's file `name` and its copy at the root, as a build of the default conference writes them."""
+    output.put("c/a/" + name, key, lambda: body)
+    output.link(name, "c/a/" + name)
+
+
 def first_build(root: Path) -> None:
     output = Output(root)
     for name in ("sessions/one.ics", "sessions/two.ics"):
-        output.put("c/a/" + name, "v1", name.encode)
-        output.link(name, "c/a/" + name)
+        put_with_root_copy(output, name, "v1", name.encode())
     output.finish(OWNED)
 
 
@@ -33,10 +38,8 @@ def test_a_kept_file_and_its_root_copy_stay_while_files_are_added_beside_them(tm
 
     output = Output(root)
     kept = output.keep("c/a/sessions/one.ics", "sessions/one.ics")
-    output.put("c/a/sessions/two.ics", "v2", lambda: b"two, moved")
-    output.link("sessions/two.ics", "c/a/sessions/two.ics")
-    output.put("c/a/sessions/three.ics", "v1", lambda: b"three")
-    output.link("sessions/three.ics", "c/a/sessions/three.ics")
+    put_with_root_copy(output, "sessions/two.ics", "v2", b"two, moved")
+    put_with_root_copy(output, "sessions/three.ics", "v1", b"three")
     output.finish(OWNED)
 
     assert kept is True
@@ -58,8 +61,7 @@ def test_a_file_the_last_build_did_not_record_is_not_kept(tmp_path: Path) -> Non
 
     output = Output(root)
     kept = output.keep("c/a/sessions/new.ics", "sessions/new.ics")
-    output.put("c/a/sessions/one.ics", "v1", lambda: b"never made")
-    output.link("sessions/one.ics", "c/a/sessions/one.ics")
+    put_with_root_copy(output, "sessions/one.ics", "v1", b"never made")
     output.finish(OWNED)
 
     assert kept is False
