@@ -211,7 +211,13 @@ def _body(make: Callable[..., Representation], *args: object) -> bytes:
 def _feed_body(feed: Feed) -> bytes:
     # Made, not kept: a build writes each feed once, and holding them all (a large conference's
     # feeds are several times all.ics) was most of a build's memory.
-    return feed.representation.body if feed.rendered else feed.make().body
+    if feed.rendered:
+        return feed.representation.body
+    body = feed.make().body
+    # A large feed keeps its body's parts for the feed replacing it in the server's next
+    # snapshot; a build's snapshot has no next one, and every large feed's body would stay.
+    feed.let_go()
+    return body
 
 
 def _same(body: bytes) -> bytes:

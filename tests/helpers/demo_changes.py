@@ -40,3 +40,16 @@ def shifted(schedule: Schedule, ids: Collection[str], by: timedelta) -> Schedule
             dataclasses.replace(s, start=s.start + by, end=s.end + by) if s.id in ids else s for s in schedule.sessions
         ),
     )
+
+
+def repeated_weekly(schedule: Schedule, at_least: int) -> Schedule:
+    """`schedule`'s sessions over and over, a week apart, with ids of their own, until there are
+    more than `at_least`: a conference whose whole feed is held in chunks when `at_least` is
+    server.snapshot.patch.BIG."""
+    copies = at_least // len(schedule.sessions) + 2
+    sessions = [
+        dataclasses.replace(s, id=f"{s.id}{n:04d}", start=s.start + timedelta(weeks=n), end=s.end + timedelta(weeks=n))
+        for n in range(copies)
+        for s in schedule.sessions
+    ]
+    return dataclasses.replace(schedule, sessions=tuple(sorted(sessions, key=lambda s: (s.start, s.title, s.id))))

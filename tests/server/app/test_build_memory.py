@@ -3,6 +3,7 @@ not kept in the snapshot (a large conference's feeds are several times its all.i
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import weakref
 from collections.abc import Callable, Iterator
@@ -13,10 +14,13 @@ import pytest
 
 from server.links import Site
 from server.site.build_conferences import loader, write_conferences
+from server.snapshot.patch import BIG
+from server.snapshot.persistent import Chunked
 from server.snapshot.published import Published
 from server.store import Store
 from server.store.report import ConferenceSummary
 from server.web.demo import demo_schedule
+from tests.helpers.demo_changes import repeated_weekly
 
 NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
@@ -71,3 +75,23 @@ def test_a_snapshot_the_build_is_done_with_is_freed_without_the_collector(store:
         gc.enable()
 
     assert alive == [False]
+
+
+def test_a_build_leaves_no_large_feeds_body_for_a_next_snapshot(tmp_path: Path) -> None:
+    # A large feed served keeps its body's parts for the feed that replaces it; a build's
+    # snapshot has no next one, and holding every large feed's body took a 50,000-session
+    # build over its memory bound.
+    made: list[Published] = []
+    with Store.open(str(tmp_path / "store.sqlite")) as store:
+        store.ingest(repeated_weekly(demo_schedule(), BIG), now=NOW - timedelta(days=1))
+        build(store, tmp_path / "site", 1, made.append)
+    (published,) = made
+    first, *rest = published.schedule.sessions
+    retitled = dataclasses.replace(first, title=first.title + " (retitled)")
+    schedule = dataclasses.replace(published.schedule, sessions=(retitled, *rest))
+
+    after = Published(schedule, now=NOW, base_url=published.base_url, previous=published, lazy=True, written=[retitled])
+
+    large = [feed for feed in after.feeds if isinstance(feed.members, Chunked)]
+    assert [feed.spec.kind.value for feed in large][:1] == ["all"]
+    assert [feed.handover.held() if feed.handover else None for feed in large] == [0] * len(large)

@@ -15,6 +15,7 @@ from feeds.model import Schedule, Session, Speaker, Status, Track
 from server.snapshot.patch import BIG
 from server.snapshot.persistent import Chunked
 from server.snapshot.published import Published
+from tests.helpers.demo_changes import repeated_weekly
 
 NOW = datetime(2026, 4, 1, tzinfo=UTC)
 LATER = NOW + timedelta(minutes=5)
@@ -148,15 +149,8 @@ def test_past_a_cancellations_grace_period_the_snapshot_is_made_from_scratch(dem
 
 @pytest.fixture(scope="module")
 def large_schedule(demo_schedule: Schedule) -> Schedule:
-    """The demo's sessions over and over, a week apart, with ids of their own: enough that the
-    whole conference's feed is held in chunks (server.snapshot.patch.BIG)."""
-    copies = BIG // len(demo_schedule.sessions) + 2
-    sessions = [
-        dataclasses.replace(s, id=f"{s.id}{n:04d}", start=s.start + timedelta(weeks=n), end=s.end + timedelta(weeks=n))
-        for n in range(copies)
-        for s in demo_schedule.sessions
-    ]
-    return dataclasses.replace(demo_schedule, sessions=tuple(sorted(sessions, key=lambda s: (s.start, s.title, s.id))))
+    """Enough sessions that the whole conference's feed is held in chunks."""
+    return repeated_weekly(demo_schedule, BIG)
 
 
 @pytest.mark.parametrize("change", CHANGES, ids=lambda c: c.__name__)
