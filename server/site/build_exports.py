@@ -14,9 +14,8 @@ first.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
-from functools import partial
 
 from feeds.exports import EXPORTERS
 from feeds.exports.chunks import ChunkedExporter, DayChunk
@@ -24,7 +23,7 @@ from feeds.exports.frab_layout import FrabDay
 from feeds.model import Session
 from server.links import Site
 from server.site.build_output import Output, digest
-from server.snapshot.api import SESSIONS_HEAD, SESSIONS_TAIL, session_days, session_entry, to_json
+from server.snapshot.api import sessions_pieces
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Published
 
@@ -73,21 +72,13 @@ def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: 
 def sessions_api_body(
     published: Published, site: Site, output: Output | None, base: str, sessions: dict[str, str]
 ) -> Iterator[bytes]:
-    """`api/sessions` (and its .json twin) in pieces, the same bytes as `api.sessions_body`,
-    with each day's entries kept by `output`: written a day at a time, never joined (tens of
-    megabytes at 50,000 sessions), and made again for the twin from the kept days."""
-    yield SESSIONS_HEAD
-    for index, day in enumerate(session_days(published)):
-        make = partial(_entries, published, site, day, index == 0)
-        if output is None:
-            yield make()
-        else:
-            yield output.part(digest(base, "sessions day", index == 0, [sessions[s.id] for s in day]), make)
-    yield SESSIONS_TAIL
+    """`api/sessions` (and its .json twin) in pieces, with each day's entries kept by `output`:
+    written a day at a time, never joined (tens of megabytes at 50,000 sessions), and made again
+    for the twin from the kept days."""
+    if output is None:
+        return sessions_pieces(published, site)
 
+    def kept(day: tuple[Session, ...], first: bool, make: Callable[[], bytes]) -> bytes:
+        return output.part(digest(base, "sessions day", first, [sessions[s.id] for s in day]), make)
 
-def _entries(published: Published, site: Site, day: tuple[Session, ...], first: bool) -> bytes:
-    """A day's entries of `api/sessions`, as `api.sessions_body` joins them (comma-led but the
-    first day's)."""
-    body = to_json([session_entry(published, site, s) for s in day])[1:-1]  # the list's items
-    return body if first else b"," + body
+    return sessions_pieces(published, site, kept)
