@@ -170,10 +170,7 @@ class Output:
         they are joined from (`Body`), which are written and digested one by one."""
         last = self._entry(relative)
         if key is not None and last is not None and last[0] == key:
-            self._made[relative] = last
-            uses = self._last_uses.get(relative)
-            if uses:
-                self._uses[relative] = uses  # its parts stay kept: a later change may join them again
+            self._take(relative, last)
             return last[1]
         self._using = []
         try:
@@ -247,11 +244,15 @@ class Output:
             if self._last_mirrored is None or relative != self._last_mirrored + root:
                 return False
             self._mirror(root, relative)
+        self._take(relative, last)
+        return True
+
+    def _take(self, relative: str, last: Made) -> None:
+        """`relative` as the last build made it, without making it."""
         self._made[relative] = last
         uses = self._last_uses.get(relative)
         if uses:
-            self._uses[relative] = uses
-        return True
+            self._uses[relative] = uses  # its parts stay kept: a later change may join them again
 
     @property
     def written(self) -> list[str]:
