@@ -23,6 +23,7 @@ from functools import partial
 
 from feeds import urls
 from feeds.catalogue import FeedKind
+from feeds.model import Session
 from server.links import ConferenceLink, Site
 from server.pages.assets import service_worker, static_files
 from server.pages.cards import page_path
@@ -88,6 +89,11 @@ def site_parts(
     # by its content.
     known = writes if writes is not None else RowWrites()
     row = digest(base, "row")
+
+    def session_key(session: Session) -> str:
+        written = known.name(session.id)
+        return digest(base, session) if written is None else digest(row, session.id, written)
+
     # Made as the pages are yielded, so the first pages reach a worker before every session is
     # digested (else the other cores idle through that part of a large build's start); complete
     # before anything else reads them.
@@ -97,8 +103,7 @@ def site_parts(
     # while this process renders the feeds, instead of waiting for the feeds' QR codes alone.
     everything = published.feed(FeedKind.ALL.value, "")
     for session in everything.sessions if everything else ():
-        written = known.name(session.id)
-        key = sessions[session.id] = digest(base, session) if written is None else digest(row, session.id, written)
+        key = sessions[session.id] = session_key(session)
         if is_safe_id(session.id) and not (kept is not None and kept(session.id, page_path(session) + urls.PAGE_FILE)):
             yield (
                 page_path(session) + urls.PAGE_FILE,
@@ -107,8 +112,7 @@ def site_parts(
             )
     for session in published.schedule.sessions:  # those the feeds no longer list
         if session.id not in sessions:
-            written = known.name(session.id)
-            sessions[session.id] = digest(base, session) if written is None else digest(row, session.id, written)
+            sessions[session.id] = session_key(session)
     if extra is not None:
         # From the store's history, not the snapshot: keyed by the conference's latest version
         # and when it was recorded (`history`). Early, while the workers make the session pages:
