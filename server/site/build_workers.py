@@ -35,6 +35,9 @@ FIRST = 64
 # At most this many files to a worker while this process makes its own: the files still pending
 # when it is done are shared with it, and a worker's batch cannot be.
 BATCH = 2000
+# At most this many files wait for a worker: beyond, this process makes them. Each holds what it
+# is made from until made, and in a build of many conferences that is each one's snapshot.
+WAITING = 2 * BATCH
 _LOOK = 0.005  # seconds
 # The resident set (bytes) from which the build's process forks no more workers and makes the
 # files left itself. A worker's pages are the process's until either writes to them, and both
@@ -77,7 +80,8 @@ class Workers:
         self._output = output
         self._jobs = jobs if hasattr(os, "fork") else 1
         self._fork_below = fork_below
-        self._large_until = 0.0  # until when this process counts as too large to fork (time.monotonic)
+        self._small = True  # whether this process is small enough to fork, as last asked
+        self._asked_until = 0.0  # when to ask again (time.monotonic)
         self._pending: list[_Item] = []
         self._running: list[_Worker] = []
         self._finishing = False
@@ -87,8 +91,19 @@ class Workers:
         """Make `relative` as `Output.put` does, and `link` as a hard link to it (`Output.link`),
         here or, when `shared` (`site_build.independent`) and its key is not the last build's, in
         a worker."""
+        # Once this process is too large to fork, a file waiting for a worker would wait to the
+        # end of the build: made here at once instead, and so are those already waiting.
         if shared and key is not None and self._jobs > 1 and self._output.outdated(relative, key):
-            self._pending.append((relative, key, make, link))
+            if self._small_enough():
+                self._pending.append((relative, key, make, link))
+                # Nor may they pile up while the workers are busy: this process makes the oldest.
+                while len(self._pending) > WAITING:
+                    self._here(*self._pending.pop(0))
+            else:
+                waiting, self._pending = self._pending, []
+                for item in waiting:
+                    self._here(*item)
+                self._here(relative, key, make, link)
         else:
             self._here(relative, key, make, link)
         self.poll()
@@ -130,15 +145,13 @@ class Workers:
             self._running.append(_fork(self._output, batch))
 
     def _small_enough(self) -> bool:
-        """Whether this process is below `fork_below`; once it is not, asked again only every
-        `_RESIZE` seconds (a read of /proc per file would cost a large build seconds)."""
+        """Whether this process is below `fork_below`, asked again only every `_RESIZE` seconds
+        (a read of /proc per file would cost a large build seconds)."""
         now = time.monotonic()
-        if now < self._large_until:
-            return False
-        if _resident() < self._fork_below:
-            return True
-        self._large_until = now + _RESIZE
-        return False
+        if now >= self._asked_until:
+            self._small = _resident() < self._fork_below
+            self._asked_until = now + _RESIZE
+        return self._small
 
     def finish(self) -> None:
         """Make the files still pending, here and in workers, and take every worker's results."""

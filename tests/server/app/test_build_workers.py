@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from server.site.build_output import body_digest
-from server.site.build_workers import FIRST, WorkerFailed, Workers
+from server.site.build_workers import FIRST, WAITING, WorkerFailed, Workers
 from tests.helpers.build_inspection import PathsOutput, recorded
 
 COUNT = 3 * FIRST  # enough files for several workers' batches
@@ -131,3 +132,47 @@ def test_only_the_workers_freeze_what_they_inherited(tmp_path: Path) -> None:
     here = {int(count) for _, pid, count in made if int(pid) == os.getpid()}
     in_workers = {int(count) > 0 for _, pid, count in made if int(pid) != os.getpid()}
     assert (here, in_workers, gc.get_freeze_count()) == ({0}, {True}, 0)
+
+
+def test_a_process_too_large_to_fork_makes_each_file_as_it_is_given(tmp_path: Path) -> None:
+    # A file left waiting for a worker that is never forked would hold what it is made from (a
+    # conference's snapshot) to the end of a build of many conferences.
+    output = PathsOutput(tmp_path / "site")
+    workers = Workers(output, 2, fork_below=0)
+    made = []
+    for number in range(COUNT):
+        workers.put(f"f/{number}.txt", f"key {number}", made_by_pid(number), shared=True)
+        made.append((tmp_path / "site" / "f" / f"{number}.txt").exists())
+    workers.finish()
+    output.finish(())
+
+    assert made == [True] * COUNT
+
+
+def test_files_beyond_those_that_may_wait_for_a_busy_worker_are_made_here_oldest_first(tmp_path: Path) -> None:
+    root, go = tmp_path / "site", tmp_path / "go"
+
+    def held_until_go(number: int) -> Callable[[], bytes]:
+        def make() -> bytes:
+            while not go.exists():  # the worker's first batch: it stays busy while this process puts the rest
+                time.sleep(0.01)
+            return made_by_pid(number)()
+
+        return make
+
+    output = PathsOutput(root)
+    workers = Workers(output, 2, ANY_SIZE)
+    try:
+        for number in range(FIRST):
+            workers.put(f"f/{number}.txt", f"key {number}", held_until_go(number), shared=True)
+        for number in range(FIRST, FIRST + WAITING + 10):
+            workers.put(f"f/{number}.txt", f"key {number}", made_by_pid(number), shared=True)
+        made_here = sorted(int(path.stem) for path in (root / "f").iterdir())
+        go.touch()
+        workers.finish()
+    finally:
+        workers.stop()
+    output.finish(())
+
+    assert made_here == list(range(FIRST, FIRST + 10))
+    assert len(recorded(root)) == FIRST + WAITING + 10
