@@ -66,7 +66,7 @@ class StoreLoader:
             return None
         self._writes = {summary.slug: writes}  # the last conference's only: the build goes one by one
         # Feeds are rendered only when the build's record does not know their content.
-        return Published(schedule, now=self._now, base_url=calendars, lazy=True)
+        return Published(schedule, now=self._now, base_url=calendars, lazy=True, documents=False)
 
     def writes(self, slug: str) -> RowWrites | None:
         return self._writes.get(slug)

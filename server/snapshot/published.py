@@ -222,12 +222,15 @@ class Published:
         lazy: bool = False,
         written: Iterable[Session] | None = None,
         rendered: Rendered | None = None,
+        documents: bool = True,
     ) -> None:
         """`written`, with a `previous`: the only sessions of `schedule` that may not be the
         previous snapshot's own objects (server.store.Store.read_since names them), so that
         publishing a change costs what the change touches and not a pass over every session
         and feed. `rendered`: where lazy feeds count their bytes (default: the previous
-        snapshot's, else a new one of FEED_BYTES)."""
+        snapshot's, else a new one of FEED_BYTES). `documents`: whether `memo` keeps the documents
+        it makes (Representations) for the next ask; a static build asks for each once, and the
+        pages listing a whole kind are tens of megabytes each in a large conference."""
         self.schedule = schedule
         self.now = now
         self.base_url = base_url
@@ -294,6 +297,7 @@ class Published:
         self._filtered: OrderedDict[FeedQuery, Representation] = OrderedDict()
         self._filtered_bytes = 0
         self._memo: OrderedDict[Hashable, object] = OrderedDict()
+        self._documents = documents
         self._personal: OrderedDict[Hashable, Representation] = OrderedDict()
         self._downloads: dict[str, Representation] = {}
         # When a request last asked for this snapshot (the server's monotonic clock): a server
@@ -451,6 +455,8 @@ class Published:
                 self._memo.move_to_end(key)
                 return cast(T, self._memo[key])
         value = make()
+        if not self._documents and isinstance(value, Representation):
+            return value
         with self._lock:
             self._memo[key] = value
             while len(self._memo) > _MEMO_KEEP:

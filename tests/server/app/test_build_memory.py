@@ -14,6 +14,7 @@ import pytest
 
 from server.links import Site
 from server.site.build_conferences import loader, write_conferences
+from server.snapshot.conditional import Representation
 from server.snapshot.patch import BIG
 from server.snapshot.persistent import Chunked
 from server.snapshot.published import Published
@@ -95,3 +96,21 @@ def test_a_build_leaves_no_large_feeds_body_for_a_next_snapshot(tmp_path: Path) 
     large = [feed for feed in after.feeds if isinstance(feed.members, Chunked)]
     assert [feed.spec.kind.value for feed in large][:1] == ["all"]
     assert [feed.handover.held() if feed.handover else None for feed in large] == [0] * len(large)
+
+
+def test_a_build_keeps_no_page_it_wrote_in_its_snapshot(store: Store, tmp_path: Path) -> None:
+    # The pages listing a whole kind are tens of megabytes each in a large conference, and a
+    # build writes each once.
+    made: list[Published] = []
+    build(store, tmp_path / "site", 1, made.append)
+    (published,) = made
+    asked: list[str] = []
+
+    def page() -> Representation:
+        asked.append("page")
+        return Representation(b"page", "text/html")
+
+    published.memo("a page", page)
+    published.memo("a page", page)
+
+    assert asked == ["page", "page"]

@@ -7,6 +7,7 @@ from feeds import urls
 from feeds.ical import uid
 from feeds.model import Schedule
 from feeds.query import FeedQuery, select
+from server.snapshot.conditional import Representation
 from server.snapshot.published import Published, last_modified
 from tests.helpers.app_helpers import NOW, paris
 
@@ -188,3 +189,37 @@ def test_a_lazy_snapshot_renders_a_feed_only_when_asked_and_the_same_bytes(
 
     assert rendered_before == 0
     assert body == Published(small_schedule, now=NOW).feeds[0].representation.body
+
+
+def test_a_snapshot_without_documents_makes_each_document_anew_and_keeps_what_they_share(
+    small_schedule: Schedule,
+) -> None:
+    published = Published(small_schedule, now=NOW, documents=False)
+    made: list[str] = []
+
+    def document() -> Representation:
+        made.append("document")
+        return Representation(b"page", "text/html")
+
+    def shared() -> dict[str, str]:
+        made.append("shared")
+        return {}
+
+    for _ in range(2):
+        published.memo("page", document)
+        published.memo("cards", shared)
+
+    assert made == ["document", "shared", "document"]
+
+
+def test_a_snapshot_keeps_the_documents_it_made(small_schedule: Schedule) -> None:
+    published = Published(small_schedule, now=NOW)
+    made: list[str] = []
+
+    def document() -> Representation:
+        made.append("document")
+        return Representation(b"page", "text/html")
+
+    first, second = published.memo("page", document), published.memo("page", document)
+
+    assert (made, second is first) == (["document"], True)
