@@ -101,16 +101,19 @@ def transitions(tzid: str, start: datetime, end: datetime) -> list[Observance]:
     # would find the same changes; a day keeps the margin.
     step = timedelta(days=1)
     cursor = start
+    # The state at `cursor`, carried from one step to the next: each day's is computed once.
+    state = _state(zone, cursor)
     while cursor < end:
         nxt = min(cursor + step, end)
-        if _state(zone, cursor) != _state(zone, nxt):
+        following = _state(zone, nxt)
+        if state != following:
             onset = _change_between(zone, cursor, nxt)
             before = _state(zone, onset - timedelta(seconds=1))
             after = _state(zone, onset)
             found.append(Observance(onset, before[0], after[0], after[1], after[2]))
-            cursor = onset
+            cursor, state = onset, after
         else:
-            cursor = nxt
+            cursor, state = nxt, following
     return found
 
 
