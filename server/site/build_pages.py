@@ -32,7 +32,6 @@ from server.pages.page import (
     page_chunks,
     page_frame,
     search_representation,
-    search_rows,
 )
 from server.pages.page_parts import CardText, CardTexts, day_sessions
 from server.pages.search import INDEX
@@ -97,6 +96,11 @@ class PageParts:
             slug: digest([self._sessions[s.id] for s in members])
             for slug, members in day_sessions(self._published).items()
         }
+
+    @property
+    def days(self) -> dict[str, str]:
+        """Each day's slug -> a digest of its sessions (their keys, in the day's order)."""
+        return self._days
 
     @property
     def base(self) -> str:
@@ -198,8 +202,10 @@ def page_parts(
 
 def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
     """(path, key, make) of what the schedule pages fetch or link besides: `search.json`, keyed on
-    its rows (a session moved within its day leaves it as it was)."""
-    yield INDEX, digest(parts.base, "search index", search_rows(published)), partial(_search_body, published)
+    each day's sessions (its rows are each session's card text and facets, by day), which the
+    day sections key on already: its rows are made only when the key changed, not to key it
+    (a session moved within its day then makes it, and leaves its bytes as they were)."""
+    yield INDEX, digest(parts.base, "search index", parts.days), partial(_search_body, published)
     # The track, room and speaker index pages: each keyed on the sessions it lists.
     for path, shown, sessions, make in index_files(published, site):
         key = digest(parts.base, "index page", site.base_url, shown, [parts.session_key(s.id) for s in sessions])
