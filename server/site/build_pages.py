@@ -34,12 +34,15 @@ from server.pages.page import (
     search_representation,
 )
 from server.pages.page_parts import CardText, CardTexts, day_sessions
-from server.pages.search import INDEX
+from server.pages.search import INDEX, index_body, index_rows
 from server.pages.view import View
 from server.site.build_output import Body, Output, digest
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
+
+# The end of `search.json` after its rows (search.index_body: the rows are its last field).
+_ROWS_END = b"]}"
 
 
 class PageParts:
@@ -161,6 +164,43 @@ class PageParts:
                 self._output.hold(self._cards_key(slug, frame.depth))
         return digest(self._base, "page", frame.fixed, sections, self.subscribe_key(frame.depth))
 
+    def search_body(self) -> bytes:
+        """`search.json` as `search_representation` makes it, joined from each session's row as
+        the last build encoded it (by the session's key and day, in a part named by the
+        conference, not by its sessions: `page_extras` holds it), so a rebuild encodes the
+        changed sessions' rows alone. Its rows are in session id order (search.index_rows
+        sorts them, and a session is on one day), each JSON-encoded as the whole document
+        encodes it, so the document is its head, the rows joined with commas and its tail."""
+        published = self._published
+        if self._output is None:
+            return search_representation(published).body
+        known = _decode_rows(self._output.kept(self._search_key))
+        rows: list[tuple[str, str]] = []
+        texts: dict[str, str] = {}
+        for day, sessions in day_sessions(published).items():
+            for session in sessions:
+                name = f"{self._sessions[session.id]} {day}"
+                text = known.get(name)
+                if text is None:
+                    (row,) = index_rows({day: (session,)})
+                    text = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+                texts[name] = text
+                rows.append((session.id, text))
+        if texts != known:
+            self._output.renew(self._search_key, _encode_rows(texts))
+        rows.sort()
+        head = index_body(published.conference, [])[: -len(_ROWS_END)]
+        return b"".join((head, ",".join(text for _, text in rows).encode("utf-8"), _ROWS_END))
+
+    @property
+    def _search_key(self) -> str:
+        return digest(self._base, "search rows")
+
+    def hold_search(self) -> None:
+        """Keep the sessions' rows of `search.json` for the next build, made or not this time."""
+        if self._output is not None:
+            self._output.hold(self._search_key)
+
     def _kept(self, key: str, make: Callable[[], bytes]) -> bytes:
         return make() if self._output is None else self._output.part(key, make)
 
@@ -205,7 +245,8 @@ def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[
     each day's sessions (its rows are each session's card text and facets, by day), which the
     day sections key on already: its rows are made only when the key changed, not to key it
     (a session moved within its day then makes it, and leaves its bytes as they were)."""
-    yield INDEX, digest(parts.base, "search index", parts.days), partial(_search_body, published)
+    parts.hold_search()
+    yield INDEX, digest(parts.base, "search index", parts.days), parts.search_body
     # The track, room and speaker index pages: each keyed on the sessions it lists.
     for path, shown, sessions, make in index_files(published, site):
         key = digest(parts.base, "index page", site.base_url, shown, [parts.session_key(s.id) for s in sessions])
@@ -225,5 +266,15 @@ def _static_host(published: Published) -> bytes:
     return json.dumps({"static": True, "site": site}, separators=(",", ":")).encode()
 
 
-def _search_body(published: Published) -> bytes:
-    return search_representation(published).body
+def _encode_rows(rows: dict[str, str]) -> bytes:
+    return json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _decode_rows(stored: bytes | None) -> dict[str, str]:
+    if not stored:
+        return {}
+    try:
+        found = json.loads(stored)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
