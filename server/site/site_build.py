@@ -36,7 +36,7 @@ from server.pages.detail_pages import (
 from server.pages.feed_index import feed_index_paths, feed_index_representation
 from server.pages.params import is_safe_id
 from server.pages.qr import qr_svg, qr_title
-from server.site.build_events import KeptEvents
+from server.site.build_events import KeptEvents, KeptZone
 from server.site.build_exports import CHUNKED, export_body, sessions_api_body
 from server.site.build_output import Body, Output, code_key, digest
 from server.site.build_pages import PageParts, page_extras, page_parts
@@ -147,6 +147,7 @@ def site_parts(
             parts.feed_index_key(kind),
             partial(_body, feed_index_representation, published, site, kind),
         )
+    zone = KeptZone(output, base, published.conference.timezone) if output is not None else None
     for feed in published.feeds:
         members = [sessions[s.id] for s in feed.sessions]
         yield feed.path, digest(base, _fields(feed.spec), members), partial(_feed_body, feed)
@@ -162,6 +163,8 @@ def site_parts(
                 sessions[session.id],
                 partial(published.download_body, session),
             )
+    if zone is not None:
+        zone.save()
     if events is not None:
         events.save()  # the feeds are made, so every event is rendered: the downloads read them back
     # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import subprocess
+import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from server.store import Store
 from server.web.app import create_app
 from server.web.demo import demo_schedule
 from tests.helpers.build_inspection import recorded, recorded_mirror, recorded_stamps
+from tests.helpers.cli_runs import ENV
 from tests.helpers.crowded import SLUG as CROWDED_SLUG
 from tests.helpers.crowded import crowded
 from tests.helpers.demo_changes import shifted
@@ -529,3 +532,34 @@ def test_a_crowded_kinds_page_is_built_as_served_and_remade_only_when_its_feeds_
     assert moved_keys["index.html"] != keys["index.html"]  # the front page shows the moved session
     assert remade(out)[index] != keys[index]
     assert "All 102 speakers" in (out / index).read_text(encoding="utf-8")
+
+
+# A build in a process of its own, printing how many zones that process computed the VTIMEZONE of.
+_BUILD_COUNTING_ZONES = (
+    "import sys; from feeds.ical import timezone; from server.cli import main; "
+    "main(['build', '--quiet', '--db', sys.argv[1], sys.argv[2], '--base-url', sys.argv[3]]); "
+    "print(timezone.blocks.cache_info().currsize)"
+)
+
+
+def test_a_rebuild_in_a_new_process_takes_the_zones_vtimezone_from_the_last_build(tmp_path: Path) -> None:
+    """The zone's VTIMEZONE is made from tzdata by walking seventy years of it: a rebuild takes the
+    bytes the last build made from the same zone data and code instead."""
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
+    schedule = two_days()
+    with Store.open(db) as store:
+        store.ingest(schedule)
+
+    def build() -> str:
+        command = [sys.executable, "-c", _BUILD_COUNTING_ZONES, db, str(out), BASE]
+        done = subprocess.run(command, capture_output=True, text=True, check=True, env=ENV)
+        return done.stdout.split()[-1]
+
+    first = build()
+    with Store.open(db) as store:
+        store.ingest(shifted(schedule, {CHANGED}, timedelta(minutes=5)))
+
+    again = build()
+
+    feed = (out / "feeds" / "all.ics").read_bytes()
+    assert (first, again, feed.count(b"BEGIN:VTIMEZONE")) == ("1", "0", 1)
