@@ -267,14 +267,18 @@ def _static_host(published: Published) -> bytes:
 
 
 def _encode_rows(rows: dict[str, str]) -> bytes:
-    return json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """The sessions' rows of `search.json` by name, a line each: the name, a tab, the row's JSON
+    (which holds no line break: JSON escapes every control character in a string)."""
+    return "\n".join(f"{name}\t{text}" for name, text in rows.items()).encode("utf-8")
 
 
 def _decode_rows(stored: bytes | None) -> dict[str, str]:
+    """`_encode_rows`' map back (empty for no part)."""
     if not stored:
         return {}
-    try:
-        found = json.loads(stored)
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
+    found = {}
+    for line in stored.decode("utf-8").split("\n"):
+        name, tab, text = line.partition("\t")
+        if tab:
+            found[name] = text
+    return found
