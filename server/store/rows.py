@@ -132,12 +132,16 @@ def session_from_row(row: Mapping[Any, Any], known: dict[tuple[Any, ...], Any] |
         speakers=speakers,
         slides=bool(row["slides"]),
         url=row["url"],
-        status=Status(row["status"]),
+        status=_STATUSES.get(row["status"]) or Status(row["status"]),
         revision=row["revision"],
         modified=_instant(found, modified) if modified else None,
         source_id=row["source_id"],
         **_from_extras(json.loads(extras) if isinstance(extras, str) else extras),
     )
+
+
+# A session's status by its stored value: a dict, not the enum's lookup, for every row read.
+_STATUSES = {status.value: status for status in Status}
 
 
 def _speakers(known: dict[tuple[Any, ...], Any], stored: list[Mapping[str, Any]]) -> tuple[Speaker, ...]:
