@@ -18,7 +18,6 @@ it is made from changed.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
@@ -40,7 +39,7 @@ from server.pages.qr import qr_svg, qr_title
 from server.site.build_events import KeptEvents, KeptZone
 from server.site.build_exports import CHUNKED, export_body, sessions_api_body
 from server.site.build_output import Body, Output, code_key, digest
-from server.site.build_pages import PageParts, page_extras, page_parts
+from server.site.build_pages import PageParts, listing, page_extras, page_parts
 from server.snapshot.conditional import Representation
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Feed, Published
@@ -171,7 +170,7 @@ def site_parts(
     for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
         yield path, digest(base, "feeds", parts.feeds), parts.feeds_api
     # The documents listing every session (sessions API, exports): one key.
-    whole = digest(base, "sessions", sorted(sessions.values()))
+    whole = listing((base, "sessions"), sorted(sessions.values()))
     for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):
         yield path, whole, partial(sessions_api_body, published, site, output, base, sessions)
     for route, name in EXPORT_ROUTES.items():
@@ -187,16 +186,6 @@ def conference_key(published: Published, site: Site) -> str:
     """The key of what every file of a conference is made from besides its sessions: the code,
     the conference, the site's and the calendars' base URLs."""
     return digest(code_key(), published.conference, site.base_url, published.base_url)
-
-
-def listing(head: tuple[object, ...], members: list[str]) -> str:
-    """The key of a file listing sessions: `digest` of `head` (what it is made from besides
-    them) and the sessions' keys, which are all `digest`s of one length, so joined they name
-    the list as their repr would, at a fraction of the cost (thousands of feeds list every
-    session several times over)."""
-    key = hashlib.blake2b(repr(head).encode(), digest_size=16)
-    key.update("".join(members).encode())
-    return key.hexdigest()
 
 
 def _spec(spec: FeedSpec) -> tuple[str, ...]:
