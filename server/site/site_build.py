@@ -18,6 +18,7 @@ it is made from changed.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
@@ -89,10 +90,17 @@ def site_parts(
     # by its content.
     known = writes if writes is not None else RowWrites()
     row = digest(base, "row")
+    # What every key of the rows one version wrote starts with: the session's id ends it.
+    by_version: dict[int, bytes] = {}
 
     def session_key(session: Session) -> str:
-        written = known.name(session.id)
-        return digest(base, session) if written is None else digest(row, session.id, written)
+        number = known.rows.get(session.id)
+        if number is None:
+            return digest(base, session)
+        prefix = by_version.get(number)
+        if prefix is None:
+            prefix = by_version[number] = f"{row}\0{known.versions[number]}\0".encode()
+        return hashlib.blake2b(prefix + session.id.encode(), digest_size=16).hexdigest()
 
     # Made as the pages are yielded, so the first pages reach a worker before every session is
     # digested (else the other cores idle through that part of a large build's start); complete
