@@ -9,6 +9,9 @@ on the first such question only, so a build that renders no feed does not read i
 conference's feeds and downloads are given to the build, when an event was rendered, it is
 written again with the events of the snapshot's sessions, and the cache lets go of them: the
 downloads still to make (a worker's, or this process's at the end) read theirs from the part.
+
+The VTIMEZONE the feeds hold is kept too (`KeptZone`), keyed on the zone's tzdata file: made
+from tzdata by walking seventy years of the zone, it was most of rendering one changed feed.
 """
 
 from __future__ import annotations
