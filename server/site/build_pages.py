@@ -42,6 +42,7 @@ from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
 
+_SPEAKERS_INDEX = urls.SPEAKERS + urls.PAGE_FILE
 # The end of `search.json` after its rows (search.index_body: the rows are its last field).
 _ROWS_END = b"]}"
 
@@ -51,10 +52,17 @@ class PageParts:
     (or made each time without one)."""
 
     def __init__(
-        self, output: Output | None, base: str, published: Published, site: Site, sessions: dict[str, str]
+        self,
+        output: Output | None,
+        base: str,
+        published: Published,
+        site: Site,
+        sessions: dict[str, str],
+        speakers: list[str] | None = None,
     ) -> None:
         self._output, self._base, self._published, self._site = output, base, published, site
         self._sessions = sessions  # session id -> digest of the session
+        self.speakers = speakers  # each speaker's page's key, in the speakers' order, if known
         self._subscribe: dict[int, bytes] = {}
         self._feeds_api: bytes | None = None
 
@@ -260,7 +268,13 @@ def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[
     yield INDEX, digest(parts.base, "search index", parts.days), parts.search_body
     # The track, room and speaker index pages: each keyed on the sessions it lists.
     for path, shown, sessions, make in index_files(published, site):
-        key = listing((parts.base, "index page", site.base_url, shown), [parts.session_key(s.id) for s in sessions])
+        if path == _SPEAKERS_INDEX and parts.speakers is not None:
+            # Keyed on the speakers' pages' keys, which name all it shows (each speaker's fields
+            # and sessions, in order), not on the repr of its entries: at 50,000 sessions that
+            # repr cost as much as making the page.
+            key = listing((parts.base, "speakers index", site.base_url), parts.speakers)
+        else:
+            key = listing((parts.base, "index page", site.base_url, shown), [parts.session_key(s.id) for s in sessions])
         yield path, key, partial(_body_of, make)
     # Unlike every other file, not what the server answers: it tells the pages they are static.
     yield HOST, digest(parts.base, "host"), partial(_static_host, published)

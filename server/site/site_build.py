@@ -130,20 +130,24 @@ def site_parts(
         for path in EXTRA_PATHS:
             yield path, digest(base, "history", history), partial(files.body, path)
         del files
+    # Each speaker's page's key, in the speakers' order: everything the speakers' directory shows.
+    speaker_keys: list[str] = []
     for entry in speakers(published).values():
         speaker_feed = published.feed(FeedKind.SPEAKER.value, entry.speaker.slug)
+        key = listing(
+            (base, "speaker", _fields(entry.speaker), _spec(speaker_feed.spec) if speaker_feed else None),
+            [sessions[s.id] for s in entry.sessions],
+        )
+        speaker_keys.append(key)
         yield (
             speaker_path(entry.speaker) + urls.PAGE_FILE,
-            listing(
-                (base, "speaker", _fields(entry.speaker), _spec(speaker_feed.spec) if speaker_feed else None),
-                [sessions[s.id] for s in entry.sessions],
-            ),
+            key,
             partial(_body, speaker_representation, published, site, entry),
         )
     # The pages listing every speaker, track, room or feed of a kind, and search.json, before the
     # feeds: each is made whole, a hundred megabytes more while it is at 50,000 sessions, so
     # while this process is small (the feeds' events, the files' record not yet in it).
-    parts = PageParts(output, base, published, site, sessions)
+    parts = PageParts(output, base, published, site, sessions, speaker_keys)
     yield from page_extras(published, site, parts)
     # Each page of a kind too long to list on the schedule pages shows only that kind's feeds.
     for kind, path in feed_index_paths(published):

@@ -442,10 +442,11 @@ def test_a_move_within_one_day_remakes_and_rewrites_only_that_days_pages(tmp_pat
     )
     assert first.start.date() == date(2026, 4, 8)
     assert sorted(written) == expected
-    # Made again (a new key) only where the content changed, and search.json, keyed on each day's
-    # sessions (its bytes stay: no time in it): not the other day's page nor the front page.
+    # Made again (a new key) only where the content changed, and search.json and the speakers'
+    # directory, keyed on each day's sessions and on the speakers' pages (their bytes stay: no
+    # time in them): not the other day's page nor the front page.
     remade_paths = sorted(p for p, key in remade(out).items() if keys[p] != key)
-    assert remade_paths == sorted([*expected, *both_copies({"search.json"})])
+    assert remade_paths == sorted([*expected, *both_copies({"search.json", "speakers/index.html"})])
     assert set(after) == set(before)
 
 
