@@ -240,9 +240,18 @@ def partition(
                     session
                 )
             else:
-                # Once per feed, though two of its speakers share a slug.
-                for slug in dict.fromkeys(p.slug for p in speakers):
-                    members(("speaker", slug), (FeedKind.SPEAKER, slug)).append(session)
+                # Once per feed, though two of its speakers share a slug; each speaker's list
+                # found by identity as a lone speaker's is (a speaker's objects of one slug
+                # share the feed's list through `members`).
+                slugs: list[str] = []
+                for person in speakers:
+                    if person.slug in slugs:
+                        continue
+                    slugs.append(person.slug)
+                    found = lists.get(id(person))
+                    if found is None:
+                        found = members(id(person), (FeedKind.SPEAKER, person.slug))
+                    found.append(session)
         start = session.start
         found = lists.get(start)
         if found is None:

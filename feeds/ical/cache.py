@@ -93,5 +93,5 @@ class EventCache:
         return {
             key[0]: (session, data)
             for key, (held, session, data) in entries
-            if key[3] == base_url and key[4] == alarm and held == conference
+            if key[3] == base_url and key[4] == alarm and (held is conference or held == conference)
         }

@@ -20,10 +20,13 @@ inside a VTIMEZONE.
 from __future__ import annotations
 
 import calendar
+import os
+import zoneinfo
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
+from importlib import resources
 from zoneinfo import ZoneInfo
 
 from icalendar import Timezone, TimezoneDaylight, TimezoneStandard, vRecur
@@ -101,16 +104,19 @@ def transitions(tzid: str, start: datetime, end: datetime) -> list[Observance]:
     # would find the same changes; a day keeps the margin.
     step = timedelta(days=1)
     cursor = start
+    # The state at `cursor`, carried from one step to the next: each day's is computed once.
+    state = _state(zone, cursor)
     while cursor < end:
         nxt = min(cursor + step, end)
-        if _state(zone, cursor) != _state(zone, nxt):
+        following = _state(zone, nxt)
+        if state != following:
             onset = _change_between(zone, cursor, nxt)
             before = _state(zone, onset - timedelta(seconds=1))
             after = _state(zone, onset)
             found.append(Observance(onset, before[0], after[0], after[1], after[2]))
-            cursor = onset
+            cursor, state = onset, after
         else:
-            cursor = nxt
+            cursor, state = nxt, following
     return found
 
 
@@ -212,6 +218,39 @@ def vtimezone(tzid: str) -> Timezone:
 
 @lru_cache(maxsize=64)
 def vtimezone_bytes(tzid: str) -> bytes:
-    """`vtimezone(tzid)` serialized (CRLF, folded)."""
+    """`vtimezone(tzid)` serialized (CRLF, folded): as `known` was told, if it was."""
+    given = _KNOWN.get(tzid)
+    if given is not None:
+        return given
     data: bytes = vtimezone(tzid).to_ical()
     return data
+
+
+# Zones' `vtimezone_bytes` made by an earlier process from the same tzdata and code (a static
+# build keeps them beside its output): walking seventy years of a zone is most of a small build's
+# rendering of its changed feeds.
+_KNOWN: dict[str, bytes] = {}
+
+
+def known(tzid: str, data: bytes) -> None:
+    """Take `data` as `vtimezone_bytes(tzid)` from now on: the caller made sure that it was made
+    by this module's code from `zone_source(tzid)`'s data."""
+    _KNOWN[tzid] = data
+
+
+def zone_source(tzid: str) -> bytes | None:
+    """The TZif data zoneinfo reads for `tzid`, the input of its VTIMEZONE besides this module:
+    the first file of `zoneinfo.TZPATH` holding it, else the tzdata package's (zoneinfo's own
+    order); None when neither has it."""
+    if tzid != os.path.normpath(tzid) or os.path.isabs(tzid) or tzid.startswith(".."):
+        return None
+    for root in zoneinfo.TZPATH:
+        path = os.path.join(root, tzid)
+        if os.path.isfile(path):
+            with open(path, "rb") as found:
+                return found.read()
+    package, _, name = f"tzdata.zoneinfo/{tzid}".rpartition("/")
+    try:
+        return resources.files(package.replace("/", ".")).joinpath(name).read_bytes()
+    except (ImportError, OSError):
+        return None

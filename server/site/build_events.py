@@ -9,6 +9,9 @@ on the first such question only, so a build that renders no feed does not read i
 conference's feeds and downloads are given to the build, when an event was rendered, it is
 written again with the events of the snapshot's sessions, and the cache lets go of them: the
 downloads still to make (a worker's, or this process's at the end) read theirs from the part.
+
+The VTIMEZONE the feeds hold is kept too (`KeptZone`), keyed on the zone's tzdata file: made
+from tzdata by walking seventy years of the zone, it was most of rendering one changed feed.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
+from feeds.ical import timezone
 from feeds.model import Conference, Session
-from server.site.build_output import Output, digest
+from server.site.build_output import Output, body_digest, digest
 from server.snapshot.published import Published
 
 _DIGEST = 32  # hex characters of a session's digest (build_output.digest)
@@ -38,9 +42,10 @@ class KeptEvents:
 
     def event(self, conference: Conference, session: Session, base_url: str | None, alarm: int | None) -> bytes | None:
         """The last build's bytes of this session's event, if it made them from the same inputs."""
-        if alarm is not None or base_url != self._published.base_url or conference != self._published.conference:
+        published = self._published
+        if alarm is not None or base_url != published.base_url or not _same(conference, published.conference):
             return None
-        if self._published.session(session.id) is not session:
+        if published.session(session.id) is not session:
             return None  # not the snapshot's own session: its digest is not at hand
         return self._last().get(self._sessions[session.id])
 
@@ -100,6 +105,34 @@ def encode(
         yield body
 
 
+class KeptZone:
+    """The VTIMEZONE of the conference's zone as the last build made it (a part keyed on the
+    zone's tzdata and `base`, which holds the code), given to feeds.ical.timezone before the
+    feeds are made; made and kept for the next build when none was."""
+
+    def __init__(self, output: Output, base: str, tzid: str) -> None:
+        source = timezone.zone_source(tzid)
+        self._output, self._tzid = output, tzid
+        self._key = None if source is None else digest(base, "vtimezone", tzid, body_digest(source))
+        self._kept = False
+        if self._key is not None:
+            output.hold(self._key)
+            found = output.kept(self._key)
+            if found is not None:
+                timezone.known(tzid, found)
+                self._kept = True
+
+    def save(self) -> None:
+        if self._key is not None and not self._kept:
+            self._output.renew(self._key, timezone.vtimezone_bytes(self._tzid))
+
+
+def _same(conference: Conference, own: Conference) -> bool:
+    # The snapshot's own object, asked about for every session of its feeds: `is` spares
+    # comparing the dataclass's fields each time; an equal one is the same conference too.
+    return conference is own or conference == own
+
+
 class Saved:
     """The events a build saved, read back from their part by session: the snapshot's cache's
     fallback once it let go of them (`EventCache.spill`). Holds no snapshot (no cycle through
@@ -115,7 +148,7 @@ class Saved:
     def __call__(
         self, conference: Conference, session: Session, base_url: str | None, alarm: int | None
     ) -> bytes | None:
-        if alarm is not None or base_url != self._base_url or conference != self._conference:
+        if alarm is not None or base_url != self._base_url or not _same(conference, self._conference):
             return None
         if self._own.get(session.id) is not session:
             return None  # not the snapshot's own session: its digest is not at hand

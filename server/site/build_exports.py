@@ -23,6 +23,7 @@ from feeds.exports.frab_layout import FrabDay
 from feeds.model import Session
 from server.links import Site
 from server.site.build_output import Output, digest
+from server.site.build_pages import listing
 from server.snapshot.api import sessions_pieces
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Published
@@ -65,7 +66,7 @@ def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: 
     if found is None:
         digests = [sessions[session.id] for session, _ in day.numbered]
         numbers = [number for _, number in day.numbered]  # apart: a list of pairs costs more to digest
-        found = known[day.index, day.date] = digest(base, "export day", day.index, day.date, digests, numbers)
+        found = known[day.index, day.date] = listing((base, "export day", day.index, day.date, numbers), digests)
     return found
 
 
@@ -79,6 +80,6 @@ def sessions_api_body(
         return sessions_pieces(published, site)
 
     def kept(day: tuple[Session, ...], first: bool, make: Callable[[], bytes]) -> bytes:
-        return output.part(digest(base, "sessions day", first, [sessions[s.id] for s in day]), make)
+        return output.part(listing((base, "sessions day", first), [sessions[s.id] for s in day]), make)
 
     return sessions_pieces(published, site, kept)

@@ -15,6 +15,7 @@ feeds only) and `api/feeds` joined from a kept part per kind.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property, partial
@@ -32,15 +33,18 @@ from server.pages.page import (
     page_chunks,
     page_frame,
     search_representation,
-    search_rows,
 )
 from server.pages.page_parts import CardText, CardTexts, day_sessions
-from server.pages.search import INDEX
+from server.pages.search import INDEX, index_body, index_rows
 from server.pages.view import View
 from server.site.build_output import Body, Output, digest
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
+
+_SPEAKERS_INDEX = urls.SPEAKERS + urls.PAGE_FILE
+# The end of `search.json` after its rows (search.index_body: the rows are its last field).
+_ROWS_END = b"]}"
 
 
 class PageParts:
@@ -48,10 +52,17 @@ class PageParts:
     (or made each time without one)."""
 
     def __init__(
-        self, output: Output | None, base: str, published: Published, site: Site, sessions: dict[str, str]
+        self,
+        output: Output | None,
+        base: str,
+        published: Published,
+        site: Site,
+        sessions: dict[str, str],
+        speakers: list[str] | None = None,
     ) -> None:
         self._output, self._base, self._published, self._site = output, base, published, site
         self._sessions = sessions  # session id -> digest of the session
+        self.speakers = speakers  # each speaker's page's key, in the speakers' order, if known
         self._subscribe: dict[int, bytes] = {}
         self._feeds_api: bytes | None = None
 
@@ -94,9 +105,14 @@ class PageParts:
     def _days(self) -> dict[str, str]:
         """Each day's slug -> a digest of its sessions: every page at every depth keys on it."""
         return {
-            slug: digest([self._sessions[s.id] for s in members])
+            slug: listing((), [self._sessions[s.id] for s in members])
             for slug, members in day_sessions(self._published).items()
         }
+
+    @property
+    def days(self) -> dict[str, str]:
+        """Each day's slug -> a digest of its sessions (their keys, in the day's order)."""
+        return self._days
 
     @property
     def base(self) -> str:
@@ -157,8 +173,55 @@ class PageParts:
                 self._output.hold(self._cards_key(slug, frame.depth))
         return digest(self._base, "page", frame.fixed, sections, self.subscribe_key(frame.depth))
 
+    def search_body(self) -> bytes:
+        """`search.json` as `search_representation` makes it, joined from each session's row as
+        the last build encoded it (by the session's key and day, in a part named by the
+        conference, not by its sessions: `page_extras` holds it), so a rebuild encodes the
+        changed sessions' rows alone. Its rows are in session id order (search.index_rows
+        sorts them, and a session is on one day), each JSON-encoded as the whole document
+        encodes it, so the document is its head, the rows joined with commas and its tail."""
+        published = self._published
+        if self._output is None:
+            return search_representation(published).body
+        known = _decode_rows(self._output.kept(self._search_key))
+        rows: list[tuple[str, str]] = []
+        texts: dict[str, str] = {}
+        for day, sessions in day_sessions(published).items():
+            for session in sessions:
+                name = f"{self._sessions[session.id]} {day}"
+                text = known.get(name)
+                if text is None:
+                    (row,) = index_rows({day: (session,)})
+                    text = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+                texts[name] = text
+                rows.append((session.id, text))
+        if texts != known:
+            self._output.renew(self._search_key, _encode_rows(texts))
+        rows.sort()
+        head = index_body(published.conference, [])[: -len(_ROWS_END)]
+        return b"".join((head, ",".join(text for _, text in rows).encode("utf-8"), _ROWS_END))
+
+    @property
+    def _search_key(self) -> str:
+        return digest(self._base, "search rows")
+
+    def hold_search(self) -> None:
+        """Keep the sessions' rows of `search.json` for the next build, made or not this time."""
+        if self._output is not None:
+            self._output.hold(self._search_key)
+
     def _kept(self, key: str, make: Callable[[], bytes]) -> bytes:
         return make() if self._output is None else self._output.part(key, make)
+
+
+def listing(head: tuple[object, ...], members: list[str]) -> str:
+    """The key of a file listing sessions: `digest` of `head` (what it is made from besides
+    them) and the sessions' keys, which are all `digest`s of one length, so joined they name
+    the list as their repr would, at a fraction of the cost (thousands of feeds list every
+    session several times over)."""
+    key = hashlib.blake2b(repr(head).encode(), digest_size=16)
+    key.update("".join(members).encode())
+    return key.hexdigest()
 
 
 def _encode_cards(texts: dict[str, CardText]) -> bytes:
@@ -198,11 +261,20 @@ def page_parts(
 
 def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
     """(path, key, make) of what the schedule pages fetch or link besides: `search.json`, keyed on
-    its rows (a session moved within its day leaves it as it was)."""
-    yield INDEX, digest(parts.base, "search index", search_rows(published)), partial(_search_body, published)
+    each day's sessions (its rows are each session's card text and facets, by day), which the
+    day sections key on already: its rows are made only when the key changed, not to key it
+    (a session moved within its day then makes it, and leaves its bytes as they were)."""
+    parts.hold_search()
+    yield INDEX, digest(parts.base, "search index", parts.days), parts.search_body
     # The track, room and speaker index pages: each keyed on the sessions it lists.
     for path, shown, sessions, make in index_files(published, site):
-        key = digest(parts.base, "index page", site.base_url, shown, [parts.session_key(s.id) for s in sessions])
+        if path == _SPEAKERS_INDEX and parts.speakers is not None:
+            # Keyed on the speakers' pages' keys, which name all it shows (each speaker's fields
+            # and sessions, in order), not on the repr of its entries: at 50,000 sessions that
+            # repr cost as much as making the page.
+            key = listing((parts.base, "speakers index", site.base_url), parts.speakers)
+        else:
+            key = listing((parts.base, "index page", site.base_url, shown), [parts.session_key(s.id) for s in sessions])
         yield path, key, partial(_body_of, make)
     # Unlike every other file, not what the server answers: it tells the pages they are static.
     yield HOST, digest(parts.base, "host"), partial(_static_host, published)
@@ -219,5 +291,19 @@ def _static_host(published: Published) -> bytes:
     return json.dumps({"static": True, "site": site}, separators=(",", ":")).encode()
 
 
-def _search_body(published: Published) -> bytes:
-    return search_representation(published).body
+def _encode_rows(rows: dict[str, str]) -> bytes:
+    """The sessions' rows of `search.json` by name, a line each: the name, a tab, the row's JSON
+    (which holds no line break: JSON escapes every control character in a string)."""
+    return "\n".join(f"{name}\t{text}" for name, text in rows.items()).encode("utf-8")
+
+
+def _decode_rows(stored: bytes | None) -> dict[str, str]:
+    """`_encode_rows`' map back (empty for no part)."""
+    if not stored:
+        return {}
+    found = {}
+    for line in stored.decode("utf-8").split("\n"):
+        name, tab, text = line.partition("\t")
+        if tab:
+            found[name] = text
+    return found

@@ -18,11 +18,12 @@ it is made from changed.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
 from feeds import urls
-from feeds.catalogue import FeedKind
+from feeds.catalogue import FeedKind, FeedSpec
 from feeds.model import Session
 from server.links import ConferenceLink, Site
 from server.pages.assets import service_worker, static_files
@@ -36,10 +37,10 @@ from server.pages.detail_pages import (
 from server.pages.feed_index import feed_index_paths, feed_index_representation
 from server.pages.params import is_safe_id
 from server.pages.qr import qr_svg, qr_title
-from server.site.build_events import KeptEvents
+from server.site.build_events import KeptEvents, KeptZone
 from server.site.build_exports import CHUNKED, export_body, sessions_api_body
 from server.site.build_output import Body, Output, code_key, digest
-from server.site.build_pages import PageParts, page_extras, page_parts
+from server.site.build_pages import PageParts, listing, page_extras, page_parts
 from server.snapshot.conditional import Representation
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Feed, Published
@@ -89,10 +90,17 @@ def site_parts(
     # by its content.
     known = writes if writes is not None else RowWrites()
     row = digest(base, "row")
+    # What every key of the rows one version wrote starts with: the session's id ends it.
+    by_version: dict[int, bytes] = {}
 
     def session_key(session: Session) -> str:
-        written = known.name(session.id)
-        return digest(base, session) if written is None else digest(row, session.id, written)
+        number = known.rows.get(session.id)
+        if number is None:
+            return digest(base, session)
+        prefix = by_version.get(number)
+        if prefix is None:
+            prefix = by_version[number] = f"{row}\0{known.versions[number]}\0".encode()
+        return hashlib.blake2b(prefix + session.id.encode(), digest_size=16).hexdigest()
 
     # Made as the pages are yielded, so the first pages reach a worker before every session is
     # digested (else the other cores idle through that part of a large build's start); complete
@@ -122,23 +130,24 @@ def site_parts(
         for path in EXTRA_PATHS:
             yield path, digest(base, "history", history), partial(files.body, path)
         del files
+    # Each speaker's page's key, in the speakers' order: everything the speakers' directory shows.
+    speaker_keys: list[str] = []
     for entry in speakers(published).values():
         speaker_feed = published.feed(FeedKind.SPEAKER.value, entry.speaker.slug)
+        key = listing(
+            (base, "speaker", _fields(entry.speaker), _spec(speaker_feed.spec) if speaker_feed else None),
+            [sessions[s.id] for s in entry.sessions],
+        )
+        speaker_keys.append(key)
         yield (
             speaker_path(entry.speaker) + urls.PAGE_FILE,
-            digest(
-                base,
-                "speaker",
-                _fields(entry.speaker),
-                [sessions[s.id] for s in entry.sessions],
-                _fields(speaker_feed.spec) if speaker_feed else None,
-            ),
+            key,
             partial(_body, speaker_representation, published, site, entry),
         )
     # The pages listing every speaker, track, room or feed of a kind, and search.json, before the
     # feeds: each is made whole, a hundred megabytes more while it is at 50,000 sessions, so
     # while this process is small (the feeds' events, the files' record not yet in it).
-    parts = PageParts(output, base, published, site, sessions)
+    parts = PageParts(output, base, published, site, sessions, speaker_keys)
     yield from page_extras(published, site, parts)
     # Each page of a kind too long to list on the schedule pages shows only that kind's feeds.
     for kind, path in feed_index_paths(published):
@@ -147,9 +156,10 @@ def site_parts(
             parts.feed_index_key(kind),
             partial(_body, feed_index_representation, published, site, kind),
         )
+    zone = KeptZone(output, base, published.conference.timezone) if output is not None else None
     for feed in published.feeds:
         members = [sessions[s.id] for s in feed.sessions]
-        yield feed.path, digest(base, _fields(feed.spec), members), partial(_feed_body, feed)
+        yield feed.path, listing((base, _spec(feed.spec)), members), partial(_feed_body, feed)
         url, title = site.url(feed.path), qr_title(feed)
         yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
     # The downloads after the feeds: each takes its event from the cache the feeds filled.
@@ -162,6 +172,8 @@ def site_parts(
                 sessions[session.id],
                 partial(published.download_body, session),
             )
+    if zone is not None:
+        zone.save()
     if events is not None:
         events.save()  # the feeds are made, so every event is rendered: the downloads read them back
     # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).
@@ -170,7 +182,7 @@ def site_parts(
     for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
         yield path, digest(base, "feeds", parts.feeds), parts.feeds_api
     # The documents listing every session (sessions API, exports): one key.
-    whole = digest(base, "sessions", sorted(sessions.values()))
+    whole = listing((base, "sessions"), sorted(sessions.values()))
     for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):
         yield path, whole, partial(sessions_api_body, published, site, output, base, sessions)
     for route, name in EXPORT_ROUTES.items():
@@ -186,6 +198,11 @@ def conference_key(published: Published, site: Site) -> str:
     """The key of what every file of a conference is made from besides its sessions: the code,
     the conference, the site's and the calendars' base URLs."""
     return digest(code_key(), published.conference, site.base_url, published.base_url)
+
+
+def _spec(spec: FeedSpec) -> tuple[str, ...]:
+    """A feed's spec for a key: its kind by value (an enum's repr is a Python call)."""
+    return (spec.kind.value, spec.slug, spec.name, spec.title)
 
 
 def _fields(value: object) -> tuple[object, ...]:

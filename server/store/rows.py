@@ -5,6 +5,7 @@ The model holds every instant aware; the tables' `Instant` columns take and give
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, time
 from typing import Any
@@ -107,14 +108,22 @@ def session_from_row(row: Mapping[Any, Any], known: dict[tuple[Any, ...], Any] |
     room = _shared(found, Room, row["room_name"], row["room_slug"] or "") if row["room_name"] else None
     track = _shared(found, Track, row["track_name"], row["track_slug"] or "") if row["track_name"] else None
     level = _shared(found, Level, row["level_name"], row["level_slug"] or "") if row["level_name"] else None
-    speakers = tuple(
-        _shared(found, Speaker, s["name"], s["slug"], s["role"], s["affiliation"], s["bio"]) for s in row["speakers"]
-    )
+    stored = row["speakers"]
+    if isinstance(stored, str):
+        # The column's text as stored (SQLite, as Store reads it): sessions of the same speakers
+        # store the same text, decoded and made once.
+        speakers = found.get(("speakers", stored))
+        if speakers is None:
+            speakers = found["speakers", stored] = _speakers(found, json.loads(stored))
+    else:
+        speakers = _speakers(found, stored)
+    modified = row["modified"]
+    extras = row.get("extras")  # rows kept in the history before the column existed have none
     return Session(
         id=row["id"],
         title=row["title"],
-        start=from_db_time(row["starts_at"]),
-        end=from_db_time(row["ends_at"]),
+        start=_instant(found, row["starts_at"]),
+        end=_instant(found, row["ends_at"]),
         kind=row["kind"],
         room=room,
         track=track,
@@ -123,13 +132,32 @@ def session_from_row(row: Mapping[Any, Any], known: dict[tuple[Any, ...], Any] |
         speakers=speakers,
         slides=bool(row["slides"]),
         url=row["url"],
-        status=Status(row["status"]),
+        status=_STATUSES.get(row["status"]) or Status(row["status"]),
         revision=row["revision"],
-        modified=from_db_time(row["modified"]) if row["modified"] else None,
+        modified=_instant(found, modified) if modified else None,
         source_id=row["source_id"],
-        # Rows kept in the history before the column existed have no "extras" key.
-        **_from_extras(row.get("extras")),
+        **_from_extras(json.loads(extras) if isinstance(extras, str) else extras),
     )
+
+
+# A session's status by its stored value: a dict, not the enum's lookup, for every row read.
+_STATUSES = {status.value: status for status in Status}
+
+
+def _speakers(known: dict[tuple[Any, ...], Any], stored: list[Mapping[str, Any]]) -> tuple[Speaker, ...]:
+    return tuple(_shared(known, Speaker, s["name"], s["slug"], s["role"], s["affiliation"], s["bio"]) for s in stored)
+
+
+def _instant(known: dict[tuple[Any, ...], Any], value: datetime | str) -> datetime:
+    """`from_db_time` of a value as read, or of the text SQLite stores for it (as Store reads it: the
+    UTC wall time, `2026-03-01 09:00:00.000000`), parsed once per text: a conference's sessions
+    share a few hundred start and end times."""
+    if not isinstance(value, str):
+        return from_db_time(value)
+    made = known.get(("instant", value))
+    if made is None:
+        made = known["instant", value] = datetime.fromisoformat(value).replace(tzinfo=UTC)
+    return made
 
 
 def _from_extras(extras: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Self
 
-from sqlalchemy import Connection, Engine, bindparam, func, select, update
+from sqlalchemy import Connection, Engine, Text, bindparam, func, select, type_coerce, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from feeds.model import Conference, Schedule, Session, Status
@@ -437,10 +437,18 @@ def _upsert_conference(conn: Connection, conference: Conference) -> None:
         conn.execute(conferences.insert().values(**values))
 
 
+# Every session column, the JSON and instant ones as the driver gives them (SQLite: their text):
+# rows.session_from_row decodes each distinct text once, where the columns' types would decode
+# every row's (sessions share their speakers, and a few hundred start and end times).
+_AS_STORED = ("speakers", "extras", "starts_at", "ends_at", "modified")
+_SESSIONS_AS_STORED = select(*(type_coerce(c, Text).label(c.name) if c.name in _AS_STORED else c for c in sessions.c))
+
+
 def _load_sessions(conn: Connection, slug: str, writes: RowWrites | None = None) -> list[Session]:
     known: dict[tuple[object, ...], object] = {}
+    query = _SESSIONS_AS_STORED.where(sessions.c.conference == slug)
     if writes is None:
-        found = conn.execute(select(sessions).where(sessions.c.conference == slug)).mappings()
+        found = conn.execute(query).mappings()
         return [rows.session_from_row(r, known) for r in found]
     # The versions first: a row written by a version committed after them is left out of `rows`.
     writes.versions.update(
@@ -450,7 +458,7 @@ def _load_sessions(conn: Connection, slug: str, writes: RowWrites | None = None)
         )
     )
     named, by_row = writes.versions, writes.rows
-    found = conn.execute(select(sessions).where(sessions.c.conference == slug)).mappings()
+    found = conn.execute(query).mappings()
     loaded = []
     for r in found:
         session = rows.session_from_row(r, known)

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from dateutil.tz import tzical
 
-from feeds.ical.timezone import WINDOW_END, WINDOW_START, blocks, transitions, vtimezone_bytes
+from feeds.ical.timezone import WINDOW_END, WINDOW_START, blocks, transitions, vtimezone_bytes, zone_source
 from feeds.zones import candidates
 
 
@@ -156,3 +156,16 @@ def test_an_independent_reader_gets_zoneinfos_offset_for_wall_times_around_every
     wrong = [(wall, offset) for wall, offset in single if wall.replace(tzinfo=read).utcoffset() != offset]
 
     assert (len(single) > 10, wrong) == (True, [])
+
+
+def test_a_zones_source_is_the_data_zoneinfo_reads_for_it() -> None:
+    data = zone_source("America/Argentina/Buenos_Aires")
+    assert data is not None
+    read = ZoneInfo.from_file(io.BytesIO(data), key="America/Argentina/Buenos_Aires")
+    zone = ZoneInfo("America/Argentina/Buenos_Aires")
+    instants = [datetime(year, month, 1, tzinfo=UTC) for year in range(1970, 2040) for month in (1, 7)]
+    assert [i.astimezone(read).utcoffset() for i in instants] == [i.astimezone(zone).utcoffset() for i in instants]
+
+
+def test_a_zone_zoneinfo_cannot_find_has_no_source() -> None:
+    assert [zone_source(z) for z in ("Nowhere/Land", "../zoneinfo/UTC", "/etc/localtime")] == [None] * 3

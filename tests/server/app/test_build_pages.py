@@ -9,6 +9,7 @@ from pathlib import Path
 
 from feeds.model import Room, Schedule, Speaker
 from server.links import Site
+from server.pages.page import search_representation
 from server.pages.subscribe import LISTED_FEEDS
 from server.site.build_output import Output
 from server.site.site_build import site_parts
@@ -161,3 +162,24 @@ def test_a_rebuild_of_the_same_schedule_keeps_the_speakers_directory_as_it_was(t
     rebuilt = build(tmp_path / "site", schedule)
 
     assert rebuilt["speakers/index.html"] == before["speakers/index.html"]
+
+
+def test_search_json_joined_from_the_kept_rows_is_what_the_server_answers_after_a_retitle_and_a_move(
+    tmp_path: Path,
+) -> None:
+    """search.json is joined from each session's row as the last build encoded it: the retitled
+    session's row is made again, the moved one's too (its day is in its row), the others kept."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    session = next(s for s in schedule.sessions if s.id == "c0006")
+    later = edited(
+        edited(schedule, "c0004", title="Talk 4, Ünïcode retitled"),
+        "c0006",
+        start=session.start + timedelta(days=1),
+        end=session.end + timedelta(days=1),
+    )
+    before = build(tmp_path / "site", schedule)
+
+    rebuilt = build(tmp_path / "site", later)
+
+    served = search_representation(Published(later, now=NOW, base_url=BASE)).body
+    assert (rebuilt["search.json"], rebuilt["search.json"] == before["search.json"]) == (served, False)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import subprocess
+import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from server.store import Store
 from server.web.app import create_app
 from server.web.demo import demo_schedule
 from tests.helpers.build_inspection import recorded, recorded_mirror, recorded_stamps
+from tests.helpers.cli_runs import ENV
 from tests.helpers.crowded import SLUG as CROWDED_SLUG
 from tests.helpers.crowded import crowded
 from tests.helpers.demo_changes import shifted
@@ -439,8 +442,11 @@ def test_a_move_within_one_day_remakes_and_rewrites_only_that_days_pages(tmp_pat
     )
     assert first.start.date() == date(2026, 4, 8)
     assert sorted(written) == expected
-    # Made again (a new key) only where the content changed: not the other day's page nor the front page.
-    assert sorted(p for p, key in remade(out).items() if keys[p] != key) == expected
+    # Made again (a new key) only where the content changed, and search.json and the speakers'
+    # directory, keyed on each day's sessions and on the speakers' pages (their bytes stay: no
+    # time in them): not the other day's page nor the front page.
+    remade_paths = sorted(p for p, key in remade(out).items() if keys[p] != key)
+    assert remade_paths == sorted([*expected, *both_copies({"search.json", "speakers/index.html"})])
     assert set(after) == set(before)
 
 
@@ -468,12 +474,12 @@ def test_a_build_without_a_change_keeps_the_parts_a_later_move_joins_its_pages_f
     assert unchanged == first
     # In place of the old ones, the moved session's day section (one depth: its day's page and the
     # all-days page) and its day in schedule.xml, schedule.json and api/sessions; the conference's
-    # events and that day's cards written again under the same names (build_events.py,
-    # build_pages.py); the new version's changelog entry (build_changes.py); every other part
-    # kept from the first build.
+    # events, that day's cards and the sessions' search rows written again under the same names
+    # (build_events.py, build_pages.py); the new version's changelog entry (build_changes.py);
+    # every other part kept from the first build.
     made = set(after) - set(first)
     assert (len(made), len(set(first) - set(after))) == (5, 4)
-    assert len([key for key, inode in after.items() if key not in made and first[key] != inode]) == 2
+    assert len([key for key, inode in after.items() if key not in made and first[key] != inode]) == 3
 
 
 def test_two_jobs_write_the_site_and_record_one_job_writes(tmp_path: Path) -> None:
@@ -527,3 +533,34 @@ def test_a_crowded_kinds_page_is_built_as_served_and_remade_only_when_its_feeds_
     assert moved_keys["index.html"] != keys["index.html"]  # the front page shows the moved session
     assert remade(out)[index] != keys[index]
     assert "All 102 speakers" in (out / index).read_text(encoding="utf-8")
+
+
+# A build in a process of its own, printing how many zones that process computed the VTIMEZONE of.
+_BUILD_COUNTING_ZONES = (
+    "import sys; from feeds.ical import timezone; from server.cli import main; "
+    "main(['build', '--quiet', '--db', sys.argv[1], sys.argv[2], '--base-url', sys.argv[3]]); "
+    "print(timezone.blocks.cache_info().currsize)"
+)
+
+
+def test_a_rebuild_in_a_new_process_takes_the_zones_vtimezone_from_the_last_build(tmp_path: Path) -> None:
+    """The zone's VTIMEZONE is made from tzdata by walking seventy years of it: a rebuild takes the
+    bytes the last build made from the same zone data and code instead."""
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
+    schedule = two_days()
+    with Store.open(db) as store:
+        store.ingest(schedule)
+
+    def build() -> str:
+        command = [sys.executable, "-c", _BUILD_COUNTING_ZONES, db, str(out), BASE]
+        done = subprocess.run(command, capture_output=True, text=True, check=True, env=ENV)
+        return done.stdout.split()[-1]
+
+    first = build()
+    with Store.open(db) as store:
+        store.ingest(shifted(schedule, {CHANGED}, timedelta(minutes=5)))
+
+    again = build()
+
+    feed = (out / "feeds" / "all.ics").read_bytes()
+    assert (first, again, feed.count(b"BEGIN:VTIMEZONE")) == ("1", "0", 1)
