@@ -91,19 +91,14 @@ class Workers:
         """Make `relative` as `Output.put` does, and `link` as a hard link to it (`Output.link`),
         here or, when `shared` (`site_build.independent`) and its key is not the last build's, in
         a worker."""
-        # Once this process is too large to fork, a file waiting for a worker would wait to the
-        # end of the build: made here at once instead, and so are those already waiting.
         if shared and key is not None and self._jobs > 1 and self._output.outdated(relative, key):
-            if self._small_enough():
-                self._pending.append((relative, key, make, link))
-                # Nor may they pile up while the workers are busy: this process makes the oldest.
-                while len(self._pending) > WAITING:
-                    self._here(*self._pending.pop(0))
-            else:
-                waiting, self._pending = self._pending, []
-                for item in waiting:
-                    self._here(*item)
-                self._here(relative, key, make, link)
+            self._pending.append((relative, key, make, link))
+            # A waiting file holds what it is made from (its conference's snapshot) until made:
+            # this process makes the oldest beyond `WAITING` while the workers are busy, and
+            # every one once it is too large to fork (no worker would take them before the end).
+            limit = WAITING if self._small_enough() else 0
+            while len(self._pending) > limit:
+                self._here(*self._pending.pop(0))
         else:
             self._here(relative, key, make, link)
         self.poll()
