@@ -156,7 +156,7 @@ def _instant(known: dict[tuple[Any, ...], Any], value: datetime | str) -> dateti
         return from_db_time(value)
     made = known.get(("instant", value))
     if made is None:
-        made = known["instant", value] = datetime.fromisoformat(value).replace(tzinfo=UTC)
+        made = known["instant", value] = from_db_time(datetime.fromisoformat(value))
     return made
 
 
