@@ -22,8 +22,7 @@ from feeds.exports.chunks import ChunkedExporter, DayChunk
 from feeds.exports.frab_layout import FrabDay
 from feeds.model import Session
 from server.links import Site
-from server.site.build_output import Output, digest
-from server.site.build_pages import listing
+from server.site.build_output import Output, digest, listing
 from server.snapshot.api import sessions_pieces
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Published

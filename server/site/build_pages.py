@@ -15,7 +15,6 @@ feeds only) and `api/feeds` joined from a kept part per kind.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property, partial
@@ -37,7 +36,7 @@ from server.pages.page import (
 from server.pages.page_parts import CardText, CardTexts, day_sessions
 from server.pages.search import INDEX, index_body, index_rows
 from server.pages.view import View
-from server.site.build_output import Body, Output, digest
+from server.site.build_output import Body, Output, digest, listing
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
@@ -212,16 +211,6 @@ class PageParts:
 
     def _kept(self, key: str, make: Callable[[], bytes]) -> bytes:
         return make() if self._output is None else self._output.part(key, make)
-
-
-def listing(head: tuple[object, ...], members: list[str]) -> str:
-    """The key of a file listing sessions: `digest` of `head` (what it is made from besides
-    them) and the sessions' keys, which are all `digest`s of one length, so joined they name
-    the list as their repr would, at a fraction of the cost (thousands of feeds list every
-    session several times over)."""
-    key = hashlib.blake2b(repr(head).encode(), digest_size=16)
-    key.update("".join(members).encode())
-    return key.hexdigest()
 
 
 def _encode_cards(texts: dict[str, CardText]) -> bytes:

@@ -39,8 +39,8 @@ from server.pages.params import is_safe_id
 from server.pages.qr import qr_svg, qr_title
 from server.site.build_events import KeptEvents, KeptZone
 from server.site.build_exports import CHUNKED, export_body, sessions_api_body
-from server.site.build_output import Body, Output, code_key, digest
-from server.site.build_pages import PageParts, listing, page_extras, page_parts
+from server.site.build_output import Body, Output, code_key, digest, listing
+from server.site.build_pages import PageParts, page_extras, page_parts
 from server.snapshot.conditional import Representation
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Feed, Published
