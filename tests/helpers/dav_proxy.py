@@ -10,7 +10,10 @@ and misbehaves on cue.
   `pid` (a worker) is killed with SIGKILL before it hears the answer: the hardest moment to die
   (`pid` may be a function, asked at that moment, when the test cannot know beforehand which
   worker will be writing);
-- `max_in_flight`: the most requests the server was handling at once.
+- `max_in_flight`: the most requests the server was handling at once;
+- `hold_until(count, timeout)`: each request waits before it is forwarded until `count` are in
+  flight (or `timeout` seconds pass), so that requests a client may overlap do overlap however
+  slowly the machine schedules its threads.
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ class DavProxy:
     def __init__(self, upstream_port: int) -> None:
         self.upstream_port = upstream_port
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._hold: tuple[int, float] | None = None
         self._writes: Counter[str] = Counter()
         self._failures: list[tuple[int, str | None]] = []
         self._kill: int | Callable[[], int] | None = None  # the pid, or who to ask for it
@@ -88,6 +93,10 @@ class DavProxy:
         server closing a kept-alive connection does."""
         with self._lock:
             self._gets_to_close = count
+
+    def hold_until(self, count: int, timeout: float) -> None:
+        with self._lock:
+            self._hold = (count, timeout)
 
     def first_request_since(self, moment: float) -> float | None:
         """When (time.monotonic) the first request at or after `moment` arrived, if one did."""
@@ -154,14 +163,19 @@ class DavProxy:
 
     @contextmanager
     def _counting(self) -> Iterator[None]:
-        with self._lock:
+        with self._changed:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            self._changed.notify_all()
+            if self._hold is not None:
+                count, timeout = self._hold
+                self._changed.wait_for(lambda: self._in_flight >= count, timeout)
         try:
             yield
         finally:
-            with self._lock:
+            with self._changed:
                 self._in_flight -= 1
+                self._changed.notify_all()
 
     def __enter__(self) -> DavProxy:
         self._thread.start()
