@@ -157,7 +157,7 @@ def write_conferences(
                 named = writes(slug) if writes is not None else None
                 files = conference_key(published, site)
                 kept = _kept(output, last, named, frame, files, now, base, slug == default)
-                for path, key, make in site_parts(published, site, others, extra, history, output, named, kept):
+                for path, key, make in site_parts(published, site, others, extra, history, output, named, kept, base):
                     # The default conference's copy at the root: hard links to the same files.
                     workers.put(base + path, key, make, path if slug == default else None, shared=independent(path))
                 schedule = published.schedule

@@ -62,7 +62,7 @@ _SAMPLE = 64
 _DIRS = 1024  # directories known to exist, remembered at most
 
 # A file's bytes as its maker gives them: whole, or the pieces they are joined from in order.
-Body = bytes | Iterable[bytes]
+Body = bytes | Iterable[bytes | memoryview]
 
 # What the record needs of a file made (in this process or a worker): (its key, the digest of
 # its bytes), the parts it was joined from, whether its bytes were written.
@@ -211,7 +211,7 @@ class Output:
         self._changed.append(relative)
         return made
 
-    def _write_pieces(self, relative: str, last: Made | None, pieces: Iterable[bytes]) -> str:
+    def _write_pieces(self, relative: str, last: Made | None, pieces: Iterable[bytes | memoryview]) -> str:
         """Write `pieces` as `relative` as `put` writes bytes, without ever joining them (the
         documents listing every session are tens of megabytes each at 50,000 sessions): into a
         temporary file beside the target, digested as written, renamed over the target only
@@ -374,6 +374,15 @@ class Output:
             return None
         self._parts[key] = known
         return found, body
+
+    def last_bytes(self, relative: str) -> bytes | None:
+        """The bytes of `relative` as the last build recorded them, read from the file, when it
+        still holds them (a file made again may take parts of its last version); else None."""
+        last = self._entry(relative)
+        if last is None:
+            return None
+        body = _read(Path(f"{self._root}/{relative}"))
+        return body if body is not None and body_digest(body) == last[1] else None
 
     def hold(self, key: str) -> None:
         """Keep the last build's part `key` (as recorded, unread) for the next build."""

@@ -39,6 +39,7 @@ from server.pages.params import is_safe_id
 from server.pages.qr import qr_svg, qr_title
 from server.site.build_events import KeptEvents, KeptZone
 from server.site.build_exports import CHUNKED, export_body, sessions_api_body
+from server.site.build_feeds import LARGE, KeptFeeds
 from server.site.build_output import Body, Output, code_key, digest, listing
 from server.site.build_pages import PageParts, page_extras, page_parts
 from server.snapshot.conditional import Representation
@@ -77,11 +78,12 @@ def site_parts(
     output: Output | None = None,
     writes: RowWrites | None = None,
     kept: Kept | None = None,
+    at: str = "",
 ) -> Iterator[Part]:
     """Every file of one conference's site, each with the key of what it is made from; `writes`:
     what wrote the rows the snapshot was made from (Store.live); `kept`: takes a session's own
     file (page, download) as the last build made it, when its session is as it was then (the
-    file is then not yielded)."""
+    file is then not yielded); `at`: the conference's directory in `output`."""
     base = conference_key(published, site)
     # Each session's key: everything its own files (download, page) are made from. One digest per
     # session serves both files and every key listing sessions (two fewer digests a session).
@@ -157,9 +159,14 @@ def site_parts(
             partial(_body, feed_index_representation, published, site, kind),
         )
     zone = KeptZone(output, base, published.conference.timezone) if output is not None else None
+    large = KeptFeeds(output, base, at, published, sessions) if output is not None else None
     for feed in published.feeds:
         members = [sessions[s.id] for s in feed.sessions]
-        yield feed.path, listing((base, _spec(feed.spec)), members), partial(_feed_body, feed)
+        make: Callable[[], Body] = partial(_feed_body, feed)
+        if large is not None and len(members) >= LARGE:
+            large.hold(feed)
+            make = partial(large.body, feed)
+        yield feed.path, listing((base, _spec(feed.spec)), members), make
         url, title = site.url(feed.path), qr_title(feed)
         yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
     # The downloads after the feeds: each takes its event from the cache the feeds filled.

@@ -30,10 +30,10 @@ from feeds.model import Conference, Session
 from server.snapshot.conditional import CALENDAR, Representation
 from server.snapshot.persistent import Chunked
 
-_END = b"END:VCALENDAR\r\n"
+END = b"END:VCALENDAR\r\n"
 # What render_calendar looks for in an event to add the VTIMEZONE (no event's bytes can make
 # it across two events: each begins with BEGIN:VEVENT).
-_ZONED = b"\r\nDTSTART;TZID="
+ZONED = b"\r\nDTSTART;TZID="
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def render_large(
     """The feed of `members` as `_render` makes it (the same bytes and Last-Modified), reusing
     the chunks the predecessor's body holds; its own parts are kept in `handover`."""
     before = handover.take_before()
-    head = render_calendar(conference, (), title=title, base_url=base_url, cache=cache)[: -len(_END)]
+    head = calendar_head(conference, base_url, cache, title)
     pieces: list[bytes | memoryview] = []
     made: list[tuple[tuple[Session, ...], int, bool, datetime | None]] = []
     old = None if before is None else memoryview(before.body)
@@ -114,13 +114,13 @@ def render_large(
             size, zoned, newest = span.end - span.start, span.zoned, span.newest
         else:
             # The cached events themselves, not joined per chunk: the body is the one copy.
-            events = _events(conference, base_url, cache, chunk)
+            events = events_of(conference, base_url, cache, chunk)
             pieces += events
-            size, zoned = sum(map(len, events)), any(_ZONED in event for event in events)
+            size, zoned = sum(map(len, events)), any(ZONED in event for event in events)
             newest = max((s.modified for s in chunk if s.modified is not None), default=None)
         made.append((chunk, size, zoned, newest))
     zone = vtimezone_bytes(conference.timezone) if any(z for _, _, z, _ in made) else b""
-    body = b"".join((head, zone, *pieces, _END))
+    body = b"".join((head, zone, *pieces, END))
     spans: dict[int, Span] = {}
     at = len(head) + len(zone)
     for chunk, size, zoned, newest in made:
@@ -131,7 +131,14 @@ def render_large(
     return Representation(body, CALENDAR, max(stamps) if stamps else None)
 
 
-def _events(conference: Conference, base_url: str | None, cache: EventCache, chunk: Sequence[Session]) -> list[bytes]:
+def calendar_head(conference: Conference, base_url: str | None, cache: EventCache, title: str) -> bytes:
+    """What render_calendar writes before a feed's VTIMEZONE and events: an empty calendar's bytes
+    without END (the VTIMEZONE comes only with an event that names the zone)."""
+    return render_calendar(conference, (), title=title, base_url=base_url, cache=cache)[: -len(END)]
+
+
+def events_of(conference: Conference, base_url: str | None, cache: EventCache, chunk: Sequence[Session]) -> list[bytes]:
+    """The events of `chunk` as render_calendar writes them in a feed (no alarm)."""
     return [
         cache.get(conference, s, base_url, partial(render_event, conference, s, base_url=base_url, alarm=None), None)
         for s in chunk

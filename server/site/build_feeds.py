@@ -1,0 +1,106 @@
+"""A large feed of a static build joined from the file the last build wrote, in the time of the
+chunks that changed.
+
+A feed is its head, the VTIMEZONE when an event names the zone, its events in order and END
+(feeds.ical.render_calendar). A feed of thousands of sessions (the whole conference's, a day's or
+a kind's at a large conference) changes with any of them, and asking for its every event again,
+even from the events the last build kept (build_events.py), cost a rebuild after one move more
+than making the files that move changed. So a large feed's sessions are cut into chunks where
+their keys say, after each session whose key ends in `_CUT`, not every so many sessions: a moved
+session changes the chunk it left and the one it joined, and no other chunk's bounds, wherever
+it moved. A chunk is named by its sessions' keys. For each large feed the build keeps where each
+chunk's events are in the file it wrote (a part named by the feed's path), and a rebuild takes
+every chunk it names from that file, when the file still holds the bytes the record gives it,
+rendering the others' events alone. The bytes are render_calendar's
+(tests/server/app/test_build_feeds.py compares them).
+"""
+
+from __future__ import annotations
+
+from feeds.ical.timezone import vtimezone_bytes
+from feeds.query import feed_title
+from server.site.build_output import Output, digest, listing
+from server.snapshot.large_feeds import END, ZONED, calendar_head, events_of
+from server.snapshot.published import Feed, Published
+
+# A chunk ends after a session whose key (hex) ends so: one in 256 on average, so a chunk is
+# about 256 events, some 150 KB, and a feed of 50,000 sessions about 200 chunks.
+_CUT = "00"
+# The feeds with at least this many sessions are joined from chunks; the others are made whole.
+LARGE = 1024
+
+
+class KeptFeeds:
+    """The large feeds of one conference's build: `output`'s files under `at` (the conference's
+    directory in the output); `base` is the key of what every file is made from besides its
+    sessions (site_build.conference_key), `sessions` each session's key by id."""
+
+    def __init__(self, output: Output, base: str, at: str, published: Published, sessions: dict[str, str]) -> None:
+        self._output, self._base, self._at = output, base, at
+        self._published, self._sessions = published, sessions
+
+    def hold(self, feed: Feed) -> None:
+        """Keep a large feed's chunks' places for the next build, whether it is made this time
+        or not (a feed skipped by its key still has the file they describe)."""
+        self._output.hold(self._places_key(feed))
+
+    def body(self, feed: Feed) -> list[bytes | memoryview]:
+        """The feed's bytes, in pieces: each chunk the last build's file holds taken from it,
+        the others' events rendered (from the event cache)."""
+        published = self._published
+        conference, base_url, cache = published.conference, published.base_url, published.cache
+        members = feed.sessions
+        keys = [self._sessions[s.id] for s in members]
+        places_key = self._places_key(feed)
+        last, places = self._last(feed, places_key)
+        pieces: list[bytes | memoryview] = []
+        made: list[tuple[str, int, bool]] = []
+        for start, end in chunks(keys):
+            name = listing((), keys[start:end])
+            place = places.get(name)
+            if place is not None:
+                at, until, zoned = place
+                pieces.append(last[at:until])
+                made.append((name, until - at, zoned))
+            else:
+                events = events_of(conference, base_url, cache, members[start:end])
+                pieces += events
+                made.append((name, sum(map(len, events)), any(ZONED in event for event in events)))
+        head = calendar_head(conference, base_url, cache, feed_title(conference, feed.spec))
+        zone = vtimezone_bytes(conference.timezone) if any(zoned for _, _, zoned in made) else b""
+        at = len(head) + len(zone)
+        lines = []
+        for name, size, zoned in made:
+            lines.append(f"{name} {at} {at + size} {int(zoned)}")
+            at += size
+        self._output.renew(places_key, "\n".join(lines).encode("ascii"))
+        return [head, zone, *pieces, END]
+
+    def _places_key(self, feed: Feed) -> str:
+        return digest(self._base, "feed chunks", feed.path)
+
+    def _last(self, feed: Feed, places_key: str) -> tuple[memoryview, dict[str, tuple[int, int, bool]]]:
+        """The last build's file of the feed and where each chunk's events are in it; nothing
+        when either is not as the record gives it (each is checked by its digest)."""
+        described = self._output.kept(places_key)
+        body = self._output.last_bytes(self._at + feed.path) if described is not None else None
+        if described is None or body is None:
+            return memoryview(b""), {}
+        places = {}
+        for line in described.decode("ascii").splitlines():
+            name, at, until, zoned = line.split(" ")
+            places[name] = (int(at), int(until), zoned == "1")
+        return memoryview(body), places
+
+
+def chunks(keys: list[str]) -> list[tuple[int, int]]:
+    """Where a feed's sessions (their keys, in order) are cut into chunks: (start, end) each."""
+    bounds = []
+    start = 0
+    for at, key in enumerate(keys):
+        if key.endswith(_CUT):
+            bounds.append((start, at + 1))
+            start = at + 1
+    if start < len(keys):
+        bounds.append((start, len(keys)))
+    return bounds
