@@ -5,10 +5,10 @@ A feed is its head, the VTIMEZONE when an event names the zone, its events in or
 (feeds.ical.render_calendar). A feed of thousands of sessions (the whole conference's, a day's or
 a kind's at a large conference) changes with any of them, and asking for its every event again,
 even from the events the last build kept (build_events.py), cost a rebuild after one move more
-than making the files that move changed. So a large feed's sessions are cut into chunks where
-their keys say, after each session whose key ends in `_CUT`, not every so many sessions: a moved
-session changes the chunk it left and the one it joined, and no other chunk's bounds, wherever
-it moved. A chunk is named by its sessions' keys. For each large feed the build keeps where each
+than making the files that move changed. So a large feed's sessions are cut into chunks after
+the sessions their ids pick (`cuts`), not every so many sessions: a moved session changes the
+chunk it left and the one it joined, and no other chunk's bounds, wherever it moved. A chunk is
+named by its sessions' keys. For each large feed the build keeps where each
 chunk's events are in the file it wrote (a part named by the feed's path), and a rebuild takes
 every chunk it names from that file, when the file still holds the bytes the record gives it,
 rendering the others' events alone. The bytes are render_calendar's
@@ -17,15 +17,18 @@ rendering the others' events alone. The bytes are render_calendar's
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Container, Iterable, Sequence
+
 from feeds.ical.timezone import vtimezone_bytes
 from feeds.query import feed_title
 from server.site.build_output import Output, digest, listing
 from server.snapshot.large_feeds import END, ZONED, calendar_head, events_of
 from server.snapshot.published import Feed, Published
 
-# A chunk ends after a session whose key (hex) ends so: one in 256 on average, so a chunk is
-# about 256 events, some 150 KB, and a feed of 50,000 sessions about 200 chunks.
-_CUT = "00"
+# A chunk ends after one session in this many (by a hash of its id), so a chunk is about 256
+# events, some 150 KB, and a feed of 50,000 sessions about 200 chunks.
+_SPAN = 256
 # The feeds with at least this many sessions are joined from chunks; the others are made whole.
 LARGE = 1024
 
@@ -38,6 +41,7 @@ class KeptFeeds:
     def __init__(self, output: Output, base: str, at: str, published: Published, sessions: dict[str, str]) -> None:
         self._output, self._base, self._at = output, base, at
         self._published, self._sessions = published, sessions
+        self._cuts: frozenset[str] | None = None
 
     def hold(self, feed: Feed) -> None:
         """Keep a large feed's chunks' places for the next build, whether it is made this time
@@ -51,11 +55,13 @@ class KeptFeeds:
         conference, base_url, cache = published.conference, published.base_url, published.cache
         members = feed.sessions
         keys = [self._sessions[s.id] for s in members]
+        if self._cuts is None:
+            self._cuts = cuts(self._sessions)
         places_key = self._places_key(feed)
         last, places = self._last(feed, places_key)
         pieces: list[bytes | memoryview] = []
         made: list[tuple[str, int, bool]] = []
-        for start, end in chunks(keys):
+        for start, end in chunks([s.id for s in members], self._cuts):
             name = listing((), keys[start:end])
             place = places.get(name)
             if place is not None:
@@ -93,14 +99,21 @@ class KeptFeeds:
         return memoryview(body), places
 
 
-def chunks(keys: list[str]) -> list[tuple[int, int]]:
-    """Where a feed's sessions (their keys, in order) are cut into chunks: (start, end) each."""
+def cuts(ids: Iterable[str]) -> frozenset[str]:
+    """The sessions (by id) a chunk ends after: one in `_SPAN`, picked by a hash of the id
+    alone, so a session ends a chunk or not wherever it is and whatever it holds."""
+    return frozenset(i for i in ids if zlib.crc32(i.encode()) % _SPAN == 0)
+
+
+def chunks(ids: Sequence[str], cut: Container[str]) -> list[tuple[int, int]]:
+    """Where a feed's sessions (their ids, in order) are cut into chunks: (start, end) each,
+    ending after each session in `cut`."""
     bounds = []
     start = 0
-    for at, key in enumerate(keys):
-        if key.endswith(_CUT):
+    for at, found in enumerate(ids):
+        if found in cut:
             bounds.append((start, at + 1))
             start = at + 1
-    if start < len(keys):
-        bounds.append((start, len(keys)))
+    if start < len(ids):
+        bounds.append((start, len(ids)))
     return bounds

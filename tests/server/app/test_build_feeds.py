@@ -11,7 +11,7 @@ from pathlib import Path
 
 from feeds.model import Conference, Schedule, Session
 from server.links import Site
-from server.site.build_feeds import LARGE, chunks
+from server.site.build_feeds import LARGE, chunks, cuts
 from server.site.build_output import Body, Output
 from server.site.site_build import site_parts
 from server.snapshot.published import Published
@@ -64,28 +64,40 @@ def large_schedule() -> Schedule:
     return repeated_weekly(demo_schedule(), LARGE)
 
 
+def touched_chunks(before: Schedule, after: Schedule, moved: str) -> list[str]:
+    """The sessions (ids) of the whole conference's feed after a move that are in a chunk the
+    feed before did not hold as it is, or in the moved session's chunk."""
+    ids = [[s.id for s in Published(schedule, now=NOW).feed("all", "").sessions] for schedule in (before, after)]  # type: ignore[union-attr]
+    cut = cuts(ids[0])
+    old = {tuple(ids[0][start:end]) for start, end in chunks(ids[0], cut)}
+    new = [tuple(ids[1][start:end]) for start, end in chunks(ids[1], cut)]
+    return [i for chunk in new if chunk not in old or moved in chunk for i in chunk]
+
+
 def test_a_rebuild_after_one_move_asks_for_the_events_of_the_chunks_it_touched_only(tmp_path: Path) -> None:
     schedule = large_schedule()
-    moved = schedule.sessions[len(schedule.sessions) // 2]
-    later = shifted(schedule, {moved.id}, timedelta(hours=1))
+    moved = schedule.sessions[len(schedule.sessions) // 2].id
+    later = shifted(schedule, {moved}, timedelta(days=1))
     build(tmp_path / "site", schedule)
 
     asked = build(tmp_path / "site", later)
 
     assert (tmp_path / "site" / ALL).read_bytes() == fresh_feed(later)
-    assert 0 < len(asked) < len(schedule.sessions) // 2
+    assert asked == touched_chunks(schedule, later, moved)
+    assert 0 < len(asked) < len(schedule.sessions)
 
 
 def test_a_feed_not_made_in_a_build_keeps_its_chunks_for_the_next(tmp_path: Path) -> None:
     schedule = large_schedule()
-    later = shifted(schedule, {schedule.sessions[7].id}, timedelta(hours=1))
+    moved = schedule.sessions[7].id
+    later = shifted(schedule, {moved}, timedelta(hours=1))
     build(tmp_path / "site", schedule)
     build(tmp_path / "site", schedule)
 
     asked = build(tmp_path / "site", later)
 
     assert (tmp_path / "site" / ALL).read_bytes() == fresh_feed(later)
-    assert 0 < len(asked) < len(schedule.sessions) // 2
+    assert asked == touched_chunks(schedule, later, moved)
 
 
 def test_a_feed_file_changed_since_the_last_build_is_not_joined_from(tmp_path: Path) -> None:
@@ -95,23 +107,32 @@ def test_a_feed_file_changed_since_the_last_build_is_not_joined_from(tmp_path: P
     feed = tmp_path / "site" / ALL
     feed.write_bytes(feed.read_bytes().replace(b"SUMMARY:", b"SUMMARY:x"))
 
-    build(tmp_path / "site", later)
+    asked = build(tmp_path / "site", later)
 
     assert feed.read_bytes() == fresh_feed(later)
+    assert len(asked) == len(schedule.sessions)
 
 
-def test_chunks_are_cut_after_each_key_ending_in_00() -> None:
-    keys = ["a1", "b00", "c2", "d3", "e00", "f4"]
+def test_chunks_end_after_each_session_cut_after() -> None:
+    ids = ["a", "b", "c", "d", "e", "f"]
 
-    found = chunks(keys)
+    found = chunks(ids, {"b", "e"})
 
     assert found == [(0, 2), (2, 5), (5, 6)]
 
 
-def test_a_key_taken_out_changes_only_the_chunk_it_was_in() -> None:
-    keys = ["a1", "b00", "c2", "d00", "e3", "f00", "g4"]
-    left = keys[:3] + keys[4:]
+def test_a_session_taken_out_changes_only_the_chunk_it_was_in() -> None:
+    ids = ["a", "b", "c", "d", "e", "f", "g"]
+    left = ids[:3] + ids[4:]
 
-    found = [left[start:end] for start, end in chunks(left)]
+    found = [left[start:end] for start, end in chunks(left, {"b", "d", "f"})]
 
-    assert found == [["a1", "b00"], ["c2", "e3", "f00"], ["g4"]]
+    assert found == [["a", "b"], ["c", "e", "f"], ["g"]]
+
+
+def test_about_one_session_in_256_ends_a_chunk() -> None:
+    ids = [f"{n:014x}" for n in range(25600)]
+
+    found = cuts(ids)
+
+    assert 50 < len(found) < 150
