@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Protocol
 
 from feeds import urls
 from feeds.catalogue import visible_until
-from feeds.model import Schedule
 from server.links import Site, calendar_base, conference_site, other_conferences
 from server.site.build_output import Output, code_key, digest
 from server.site.build_record import Stamped
+from server.site.build_schedule import Rows, read_schedule
 from server.site.build_workers import Workers
 from server.site.site_build import OWNED, Extra, Kept, conference_key, independent, site_parts
 from server.snapshot.api import conferences_representation
@@ -34,15 +33,10 @@ from server.snapshot.published import Published
 from server.store.report import ConferenceSummary
 from server.store.store import RowWrites
 
-# The snapshot of a conference as the calendars link it (`calendar_base`); None when the store
-# no longer holds it.
-Load = Callable[[ConferenceSummary, str | None], Published | None]
-
-
-class Live(Protocol):
-    """What a build needs of server.store.Store."""
-
-    def live(self, conference: str | None = None, writes: RowWrites | None = None) -> Schedule | None: ...
+# The snapshot of a conference as the calendars link it (`calendar_base`), read with the build's
+# output at hand (which may keep what a later build reads instead); None when the store no
+# longer holds it.
+Load = Callable[[ConferenceSummary, str | None, Output], Published | None]
 
 
 # What wrote the rows of the conference (slug) last loaded (Store.live's `writes`); None when the
@@ -54,14 +48,14 @@ class StoreLoader:
     """Each conference's snapshot from `store`, as the server publishes it at `now` (a `Load`),
     and what `writes` says of the rows it was made from."""
 
-    def __init__(self, store: Live, now: datetime) -> None:
+    def __init__(self, store: Rows, now: datetime) -> None:
         self._store = store
         self._now = now
         self._writes: dict[str, RowWrites] = {}
 
-    def __call__(self, summary: ConferenceSummary, calendars: str | None) -> Published | None:
+    def __call__(self, summary: ConferenceSummary, calendars: str | None, output: Output) -> Published | None:
         writes = RowWrites()
-        schedule = self._store.live(summary.slug, writes)
+        schedule = read_schedule(self._store, output, summary.slug, writes)
         if schedule is None:
             return None
         self._writes = {summary.slug: writes}  # the last conference's only: the build goes one by one
@@ -72,7 +66,7 @@ class StoreLoader:
         return self._writes.get(slug)
 
 
-def loader(store: Live, now: datetime) -> StoreLoader:
+def loader(store: Rows, now: datetime) -> StoreLoader:
     """Each conference's snapshot from `store`, as the server publishes it at `now`."""
     return StoreLoader(store, now)
 
@@ -149,11 +143,11 @@ def write_conferences(
                 _step(started, f"{slug} unchanged")
             else:
                 _step(started, f"rendering {slug}")
-                published = load(summary, calendars)
+                before = output.held()  # the parts the conference keeps are those held from here on
+                published = load(summary, calendars, output)
                 if published is None:
                     continue
                 _step(started, f"writing {slug}")
-                before = output.held()
                 named = writes(slug) if writes is not None else None
                 files = conference_key(published, site)
                 kept = _kept(output, last, named, frame, files, now, base, slug == default)

@@ -305,7 +305,13 @@ class Store:
         ordered = sorted(stored, key=lambda s: (s.start, s.title, s.id))
         return Schedule(conference=conf, sessions=tuple(ordered))
 
-    def read_since(self, previous: Schedule, since: int, known: Mapping[str, Session] | None = None) -> Since | None:
+    def read_since(
+        self,
+        previous: Schedule,
+        since: int,
+        known: Mapping[str, Session] | None = None,
+        writes: RowWrites | None = None,
+    ) -> Since | None:
         """`live(previous.conference.slug)` read incrementally, for a server that holds `previous`
         as read when the conference's latest version was `since`: only the rows versions after
         `since` wrote (every write bumps the row's `version`, and rows are never deleted) are read
@@ -313,7 +319,10 @@ class Store:
         all the rows of a large conference took longer than the rest of publishing a new
         version, and keeping the objects lets the server tell unchanged feeds by identity.
         `known` (`previous`'s sessions by id, when the caller keeps them) spares a pass over
-        every session to find those the rows replace."""
+        every session to find those the rows replace. `writes`, when given, gets the versions
+        as `live` gives them, and the rows read here: each written session's id with its
+        version, or taken out of `writes.rows` when a version committed after the versions were
+        read wrote it."""
         slug = previous.conference.slug
         try:
             with self.engine.connect() as conn:
@@ -321,10 +330,19 @@ class Store:
                 if row is None:
                     return None
                 conf = rows.conference_from_row(row)
+                if writes is not None:
+                    _read_versions(conn, slug, writes)
                 query = select(sessions).where((sessions.c.conference == slug) & (sessions.c.version > since))
-                written = tuple(rows.session_from_row(r) for r in conn.execute(query).mappings())
+                found = list(conn.execute(query).mappings())
+                written = tuple(rows.session_from_row(r) for r in found)
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
+        if writes is not None:
+            for r, session in zip(found, written, strict=True):
+                if r["version"] in writes.versions:
+                    writes.rows[session.id] = r["version"]
+                else:
+                    writes.rows.pop(session.id, None)
         if not written and conf == previous.conference:
             return Since(previous, written)
         placed = _reordered(previous.sessions, written, known)
@@ -451,12 +469,7 @@ def _load_sessions(conn: Connection, slug: str, writes: RowWrites | None = None)
         found = conn.execute(query).mappings()
         return [rows.session_from_row(r, known) for r in found]
     # The versions first: a row written by a version committed after them is left out of `rows`.
-    writes.versions.update(
-        (int(r.number), f"{schema.HEAD} {r.id} {r.number} {rows.from_db_time(r.created).isoformat()}")
-        for r in conn.execute(
-            select(versions.c.id, versions.c.number, versions.c.created).where(versions.c.conference == slug)
-        )
-    )
+    _read_versions(conn, slug, writes)
     named, by_row = writes.versions, writes.rows
     found = conn.execute(query).mappings()
     loaded = []
@@ -466,6 +479,15 @@ def _load_sessions(conn: Connection, slug: str, writes: RowWrites | None = None)
             by_row[session.id] = r["version"]
         loaded.append(session)
     return loaded
+
+
+def _read_versions(conn: Connection, slug: str, writes: RowWrites) -> None:
+    writes.versions.update(
+        (int(r.number), f"{schema.HEAD} {r.id} {r.number} {rows.from_db_time(r.created).isoformat()}")
+        for r in conn.execute(
+            select(versions.c.id, versions.c.number, versions.c.created).where(versions.c.conference == slug)
+        )
+    )
 
 
 def _latest_version(conn: Connection, slug: str) -> int:

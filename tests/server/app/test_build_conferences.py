@@ -16,6 +16,7 @@ from feeds.model import Conference, Schedule
 from server.links import Site
 from server.site.build_changes import changes_files
 from server.site.build_conferences import Built, Load, loader, write_conferences
+from server.site.build_output import Output
 from server.snapshot.published import Published
 from server.store import Store
 from server.store.report import ConferenceSummary
@@ -40,10 +41,10 @@ def build(
     the conferences whose schedule was read."""
     load = loader(store, now)
 
-    def noted(summary: ConferenceSummary, calendars: str | None) -> Published | None:
+    def noted(summary: ConferenceSummary, calendars: str | None, output: Output) -> Published | None:
         if read is not None:
             read.append(summary.slug)
-        return load(summary, calendars)
+        return load(summary, calendars, output)
 
     reading: Load = noted
     return write_conferences(

@@ -14,6 +14,7 @@ import pytest
 
 from server.links import Site
 from server.site.build_conferences import loader, write_conferences
+from server.site.build_output import Output
 from server.snapshot.conditional import Representation
 from server.snapshot.patch import BIG
 from server.snapshot.persistent import Chunked
@@ -37,8 +38,8 @@ def build(store: Store, site: Path, jobs: int, note: Callable[[Published], objec
     """`confcal build` of `store` into `site`, each snapshot it loads passed to `note`."""
     load = loader(store, NOW)
 
-    def noted(summary: ConferenceSummary, calendars: str | None) -> Published | None:
-        published = load(summary, calendars)
+    def noted(summary: ConferenceSummary, calendars: str | None, output: Output) -> Published | None:
+        published = load(summary, calendars, output)
         if published is not None:
             note(published)
         return published

@@ -1,0 +1,114 @@
+"""A static build keeps the schedule it read (build_schedule.py): the next build of the conference
+reads only the rows written since, and gets what reading every row gives."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+
+from feeds.model import Schedule
+from server.site.build_output import Output
+from server.site.build_schedule import read_schedule
+from server.store import Store
+from server.store.store import RowWrites
+from server.web.demo import demo_schedule
+from tests.helpers.demo_changes import shifted
+
+NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
+SLUG = demo_schedule().conference.slug
+
+
+class Read:
+    """One build's read of the conference from `store`, its output at `root`: the schedule, what
+    wrote its rows and the SQL statements the store ran for it."""
+
+    def __init__(self, store: Store, root: Path) -> None:
+        self.statements: list[str] = []
+        event.listen(store.engine, "before_cursor_execute", self._statement)
+        try:
+            output = Output(root)
+            self.writes = RowWrites()
+            self.schedule = read_schedule(store, output, SLUG, self.writes)
+            output.put("index.html", "page", lambda: b"a page")  # a build writes files too
+            output.finish(())
+        finally:
+            event.remove(store.engine, "before_cursor_execute", self._statement)
+
+    def _statement(self, conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        self.statements.append(statement)
+
+    @property
+    def every_row(self) -> bool:
+        """Whether every session row was read (not only those written since a version)."""
+        return any("FROM schedule_session" in s and "schedule_session.version >" not in s for s in self.statements)
+
+
+def live(store: Store) -> tuple[Schedule | None, RowWrites]:
+    writes = RowWrites()
+    return store.live(SLUG, writes), writes
+
+
+def test_a_rebuild_reads_the_rows_written_since_and_gets_what_every_row_gives(tmp_path: Path) -> None:
+    schedule = demo_schedule()
+    with Store.open(str(tmp_path / "store.sqlite")) as store:
+        store.ingest(schedule, now=NOW)
+        first = Read(store, tmp_path / "site")
+        store.ingest(shifted(schedule, {schedule.sessions[3].id}, timedelta(hours=1)), now=NOW + timedelta(hours=1))
+
+        again = Read(store, tmp_path / "site")
+
+        whole, writes = live(store)
+    assert (first.every_row, again.every_row) == (True, False)
+    assert again.schedule == whole
+    assert (again.writes.versions, again.writes.rows) == (writes.versions, writes.rows)
+
+
+def test_a_rebuild_after_another_reads_the_rows_written_since_the_kept_schedule(tmp_path: Path) -> None:
+    schedule = demo_schedule()
+    with Store.open(str(tmp_path / "store.sqlite")) as store:
+        store.ingest(schedule, now=NOW)
+        Read(store, tmp_path / "site")
+        store.ingest(shifted(schedule, {schedule.sessions[3].id}, timedelta(hours=1)), now=NOW + timedelta(hours=1))
+        Read(store, tmp_path / "site")
+        store.ingest(schedule, now=NOW + timedelta(hours=2))
+
+        again = Read(store, tmp_path / "site")
+
+        whole, writes = live(store)
+    assert again.every_row is False
+    assert again.schedule == whole
+    assert (again.writes.versions, again.writes.rows) == (writes.versions, writes.rows)
+
+
+def test_a_store_made_anew_is_read_whole(tmp_path: Path) -> None:
+    schedule = demo_schedule()
+    with Store.open(str(tmp_path / "first.sqlite")) as store:
+        store.ingest(schedule, now=NOW)
+        Read(store, tmp_path / "site")
+    with Store.open(str(tmp_path / "second.sqlite")) as store:
+        store.ingest(schedule, now=NOW + timedelta(hours=1))
+
+        again = Read(store, tmp_path / "site")
+
+        whole, writes = live(store)
+    assert again.every_row is True
+    assert again.schedule == whole
+    assert (again.writes.versions, again.writes.rows) == (writes.versions, writes.rows)
+
+
+def test_a_damaged_kept_schedule_is_not_used(tmp_path: Path) -> None:
+    schedule = demo_schedule()
+    with Store.open(str(tmp_path / "store.sqlite")) as store:
+        store.ingest(schedule, now=NOW)
+        Read(store, tmp_path / "site")
+        for part in (tmp_path / ".site.confcal-build.parts").iterdir():
+            part.write_bytes(part.read_bytes()[:-1])
+
+        again = Read(store, tmp_path / "site")
+
+        whole, _ = live(store)
+    assert again.every_row is True
+    assert again.schedule == whole
