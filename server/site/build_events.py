@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Callable, Iterator, Mapping
-from functools import partial
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -30,6 +29,7 @@ from server.snapshot.published import Published
 
 _DIGEST = 32  # hex characters of a session's digest (build_output.digest)
 _LENGTH = 10  # decimal digits of an event's length
+_RUN = 1 << 22  # bytes of kept events read at once, at most about
 
 
 class KeptEvents:
@@ -52,23 +52,26 @@ class KeptEvents:
     def save(self) -> None:
         """Keep the events of the snapshot's sessions for the next build, if any was rendered,
         and let the snapshot's cache go of them: the files made after (the sessions' downloads
-        still to make) read each back from the part just written (`Saved`)."""
+        still to make) read each back from the part just written (`Saved`). The part is the
+        last one with the rendered events put in and the events of sessions gone taken out:
+        both are in digest order, so the events kept are copied in runs, not one by one."""
         cache = self._published.cache
         try:
             if cache.renders == 0:
                 return
             known = self._last()
-            found: dict[str, bytes | Callable[[], bytes]] = {
-                d: partial(known.read, d) for d in self._sessions.values() if d in known
-            }
+            wanted = set(self._sessions.values())
             held = cache.held(self._published.conference, self._published.base_url, None)
+            fresh: dict[str, bytes] = {}
             for sid, (session, data) in held.items():
                 if self._published.session(sid) is session:
-                    found[self._sessions[sid]] = data
+                    key = self._sessions[sid]
+                    if key not in known:
+                        fresh[key] = data
             del held
             places: dict[str, tuple[int, int]] = {}
-            self._output.renew(self._key, encode(found, places))
-            del found
+            self._output.renew(self._key, merged(known, wanted, fresh, places))
+            del fresh
             cache.spill(Saved(self._output.parts / self._key, places, self._published, self._sessions))
         finally:
             if self._known is not None:
@@ -88,21 +91,48 @@ class KeptEvents:
         return self._known
 
 
-def encode(
-    events: Mapping[str, bytes | Callable[[], bytes]], places: dict[str, tuple[int, int]] | None = None
+def merged(
+    known: Events, wanted: set[str], fresh: dict[str, bytes], places: dict[str, tuple[int, int]]
 ) -> Iterator[bytes]:
-    """Each event as its session's digest, its length and its bytes, in digest order (pieces
-    of the part: `Output.renew` writes them one by one; an event not in memory is read then);
-    where each event's bytes start and end in the part go to `places`, by digest."""
-    at = 0
-    for key, data in sorted(events.items()):
-        body = data if isinstance(data, bytes) else data()
-        at += _DIGEST + _LENGTH
-        if places is not None:
-            places[key] = (at, at + len(body))
-        at += len(body)
-        yield key.encode("ascii") + b"%0*d" % (_LENGTH, len(body))
-        yield body
+    """The pieces of the part holding the events of `wanted` (digests): each as its session's
+    digest, its length and its bytes, in digest order; those `known` holds read from its file
+    in runs of consecutive entries, those of `fresh` (none of which `known` holds) each put in
+    its place. Where each event's bytes are in the part goes to `places`, by digest."""
+    plan: list[tuple[int, int] | str] = []  # a run of `known`'s file (first, last byte), or a fresh digest
+    added = sorted(fresh, reverse=True)  # the next to put in last
+    at = 0  # where the next piece starts in the part
+    first = last = shift = -1  # the run being gathered, and how far its bytes move
+
+    def put(key: str) -> None:
+        nonlocal at
+        start = at + _DIGEST + _LENGTH
+        places[key] = (start, start + len(fresh[key]))
+        at = places[key][1]
+        plan.append(key)
+
+    for key, start, end in known.entries():
+        if first >= 0 and (key not in wanted or (added and added[-1] < key) or end - first > _RUN):
+            plan.append((first, last))
+            at, first = at + last - first, -1
+        while added and added[-1] < key:
+            put(added.pop())
+        if key in wanted:
+            if first < 0:
+                first = start - _DIGEST - _LENGTH
+                shift = at - first
+            last = end
+            places[key] = (start + shift, end + shift)
+    if first >= 0:
+        plan.append((first, last))
+        at += last - first
+    while added:
+        put(added.pop())
+    for step in plan:
+        if isinstance(step, str):
+            yield step.encode("ascii") + b"%0*d" % (_LENGTH, len(fresh[step]))
+            yield fresh[step]
+        else:
+            yield known.span(*step)
 
 
 class KeptZone:
@@ -180,6 +210,17 @@ class Events:
 
     def __contains__(self, key: str) -> bool:
         return key in self._at
+
+    def entries(self) -> Iterator[tuple[str, int, int]]:
+        """Each event's digest and where its bytes are in the part, in the part's order."""
+        for key, (start, end) in self._at.items():
+            yield key, start, end
+
+    def span(self, first: int, last: int) -> bytes:
+        """The part's bytes `first` to `last`."""
+        if self._file is None:
+            raise ValueError("the events' part is closed")
+        return os.pread(self._file.fileno(), last - first, first)
 
     def get(self, key: str) -> bytes | None:
         return self.read(key) if key in self._at else None

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from feeds.model import Schedule
 from server.links import Site
+from server.site.build_events import Events, merged
 from server.site.build_output import Output
 from server.site.site_build import site_parts
 from server.snapshot.published import Published
@@ -89,3 +90,25 @@ def test_downloads_made_after_the_feeds_read_their_events_back_from_the_saved_pa
     assert {path: (tmp_path / "site" / path).read_bytes() for path, _, _ in later} == {
         f"sessions/{session.id}.ics": fresh.download_body(session) for session in schedule.sessions
     }
+
+
+def part_of(events: dict[str, bytes]) -> bytes:
+    """The events' part as build_events writes it: each digest, its length in ten digits, its bytes."""
+    return b"".join(key.encode() + b"%010d" % len(body) + body for key, body in sorted(events.items()))
+
+
+def test_a_saved_part_is_the_last_with_the_new_events_put_in_and_those_gone_taken_out(tmp_path: Path) -> None:
+    digests = {name: name * 32 for name in "abcdef"}
+    last = {digests[n]: f"BEGIN:VEVENT {n}\r\n".encode() for n in "acde"}
+    (tmp_path / "part").write_bytes(part_of(last))
+    known = Events((open(tmp_path / "part", "rb"), (tmp_path / "part").read_bytes()))  # noqa: SIM115 - closed below
+    fresh = {digests[n]: f"BEGIN:VEVENT {n} new\r\n".encode() for n in "bf"}
+    wanted = {digests[n] for n in "abdef"}
+    places: dict[str, tuple[int, int]] = {}
+
+    body = b"".join(merged(known, wanted, fresh, places))
+    known.close()
+
+    expected = {d: e for d, e in (last | fresh).items() if d in wanted}
+    assert body == part_of(expected)
+    assert {d: body[start:end] for d, (start, end) in places.items()} == expected
