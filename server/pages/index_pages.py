@@ -11,7 +11,7 @@ holds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from itertools import groupby
@@ -30,7 +30,7 @@ from server.pages.calendar_links import feed_links
 from server.pages.cards import Card, page_path, session_card
 from server.pages.context import route_context
 from server.pages.detail_html import DirectoryEntry, directory_entry, facet_main, shell, speakers_main
-from server.pages.detail_pages import heading, html_page, speaker_path, speakers
+from server.pages.detail_pages import SpeakerEntry, heading, html_page, speaker_path, speakers
 from server.pages.render import render
 from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
@@ -119,30 +119,47 @@ def directory_entries(published: Published) -> list[DirectoryEntry]:
     """The speakers' directory's entries, by name."""
 
     def build() -> list[DirectoryEntry]:
-        entries = sorted(speakers(published).values(), key=lambda e: (e.speaker.name.casefold(), e.speaker.slug))
-        people = []
-        for entry in entries:
-            person = entry.speaker
-            bio = " ".join((person.bio or "").split())
-            if len(bio) > BIO_CHARACTERS:
-                bio = bio[: BIO_CHARACTERS - 1].rsplit(" ", 1)[0] + "…"
-            shown = tuple((s.title, page_path(s)) for s in entry.sessions)
-            people.append(DirectoryEntry(person, speaker_path(person), bio, shown))
-        return people
+        return [directory_entry_of(entry) for entry in directory_order(speakers(published).values())]
 
     return published.memo(("directory entries",), build)
+
+
+def directory_order(entries: Iterable[SpeakerEntry]) -> list[SpeakerEntry]:
+    """The speakers in the directory's order."""
+    return sorted(entries, key=directory_place)
+
+
+def directory_place(entry: SpeakerEntry) -> tuple[str, str]:
+    """Where a speaker is in the directory: by name, then slug."""
+    return entry.speaker.name.casefold(), entry.speaker.slug
+
+
+def directory_entry_of(entry: SpeakerEntry) -> DirectoryEntry:
+    """What the directory shows of a speaker: their bio shortened, their sessions' titles and pages."""
+    person = entry.speaker
+    bio = " ".join((person.bio or "").split())
+    if len(bio) > BIO_CHARACTERS:
+        bio = bio[: BIO_CHARACTERS - 1].rsplit(" ", 1)[0] + "…"
+    shown = tuple((s.title, page_path(s)) for s in entry.sessions)
+    return DirectoryEntry(person, speaker_path(person), bio, shown)
 
 
 def speakers_index_representation(published: Published, site: Site) -> Representation:
     def build() -> Representation:
         entries = directory_entries(published)
-        conference = published.conference
-        description = f"The {len(entries)} speakers of {conference.name}, with their sessions."
-        main = speakers_main("Speakers", map(directory_entry, entries))
-        body = shell(conference, 1, "directory.html").page("Speakers", description, main)
+        body = speakers_index_body(published, map(directory_entry, entries), len(entries))
         return html_page(body, published.schedule.sessions)
 
     return published.memo(("speakers index", site.base_url), build)
+
+
+def speakers_index_body(published: Published, entries: Iterable[str], count: int) -> bytes:
+    """The speakers' directory page around its `count` entries' markup (detail_html.directory_entry),
+    in the directory's order."""
+    conference = published.conference
+    description = f"The {count} speakers of {conference.name}, with their sessions."
+    main = speakers_main("Speakers", entries)
+    return shell(conference, 1, "directory.html").page("Speakers", description, main)
 
 
 # (site-relative file, what it shows besides sessions, the sessions it shows, how to make it)
@@ -150,8 +167,9 @@ IndexFile = tuple[str, object, tuple[Session, ...], Callable[[], Representation]
 
 
 def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
-    """For `confcal build`: every page of this module as `…/index.html`, with what it shows (a
-    build keys each page on it) and how to make it."""
+    """For `confcal build`: the track and room pages as `…/index.html`, with what each shows (a
+    build keys each page on it) and how to make it. (The speakers' directory is joined from its
+    entries by the build: server.site.build_pages.)"""
     for kind in KINDS:
         feeds = facet_feeds(published, kind)
         listed = [(f.spec.name, f.spec.slug, len(f.sessions)) for f in feeds]
@@ -170,9 +188,6 @@ def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
                     feed.sessions,
                     partial(facet_representation, published, site, kind, feed),
                 )
-    # Keyed on what each entry shows, as plain values (a Speaker's dataclass repr is slow).
-    people = [entry.shown for entry in directory_entries(published)]
-    yield SPEAKERS + urls.PAGE_FILE, ("speakers", people), (), partial(speakers_index_representation, published, site)
 
 
 def _index_route(kind: str) -> Route:

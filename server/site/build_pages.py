@@ -24,7 +24,16 @@ from feeds import urls
 from feeds.web_links import web_link
 from server.links import ConferenceLink, Site
 from server.pages.cards import Card
-from server.pages.index_pages import index_files
+from server.pages.detail_html import directory_entry
+from server.pages.detail_pages import speakers
+from server.pages.index_pages import (
+    directory_entries,
+    directory_entry_of,
+    directory_place,
+    index_files,
+    speakers_index_body,
+    speakers_index_representation,
+)
 from server.pages.page import (
     HOST,
     PageFrame,
@@ -209,6 +218,42 @@ class PageParts:
         if self._output is not None:
             self._output.hold(self._search_key)
 
+    def speakers_index_key(self) -> str:
+        base, url = self._base, self._site.base_url
+        if self.speakers is not None:
+            return listing((base, "speakers index", url), self.speakers)
+        people = [entry.shown for entry in directory_entries(self._published)]
+        return digest(base, "speakers index", url, people)
+
+    def speakers_index_body(self) -> bytes:
+        """The speakers' directory as `speakers_index_representation` makes it, joined from each
+        speaker's entry as the last build made it (by the speaker's page's key, which names all
+        the entry shows, in a part named by the conference: `hold_speakers`), so a rebuild makes
+        the changed speakers' entries alone."""
+        published = self._published
+        if self._output is None or self.speakers is None:
+            return speakers_index_representation(published, self._site).body
+        known = _decode_texts(self._output.kept(self._speakers_key))
+        keyed = sorted(
+            zip(speakers(published).values(), self.speakers, strict=True), key=lambda p: directory_place(p[0])
+        )
+        texts: dict[str, str] = {}
+        for entry, key in keyed:
+            text = known.get(key)
+            texts[key] = text if text is not None else directory_entry(directory_entry_of(entry))
+        if texts != known:
+            self._output.renew(self._speakers_key, _encode_texts(texts))
+        return speakers_index_body(published, texts.values(), len(texts))
+
+    @property
+    def _speakers_key(self) -> str:
+        return digest(self._base, "speaker entries")
+
+    def hold_speakers(self) -> None:
+        """Keep the speakers' entries of the directory for the next build, made or not this time."""
+        if self._output is not None:
+            self._output.hold(self._speakers_key)
+
     def _kept(self, key: str, make: Callable[[], bytes]) -> bytes:
         return make() if self._output is None else self._output.part(key, make)
 
@@ -255,16 +300,15 @@ def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[
     (a session moved within its day then makes it, and leaves its bytes as they were)."""
     parts.hold_search()
     yield INDEX, digest(parts.base, "search index", parts.days), parts.search_body
-    # The track, room and speaker index pages: each keyed on the sessions it lists.
+    # The track and room index pages: each keyed on the sessions it lists.
     for path, shown, sessions, make in index_files(published, site):
-        if path == _SPEAKERS_INDEX and parts.speakers is not None:
-            # Keyed on the speakers' pages' keys, which name all it shows (each speaker's fields
-            # and sessions, in order), not on the repr of its entries: at 50,000 sessions that
-            # repr cost as much as making the page.
-            key = listing((parts.base, "speakers index", site.base_url), parts.speakers)
-        else:
-            key = listing((parts.base, "index page", site.base_url, shown), [parts.session_key(s.id) for s in sessions])
+        key = listing((parts.base, "index page", site.base_url, shown), [parts.session_key(s.id) for s in sessions])
         yield path, key, partial(_body_of, make)
+    # The speakers' directory: keyed on the speakers' pages' keys, which name all it shows (each
+    # speaker's fields and sessions, in order), not on the repr of its entries (at 50,000
+    # sessions that repr cost as much as making the page); joined from kept entries.
+    parts.hold_speakers()
+    yield _SPEAKERS_INDEX, parts.speakers_index_key(), parts.speakers_index_body
     # Unlike every other file, not what the server answers: it tells the pages they are static.
     yield HOST, digest(parts.base, "host"), partial(_static_host, published)
 
@@ -278,6 +322,26 @@ def _static_host(published: Published) -> bytes:
     known, is where to go for the rest."""
     site = web_link(published.conference.source_url or "")
     return json.dumps({"static": True, "site": site}, separators=(",", ":")).encode()
+
+
+def _encode_texts(texts: dict[str, str]) -> bytes:
+    """Texts (of any characters) by name: a JSON line of (name, length), then the texts."""
+    header = [[name, len(text)] for name, text in texts.items()]
+    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + "".join(texts.values()).encode("utf-8")
+
+
+def _decode_texts(stored: bytes | None) -> dict[str, str]:
+    """`_encode_texts`' map back (empty for no part)."""
+    if not stored:
+        return {}
+    line, _, rest = stored.partition(b"\n")
+    body = rest.decode("utf-8")
+    found = {}
+    at = 0
+    for name, length in json.loads(line):
+        found[name] = body[at : at + length]
+        at += length
+    return found
 
 
 def _encode_rows(rows: dict[str, str]) -> bytes:
