@@ -21,6 +21,10 @@ NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 SLUG = demo_schedule().conference.slug
 
 
+# A schedule read, with the versions and what wrote each row (RowWrites).
+Found = tuple[Schedule | None, dict[int, str], dict[str, int]]
+
+
 class Read:
     """One build's read of the conference from `store`, its output at `root`: the schedule, what
     wrote its rows and the SQL statements the store ran for it."""
@@ -41,14 +45,19 @@ class Read:
         self.statements.append(statement)
 
     @property
+    def found(self) -> Found:
+        return self.schedule, self.writes.versions, self.writes.rows
+
+    @property
     def every_row(self) -> bool:
         """Whether every session row was read (not only those written since a version)."""
         return any("FROM schedule_session" in s and "schedule_session.version >" not in s for s in self.statements)
 
 
-def live(store: Store) -> tuple[Schedule | None, RowWrites]:
+def live(store: Store) -> Found:
+    """What reading every row gives: the schedule, the versions and what wrote each row."""
     writes = RowWrites()
-    return store.live(SLUG, writes), writes
+    return store.live(SLUG, writes), writes.versions, writes.rows
 
 
 def test_a_rebuild_reads_the_rows_written_since_and_gets_what_every_row_gives(tmp_path: Path) -> None:
@@ -60,10 +69,8 @@ def test_a_rebuild_reads_the_rows_written_since_and_gets_what_every_row_gives(tm
 
         again = Read(store, tmp_path / "site")
 
-        whole, writes = live(store)
+        assert again.found == live(store)
     assert (first.every_row, again.every_row) == (True, False)
-    assert again.schedule == whole
-    assert (again.writes.versions, again.writes.rows) == (writes.versions, writes.rows)
 
 
 def test_a_rebuild_after_another_reads_the_rows_written_since_the_kept_schedule(tmp_path: Path) -> None:
@@ -77,10 +84,8 @@ def test_a_rebuild_after_another_reads_the_rows_written_since_the_kept_schedule(
 
         again = Read(store, tmp_path / "site")
 
-        whole, writes = live(store)
+        assert again.found == live(store)
     assert again.every_row is False
-    assert again.schedule == whole
-    assert (again.writes.versions, again.writes.rows) == (writes.versions, writes.rows)
 
 
 def test_a_store_made_anew_is_read_whole(tmp_path: Path) -> None:
@@ -93,10 +98,8 @@ def test_a_store_made_anew_is_read_whole(tmp_path: Path) -> None:
 
         again = Read(store, tmp_path / "site")
 
-        whole, writes = live(store)
+        assert again.found == live(store)
     assert again.every_row is True
-    assert again.schedule == whole
-    assert (again.writes.versions, again.writes.rows) == (writes.versions, writes.rows)
 
 
 def test_a_damaged_kept_schedule_is_not_used(tmp_path: Path) -> None:
@@ -109,6 +112,5 @@ def test_a_damaged_kept_schedule_is_not_used(tmp_path: Path) -> None:
 
         again = Read(store, tmp_path / "site")
 
-        whole, _ = live(store)
+        assert again.found == live(store)
     assert again.every_row is True
-    assert again.schedule == whole
