@@ -10,8 +10,8 @@ The part is kept as it is while the rows written since are few, so a rebuild wri
 of it; past a twentieth of the sessions it is made again from what this build read. It is
 used only when the version it was read at is still the store's under the same name (a store
 or conference made anew names its versions anew), and only with the digest the record gave
-it; it is a pickle, which the record's own directory beside OUTDIR holds, written and read by
-confcal build alone (the rows themselves, in the store, are no more trusted than it).
+it. It is a pickle: only confcal build writes it, into the record's own directory beside OUTDIR,
+never published, and whoever could write there could as well write the record or the output.
 """
 
 from __future__ import annotations
