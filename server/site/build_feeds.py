@@ -48,13 +48,12 @@ class KeptFeeds:
         or not (a feed skipped by its key still has the file they describe)."""
         self._output.hold(self._places_key(feed))
 
-    def body(self, feed: Feed) -> list[bytes | memoryview]:
+    def body(self, feed: Feed, keys: list[str]) -> list[bytes | memoryview]:
         """The feed's bytes, in pieces: each chunk the last build's file holds taken from it,
-        the others' events rendered (from the event cache)."""
+        the others' events rendered (from the event cache); `keys`: its sessions' keys, in order."""
         published = self._published
         conference, base_url, cache = published.conference, published.base_url, published.cache
         members = feed.sessions
-        keys = [self._sessions[s.id] for s in members]
         if self._cuts is None:
             self._cuts = cuts(self._sessions)
         places_key = self._places_key(feed)

@@ -165,7 +165,7 @@ def site_parts(
         make: Callable[[], Body] = partial(_feed_body, feed)
         if large is not None and len(members) >= LARGE:
             large.hold(feed)
-            make = partial(large.body, feed)
+            make = partial(large.body, feed, members)
         yield feed.path, listing((base, _spec(feed.spec)), members), make
         url, title = site.url(feed.path), qr_title(feed)
         yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
