@@ -16,9 +16,10 @@ feeds only) and `api/feeds` joined from a kept part per kind.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cached_property, partial
 from itertools import groupby
+from typing import cast
 
 from feeds import urls
 from feeds.web_links import web_link
@@ -153,13 +154,14 @@ class PageParts:
         if self._output is None:
             return make(cards)
         key = self._cards_key(slug, depth)
-        known = _decode_cards(self._output.kept(key) or b"")
+        # The part holds a card's three pieces by session key (its digest is checked).
+        known = cast(dict[str, CardText], _decode_pieces(self._output.kept(key)))
         keys = [self._sessions[card.id] for card in cards]
         missing = [card for card, session in zip(cards, keys, strict=True) if session not in known]
         known.update(zip((self._sessions[card.id] for card in missing), make(missing), strict=True))
         texts = {session: known[session] for session in keys}
         if missing or texts.keys() != known.keys():
-            self._output.renew(key, _encode_cards(texts))  # this day's cards now, for the next build
+            self._output.renew(key, _encode_pieces(texts))  # this day's cards now, for the next build
         return [texts[session] for session in keys]
 
     def _cards_key(self, slug: str, depth: int) -> str:
@@ -184,7 +186,7 @@ class PageParts:
     def search_body(self) -> bytes:
         """`search.json` as `search_representation` makes it, joined from each session's row as
         the last build encoded it (by the session's key and day, in a part named by the
-        conference, not by its sessions: `page_extras` holds it), so a rebuild encodes the
+        conference, not by its sessions: `hold_named`), so a rebuild encodes the
         changed sessions' rows alone. Its rows are in session id order (search.index_rows
         sorts them, and a session is on one day), each JSON-encoded as the whole document
         encodes it, so the document is its head, the rows joined with commas and its tail."""
@@ -213,10 +215,13 @@ class PageParts:
     def _search_key(self) -> str:
         return digest(self._base, "search rows")
 
-    def hold_search(self) -> None:
-        """Keep the sessions' rows of `search.json` for the next build, made or not this time."""
+    def hold_named(self) -> None:
+        """Keep the parts named by the conference, not by what they hold, for the next build,
+        whether the files joined from them are made this time or not: the sessions' rows of
+        `search.json` and the speakers' directory entries."""
         if self._output is not None:
             self._output.hold(self._search_key)
+            self._output.hold(self._speakers_key)
 
     def speakers_index_key(self) -> str:
         base, url = self._base, self._site.base_url
@@ -228,56 +233,54 @@ class PageParts:
     def speakers_index_body(self) -> bytes:
         """The speakers' directory as `speakers_index_representation` makes it, joined from each
         speaker's entry as the last build made it (by the speaker's page's key, which names all
-        the entry shows, in a part named by the conference: `hold_speakers`), so a rebuild makes
+        the entry shows, in a part named by the conference: `hold_named`), so a rebuild makes
         the changed speakers' entries alone."""
         published = self._published
         if self._output is None or self.speakers is None:
             return speakers_index_representation(published, self._site).body
-        known = _decode_texts(self._output.kept(self._speakers_key))
+        known = _decode_pieces(self._output.kept(self._speakers_key))
         keyed = sorted(
             zip(speakers(published).values(), self.speakers, strict=True), key=lambda p: directory_place(p[0])
         )
-        texts: dict[str, str] = {}
+        texts: dict[str, tuple[str, ...]] = {}
         for entry, key in keyed:
             text = known.get(key)
-            texts[key] = text if text is not None else directory_entry(directory_entry_of(entry))
+            texts[key] = text if text is not None else (directory_entry(directory_entry_of(entry)),)
         if texts != known:
-            self._output.renew(self._speakers_key, _encode_texts(texts))
-        return speakers_index_body(published, texts.values(), len(texts))
+            self._output.renew(self._speakers_key, _encode_pieces(texts))
+        return speakers_index_body(published, (text for (text,) in texts.values()), len(texts))
 
     @property
     def _speakers_key(self) -> str:
         return digest(self._base, "speaker entries")
 
-    def hold_speakers(self) -> None:
-        """Keep the speakers' entries of the directory for the next build, made or not this time."""
-        if self._output is not None:
-            self._output.hold(self._speakers_key)
-
     def _kept(self, key: str, make: Callable[[], bytes]) -> bytes:
         return make() if self._output is None else self._output.part(key, make)
 
 
-def _encode_cards(texts: dict[str, CardText]) -> bytes:
-    """A day's cards' markup by session key: a JSON line of (key, length of each piece), then
-    the pieces (any text: schedule text may hold any character but a marker)."""
-    header = [[session, *map(len, text)] for session, text in texts.items()]
+def _encode_pieces(texts: Mapping[str, Sequence[str]]) -> bytes:
+    """Texts in pieces by name (a day's cards' markup by session key, a speaker's directory entry
+    by their page's key): a JSON line of (name, length of each piece), then the pieces (any
+    text: schedule text may hold any character but a marker)."""
+    header = [[name, *map(len, text)] for name, text in texts.items()]
     body = "".join(piece for text in texts.values() for piece in text)
     return json.dumps(header, separators=(",", ":")).encode() + b"\n" + body.encode("utf-8")
 
 
-def _decode_cards(stored: bytes) -> dict[str, CardText]:
-    """`_encode_cards`' map back (empty for no part)."""
+def _decode_pieces(stored: bytes | None) -> dict[str, tuple[str, ...]]:
+    """`_encode_pieces`' map back (empty for no part)."""
     if not stored:
         return {}
     line, _, rest = stored.partition(b"\n")
     body = rest.decode("utf-8")
-    known: dict[str, CardText] = {}
+    known: dict[str, tuple[str, ...]] = {}
     at = 0
-    for session, first, second, third in json.loads(line):
-        middle, last = at + first, at + first + second
-        known[session] = (body[at:middle], body[middle:last], body[last : last + third])
-        at = last + third
+    for name, *lengths in json.loads(line):
+        pieces = []
+        for length in lengths:
+            pieces.append(body[at : at + length])
+            at += length
+        known[name] = tuple(pieces)
     return known
 
 
@@ -298,7 +301,7 @@ def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[
     each day's sessions (its rows are each session's card text and facets, by day), which the
     day sections key on already: its rows are made only when the key changed, not to key it
     (a session moved within its day then makes it, and leaves its bytes as they were)."""
-    parts.hold_search()
+    parts.hold_named()
     yield INDEX, digest(parts.base, "search index", parts.days), parts.search_body
     # The track and room index pages: each keyed on the sessions it lists.
     for path, shown, sessions, make in index_files(published, site):
@@ -307,7 +310,6 @@ def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[
     # The speakers' directory: keyed on the speakers' pages' keys, which name all it shows (each
     # speaker's fields and sessions, in order), not on the repr of its entries (at 50,000
     # sessions that repr cost as much as making the page); joined from kept entries.
-    parts.hold_speakers()
     yield _SPEAKERS_INDEX, parts.speakers_index_key(), parts.speakers_index_body
     # Unlike every other file, not what the server answers: it tells the pages they are static.
     yield HOST, digest(parts.base, "host"), partial(_static_host, published)
@@ -322,26 +324,6 @@ def _static_host(published: Published) -> bytes:
     known, is where to go for the rest."""
     site = web_link(published.conference.source_url or "")
     return json.dumps({"static": True, "site": site}, separators=(",", ":")).encode()
-
-
-def _encode_texts(texts: dict[str, str]) -> bytes:
-    """Texts (of any characters) by name: a JSON line of (name, length), then the texts."""
-    header = [[name, len(text)] for name, text in texts.items()]
-    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + "".join(texts.values()).encode("utf-8")
-
-
-def _decode_texts(stored: bytes | None) -> dict[str, str]:
-    """`_encode_texts`' map back (empty for no part)."""
-    if not stored:
-        return {}
-    line, _, rest = stored.partition(b"\n")
-    body = rest.decode("utf-8")
-    found = {}
-    at = 0
-    for name, length in json.loads(line):
-        found[name] = body[at : at + length]
-        at += length
-    return found
 
 
 def _encode_rows(rows: dict[str, str]) -> bytes:
