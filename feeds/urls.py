@@ -65,8 +65,11 @@ def feed_qr(feed_path: str) -> str:
     return "qr/" + feed_path.removeprefix("feeds/").removesuffix(".ics") + ".svg"
 
 
+SESSIONS = "sessions/"  # every session's own files (download, page), and nothing else
+
+
 def session_download(session_id: str) -> str:
-    return f"sessions/{session_id}.ics"
+    return f"{SESSIONS}{session_id}.ics"
 
 
 def pick_feed(token: str) -> str:
@@ -100,7 +103,7 @@ SERVICE_WORKER = "sw.js"  # at the conference's base, so its scope is the confer
 
 def session_page(session_id: str) -> str:
     """A session's page (a directory; the static build writes its index.html)."""
-    return f"sessions/{session_id}/"
+    return f"{SESSIONS}{session_id}/"
 
 
 def speaker_page(slug: str) -> str:

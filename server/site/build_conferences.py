@@ -150,7 +150,7 @@ def write_conferences(
                 _step(started, f"writing {slug}")
                 named = writes(slug) if writes is not None else None
                 files = conference_key(published, site)
-                kept = _kept(output, last, named, frame, files, now, base, slug == default)
+                kept = _kept(output, last, named, frame, files, now, base, slug == default, published)
                 for path, key, make in site_parts(published, site, others, extra, history, output, named, kept, base):
                     # The default conference's copy at the root: hard links to the same files.
                     workers.put(base + path, key, make, path if slug == default else None, shared=independent(path))
@@ -185,6 +185,7 @@ def _kept(
     now: datetime,
     base: str,
     default: bool,
+    published: Published,
 ) -> Kept | None:
     """Takes the own files (page, download) of a session whose row the last build read as the
     last build made them, without keying or making them (Output.keep), when everything else
@@ -199,6 +200,17 @@ def _kept(
     if not (last.made <= now and (last.until is None or now <= last.until)):
         return None
     since, rows = last.version, writes.rows
+    # The sessions whose rows were written since: their files are made again; every other
+    # session's are taken as a whole, unread, while the root mirrors as it did (a session is
+    # never dropped from the store: see Store.live).
+    written: set[str] = set()
+    for session in published.schedule.sessions:
+        number = rows.get(session.id)
+        if number is None or number > since:
+            written.add(session.id)
+    looked = [base + path for session in written for path in _own_files(session)]
+    if output.keep_range(base + urls.SESSIONS, looked, urls.SESSIONS if default else None):
+        return lambda session, path: session not in written and path.startswith(urls.SESSIONS)
 
     def kept(session: str, path: str) -> bool:
         # A row is rewritten only with a new version: one no later than `since` is the one read then.
@@ -206,6 +218,11 @@ def _kept(
         return number is not None and number <= since and output.keep(base + path, path if default else None)
 
     return kept
+
+
+def _own_files(session: str) -> tuple[str, str]:
+    """The files of a session's own (site_build.site_parts): its download and its page."""
+    return urls.session_download(session), urls.session_page(session) + urls.PAGE_FILE
 
 
 def _step(started: Callable[[str], None] | None, what: str) -> None:

@@ -127,6 +127,10 @@ class Output:
         self._last_uses: dict[str, list[str]] = {}
         self._loaded: set[tuple[str, str]] = set()
         self._carried: set[tuple[str, str]] = set()
+        # Ranges of an area taken as the last build left them (`keep_range`): not read with the
+        # area; a file there is read on its own when asked for (`_looked`: those read so far).
+        self._ranges: dict[tuple[str, str], tuple[str, str]] = {}
+        self._looked: set[str] = set()
         # The default conference's copy at the root is hard links to its files: not in the record,
         # which names the conference (its base, `c/{slug}/`) whose files the root mirrors.
         self._last_mirrored = self._book.mirrored()
@@ -162,17 +166,34 @@ class Output:
             if area not in self._loaded:
                 self._load(area)
                 found = self._last.get(relative)
+            elif relative not in self._looked and _within(relative, self._ranges.get(area)):
+                found = self._look(relative)
         return found
 
     def _load(self, area: tuple[str, str]) -> None:
         self._loaded.add(area)
-        # The root's files are those before and after every conference's base.
-        ranges = [("", _CONFERENCES), (_CONFERENCES[:-1] + "0", "")] if area == _ROOT else [area]
+        kept = self._ranges.get(area)
+        if area == _ROOT:
+            # The root's files are those before and after every conference's base.
+            ranges = [("", _CONFERENCES), (_CONFERENCES[:-1] + "0", "")]
+        elif kept is not None:
+            ranges = [(area[0], kept[0]), (kept[1], area[1])]
+        else:
+            ranges = [area]
         for low, high in ranges:
-            for path, made, uses in self._book.files(low, high):
-                self._last[path] = made
-                if uses:
-                    self._last_uses[path] = uses
+            self._read(low, high)
+
+    def _read(self, low: str, high: str) -> None:
+        for path, made, uses in self._book.files(low, high):
+            self._last[path] = made
+            if uses:
+                self._last_uses[path] = uses
+
+    def _look(self, relative: str) -> Made | None:
+        """The last build's entry of `relative`, in a range not read with its area."""
+        self._looked.add(relative)
+        self._read(relative, relative + "\0")
+        return self._last.get(relative)
 
     def put(self, relative: str, key: str | None, make: Callable[[], Body]) -> str:
         """Make and write `relative` unless the last build made it from the same key (key None:
@@ -256,6 +277,38 @@ class Output:
             self._mirror(root, relative)
         self._take(relative, last)
         return True
+
+    def keep_range(self, prefix: str, looked: Iterable[str], root: str | None = None) -> bool:
+        """Take every file the last build recorded under `prefix` (a directory of a conference's,
+        ending in "/") as it left them, and with `root` (the directory's copy at the root) their
+        hard links there, without reading their entries: all but those at the paths `looked`,
+        read now, which this build makes again or which are removed. A conference's sessions'
+        files are a hundred thousand at 50,000 sessions, of which a change touches a few. False,
+        with nothing taken, when the record is not read by area, the conference's area was read
+        already, or the root mirrored another conference (or, without `root`, this one) then."""
+        area = _area(prefix)
+        if self._whole or area == _ROOT or area in self._loaded or area in self._carried:
+            return False
+        mirrored = self._last_mirrored is not None and self._last_mirrored == area[0]
+        if mirrored != (root is not None) or (root is not None and area[0] + root != prefix):
+            return False
+        if root is not None:
+            if self._mirrored not in (None, area[0]):
+                return False
+            self._mirrored = area[0]
+        self._ranges[area] = (prefix, prefix[:-1] + "0")  # "0" follows "/"
+        self._load(area)
+        for path in looked:
+            self._look(path)
+        return True
+
+    def _kept_in(self, area: tuple[str, str]) -> set[str]:
+        """The files of `area` this build took whole with a range (`keep_range`), not read on
+        their own: listed only when a directory of theirs is swept."""
+        kept = self._ranges.get(area)
+        if kept is None:
+            return set()
+        return {path for path, _, _ in self._book.files(*kept) if path not in self._last}
 
     def _take(self, relative: str, last: Made) -> None:
         """`relative` as the last build made it, without making it."""
@@ -474,10 +527,14 @@ class Output:
             # A conference carried over has the files the last build left: nothing to look for.
             if area not in self._carried and (self._whole or area in unsettled):
                 made: Collection[str] = self._made
+                kept: Collection[str] = ()
                 if area == _ROOT:
                     root_copies = self._root_copies() if root_copies is None else root_copies
                     made = root_copies
-                stale.extend(found for found in _ics_files(self.root, directory, recursive) if found not in made)
+                else:
+                    kept = self._kept_in(area)
+                found = _ics_files(self.root, directory, recursive)
+                stale.extend(path for path in found if path not in made and path not in kept)
         for path in stale:
             try:
                 os.unlink(f"{self._root}/{path}")
@@ -534,6 +591,7 @@ class Output:
         if self._mirrored is not None:
             cut = len(self._mirrored)
             found.update(source[cut:] for source in self._linked)
+            found.update(source[cut:] for source in self._kept_in(_area(self._mirrored)))
         return found
 
     def _areas(self) -> Iterator[tuple[str, str]]:
@@ -600,6 +658,10 @@ def _area(relative: str) -> tuple[str, str]:
     if relative in _GLOBAL:
         return relative, relative + "\0"
     return _ROOT
+
+
+def _within(relative: str, bounds: tuple[str, str] | None) -> bool:
+    return bounds is not None and bounds[0] <= relative < bounds[1]
 
 
 def _holds_files(root: str) -> bool:

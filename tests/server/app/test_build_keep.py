@@ -1,5 +1,6 @@
-"""`Output.keep`: a file a rebuild takes as the last build made it, without making or keying it
-(a session's page and download, when its row is the one the last build read)."""
+"""`Output.keep` and `Output.keep_range`: files a rebuild takes as the last build made them, without
+making or keying them (sessions' pages and downloads, when their rows are those the last build
+read), one by one or a directory at a time."""
 
 from __future__ import annotations
 
@@ -21,11 +22,14 @@ def put_with_root_copy(output: Output, name: str, key: str, body: bytes) -> None
     output.link(name, "c/a/" + name)
 
 
-def first_build(root: Path) -> None:
+def first_build(root: Path, names: tuple[str, ...] = ("sessions/one.ics", "sessions/two.ics")) -> None:
     output = Output(root)
-    for name in ("sessions/one.ics", "sessions/two.ics"):
+    for name in names:
         put_with_root_copy(output, name, "v1", name.encode())
     output.finish(OWNED)
+
+
+THREE = ("sessions/one.ics", "sessions/two.ics", "sessions/three.ics", "index.html")
 
 
 def files(root: Path) -> list[str]:
@@ -94,3 +98,83 @@ def test_what_a_stamp_says_of_the_rows_is_read_back_and_a_stamp_without_it_says_
 
     assert output.stamped("conf") == stamped
     assert output.stamped("older") == Stamped("s1", made, None, 1, 1, ())
+
+
+def test_a_kept_range_stays_with_its_root_copies_while_a_looked_file_is_made_and_another_removed(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "site"
+    first_build(root, THREE)
+
+    output = Output(root)
+    kept = output.keep_range("c/a/sessions/", ["c/a/sessions/two.ics", "c/a/sessions/three.ics"], "sessions/")
+    put_with_root_copy(output, "sessions/two.ics", "v2", b"two, moved")
+    put_with_root_copy(output, "index.html", "v1", b"index.html")
+    output.finish(OWNED)
+
+    assert kept is True
+    assert files(root) == [
+        "c/a/index.html",
+        "c/a/sessions/one.ics",
+        "c/a/sessions/two.ics",
+        "index.html",
+        "sessions/one.ics",
+        "sessions/two.ics",
+    ]
+    assert (root / "sessions" / "one.ics").samefile(root / "c" / "a" / "sessions" / "one.ics")
+    assert (root / "sessions" / "two.ics").read_bytes() == b"two, moved"
+    assert sorted(recorded(root)) == ["c/a/index.html", "c/a/sessions/one.ics", "c/a/sessions/two.ics"]
+
+
+def test_a_stray_file_beside_a_kept_range_goes_when_the_conference_files_change_and_the_kept_ones_stay(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "site"
+    first_build(root, THREE)
+    for stray in (root / "c" / "a" / "sessions" / "stray.ics", root / "sessions" / "stray.ics"):
+        stray.write_bytes(b"left by hand")
+
+    output = Output(root)
+    kept = output.keep_range("c/a/sessions/", [], "sessions/")
+    put_with_root_copy(output, "new.html", "v1", b"a new file: the conference's files change")
+    output.finish(OWNED)
+
+    assert kept is True
+    assert files(root) == [
+        "c/a/new.html",
+        "c/a/sessions/one.ics",
+        "c/a/sessions/three.ics",
+        "c/a/sessions/two.ics",
+        "new.html",
+        "sessions/one.ics",
+        "sessions/three.ics",
+        "sessions/two.ics",
+    ]
+
+
+def test_a_range_is_not_kept_when_the_root_mirrored_another_conference_or_this_one_without_its_copies(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "site"
+    first_build(root)
+
+    elsewhere = Output(root).keep_range("c/b/sessions/", [], "sessions/")
+    uncopied = Output(root).keep_range("c/a/sessions/", [], None)
+    read = Output(root)
+    read.keep("c/a/sessions/one.ics", "sessions/one.ics")
+    after_reading = read.keep_range("c/a/sessions/", [], "sessions/")
+
+    assert (elsewhere, uncopied, after_reading) == (False, False, False)
+
+
+def test_a_file_in_a_kept_range_made_all_the_same_is_read_on_its_own_and_not_written_again(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    first_build(root)
+
+    output = Output(root)
+    output.keep_range("c/a/sessions/", [], "sessions/")
+    put_with_root_copy(output, "sessions/one.ics", "v1", b"not made: its key is the last build's")
+    output.finish(OWNED)
+
+    assert output.written == []
+    assert (root / "c" / "a" / "sessions" / "one.ics").read_bytes() == b"sessions/one.ics"

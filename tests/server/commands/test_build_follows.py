@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from feeds import urls
 from feeds.model import Room, Schedule, Session, Speaker, Status, Track
 from server.cli import main
 from server.store import Store
@@ -162,3 +163,25 @@ def test_a_rebuild_from_a_store_made_anew_writes_the_tree_a_fresh_build_writes(t
 
     main(["build", "--db", str(db), str(fresh), "--base-url", BASE])
     assert tree(out) == tree(fresh)
+
+
+def test_every_file_under_a_conference_sessions_directory_is_a_session_own(tmp_path: Path) -> None:
+    # A rebuild takes the directory whole but for the sessions written since (Output.keep_range):
+    # a file of anything else there would go stale.
+    db = str(tmp_path / "store.sqlite")
+    demo = seed(db)
+    out = tmp_path / "site"
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+    own = {
+        path for s in demo.sessions for path in (urls.session_download(s.id), urls.session_page(s.id) + urls.PAGE_FILE)
+    }
+
+    found = {
+        p.relative_to(conference).as_posix()
+        for conference in (out / "c").iterdir()
+        for p in (conference / urls.SESSIONS).rglob("*")
+        if p.is_file()
+    }
+
+    assert found - own == set()
+    assert len(found) > len(demo.sessions)
