@@ -188,11 +188,13 @@ def _kept(
     published: Published,
 ) -> Kept | None:
     """Takes the own files (page, download) of a session whose row the last build read as the
-    last build made them, without keying or making them (Output.keep), when everything else
-    they are made from is as it was then: the stamp but for the version (`frame`), the
-    conference (`files`), the rows' history (the version the last build showed is still there
-    under the same name: a store or conference made anew renames it) and each session's
-    visibility (the last build's clock still holds). None, and every file keyed, otherwise."""
+    last build made them, without keying or making them, when everything else they are made
+    from is as it was then: the stamp but for the version (`frame`), the conference (`files`),
+    the rows' history (the version the last build showed is still there under the same name: a
+    store or conference made anew renames it) and each session's visibility (the last build's
+    clock still holds). None, and every file keyed, otherwise. The sessions' directory is taken
+    whole, unread but for the sessions written since (Output.keep_range); when the root then
+    mirrored another conference, or this one and no longer does, file by file (Output.keep)."""
     if last is None or writes is None or not last.written:
         return None
     if (last.frame, last.base) != (frame, files) or writes.versions.get(last.version) != last.written:
