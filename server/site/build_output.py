@@ -131,6 +131,7 @@ class Output:
         # area; a file there is read on its own when asked for (`_looked`: those read so far).
         self._ranges: dict[tuple[str, str], tuple[str, str]] = {}
         self._looked: set[str] = set()
+        self._listed: dict[tuple[str, str], set[str]] = {}  # `_kept_in`'s, once asked for
         # The default conference's copy at the root is hard links to its files: not in the record,
         # which names the conference (its base, `c/{slug}/`) whose files the root mirrors.
         self._last_mirrored = self._book.mirrored()
@@ -308,7 +309,10 @@ class Output:
         kept = self._ranges.get(area)
         if kept is None:
             return set()
-        return {path for path, _, _ in self._book.files(*kept) if path not in self._last}
+        found = self._listed.get(area)
+        if found is None:
+            found = self._listed[area] = {path for path, _, _ in self._book.files(*kept) if path not in self._last}
+        return found
 
     def _take(self, relative: str, last: Made) -> None:
         """`relative` as the last build made it, without making it."""
