@@ -89,7 +89,10 @@ def wait_for_version(server: Running, version: int) -> None:
 def test_banner_names_the_moved_pick_until_dismissed(changing: Visit) -> None:
     page = changing.page
     changing.open()
-    page.wait_for_function(f"{SEEN} === '1'")
+    # A function, not an expression: Playwright evaluates an expression again at every poll,
+    # which the page's CSP refuses once the poll runs outside its own call; a function is
+    # evaluated once, in that call.
+    page.wait_for_function(f"() => {SEEN} === '1'")
     for session in (MOVED, KEPT):
         with page.expect_response(lambda r: "/api/picks" in r.url and r.request.method in ("POST", "PUT")):
             page.click(f'#session-{session} [data-action="pick"]')
