@@ -20,10 +20,10 @@ from __future__ import annotations
 import zlib
 from collections.abc import Container, Iterable, Sequence
 
-from feeds.ical.timezone import vtimezone_bytes
+from feeds.model import Session
 from feeds.query import feed_title
 from server.site.build_output import Output, digest, listing
-from server.snapshot.large_feeds import END, ZONED, calendar_head, events_of
+from server.snapshot.large_feeds import Taken, join_chunks
 from server.snapshot.published import Feed, Published
 
 # A chunk ends after one session in this many (by a hash of its id), so a chunk is about 256
@@ -52,34 +52,22 @@ class KeptFeeds:
         """The feed's bytes, in pieces: each chunk the last build's file holds taken from it,
         the others' events rendered (from the event cache); `keys`: its sessions' keys, in order."""
         published = self._published
-        conference, base_url, cache = published.conference, published.base_url, published.cache
         members = feed.sessions
         if self._cuts is None:
             self._cuts = cuts(self._sessions)
         places_key = self._places_key(feed)
         last, places = self._last(feed, places_key)
-        pieces: list[bytes | memoryview] = []
-        made: list[tuple[str, int, bool]] = []
-        for start, end in chunks([s.id for s in members], self._cuts):
-            name = listing((), keys[start:end])
+        bounds = chunks([s.id for s in members], self._cuts)
+        names = [listing((), keys[start:end]) for start, end in bounds]
+        taken: list[tuple[Sequence[Session], Taken]] = []
+        for (start, end), name in zip(bounds, names, strict=True):
             place = places.get(name)
-            if place is not None:
-                at, until, zoned = place
-                pieces.append(last[at:until])
-                made.append((name, until - at, zoned))
-            else:
-                events = events_of(conference, base_url, cache, members[start:end])
-                pieces += events
-                made.append((name, sum(map(len, events)), any(ZONED in event for event in events)))
-        head = calendar_head(conference, base_url, cache, feed_title(conference, feed.spec))
-        zone = vtimezone_bytes(conference.timezone) if any(zoned for _, _, zoned in made) else b""
-        at = len(head) + len(zone)
-        lines = []
-        for name, size, zoned in made:
-            lines.append(f"{name} {at} {at + size} {int(zoned)}")
-            at += size
+            taken.append((members[start:end], None if place is None else (last[place[0] : place[1]], place[2])))
+        title = feed_title(published.conference, feed.spec)
+        pieces, made = join_chunks(published.conference, published.base_url, published.cache, title, taken)
+        lines = [f"{name} {at} {until} {int(zoned)}" for name, (at, until, zoned) in zip(names, made, strict=True)]
         self._output.renew(places_key, "\n".join(lines).encode("ascii"))
-        return [head, zone, *pieces, END]
+        return pieces
 
     def _places_key(self, feed: Feed) -> str:
         return digest(self._base, "feed chunks", feed.path)

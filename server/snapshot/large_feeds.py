@@ -18,7 +18,7 @@ let go of it as of any feed's bytes.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -30,10 +30,10 @@ from feeds.model import Conference, Session
 from server.snapshot.conditional import CALENDAR, Representation
 from server.snapshot.persistent import Chunked
 
-END = b"END:VCALENDAR\r\n"
+_END = b"END:VCALENDAR\r\n"
 # What render_calendar looks for in an event to add the VTIMEZONE (no event's bytes can make
 # it across two events: each begins with BEGIN:VEVENT).
-ZONED = b"\r\nDTSTART;TZID="
+_ZONED = b"\r\nDTSTART;TZID="
 
 
 @dataclass(frozen=True)
@@ -103,41 +103,74 @@ def render_large(
     """The feed of `members` as `_render` makes it (the same bytes and Last-Modified), reusing
     the chunks the predecessor's body holds; its own parts are kept in `handover`."""
     before = handover.take_before()
-    head = calendar_head(conference, base_url, cache, title)
-    pieces: list[bytes | memoryview] = []
-    made: list[tuple[tuple[Session, ...], int, bool, datetime | None]] = []
     old = None if before is None else memoryview(before.body)
+    chunks: list[tuple[Sequence[Session], Taken]] = []
+    newest: list[datetime | None] = []
     for chunk in members.chunks:
         span = None if before is None else before.events(chunk)
         if span is not None and old is not None:
-            pieces.append(old[span.start : span.end])
-            size, zoned, newest = span.end - span.start, span.zoned, span.newest
+            chunks.append((chunk, (old[span.start : span.end], span.zoned)))
+            newest.append(span.newest)
         else:
-            # The cached events themselves, not joined per chunk: the body is the one copy.
-            events = events_of(conference, base_url, cache, chunk)
-            pieces += events
-            size, zoned = sum(map(len, events)), any(ZONED in event for event in events)
-            newest = max((s.modified for s in chunk if s.modified is not None), default=None)
-        made.append((chunk, size, zoned, newest))
-    zone = vtimezone_bytes(conference.timezone) if any(z for _, _, z, _ in made) else b""
-    body = b"".join((head, zone, *pieces, END))
-    spans: dict[int, Span] = {}
-    at = len(head) + len(zone)
-    for chunk, size, zoned, newest in made:
-        spans[id(chunk)] = Span(chunk, at, at + size, zoned, newest)
-        at += size
+            chunks.append((chunk, None))
+            newest.append(max((s.modified for s in chunk if s.modified is not None), default=None))
+    pieces, places = join_chunks(conference, base_url, cache, title, chunks)
+    body = b"".join(pieces)
+    spans = {
+        id(chunk): Span(chunk, start, end, zoned, stamp)
+        for chunk, (start, end, zoned), stamp in zip(members.chunks, places, newest, strict=True)
+    }
     handover.keep(Parts(body, spans))
-    stamps = [newest for _, _, _, newest in made if newest is not None]
+    stamps = [stamp for stamp in newest if stamp is not None]
     return Representation(body, CALENDAR, max(stamps) if stamps else None)
 
 
-def calendar_head(conference: Conference, base_url: str | None, cache: EventCache, title: str) -> bytes:
+# A chunk's events as an earlier body of the feed holds them, with whether they name the zone;
+# None: rendered from the event cache.
+Taken = tuple[memoryview, bool] | None
+
+
+def join_chunks(
+    conference: Conference,
+    base_url: str | None,
+    cache: EventCache,
+    title: str,
+    chunks: Iterable[tuple[Sequence[Session], Taken]],
+) -> tuple[list[bytes | memoryview], list[tuple[int, int, bool]]]:
+    """A feed's bytes as render_calendar writes them, in pieces (its head, the VTIMEZONE when an
+    event names the zone, its chunks' events, END), each chunk's events taken as given or else
+    rendered; and where each chunk's events are in those bytes, with whether they name the zone.
+    The events are the cache's own bytes, not joined per chunk: the body is the one copy."""
+    pieces: list[bytes | memoryview] = []
+    made: list[tuple[int, bool]] = []
+    for chunk, taken in chunks:
+        if taken is not None:
+            events: Sequence[bytes | memoryview] = (taken[0],)
+            zoned = taken[1]
+        else:
+            events = _events_of(conference, base_url, cache, chunk)
+            zoned = any(_ZONED in event for event in events)
+        pieces += events
+        made.append((sum(map(len, events)), zoned))
+    head = _calendar_head(conference, base_url, cache, title)
+    zone = vtimezone_bytes(conference.timezone) if any(zoned for _, zoned in made) else b""
+    places = []
+    at = len(head) + len(zone)
+    for size, zoned in made:
+        places.append((at, at + size, zoned))
+        at += size
+    return [head, zone, *pieces, _END], places
+
+
+def _calendar_head(conference: Conference, base_url: str | None, cache: EventCache, title: str) -> bytes:
     """What render_calendar writes before a feed's VTIMEZONE and events: an empty calendar's bytes
     without END (the VTIMEZONE comes only with an event that names the zone)."""
-    return render_calendar(conference, (), title=title, base_url=base_url, cache=cache)[: -len(END)]
+    return render_calendar(conference, (), title=title, base_url=base_url, cache=cache)[: -len(_END)]
 
 
-def events_of(conference: Conference, base_url: str | None, cache: EventCache, chunk: Sequence[Session]) -> list[bytes]:
+def _events_of(
+    conference: Conference, base_url: str | None, cache: EventCache, chunk: Sequence[Session]
+) -> list[bytes]:
     """The events of `chunk` as render_calendar writes them in a feed (no alarm)."""
     return [
         cache.get(conference, s, base_url, partial(render_event, conference, s, base_url=base_url, alarm=None), None)
