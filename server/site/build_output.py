@@ -290,13 +290,14 @@ class Output:
         area = _area(prefix)
         if self._whole or area == _ROOT or area in self._loaded or area in self._carried:
             return False
-        mirrored = self._last_mirrored is not None and self._last_mirrored == area[0]
-        if mirrored != (root is not None) or (root is not None and area[0] + root != prefix):
-            return False
-        if root is not None:
-            if self._mirrored not in (None, area[0]):
+        base = area[0]
+        if root is None:
+            if self._last_mirrored == base:
+                return False  # its copies at the root go: each file's entry is needed
+        else:
+            if self._last_mirrored != base or self._mirrored not in (None, base) or base + root != prefix:
                 return False
-            self._mirrored = area[0]
+            self._mirrored = base
         self._ranges[area] = (prefix, prefix[:-1] + "0")  # "0" follows "/"
         self._load(area)
         for path in looked:
