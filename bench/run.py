@@ -7,10 +7,11 @@
 First the machine's CPU index (a fixed CPU-bound loop, so runs on other machines compare). For
 each conference size (bench/generate.py): `confcal ingest`; `confcal build` into tmpfs and into
 ext4, each beside the file system's floor (bench/fs_floor.py writing the same tree the build
-wrote, in the same minutes; on ext4 three pairs, the median ratio's given); a build with nothing changed; the re-ingest of one moved session
-and the one-change rebuild (files whose bytes changed, unchanged files rewritten, bytes written,
-and its CPU over the imports a build pays before reading anything); `confcal serve`: start, a
-new ingest served after its commit, peak memory. At the size given for the servers (the
+wrote, in the same minutes; on ext4 three pairs, the median ratio's given); a build with nothing
+changed; the re-ingest of one moved session and the one-change rebuild (files whose bytes
+changed, unchanged files rewritten, bytes written, and its CPU over the imports a build pays
+before reading anything); `confcal serve`: start, a new ingest served after its commit, peak
+memory. At the size given for the servers (the
 largest up to 10,000): wrk against the ceiling app on every route (bench/serve_bench.py) and
 through the deploy's nginx (bench/nginx_bench.py). Then the many-conference figures
 (bench/conferences.py). Last the growth tables, each step's growth exponent between sizes
@@ -259,9 +260,9 @@ def paired_build_and_floor(db: str, where: Path, name: str, pairs: int) -> dict[
                 shutil.rmtree(kept)
             else:
                 kept.unlink()
-    ratios = sorted(run["build s"] / run["floor s"] for run in runs)
-    median = next(run for run in runs if run["build s"] / run["floor s"] == ratios[len(ratios) // 2])
-    return median | {"pairs": pairs, "lowest wall ratio": ratios[0], "highest wall ratio": ratios[-1]}
+    ratios = [run["build s"] / run["floor s"] for run in runs]
+    median = sorted(range(pairs), key=ratios.__getitem__)[pairs // 2]
+    return runs[median] | {"pairs": pairs, "lowest wall ratio": min(ratios), "highest wall ratio": max(ratios)}
 
 
 def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str, float]:
