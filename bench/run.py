@@ -11,8 +11,7 @@ wrote, in the same minutes; on ext4 three pairs, the median ratio's given); a bu
 changed; the re-ingest of one moved session and the one-change rebuild (files whose bytes
 changed, unchanged files rewritten, bytes written, and its CPU over the imports a build pays
 before reading anything); `confcal serve`: start, a new ingest served after its commit, peak
-memory. At the size given for the servers (the
-largest up to 10,000): wrk against the ceiling app on every route (bench/serve_bench.py) and
+memory. At the size given for the servers (the largest up to 10,000): wrk against the ceiling app on every route (bench/serve_bench.py) and
 through the deploy's nginx (bench/nginx_bench.py). Then the many-conference figures
 (bench/conferences.py). Last the growth tables, each step's growth exponent between sizes
 (1.0 is linear) and what grows faster than linearly.
