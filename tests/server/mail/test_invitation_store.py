@@ -4,6 +4,7 @@ goes when a pick set expires or a confirmation never comes."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -106,8 +107,9 @@ def test_the_uid_is_stable_per_address_and_session_and_unlike_any_other(store: S
 
     assert uids[0] == uids[1]
     assert len(set(uids)) == 3
-    assert uids[0].endswith("@invite.confcal")
-    assert "ada" not in uids[0]
+    # Only a digest before the domain: nothing of the address can show through (a hex digest
+    # may by chance hold the letters of a name, so looking for the name would be flaky).
+    assert re.fullmatch(r"[0-9a-f]{32}@invite\.confcal", uids[0])
 
 
 def test_an_expired_pick_set_takes_its_invitation_with_it(store: Store) -> None:
