@@ -55,12 +55,16 @@ class StoreLoader:
 
     def __call__(self, summary: ConferenceSummary, calendars: str | None, output: Output) -> Published | None:
         writes = RowWrites()
-        schedule = read_schedule(self._store, output, summary.slug, writes)
-        if schedule is None:
+        read = read_schedule(self._store, output, summary.slug, writes, self._now)
+        if read is None:
             return None
         self._writes = {summary.slug: writes}  # the last conference's only: the build goes one by one
         # Feeds are rendered only when the build's record does not know their content.
-        return Published(schedule, now=self._now, base_url=calendars, lazy=True, documents=False)
+        published = Published(
+            read.schedule, now=self._now, base_url=calendars, lazy=True, documents=False, known=read.catalogue
+        )
+        read.keep(published.catalogue, self._now)
+        return published
 
     def writes(self, slug: str) -> RowWrites | None:
         return self._writes.get(slug)

@@ -6,21 +6,32 @@ that changed. So a build keeps the sessions it read, with the version they were 
 wrote each row (RowWrites), as a part of the build record; the next build reads only the rows
 written since (Store.read_since, as the server does for a new version) and puts them in place.
 
+With them it keeps its feeds' members (server.snapshot.patch's Catalogue, as made at the build's
+clock), which are the next largest step made from scratch (feeds.catalogue.partition passes over
+every session for every feed): the next build patches them with the sessions written since, as
+the server patches its snapshot, and makes them from scratch only where `patched` refuses.
+
 The part is kept as it is while the rows written since are few, so a rebuild writes nothing
-of it; past a twentieth of the sessions it is made again from what this build read. It is
-used only when the version it was read at is still the store's under the same name (a store
-or conference made anew names its versions anew), and only with the digest the record gave
-it. It is a pickle: only confcal build writes it, into the record's own directory beside OUTDIR,
-never published, and whoever could write there could as well write the record or the output.
+of it; past a twentieth of the sessions, or past the changes a patch takes, it is made again
+from what this build read. It is used only when the version it was read at is still the
+store's under the same name (a store or conference made anew names its versions anew), and
+only with the digest the record gave it. It is a pickle: only confcal build writes it, into
+the record's own directory beside OUTDIR, never published, and whoever could write there could
+as well write the record or the output.
 """
 
 from __future__ import annotations
 
 import pickle
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
-from feeds.model import Schedule
+from feeds.catalogue import FeedSpec
+from feeds.model import Schedule, Session
 from server.site.build_output import Output, code_key, digest
+from server.snapshot.patch import MOST, Catalogue, Key, changed_sessions, members_of, patched
+from server.snapshot.persistent import Overlay
 from server.store.store import RowWrites, Since
 
 # Rows written since the kept schedule, past which it is made again: a twentieth of its sessions.
@@ -37,40 +48,71 @@ class Rows(Protocol):
     ) -> Since | None: ...
 
 
+# A catalogue as kept: the clock it was made at, every feed's spec, members and until when it holds.
+_Feeds = tuple[datetime, tuple[FeedSpec, ...], dict[Key, tuple[Session, ...]], datetime | None]
+
 # What the part holds: the last version whose rows it shows, that version's name, the
-# schedule and each session's id with the version that wrote its row.
-_State = tuple[int, str, Schedule, dict[str, int]]
+# schedule, each session's id with the version that wrote its row, and the schedule's catalogue.
+_State = tuple[int, str, Schedule, dict[str, int], _Feeds]
 
 
-def read_schedule(store: Rows, output: Output, slug: str, writes: RowWrites) -> Schedule | None:
+@dataclass
+class ScheduleRead:
+    """A conference's schedule as a build read it, and its feeds' members patched from those the
+    last build kept (None: they are made from scratch); `keep` once the snapshot is made."""
+
+    schedule: Schedule
+    catalogue: Catalogue | None
+    _output: Output
+    _key: str
+    _writes: RowWrites
+    _remake: bool
+
+    def keep(self, catalogue: Catalogue, now: datetime) -> None:
+        """Keep the schedule, with `catalogue` (its feeds' members at `now`), for the next build:
+        the part as it is while the rows written since are few, else made again."""
+        if not self._remake:
+            self._output.hold(self._key)
+            return
+        # Every row named was written by the newest version named or one before: the rows
+        # written later are read again next time.
+        writes = self._writes
+        since = max(writes.versions, default=0)
+        members = {key: tuple(group) for key, group in catalogue.members.items()}
+        feeds: _Feeds = (now, catalogue.specs, members, catalogue.until)
+        state: _State = (since, writes.versions.get(since, ""), self.schedule, dict(writes.rows), feeds)
+        self._output.renew(self._key, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def read_schedule(store: Rows, output: Output, slug: str, writes: RowWrites, now: datetime) -> ScheduleRead | None:
     """`store.live(slug, writes)`, from the schedule the last build kept and the rows written
-    since when it kept one that still holds; kept for the next build."""
+    since when it kept one that still holds, with its feeds' members patched to `now` when
+    `patched` can."""
     key = digest(code_key(), "schedule", slug)
     kept = _state(output.kept(key))
     if kept is not None:
-        since, name, previous, rows = kept
+        since, name, previous, rows, feeds = kept
         writes.rows.update(rows)
         found = store.read_since(previous, since, writes=writes)
         if found is not None and writes.versions.get(since) == name:
-            if len(found.written) * _REMADE_PAST <= len(found.schedule.sessions):
-                output.hold(key)
-            else:
-                _keep(output, key, found.schedule, writes)
-            return found.schedule
+            written = len(found.written)
+            remake = written * _REMADE_PAST > len(found.schedule.sessions) or written > MOST
+            return ScheduleRead(found.schedule, _patched(feeds, previous, found, now), output, key, writes, remake)
         writes.versions.clear()
         writes.rows.clear()
     schedule = store.live(slug, writes)
-    if schedule is not None:
-        _keep(output, key, schedule, writes)
-    return schedule
+    return None if schedule is None else ScheduleRead(schedule, None, output, key, writes, True)
 
 
-def _keep(output: Output, key: str, schedule: Schedule, writes: RowWrites) -> None:
-    # Every row named was written by the newest version named or one before: the rows
-    # written later are read again next time.
-    since = max(writes.versions, default=0)
-    state: _State = (since, writes.versions.get(since, ""), schedule, dict(writes.rows))
-    output.renew(key, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+def _patched(feeds: _Feeds, previous: Schedule, found: Since, now: datetime) -> Catalogue | None:
+    """The kept catalogue of `previous` with the sessions `found` wrote, as at `now`; None when
+    `patched` refuses, or the conference changed (feeds are named from it)."""
+    if found.schedule.conference != previous.conference:
+        return None
+    made_at, specs, members, until = feeds
+    kept = Catalogue.of(specs, Overlay({key: members_of(group) for key, group in members.items()}), until)
+    changes = changed_sessions({s.id: s for s in previous.sessions}, found.written)
+    return patched(kept, made_at, changes, found.schedule.conference, now)
 
 
 def _state(body: bytes | None) -> _State | None:
@@ -80,4 +122,4 @@ def _state(body: bytes | None) -> _State | None:
         state = pickle.loads(body)  # noqa: S301 - the build's own part, checked by its digest
     except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError, ValueError):
         return None
-    return state if isinstance(state, tuple) and len(state) == 4 else None
+    return state if isinstance(state, tuple) and len(state) == 5 else None

@@ -223,6 +223,7 @@ class Published:
         written: Iterable[Session] | None = None,
         rendered: Rendered | None = None,
         documents: bool = True,
+        known: Catalogue | None = None,
     ) -> None:
         """`written`, with a `previous`: the only sessions of `schedule` that may not be the
         previous snapshot's own objects (server.store.Store.read_since names them), so that
@@ -230,7 +231,9 @@ class Published:
         and feed. `rendered`: where lazy feeds count their bytes (default: the previous
         snapshot's, else a new one of FEED_BYTES). `documents`: whether `memo` keeps the documents
         it makes (Representations) for the next ask; a static build asks for each once, and the
-        pages listing a whole kind are tens of megabytes each in a large conference."""
+        pages listing a whole kind are tens of megabytes each in a large conference.
+        `known`: the catalogue, with the feeds' members as `partition` makes them from `schedule` at `now`, when
+        the caller has them without a previous snapshot (a static build patches the last build's)."""
         self.schedule = schedule
         self.now = now
         self.base_url = base_url
@@ -251,6 +254,8 @@ class Published:
             # The feeds the changed sessions were and are in, made again; the others kept (patch.py).
             changes = changed_sessions(previous._sessions, schedule.sessions if written is None else written)
             made = patched(previous.catalogue, previous.now, changes, schedule.conference, now)
+        if made is None:
+            made = known
         if made is None:
             # One pass over the sessions for every feed's members (not one select per feed).
             members = partition(schedule, now=now)

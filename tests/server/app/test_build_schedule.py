@@ -1,8 +1,10 @@
 """A static build keeps the schedule it read (build_schedule.py): the next build of the conference
-reads only the rows written since, and gets what reading every row gives."""
+reads only the rows written since, and gets what reading every row gives; it patches the feeds'
+members the last build kept, and gets what making them from scratch gives."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,8 @@ from sqlalchemy import event
 from feeds.model import Schedule
 from server.site.build_output import Output
 from server.site.build_schedule import read_schedule
+from server.snapshot.patch import Catalogue
+from server.snapshot.published import Published
 from server.store import Store
 from server.store.store import RowWrites
 from server.web.demo import demo_schedule
@@ -29,13 +33,17 @@ class Read:
     """One build's read of the conference from `store`, its output at `root`: the schedule, what
     wrote its rows and the SQL statements the store ran for it."""
 
-    def __init__(self, store: Store, root: Path) -> None:
+    def __init__(self, store: Store, root: Path, now: datetime = NOW) -> None:
         self.statements: list[str] = []
         event.listen(store.engine, "before_cursor_execute", self._statement)
         try:
             output = Output(root)
             self.writes = RowWrites()
-            self.schedule = read_schedule(store, output, SLUG, self.writes)
+            read = read_schedule(store, output, SLUG, self.writes, now)
+            self.schedule = read.schedule if read is not None else None
+            self.patched = read.catalogue if read is not None else None
+            if read is not None:
+                read.keep(Published(read.schedule, now=now, lazy=True, known=read.catalogue).catalogue, now)
             output.put("index.html", "page", lambda: b"a page")  # a build writes files too
             output.finish(())
         finally:
@@ -52,6 +60,19 @@ class Read:
     def every_row(self) -> bool:
         """Whether every session row was read (not only those written since a version)."""
         return any("FROM schedule_session" in s and "schedule_session.version >" not in s for s in self.statements)
+
+
+def from_scratch(schedule: Schedule | None, now: datetime = NOW) -> tuple[object, ...]:
+    """A catalogue made from every session of `schedule` at `now`, in comparable form."""
+    assert schedule is not None
+    return comparable(Published(schedule, now=now, lazy=True).catalogue)
+
+
+def comparable(catalogue: Catalogue | None) -> tuple[object, ...]:
+    """Every feed's spec and members, and until when they hold."""
+    assert catalogue is not None
+    members = {key: tuple(group) for key, group in catalogue.members.items()}
+    return catalogue.specs, members, catalogue.until
 
 
 def live(store: Store) -> Found:
@@ -114,3 +135,55 @@ def test_a_damaged_kept_schedule_is_not_used(tmp_path: Path) -> None:
 
         assert again.found == live(store)
     assert again.every_row is True
+
+
+def test_a_rebuild_patches_the_kept_feeds_to_those_made_from_scratch(tmp_path: Path) -> None:
+    schedule = demo_schedule()
+    with Store.open(str(tmp_path / "store.sqlite")) as store:
+        store.ingest(schedule, now=NOW)
+        Read(store, tmp_path / "site")
+        moved = {schedule.sessions[3].id, schedule.sessions[8].id}
+        store.ingest(shifted(schedule, moved, timedelta(days=1)), now=NOW + timedelta(hours=1))
+
+        again = Read(store, tmp_path / "site", NOW + timedelta(hours=2))
+
+    assert comparable(again.patched) == from_scratch(again.schedule, NOW + timedelta(hours=2))
+    assert comparable(again.patched) != from_scratch(schedule, NOW + timedelta(hours=2))
+
+
+def test_a_rebuild_after_another_patches_the_feeds_kept_with_the_schedule(tmp_path: Path) -> None:
+    schedule = demo_schedule()
+    with Store.open(str(tmp_path / "store.sqlite")) as store:
+        store.ingest(schedule, now=NOW)
+        Read(store, tmp_path / "site")
+        store.ingest(shifted(schedule, {schedule.sessions[3].id}, timedelta(days=1)), now=NOW + timedelta(hours=1))
+        Read(store, tmp_path / "site")
+        store.ingest(shifted(schedule, {schedule.sessions[5].id}, timedelta(days=1)), now=NOW + timedelta(hours=2))
+
+        again = Read(store, tmp_path / "site")
+
+    assert comparable(again.patched) == from_scratch(again.schedule)
+
+
+def test_a_changed_conference_has_its_feeds_made_from_scratch(tmp_path: Path) -> None:
+    schedule = demo_schedule()
+    renamed = dataclasses.replace(schedule.conference, name=schedule.conference.name + " (moved)")
+    with Store.open(str(tmp_path / "store.sqlite")) as store:
+        store.ingest(schedule, now=NOW)
+        Read(store, tmp_path / "site")
+        store.ingest(dataclasses.replace(schedule, conference=renamed), now=NOW + timedelta(hours=1))
+
+        again = Read(store, tmp_path / "site")
+
+    assert (again.every_row, again.patched) == (False, None)
+
+
+def test_a_rebuild_at_an_earlier_clock_has_its_feeds_made_from_scratch(tmp_path: Path) -> None:
+    schedule = demo_schedule()
+    with Store.open(str(tmp_path / "store.sqlite")) as store:
+        store.ingest(schedule, now=NOW)
+        Read(store, tmp_path / "site", NOW + timedelta(days=1))
+
+        again = Read(store, tmp_path / "site")
+
+    assert (again.every_row, again.patched) == (False, None)
