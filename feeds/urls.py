@@ -53,16 +53,20 @@ def session_anchor(session_id: str) -> str:
     return f"session-{session_id}"
 
 
+FEEDS = "feeds/"  # every catalogue feed, and nothing else
+QR = "qr/"  # every catalogue feed's QR code, and nothing else
+
+
 def feed(spec: FeedSpec) -> str:
     """A catalogue feed: `feeds/all.ics` or `feeds/{kind}/{slug}.ics`."""
     if spec.kind is FeedKind.ALL:
-        return "feeds/all.ics"
-    return f"feeds/{spec.kind.value}/{spec.slug}.ics"
+        return f"{FEEDS}all.ics"
+    return f"{FEEDS}{spec.kind.value}/{spec.slug}.ics"
 
 
 def feed_qr(feed_path: str) -> str:
     """The QR code of a feed path: `feeds/room/x.ics` -> `qr/room/x.svg`."""
-    return "qr/" + feed_path.removeprefix("feeds/").removesuffix(".ics") + ".svg"
+    return QR + feed_path.removeprefix(FEEDS).removesuffix(".ics") + ".svg"
 
 
 SESSIONS = "sessions/"  # every session's own files (download, page), and nothing else

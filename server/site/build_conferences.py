@@ -197,8 +197,10 @@ def _kept(
     the rows' history (the version the last build showed is still there under the same name: a
     store or conference made anew renames it) and each session's visibility (the last build's
     clock still holds). None, and every file keyed, otherwise. The sessions' directory is taken
-    whole, unread but for the sessions written since (Output.keep_range); when the root then
-    mirrored another conference, or this one and no longer does, file by file (Output.keep)."""
+    whole, unread but for the sessions written since (Output.keep_range), and with it the feeds'
+    and QR codes' but for the feeds the snapshot's patch touched; when the root then mirrored
+    another conference, or this one and no longer does, sessions' files one by one
+    (Output.keep) and every feed keyed."""
     if last is None or writes is None or not last.written:
         return None
     if (last.frame, last.base) != (frame, files) or writes.versions.get(last.version) != last.written:
@@ -215,15 +217,26 @@ def _kept(
         if number is None or number > since:
             written.add(session.id)
     looked = [base + path for session in written for path in _own_files(session)]
-    if output.keep_range(base + urls.SESSIONS, looked, urls.SESSIONS if default else None):
-        return lambda session, path: session not in written and path.startswith(urls.SESSIONS)
+    directories = [urls.SESSIONS]
+    # The feeds the changed sessions are or were in, when the snapshot's were patched from the
+    # last build's (its `touched`: those made again, a superset of those whose members changed
+    # since the last build): every other feed and its QR code is taken with them, unkeyed.
+    remade = published.catalogue.touched
+    feeds = [published.feed(kind.value, slug) for kind, slug in remade] if remade is not None else [None]
+    if all(feed is not None for feed in feeds):  # a feed that ended is found only by keying every one
+        directories += [urls.FEEDS, urls.QR]
+        looked += [base + path for feed in feeds if feed is not None for path in (feed.path, urls.feed_qr(feed.path))]
+    else:
+        remade = None
+    if output.keep_range([base + directory for directory in directories], looked, default):
+        return Kept(lambda session, path: session not in written and path.startswith(urls.SESSIONS), remade)
 
     def kept(session: str, path: str) -> bool:
         # A row is rewritten only with a new version: one no later than `since` is the one read then.
         number = rows.get(session)
         return number is not None and number <= since and output.keep(base + path, path if default else None)
 
-    return kept
+    return Kept(kept)
 
 
 def _own_files(session: str) -> tuple[str, str]:

@@ -46,7 +46,7 @@ from __future__ import annotations
 import filecmp
 import hashlib
 import os
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
@@ -129,7 +129,7 @@ class Output:
         self._carried: set[tuple[str, str]] = set()
         # Ranges of an area taken as the last build left them (`keep_range`): not read with the
         # area; a file there is read on its own when asked for (`_looked`: those read so far).
-        self._ranges: dict[tuple[str, str], tuple[str, str]] = {}
+        self._ranges: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self._looked: set[str] = set()
         self._listed: dict[tuple[str, str], set[str]] = {}  # `_kept_in`'s, once asked for
         # The default conference's copy at the root is hard links to its files: not in the record,
@@ -167,7 +167,7 @@ class Output:
             if area not in self._loaded:
                 self._load(area)
                 found = self._last.get(relative)
-            elif relative not in self._looked and _within(relative, self._ranges.get(area)):
+            elif relative not in self._looked and _within(relative, self._ranges.get(area, ())):
                 found = self._look(relative)
         return found
 
@@ -178,7 +178,10 @@ class Output:
             # The root's files are those before and after every conference's base.
             ranges = [("", _CONFERENCES), (_CONFERENCES[:-1] + "0", "")]
         elif kept is not None:
-            ranges = [(area[0], kept[0]), (kept[1], area[1])]
+            # The area but for the kept ranges (sorted, apart): the gaps before, between, after.
+            lows = [area[0], *(high for _, high in kept)]
+            highs = [*(low for low, _ in kept), area[1]]
+            ranges = list(zip(lows, highs, strict=True))
         else:
             ranges = [area]
         for low, high in ranges:
@@ -279,26 +282,29 @@ class Output:
         self._take(relative, last)
         return True
 
-    def keep_range(self, prefix: str, looked: Iterable[str], root: str | None = None) -> bool:
-        """Take every file the last build recorded under `prefix` (a directory of a conference's,
-        ending in "/") as it left them, and with `root` (the directory's copy at the root) their
-        hard links there, without reading their entries: all but those at the paths `looked`,
-        read now, which this build makes again or which are removed. A conference's sessions'
-        files are a hundred thousand at 50,000 sessions, of which a change touches a few. False,
-        with nothing taken, when the record is not read by area, the conference's area was read
-        already, or the root mirrored another conference (or, without `root`, this one) then."""
-        area = _area(prefix)
+    def keep_range(self, prefixes: Sequence[str], looked: Iterable[str], mirrored: bool = False) -> bool:
+        """Take every file the last build recorded under `prefixes` (directories of one
+        conference's, each ending in "/") as it left them, and when `mirrored` (the conference's
+        copy at the root) their hard links there, without reading their entries: all but those
+        at the paths `looked`, read now, which this build makes again or which are removed. A
+        conference's sessions' files are a hundred thousand at 50,000 sessions, of which a change
+        touches a few. False, with nothing taken, when the record is not read by area, the
+        conference's area was read already, or the root mirrored another conference (or, when
+        not `mirrored`, this one) then."""
+        area = _area(prefixes[0])
         if self._whole or area == _ROOT or area in self._loaded or area in self._carried:
             return False
         base = area[0]
-        if root is None:
+        if any(_area(prefix) != area or not prefix.endswith("/") for prefix in prefixes):
+            raise ValueError(f"not directories of one conference: {prefixes}")
+        if not mirrored:
             if self._last_mirrored == base:
                 return False  # its copies at the root go: each file's entry is needed
         else:
-            if self._last_mirrored != base or self._mirrored not in (None, base) or base + root != prefix:
+            if self._last_mirrored != base or self._mirrored not in (None, base):
                 return False
             self._mirrored = base
-        self._ranges[area] = (prefix, prefix[:-1] + "0")  # "0" follows "/"
+        self._ranges[area] = sorted((prefix, prefix[:-1] + "0") for prefix in set(prefixes))  # "0" follows "/"
         self._load(area)
         for path in looked:
             self._look(path)
@@ -307,12 +313,14 @@ class Output:
     def _kept_in(self, area: tuple[str, str]) -> set[str]:
         """The files of `area` this build took whole with a range (`keep_range`), not read on
         their own: listed only when a directory of theirs is swept."""
-        kept = self._ranges.get(area)
-        if kept is None:
-            return set()
         found = self._listed.get(area)
         if found is None:
-            found = self._listed[area] = {path for path, _, _ in self._book.files(*kept) if path not in self._last}
+            found = self._listed[area] = {
+                path
+                for low, high in self._ranges.get(area, ())
+                for path, _, _ in self._book.files(low, high)
+                if path not in self._last
+            }
         return found
 
     def _take(self, relative: str, last: Made) -> None:
@@ -665,8 +673,8 @@ def _area(relative: str) -> tuple[str, str]:
     return _ROOT
 
 
-def _within(relative: str, bounds: tuple[str, str] | None) -> bool:
-    return bounds is not None and bounds[0] <= relative < bounds[1]
+def _within(relative: str, ranges: Iterable[tuple[str, str]]) -> bool:
+    return any(low <= relative < high for low, high in ranges)
 
 
 def _holds_files(root: str) -> bool:

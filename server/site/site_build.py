@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from functools import partial
 
 from feeds import urls
@@ -62,8 +63,16 @@ EXTRA_PATHS = (
 # anything else in OUTDIR is left alone unless the last build wrote it.
 OWNED = (("feeds", True), ("sessions", False))
 
-# Whether the file of a session (id, site-relative path) was taken as the last build made it.
-Kept = Callable[[str, str], bool]
+
+@dataclass(frozen=True)
+class Kept:
+    """What a rebuild takes as the last build made it, without keying or making it: a session's
+    own file (`session(id, site-relative path)` says whether), and with `feeds` (the feeds made
+    again) every other catalogue feed and its QR code."""
+
+    session: Callable[[str, str], bool]
+    feeds: frozenset[tuple[FeedKind, str]] | None = None
+
 
 # (site-relative path, key of its inputs or None to make it every time, how to make its bytes)
 Part = tuple[str, str | None, Callable[[], Body]]
@@ -83,7 +92,7 @@ def site_parts(
     """Every file of one conference's site, each with the key of what it is made from; `writes`:
     what wrote the rows the snapshot was made from (Store.live); `kept`: takes a session's own
     file (page, download) as the last build made it, when its session is as it was then (the
-    file is then not yielded); `at`: the conference's directory in `output`."""
+    file is then not yielded), and feeds; `at`: the conference's directory in `output`."""
     base = conference_key(published, site)
     # Each session's key: everything its own files (download, page) are made from. One digest per
     # session serves both files and every key listing sessions (two fewer digests a session).
@@ -114,7 +123,9 @@ def site_parts(
     everything = published.feed(FeedKind.ALL.value, "")
     for session in everything.sessions if everything else ():
         key = sessions[session.id] = session_key(session)
-        if is_safe_id(session.id) and not (kept is not None and kept(session.id, page_path(session) + urls.PAGE_FILE)):
+        if is_safe_id(session.id) and not (
+            kept is not None and kept.session(session.id, page_path(session) + urls.PAGE_FILE)
+        ):
             yield (
                 page_path(session) + urls.PAGE_FILE,
                 key,
@@ -160,7 +171,12 @@ def site_parts(
         )
     zone = KeptZone(output, base, published.conference.timezone) if output is not None else None
     large = KeptFeeds(output, base, at, published, sessions) if output is not None else None
+    remade = kept.feeds if kept is not None else None
     for feed in published.feeds:
+        if remade is not None and (feed.spec.kind, feed.spec.slug) not in remade:
+            if large is not None and len(feed.sessions) >= LARGE:
+                large.hold(feed)
+            continue
         members = [sessions[s.id] for s in feed.sessions]
         make: Callable[[], Body] = partial(_feed_body, feed)
         if large is not None and len(members) >= LARGE:
@@ -173,7 +189,7 @@ def site_parts(
     for session in published.schedule.sessions:
         # Ids come from feeds.identity (hex); the check guards the file system all the same.
         download = urls.session_download(session.id)
-        if is_safe_id(session.id) and not (kept is not None and kept(session.id, download)):
+        if is_safe_id(session.id) and not (kept is not None and kept.session(session.id, download)):
             yield (
                 download,
                 sessions[session.id],

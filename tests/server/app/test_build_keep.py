@@ -107,7 +107,7 @@ def test_a_kept_range_stays_with_its_root_copies_while_a_looked_file_is_made_and
     first_build(root, THREE)
 
     output = Output(root)
-    kept = output.keep_range("c/a/sessions/", ["c/a/sessions/two.ics", "c/a/sessions/three.ics"], "sessions/")
+    kept = output.keep_range(["c/a/sessions/"], ["c/a/sessions/two.ics", "c/a/sessions/three.ics"], mirrored=True)
     put_with_root_copy(output, "sessions/two.ics", "v2", b"two, moved")
     put_with_root_copy(output, "index.html", "v1", b"index.html")
     output.finish(OWNED)
@@ -135,7 +135,7 @@ def test_a_stray_file_beside_a_kept_range_goes_when_the_conference_files_change_
         stray.write_bytes(b"left by hand")
 
     output = Output(root)
-    kept = output.keep_range("c/a/sessions/", [], "sessions/")
+    kept = output.keep_range(["c/a/sessions/"], [], mirrored=True)
     put_with_root_copy(output, "new.html", "v1", b"a new file: the conference's files change")
     output.finish(OWNED)
 
@@ -158,11 +158,11 @@ def test_a_range_is_not_kept_when_the_root_mirrored_another_conference_or_this_o
     root = tmp_path / "site"
     first_build(root)
 
-    elsewhere = Output(root).keep_range("c/b/sessions/", [], "sessions/")
-    uncopied = Output(root).keep_range("c/a/sessions/", [], None)
+    elsewhere = Output(root).keep_range(["c/b/sessions/"], [], mirrored=True)
+    uncopied = Output(root).keep_range(["c/a/sessions/"], [])
     read = Output(root)
     read.keep("c/a/sessions/one.ics", "sessions/one.ics")
-    after_reading = read.keep_range("c/a/sessions/", [], "sessions/")
+    after_reading = read.keep_range(["c/a/sessions/"], [], mirrored=True)
 
     assert (elsewhere, uncopied, after_reading) == (False, False, False)
 
@@ -172,9 +172,40 @@ def test_a_file_in_a_kept_range_made_all_the_same_is_read_on_its_own_and_not_wri
     first_build(root)
 
     output = Output(root)
-    output.keep_range("c/a/sessions/", [], "sessions/")
+    output.keep_range(["c/a/sessions/"], [], mirrored=True)
     put_with_root_copy(output, "sessions/one.ics", "v1", b"not made: its key is the last build's")
     output.finish(OWNED)
 
     assert output.written == []
     assert (root / "c" / "a" / "sessions" / "one.ics").read_bytes() == b"sessions/one.ics"
+
+
+def test_kept_ranges_stay_while_the_files_between_them_are_made_again_or_removed(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    first_build(root, ("feeds/all.ics", "feeds/day/one.ics", "index.html", "old.html", "sessions/one.ics"))
+
+    output = Output(root)
+    kept = output.keep_range(["c/a/sessions/", "c/a/feeds/"], ["c/a/feeds/day/one.ics"], mirrored=True)
+    put_with_root_copy(output, "feeds/day/one.ics", "v2", b"day one, moved")
+    put_with_root_copy(output, "index.html", "v1", b"not made: its key is the last build's")
+    output.finish(OWNED)
+
+    assert kept is True
+    assert files(root) == [
+        "c/a/feeds/all.ics",
+        "c/a/feeds/day/one.ics",
+        "c/a/index.html",
+        "c/a/sessions/one.ics",
+        "feeds/all.ics",
+        "feeds/day/one.ics",
+        "index.html",
+        "sessions/one.ics",
+    ]
+    assert sorted(output.written) == ["c/a/feeds/day/one.ics", "feeds/day/one.ics"]
+    assert (root / "feeds" / "all.ics").samefile(root / "c" / "a" / "feeds" / "all.ics")
+    assert sorted(recorded(root)) == [
+        "c/a/feeds/all.ics",
+        "c/a/feeds/day/one.ics",
+        "c/a/index.html",
+        "c/a/sessions/one.ics",
+    ]
