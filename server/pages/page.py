@@ -97,19 +97,22 @@ def page_context(
     if multi_day:
         state = view.state_query()
         for slug in (*slugs, ALL_DAYS):
-            members = [s for one in slugs if slug in (ALL_DAYS, one) for s in by_day[one]]
+            # Unsearched, no counts: a day page shows nothing of another day's sessions (and a
+            # static build makes a page a day, each of which would go over every session).
+            count: int | str = ""
+            if searched:
+                count = sum(1 for one in slugs if slug in (ALL_DAYS, one) for s in by_day[one] if s.id not in hidden)
             day_counts.append(
                 {
                     "slug": slug,
                     "name": "All days" if slug == ALL_DAYS else day_name(date.fromisoformat(slug)),
-                    # Unsearched, no counts: a day page shows nothing of another day's sessions.
-                    "count": sum(1 for s in members if s.id not in hidden) if searched else "",
+                    "count": count,
                     "path": urls.day_page(slug),
                     "query": f"?{state}" if state else "",
                 }
             )
     total = sum(len(by_day[slug]) for slug in shown_days)
-    shown = total - sum(1 for slug in shown_days for s in by_day[slug] if s.id in hidden)
+    shown = total - sum(1 for slug in shown_days for s in by_day[slug] if s.id in hidden) if hidden else total
     feed_day = day if multi_day and day != ALL_DAYS else None
     feed_query = view.feed_query(feed_day)
     all_feed = everything.path if everything else "feeds/all.ics"
