@@ -68,8 +68,10 @@ class PageParts:
         site: Site,
         sessions: dict[str, str],
         speakers: list[str] | None = None,
+        at: str = "",
     ) -> None:
         self._output, self._base, self._published, self._site = output, base, published, site
+        self._at = at  # the conference's directory in the output
         self._sessions = sessions  # session id -> digest of the session
         self.speakers = speakers  # each speaker's page's key, in the speakers' order, if known
         self._subscribe: dict[int, bytes] = {}
@@ -183,33 +185,70 @@ class PageParts:
                 self._output.hold(self._cards_key(slug, frame.depth))
         return digest(self._base, "page", frame.fixed, sections, self.subscribe_key(frame.depth))
 
-    def search_body(self) -> bytes:
-        """`search.json` as `search_representation` makes it, joined from each session's row as
-        the last build encoded it (by the session's key and day, in a part named by the
-        conference, not by its sessions: `hold_named`), so a rebuild encodes the
-        changed sessions' rows alone. Its rows are in session id order (search.index_rows
-        sorts them, and a session is on one day), each JSON-encoded as the whole document
-        encodes it, so the document is its head, the rows joined with commas and its tail."""
+    def search_body(self) -> Body:
+        """`search.json` as `search_representation` makes it, each session's row taken from the
+        file the last build wrote when the session and its day are as they were then, so a
+        rebuild encodes the changed sessions' rows alone and copies the others in runs. Its
+        rows are in session id order (search.index_rows sorts them, and a session is on one
+        day), each JSON-encoded as the whole document encodes it, so the document is its head,
+        the rows joined with commas and its tail. Where each row is in the file is a part
+        named by the conference, not by its sessions (`hold_named`): the head's length, then a
+        line per row, its session's key and day and its length; the file is used only with the
+        bytes the record gives it."""
         published = self._published
         if self._output is None:
             return search_representation(published).body
-        known = _decode_rows(self._output.kept(self._search_key))
-        rows: list[tuple[str, str]] = []
-        texts: dict[str, str] = {}
-        for day, sessions in day_sessions(published).items():
-            for session in sessions:
-                name = f"{self._sessions[session.id]} {day}"
-                text = known.get(name)
-                if text is None:
-                    (row,) = index_rows({day: (session,)})
-                    text = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
-                texts[name] = text
-                rows.append((session.id, text))
-        if texts != known:
-            self._output.renew(self._search_key, _encode_rows(texts))
-        rows.sort()
         head = index_body(published.conference, [])[: -len(_ROWS_END)]
-        return b"".join((head, ",".join(text for _, text in rows).encode("utf-8"), _ROWS_END))
+        names = sorted(
+            (session.id, f"{self._sessions[session.id]} {day}", session, day)
+            for day, sessions in day_sessions(published).items()
+            for session in sessions
+        )
+        last, places = self._search_places(self._output)
+        pieces: list[bytes | memoryview] = [head]
+        lines = [str(len(head))]
+        first = end = -1  # the run of the last file's rows being copied, from `first` to `end`
+        for _, name, session, day in names:
+            place = places.get(name)
+            if place is not None and first >= 0 and place[0] == end + 1:
+                end = place[1]  # the last file's next row: the comma between them comes along
+            else:
+                if first >= 0:
+                    pieces += [last[first:end], b","]
+                first, end = place if place is not None else (-1, -1)
+            if place is None:
+                (row,) = index_rows({day: (session,)})
+                text = json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+                pieces += [text, b","]
+                lines.append(f"{name}\t{len(text)}")
+            else:
+                lines.append(f"{name}\t{place[1] - place[0]}")
+        if first >= 0:
+            pieces += [last[first:end], b","]
+        if names:
+            pieces.pop()  # the comma after the last row
+        pieces.append(_ROWS_END)
+        self._output.renew(self._search_key, "\n".join(lines).encode("utf-8"))
+        return pieces
+
+    def _search_places(self, output: Output) -> tuple[memoryview, dict[str, tuple[int, int]]]:
+        """The file of `search.json` the last build wrote and where each row is in it, by its
+        session's key and day; nothing when either is not as the record gives it."""
+        described = output.kept(self._search_key)
+        body = output.last_bytes(self._at + INDEX) if described else None
+        if not described or body is None:
+            return memoryview(b""), {}
+        head, *rows = described.decode("utf-8").split("\n")
+        places: dict[str, tuple[int, int]] = {}
+        at = int(head)
+        for line in rows:
+            name, _, length = line.partition("\t")
+            places[name] = (at, at + int(length))
+            at += int(length) + 1
+        rows_end = at - 1 if rows else at  # no comma after the last row
+        if rows_end + len(_ROWS_END) != len(body):
+            return memoryview(b""), {}  # not the file these places describe
+        return memoryview(body), places
 
     @property
     def _search_key(self) -> str:
@@ -296,7 +335,7 @@ def page_parts(
         yield path, parts.page_key(frame), partial(page_chunks, published, site, frame, parts)
 
 
-def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[tuple[str, str, Callable[[], bytes]]]:
+def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[tuple[str, str, Callable[[], Body]]]:
     """(path, key, make) of what the schedule pages fetch or link besides: `search.json`, keyed on
     each day's sessions (its rows are each session's card text and facets, by day), which the
     day sections key on already: its rows are made only when the key changed, not to key it
@@ -324,21 +363,3 @@ def _static_host(published: Published) -> bytes:
     known, is where to go for the rest."""
     site = web_link(published.conference.source_url or "")
     return json.dumps({"static": True, "site": site}, separators=(",", ":")).encode()
-
-
-def _encode_rows(rows: dict[str, str]) -> bytes:
-    """The sessions' rows of `search.json` by name, a line each: the name, a tab, the row's JSON
-    (which holds no line break: JSON escapes every control character in a string)."""
-    return "\n".join(f"{name}\t{text}" for name, text in rows.items()).encode("utf-8")
-
-
-def _decode_rows(stored: bytes | None) -> dict[str, str]:
-    """`_encode_rows`' map back (empty for no part)."""
-    if not stored:
-        return {}
-    found = {}
-    for line in stored.decode("utf-8").split("\n"):
-        name, tab, text = line.partition("\t")
-        if tab:
-            found[name] = text
-    return found

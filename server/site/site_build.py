@@ -160,7 +160,7 @@ def site_parts(
     # The pages listing every speaker, track, room or feed of a kind, and search.json, before the
     # feeds: each is made whole, a hundred megabytes more while it is at 50,000 sessions, so
     # while this process is small (the feeds' events, the files' record not yet in it).
-    parts = PageParts(output, base, published, site, sessions, speaker_keys)
+    parts = PageParts(output, base, published, site, sessions, speaker_keys, at)
     yield from page_extras(published, site, parts)
     # Each page of a kind too long to list on the schedule pages shows only that kind's feeds.
     for kind, path in feed_index_paths(published):

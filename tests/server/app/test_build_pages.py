@@ -183,3 +183,34 @@ def test_search_json_joined_from_the_kept_rows_is_what_the_server_answers_after_
 
     served = search_representation(Published(later, now=NOW, base_url=BASE)).body
     assert (rebuilt["search.json"], rebuilt["search.json"] == before["search.json"]) == (served, False)
+
+
+def test_search_json_after_changes_one_after_another_is_what_the_server_answers(tmp_path: Path) -> None:
+    """Each rebuild copies the unchanged rows from the file the one before wrote, itself joined so."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    session = next(s for s in schedule.sessions if s.id == "c0006")
+    retitled = edited(schedule, "c0004", title="Talk 4, Ünïcode retitled")
+    moved = edited(
+        edited(retitled, "c0006", start=session.start + timedelta(days=1), end=session.end + timedelta(days=1)),
+        "c0001",
+        title="Talk 1, ☃ retitled",
+    )
+    build(tmp_path / "site", schedule)
+    build(tmp_path / "site", retitled)
+    build(tmp_path / "site", moved)
+
+    rebuilt = build(tmp_path / "site", schedule)
+
+    assert rebuilt["search.json"] == search_representation(Published(schedule, now=NOW, base_url=BASE)).body
+
+
+def test_search_json_is_made_whole_when_its_last_file_is_not_the_one_recorded(tmp_path: Path) -> None:
+    schedule = crowded(LISTED_FEEDS + 1)
+    later = edited(schedule, "c0004", title="Talk 4, retitled")
+    build(tmp_path / "site", schedule)
+    last = tmp_path / "site" / "search.json"
+    last.write_bytes(last.read_bytes().replace(b"talk 6", b"talk x"))
+
+    rebuilt = build(tmp_path / "site", later)
+
+    assert rebuilt["search.json"] == search_representation(Published(later, now=NOW, base_url=BASE)).body
