@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import partial
+from operator import attrgetter
 from typing import Any
 
 import anyio.to_thread
@@ -63,7 +64,7 @@ def _options(published: Published, kind: str, sessions: list[Session]) -> list[t
     found = [(f.spec.slug, f.spec.name) for f in published.feeds if f.spec.kind.value == kind]
     if kind == "level":
         found.sort(key=level_key)
-    if kind in ("track", "room", "level") and any(getattr(s, kind) is None for s in sessions):
+    if kind in ("track", "room", "level") and None in map(attrgetter(kind), sessions):
         found.append((NONE, f"(no {kind})"))
     return found
 

@@ -78,7 +78,14 @@ def sessions_api_body(
     if output is None:
         return sessions_pieces(published, site)
 
+    # Each day's key, once for the document and its twin; a day is named by its first session
+    # (the days are apart).
+    keys: dict[str, str] = published.memo(("sessions day keys", base), dict)
+
     def kept(day: tuple[Session, ...], first: bool, make: Callable[[], bytes]) -> bytes:
-        return output.part(listing((base, "sessions day", first), [sessions[s.id] for s in day]), make)
+        key = keys.get(day[0].id)
+        if key is None:
+            key = keys[day[0].id] = listing((base, "sessions day", first), [sessions[s.id] for s in day])
+        return output.part(key, make)
 
     return sessions_pieces(published, site, kept)

@@ -111,7 +111,8 @@ def _patched(feeds: _Feeds, previous: Schedule, found: Since, now: datetime) -> 
         return None
     made_at, specs, members, until = feeds
     kept = Catalogue.of(specs, Overlay({key: members_of(group) for key, group in members.items()}), until)
-    changes = changed_sessions({s.id: s for s in previous.sessions}, found.written)
+    written = {s.id for s in found.written}
+    changes = changed_sessions({s.id: s for s in previous.sessions if s.id in written}, found.written)
     return patched(kept, made_at, changes, found.schedule.conference, now)
 
 

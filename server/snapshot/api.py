@@ -89,7 +89,12 @@ SessionsChunk = Callable[[tuple[Session, ...], bool, Callable[[], bytes]], bytes
 
 def session_days(published: Published) -> list[tuple[Session, ...]]:
     """Every session in the document's order, cut where the conference day changes
-    (feeds.model.Conference.day_of)."""
+    (feeds.model.Conference.day_of); made once per snapshot (a static build writes the
+    document twice, as `api/sessions` and its .json twin)."""
+    return published.memo(("session days",), partial(_session_days, published))
+
+
+def _session_days(published: Published) -> list[tuple[Session, ...]]:
     conference = published.conference
     ordered = sorted(published.schedule.sessions, key=attrgetter("start", "end", "title", "id"))
     days: list[list[Session]] = []
