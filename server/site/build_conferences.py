@@ -218,16 +218,16 @@ def _kept(
             written.add(session.id)
     looked = [base + path for session in written for path in _own_files(session)]
     directories = [urls.SESSIONS]
-    # The feeds the changed sessions are or were in, when the snapshot's were patched from the
-    # last build's (its `touched`: those made again, a superset of those whose members changed
-    # since the last build): every other feed and its QR code is taken with them, unkeyed.
+    # When the snapshot's feeds were patched from those kept with the schedule, the feeds the
+    # patch touched (a superset of those whose members changed since the last build) are made
+    # again; every other feed and its QR code is taken with the sessions' files, unkeyed.
     remade = published.catalogue.touched
-    feeds = [published.feed(kind.value, slug) for kind, slug in remade] if remade is not None else [None]
-    if all(feed is not None for feed in feeds):  # a feed that ended is found only by keying every one
+    touched = [published.feed(kind.value, slug) for kind, slug in remade or ()]
+    if remade is not None and all(feed is not None for feed in touched):
         directories += [urls.FEEDS, urls.QR]
-        looked += [base + path for feed in feeds if feed is not None for path in (feed.path, urls.feed_qr(feed.path))]
+        looked += [base + path for feed in touched if feed is not None for path in (feed.path, urls.feed_qr(feed.path))]
     else:
-        remade = None
+        remade = None  # a touched feed that ended would be found only by keying every feed
     if output.keep_range([base + directory for directory in directories], looked, default):
         return Kept(lambda session, path: session not in written and path.startswith(urls.SESSIONS), remade)
 
