@@ -205,29 +205,19 @@ class PageParts:
             for session in sessions
         )
         last, places = self._search_places(self._output)
-        pieces: list[bytes | memoryview] = [head]
+        rows: list[bytes | tuple[int, int]] = []  # each row's bytes, or where the last file has them
         lines = [str(len(head))]
-        first = end = -1  # the run of the last file's rows being copied, from `first` to `end`
         for _, name, session, day in names:
             place = places.get(name)
-            if place is not None and first >= 0 and place[0] == end + 1:
-                end = place[1]  # the last file's next row: the comma between them comes along
-            else:
-                if first >= 0:
-                    pieces += [last[first:end], b","]
-                first, end = place if place is not None else (-1, -1)
             if place is None:
                 (row,) = index_rows({day: (session,)})
                 text = json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-                pieces += [text, b","]
+                rows.append(text)
                 lines.append(f"{name}\t{len(text)}")
             else:
+                rows.append(place)
                 lines.append(f"{name}\t{place[1] - place[0]}")
-        if first >= 0:
-            pieces += [last[first:end], b","]
-        if names:
-            pieces.pop()  # the comma after the last row
-        pieces.append(_ROWS_END)
+        pieces = [head, *_comma_joined(last, rows), _ROWS_END]
         self._output.renew(self._search_key, "\n".join(lines).encode("utf-8"))
         return pieces
 
@@ -363,3 +353,24 @@ def _static_host(published: Published) -> bytes:
     known, is where to go for the rest."""
     site = web_link(published.conference.source_url or "")
     return json.dumps({"static": True, "site": site}, separators=(",", ":")).encode()
+
+
+def _comma_joined(last: memoryview, rows: list[bytes | tuple[int, int]]) -> Iterator[bytes | memoryview]:
+    """`rows` joined with commas, a row being its bytes or where `last` holds them: rows that
+    follow one another in `last` are taken as one slice, the commas between them included."""
+    first = end = -1  # the slice of `last` being gathered
+    for at, row in enumerate(rows):
+        if isinstance(row, tuple) and first >= 0 and row[0] == end + 1:
+            end = row[1]
+            continue
+        if first >= 0:
+            yield last[first:end]
+            first = -1
+        if at:
+            yield b","
+        if isinstance(row, tuple):
+            first, end = row
+        else:
+            yield row
+    if first >= 0:
+        yield last[first:end]
