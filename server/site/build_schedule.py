@@ -56,7 +56,7 @@ _Feeds = tuple[datetime, tuple[FeedSpec, ...], dict[Key, tuple[Session, ...]], d
 _State = tuple[int, str, Schedule, dict[str, int], _Feeds]
 
 
-@dataclass
+@dataclass(frozen=True)
 class ScheduleRead:
     """A conference's schedule as a build read it, and its feeds' members patched from those the
     last build kept (None: they are made from scratch); `keep` once the snapshot is made."""
