@@ -53,17 +53,11 @@ class Shell:
     def page(self, title: str, description: str, main: str) -> bytes:
         """The page's bytes; `title` (before the conference's name) and `description` are plain
         text, `main` markup."""
-        return b"".join(
-            (
-                self.head,
-                esc(description).encode(),
-                self.between,
-                esc(title).encode(),
-                self.before_main,
-                main.encode(),
-                self.tail,
-            )
-        )
+        return self.before(title, description) + main.encode() + self.tail
+
+    def before(self, title: str, description: str) -> bytes:
+        """The page's bytes before its main part (`page`)."""
+        return b"".join((self.head, esc(description).encode(), self.between, esc(title).encode(), self.before_main))
 
 
 @lru_cache(maxsize=64)
@@ -309,9 +303,9 @@ class DirectoryEntry:
         return (p.slug, p.name, p.role, p.affiliation, self.path, self.bio, self.sessions)
 
 
-def speakers_main(title: str, entries: Iterable[str]) -> str:
-    """The speakers' directory's article around its entries' markup (`directory_entry`)."""
-    return f'<article class="speaker-directory">\n<h1>{esc(title)}</h1>\n{"".join(entries)}</article>\n'
+def speakers_article(title: str) -> tuple[str, str]:
+    """The speakers' directory's article before its entries' markup (`directory_entry`) and after."""
+    return f'<article class="speaker-directory">\n<h1>{esc(title)}</h1>\n', "</article>\n"
 
 
 def directory_entry(entry: DirectoryEntry) -> str:

@@ -29,7 +29,7 @@ from server.pages import params
 from server.pages.calendar_links import feed_links
 from server.pages.cards import Card, page_path, session_card
 from server.pages.context import route_context
-from server.pages.detail_html import DirectoryEntry, directory_entry, facet_main, shell, speakers_main
+from server.pages.detail_html import DirectoryEntry, directory_entry, facet_main, shell, speakers_article
 from server.pages.detail_pages import SpeakerEntry, heading, html_page, speaker_path, speakers
 from server.pages.render import render
 from server.snapshot.conditional import Representation
@@ -156,10 +156,18 @@ def speakers_index_representation(published: Published, site: Site) -> Represent
 def speakers_index_body(published: Published, entries: Iterable[str], count: int) -> bytes:
     """The speakers' directory page around its `count` entries' markup (detail_html.directory_entry),
     in the directory's order."""
+    before, after = speakers_index_ends(published, count)
+    return before + "".join(entries).encode() + after
+
+
+def speakers_index_ends(published: Published, count: int) -> tuple[bytes, bytes]:
+    """The bytes of `speakers_index_body` before its entries and after them: a build joins the
+    entries between them, most as the file it last wrote has them."""
     conference = published.conference
     description = f"The {count} speakers of {conference.name}, with their sessions."
-    main = speakers_main("Speakers", entries)
-    return shell(conference, 1, "directory.html").page("Speakers", description, main)
+    page = shell(conference, 1, "directory.html")
+    opening, closing = speakers_article("Speakers")
+    return page.before("Speakers", description) + opening.encode(), closing.encode() + page.tail
 
 
 # (site-relative file, what it shows besides sessions, the sessions it shows, how to make it)

@@ -16,23 +16,24 @@ feeds only) and `api/feeds` joined from a kept part per kind.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property, partial
 from itertools import groupby
 from typing import cast
 
 from feeds import urls
+from feeds.model import Session
 from feeds.web_links import web_link
 from server.links import ConferenceLink, Site
 from server.pages.cards import Card
 from server.pages.detail_html import directory_entry
-from server.pages.detail_pages import speakers
+from server.pages.detail_pages import SpeakerEntry, speakers
 from server.pages.index_pages import (
     directory_entries,
     directory_entry_of,
     directory_place,
     index_files,
-    speakers_index_body,
+    speakers_index_ends,
     speakers_index_representation,
 )
 from server.pages.page import (
@@ -191,10 +192,8 @@ class PageParts:
         rebuild encodes the changed sessions' rows alone and copies the others in runs. Its
         rows are in session id order (search.index_rows sorts them, and a session is on one
         day), each JSON-encoded as the whole document encodes it, so the document is its head,
-        the rows joined with commas and its tail. Where each row is in the file is a part
-        named by the conference, not by its sessions (`hold_named`): the head's length, then a
-        line per row, its session's key and day and its length; the file is used only with the
-        bytes the record gives it."""
+        the rows joined with commas and its tail (`_Spliced`, each row named by its session's
+        key and day)."""
         published = self._published
         if self._output is None:
             return search_representation(published).body
@@ -204,41 +203,13 @@ class PageParts:
             for day, sessions in day_sessions(published).items()
             for session in sessions
         )
-        last, places = self._search_places(self._output)
-        rows: list[bytes | tuple[int, int]] = []  # each row's bytes, or where the last file has them
-        lines = [str(len(head))]
-        for _, name, session, day in names:
-            place = places.get(name)
-            if place is None:
-                (row,) = index_rows({day: (session,)})
-                text = json.dumps(row, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-                rows.append(text)
-                lines.append(f"{name}\t{len(text)}")
-            else:
-                rows.append(place)
-                lines.append(f"{name}\t{place[1] - place[0]}")
-        pieces = [head, *_comma_joined(last, rows), _ROWS_END]
-        self._output.renew(self._search_key, "\n".join(lines).encode("utf-8"))
-        return pieces
+        spliced = _Spliced(self._output, self._search_key, self._at + INDEX, b",")
 
-    def _search_places(self, output: Output) -> tuple[memoryview, dict[str, tuple[int, int]]]:
-        """The file of `search.json` the last build wrote and where each row is in it, by its
-        session's key and day; nothing when either is not as the record gives it."""
-        described = output.kept(self._search_key)
-        body = output.last_bytes(self._at + INDEX) if described else None
-        if not described or body is None:
-            return memoryview(b""), {}
-        head, *rows = described.decode("utf-8").split("\n")
-        places: dict[str, tuple[int, int]] = {}
-        at = int(head)
-        for line in rows:
-            name, _, length = line.partition("\t")
-            places[name] = (at, at + int(length))
-            at += int(length) + 1
-        rows_end = at - 1 if rows else at  # no comma after the last row
-        if rows_end + len(_ROWS_END) != len(body):
-            return memoryview(b""), {}  # not the file these places describe
-        return memoryview(body), places
+        def row(session: Session, day: str) -> bytes:
+            (found,) = index_rows({day: (session,)})
+            return json.dumps(found, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+        return spliced.joined(head, ((name, partial(row, session, day)) for _, name, session, day in names), _ROWS_END)
 
     @property
     def _search_key(self) -> str:
@@ -246,8 +217,8 @@ class PageParts:
 
     def hold_named(self) -> None:
         """Keep the parts named by the conference, not by what they hold, for the next build,
-        whether the files joined from them are made this time or not: the sessions' rows of
-        `search.json` and the speakers' directory entries."""
+        whether the files joined from them are made this time or not: where the rows of
+        `search.json` and the entries of the speakers' directory are in their files."""
         if self._output is not None:
             self._output.hold(self._search_key)
             self._output.hold(self._speakers_key)
@@ -259,25 +230,25 @@ class PageParts:
         people = [entry.shown for entry in directory_entries(self._published)]
         return digest(base, "speakers index", url, people)
 
-    def speakers_index_body(self) -> bytes:
-        """The speakers' directory as `speakers_index_representation` makes it, joined from each
-        speaker's entry as the last build made it (by the speaker's page's key, which names all
-        the entry shows, in a part named by the conference: `hold_named`), so a rebuild makes
-        the changed speakers' entries alone."""
+    def speakers_index_body(self) -> Body:
+        """The speakers' directory as `speakers_index_representation` makes it, each speaker's
+        entry taken from the file the last build wrote when their page's key (which names all
+        the entry shows) is as it was then, so a rebuild renders the changed speakers' entries
+        alone and copies the others in runs (`_Spliced`, in a part named by the conference:
+        `hold_named`)."""
         published = self._published
         if self._output is None or self.speakers is None:
             return speakers_index_representation(published, self._site).body
-        known = _decode_pieces(self._output.kept(self._speakers_key))
         keyed = sorted(
             zip(speakers(published).values(), self.speakers, strict=True), key=lambda p: directory_place(p[0])
         )
-        texts: dict[str, tuple[str, ...]] = {}
-        for entry, key in keyed:
-            text = known.get(key)
-            texts[key] = text if text is not None else (directory_entry(directory_entry_of(entry)),)
-        if texts != known:
-            self._output.renew(self._speakers_key, _encode_pieces(texts))
-        return speakers_index_body(published, (text for (text,) in texts.values()), len(texts))
+        before, after = speakers_index_ends(published, len(keyed))
+        spliced = _Spliced(self._output, self._speakers_key, self._at + _SPEAKERS_INDEX, b"")
+
+        def entry_text(entry: SpeakerEntry) -> bytes:
+            return directory_entry(directory_entry_of(entry)).encode()
+
+        return spliced.joined(before, ((key, partial(entry_text, entry)) for entry, key in keyed), after)
 
     @property
     def _speakers_key(self) -> str:
@@ -288,8 +259,7 @@ class PageParts:
 
 
 def _encode_pieces(texts: Mapping[str, Sequence[str]]) -> bytes:
-    """Texts in pieces by name (a day's cards' markup by session key, a speaker's directory entry
-    by their page's key): a JSON line of (name, length of each piece), then the pieces (any
+    """Texts in pieces by name (a day's cards' markup by session key): a JSON line of (name, length of each piece), then the pieces (any
     text: schedule text may hold any character but a marker)."""
     header = [[name, *map(len, text)] for name, text in texts.items()]
     body = "".join(piece for text in texts.values() for piece in text)
@@ -355,22 +325,71 @@ def _static_host(published: Published) -> bytes:
     return json.dumps({"static": True, "site": site}, separators=(",", ":")).encode()
 
 
-def _comma_joined(last: memoryview, rows: list[bytes | tuple[int, int]]) -> Iterator[bytes | memoryview]:
-    """`rows` joined with commas, a row being its bytes or where `last` holds them: rows that
-    follow one another in `last` are taken as one slice, the commas between them included."""
-    first = end = -1  # the slice of `last` being gathered
-    for at, row in enumerate(rows):
-        if isinstance(row, tuple) and first >= 0 and row[0] == end + 1:
-            end = row[1]
-            continue
+class _Spliced:
+    """A document that is a head, rows joined with `separator` and a tail, each row named by a
+    key of all it shows, joined with most rows copied from the file the last build wrote: a
+    part named by the conference (`hold_named`) says where each row is in that file (the head's
+    length, then a line per row: its name and length), and the file is used only with the bytes
+    the record gives it and the length those places add up to."""
+
+    def __init__(self, output: Output, key: str, relative: str, separator: bytes) -> None:
+        self._output, self._key, self._separator = output, key, separator
+        self._last, self._places = self._read(relative)
+
+    def _read(self, relative: str) -> tuple[memoryview, dict[str, tuple[int, int]]]:
+        described = self._output.kept(self._key)
+        body = self._output.last_bytes(relative) if described else None
+        if not described or body is None:
+            return memoryview(b""), {}
+        head, *rows = described.decode("utf-8").split("\n")
+        ends, _, start = head.partition("\t")
+        places: dict[str, tuple[int, int]] = {}
+        at = int(start)
+        for line in rows:
+            name, _, length = line.partition("\t")
+            places[name] = (at, at + int(length))
+            at += int(length) + len(self._separator)
+        rows_end = at - len(self._separator) if rows else at  # no separator after the last row
+        if rows_end + int(ends) != len(body):
+            return memoryview(b""), {}  # not the file these places describe
+        return memoryview(body), places
+
+    def joined(
+        self, head: bytes, rows: Iterable[tuple[str, Callable[[], bytes]]], tail: bytes
+    ) -> list[bytes | memoryview]:
+        """The document's pieces: `head`, each row (its name, how to make it) joined, `tail`;
+        the rows' places are kept for the next build."""
+        made: list[bytes | tuple[int, int]] = []  # each row's bytes, or where the last file has them
+        lines = [f"{len(tail)}\t{len(head)}"]
+        for name, make in rows:
+            place = self._places.get(name)
+            if place is None:
+                text = make()
+                made.append(text)
+                lines.append(f"{name}\t{len(text)}")
+            else:
+                made.append(place)
+                lines.append(f"{name}\t{place[1] - place[0]}")
+        self._output.renew(self._key, "\n".join(lines).encode("utf-8"))
+        return [head, *self._pieces(made), tail]
+
+    def _pieces(self, rows: list[bytes | tuple[int, int]]) -> Iterator[bytes | memoryview]:
+        """`rows` joined with the separator, a row being its bytes or where the last file holds
+        them: rows that follow one another there are taken as one slice, separators included."""
+        last, separator = self._last, self._separator
+        first = end = -1  # the slice of the last file being gathered
+        for at, row in enumerate(rows):
+            if isinstance(row, tuple) and first >= 0 and row[0] == end + len(separator):
+                end = row[1]
+                continue
+            if first >= 0:
+                yield last[first:end]
+                first = -1
+            if at and separator:
+                yield separator
+            if isinstance(row, tuple):
+                first, end = row
+            else:
+                yield row
         if first >= 0:
             yield last[first:end]
-            first = -1
-        if at:
-            yield b","
-        if isinstance(row, tuple):
-            first, end = row
-        else:
-            yield row
-    if first >= 0:
-        yield last[first:end]

@@ -164,6 +164,32 @@ def test_a_rebuild_of_the_same_schedule_keeps_the_speakers_directory_as_it_was(t
     assert rebuilt["speakers/index.html"] == before["speakers/index.html"]
 
 
+def test_the_speakers_directory_after_changes_one_after_another_is_what_a_fresh_build_writes(tmp_path: Path) -> None:
+    """Each rebuild copies the unchanged entries from the file the one before wrote, itself joined
+    so: a renamed speaker moves in the directory's order, a new one adds an entry."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    renamed = edited(schedule, "c0007", speakers=(Speaker("Ärne Ünïcode", slug="speaker-007"),))
+    joined = edited(renamed, "c0004", speakers=(Speaker("Zoë Newcomer ☃"),), title="Talk 4, ☃ retitled")
+    build(tmp_path / "site", schedule)
+    build(tmp_path / "site", renamed)
+
+    rebuilt = build(tmp_path / "site", joined)
+
+    assert rebuilt["speakers/index.html"] == fresh(joined)["speakers/index.html"]
+
+
+def test_the_speakers_directory_is_made_whole_when_its_last_file_is_not_the_one_recorded(tmp_path: Path) -> None:
+    schedule = crowded(LISTED_FEEDS + 1)
+    later = edited(schedule, "c0004", title="Talk 4, retitled")
+    build(tmp_path / "site", schedule)
+    last = tmp_path / "site" / "speakers" / "index.html"
+    last.write_bytes(last.read_bytes().replace(b"Speaker 006", b"Speaker 00x"))
+
+    rebuilt = build(tmp_path / "site", later)
+
+    assert rebuilt["speakers/index.html"] == fresh(later)["speakers/index.html"]
+
+
 def test_search_json_joined_from_the_kept_rows_is_what_the_server_answers_after_a_retitle_and_a_move(
     tmp_path: Path,
 ) -> None:
