@@ -52,6 +52,19 @@ def test_a_part_altered_on_disk_is_made_again(tmp_path: Path) -> None:
     assert calls == [b"<section>one</section>"]
 
 
+def test_a_part_cut_short_on_disk_is_made_again(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    one_build(root, {"k1": b"<section>one</section>"}, [])
+    part = tmp_path / ".site.confcal-build.parts" / "k1"
+    part.write_bytes(part.read_bytes()[:-1])
+    calls: list[bytes] = []
+
+    bodies = one_build(root, {"k1": b"<section>one</section>"}, calls)
+
+    assert bodies == {"k1": b"<section>one</section>"}
+    assert calls == [b"<section>one</section>"]
+
+
 def test_parts_a_build_did_not_use_are_removed(tmp_path: Path) -> None:
     root = tmp_path / "site"
     one_build(root, {"k1": b"one", "k2": b"two"}, [])
