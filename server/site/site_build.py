@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from feeds import urls
-from feeds.catalogue import FeedKind, FeedSpec
+from feeds.catalogue import FeedKind
 from feeds.model import Session
 from server.links import ConferenceLink, Site
 from server.pages.assets import service_worker, static_files
@@ -42,7 +42,7 @@ from server.site.build_events import KeptEvents, KeptZone
 from server.site.build_exports import CHUNKED, export_body, sessions_api_body
 from server.site.build_feeds import LARGE, KeptFeeds
 from server.site.build_output import Body, Output, code_key, digest, listing
-from server.site.build_pages import PageParts, page_extras, page_parts
+from server.site.build_pages import PageParts, page_extras, page_parts, spec_fields
 from server.snapshot.conditional import Representation
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Feed, Published
@@ -148,7 +148,7 @@ def site_parts(
     for entry in speakers(published).values():
         speaker_feed = published.feed(FeedKind.SPEAKER.value, entry.speaker.slug)
         key = listing(
-            (base, "speaker", _fields(entry.speaker), _spec(speaker_feed.spec) if speaker_feed else None),
+            (base, "speaker", _fields(entry.speaker), spec_fields(speaker_feed.spec) if speaker_feed else None),
             [sessions[s.id] for s in entry.sessions],
         )
         speaker_keys.append(key)
@@ -182,7 +182,7 @@ def site_parts(
         if large is not None and len(members) >= LARGE:
             large.hold(feed)
             make = partial(large.body, feed, members)
-        yield feed.path, listing((base, _spec(feed.spec)), members), make
+        yield feed.path, listing((base, spec_fields(feed.spec)), members), make
         url, title = site.url(feed.path), qr_title(feed)
         yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
     # The downloads after the feeds: each takes its event from the cache the feeds filled.
@@ -221,11 +221,6 @@ def conference_key(published: Published, site: Site) -> str:
     """The key of what every file of a conference is made from besides its sessions: the code,
     the conference, the site's and the calendars' base URLs."""
     return digest(code_key(), published.conference, site.base_url, published.base_url)
-
-
-def _spec(spec: FeedSpec) -> tuple[str, ...]:
-    """A feed's spec for a key: its kind by value (an enum's repr is a Python call)."""
-    return (spec.kind.value, spec.slug, spec.name, spec.title)
 
 
 def _fields(value: object) -> tuple[object, ...]:
