@@ -22,7 +22,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from feeds import urls
-from feeds.catalogue import day_name
+from feeds.catalogue import FeedKind, day_name
 from feeds.model import Session
 from server.links import Site
 from server.pages import params
@@ -53,7 +53,8 @@ def facet_page(kind: str, slug: str) -> str:
 
 def facet_feeds(published: Published, kind: str) -> list[Feed]:
     """The catalogue's feeds of `kind` (track or room) that have sessions, by name."""
-    found = [f for f in published.feeds if f.spec.kind.value == kind and f.sessions]
+    wanted = FeedKind(kind)  # compared by identity: an enum's `value` is a Python call, per feed
+    found = [f for f in published.feeds if f.spec.kind is wanted and f.sessions]
     return sorted(found, key=lambda f: f.spec.name.casefold())
 
 

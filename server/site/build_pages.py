@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property, partial
 from itertools import groupby
+from operator import attrgetter
 from typing import cast
 
 from feeds import urls
@@ -90,9 +91,9 @@ class PageParts:
         """The feeds in runs of one kind, in the catalogue's order, each with a digest of what the
         pages and the feeds' list show of its feeds: spec, path and number of events."""
         runs = []
-        for kind, feeds in groupby(self._published.feeds, key=lambda f: f.spec.kind.value):
+        for kind, feeds in groupby(self._published.feeds, key=attrgetter("spec.kind")):
             run = list(feeds)
-            runs.append((kind, run, digest([(spec_fields(f.spec), f.path, len(f.sessions)) for f in run])))
+            runs.append((kind.value, run, digest([(spec_fields(f.spec), f.path, len(f.sessions)) for f in run])))
         return runs
 
     @cached_property
