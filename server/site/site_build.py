@@ -67,11 +67,13 @@ OWNED = (("feeds", True), ("sessions", False))
 @dataclass(frozen=True)
 class Kept:
     """What a rebuild takes as the last build made it, without keying or making it: a session's
-    own file (`session(id, site-relative path)` says whether), and with `feeds` (the feeds made
-    again) every other catalogue feed and its QR code."""
+    own file (`session(id, site-relative path)` says whether; with `written`, every session's
+    but those of these sessions), and with `feeds` (the feeds made again) every other catalogue
+    feed and its QR code."""
 
     session: Callable[[str, str], bool]
     feeds: frozenset[tuple[FeedKind, str]] | None = None
+    written: frozenset[str] | None = None
 
 
 # (site-relative path, key of its inputs or None to make it every time, how to make its bytes)
@@ -121,8 +123,11 @@ def site_parts(
     # Session and speaker pages first: a parallel build's workers make them (`independent`)
     # while this process renders the feeds, instead of waiting for the feeds' QR codes alone.
     everything = published.feed(FeedKind.ALL.value, "")
+    written = kept.written if kept is not None else None
     for session in everything.sessions if everything else ():
         key = sessions[session.id] = session_key(session)
+        if written is not None and session.id not in written:
+            continue  # taken with the sessions' directory
         if is_safe_id(session.id) and not (
             kept is not None and kept.session(session.id, page_path(session) + urls.PAGE_FILE)
         ):
@@ -145,8 +150,9 @@ def site_parts(
         del files
     # Each speaker's page's key, in the speakers' order: everything the speakers' directory shows.
     speaker_keys: list[str] = []
+    speaker_kind = FeedKind.SPEAKER.value
     for entry in speakers(published).values():
-        speaker_feed = published.feed(FeedKind.SPEAKER.value, entry.speaker.slug)
+        speaker_feed = published.feed(speaker_kind, entry.speaker.slug)
         key = listing(
             (base, "speaker", _fields(entry.speaker), spec_fields(speaker_feed.spec) if speaker_feed else None),
             [sessions[s.id] for s in entry.sessions],
@@ -186,7 +192,10 @@ def site_parts(
         url, title = site.url(feed.path), qr_title(feed)
         yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
     # The downloads after the feeds: each takes its event from the cache the feeds filled.
-    for session in published.schedule.sessions:
+    own = published.schedule.sessions
+    if written is not None:  # every other session's download is taken with the directory
+        own = tuple(s for sid in sorted(written) if (s := published.session(sid)) is not None)
+    for session in own:
         # Ids come from feeds.identity (hex); the check guards the file system all the same.
         download = urls.session_download(session.id)
         if is_safe_id(session.id) and not (kept is not None and kept.session(session.id, download)):
