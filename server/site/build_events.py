@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import BinaryIO
 
@@ -94,19 +95,20 @@ class KeptEvents:
 def merged(
     known: Events, wanted: set[str], fresh: dict[str, bytes], places: dict[str, tuple[int, int]]
 ) -> Iterator[bytes]:
-    """The pieces of the part holding the events of `wanted` (digests): each as its session's
-    digest, its length and its bytes, in digest order; those `known` holds read from its file
-    in runs of consecutive entries, those of `fresh` (none of which `known` holds) each put in
-    its place. Where each event's bytes are in the part goes to `places`, by digest."""
+    """The pieces of the part holding the events of `wanted` (digests), in digest order (`Events`
+    says how a part is laid out): those `known` holds read from its file in runs of consecutive
+    events, those of `fresh` (none of which `known` holds) each put in its place. Where each
+    event's bytes are in the part goes to `places`, by digest."""
     plan: list[tuple[int, int] | str] = []  # a run of `known`'s file (first, last byte), or a fresh digest
+    index: list[tuple[str, int]] = []  # each event's digest and length, in the part's order
     added = sorted(fresh, reverse=True)  # the next to put in last
     at = 0  # where the next piece starts in the part
     first = last = shift = -1  # the run being gathered, and how far its bytes move
 
     def put(key: str) -> None:
         nonlocal at
-        start = at + _DIGEST + _LENGTH
-        places[key] = (start, start + len(fresh[key]))
+        places[key] = (at, at + len(fresh[key]))
+        index.append((key, len(fresh[key])))
         at = places[key][1]
         plan.append(key)
 
@@ -118,21 +120,21 @@ def merged(
             put(added.pop())
         if key in wanted:
             if first < 0:
-                first = start - _DIGEST - _LENGTH
+                first = start
                 shift = at - first
             last = end
             places[key] = (start + shift, end + shift)
+            index.append((key, end - start))
     if first >= 0:
         plan.append((first, last))
         at += last - first
     while added:
         put(added.pop())
     for step in plan:
-        if isinstance(step, str):
-            yield step.encode("ascii") + b"%0*d" % (_LENGTH, len(fresh[step]))
-            yield fresh[step]
-        else:
-            yield known.span(*step)
+        yield fresh[step] if isinstance(step, str) else known.span(*step)
+    yield "".join(key for key, _ in index).encode("ascii")
+    yield b"".join(b"%0*d" % (_LENGTH, length) for _, length in index)
+    yield b"%0*d" % (_LENGTH, len(index))
 
 
 class KeptZone:
@@ -192,7 +194,7 @@ class Saved:
 class Events:
     """The last build's events, found in its part by session digest and read from the part's
     file when asked for: a large conference's part is tens of megabytes, held only while it is
-    indexed. A damaged end (the part is checked by its digest, so never) is left out."""
+    indexed."""
 
     def __init__(self, kept: tuple[BinaryIO, bytes] | None) -> None:
         self._file: BinaryIO | None = None
@@ -200,13 +202,22 @@ class Events:
         if kept is not None:
             self._file, body = kept
         self._at: dict[str, tuple[int, int]] = {}
-        at = 0
-        while at + _DIGEST + _LENGTH <= len(body):
-            key = body[at : at + _DIGEST].decode("ascii", "replace")
-            length = int(body[at + _DIGEST : at + _DIGEST + _LENGTH])
-            at += _DIGEST + _LENGTH
-            self._at[key] = (at, min(at + length, len(body)))
-            at += length
+        # The events' bytes one after another, then the index: every digest, then every length
+        # in ten digits, then their number in ten digits. Read with slices and C-level passes,
+        # not an entry at a time: a large conference's part holds 50,000 events.
+        count = int(body[-_LENGTH:]) if len(body) >= _LENGTH and body[-_LENGTH:].isdigit() else 0
+        index = len(body) - _LENGTH - count * (_DIGEST + _LENGTH)
+        if count == 0 or index < 0:
+            return
+        digests = body[index : index + count * _DIGEST].decode("ascii", "replace")
+        lengths_at = index + count * _DIGEST
+        lengths = [int(body[i : i + _LENGTH]) for i in range(lengths_at, lengths_at + count * _LENGTH, _LENGTH)]
+        ends = list(accumulate(lengths))
+        if ends[-1] != index:
+            return  # not a part as merged writes it: no event of it is used
+        starts = [0, *ends[:-1]]
+        keys = [digests[i : i + _DIGEST] for i in range(0, count * _DIGEST, _DIGEST)]
+        self._at = dict(zip(keys, zip(starts, ends, strict=True), strict=True))
 
     def __contains__(self, key: str) -> bool:
         return key in self._at

@@ -93,8 +93,17 @@ def test_downloads_made_after_the_feeds_read_their_events_back_from_the_saved_pa
 
 
 def part_of(events: dict[str, bytes]) -> bytes:
-    """The events' part as build_events writes it: each digest, its length in ten digits, its bytes."""
-    return b"".join(key.encode() + b"%010d" % len(body) + body for key, body in sorted(events.items()))
+    """The events' part as build_events writes it, in digest order: the events' bytes, then each
+    digest, then each length in ten digits, then their number in ten digits."""
+    ordered = sorted(events.items())
+    return b"".join(
+        (
+            *(body for _, body in ordered),
+            *(key.encode() for key, _ in ordered),
+            *(b"%010d" % len(body) for _, body in ordered),
+            b"%010d" % len(ordered),
+        )
+    )
 
 
 def test_a_saved_part_is_the_last_with_the_new_events_put_in_and_those_gone_taken_out(tmp_path: Path) -> None:
@@ -112,3 +121,14 @@ def test_a_saved_part_is_the_last_with_the_new_events_put_in_and_those_gone_take
     expected = {d: e for d, e in (last | fresh).items() if d in wanted}
     assert body == part_of(expected)
     assert {d: body[start:end] for d, (start, end) in places.items()} == expected
+
+
+def test_a_part_whose_index_does_not_add_up_gives_no_event(tmp_path: Path) -> None:
+    part = part_of({"a" * 32: b"BEGIN:VEVENT a\r\n", "b" * 32: b"BEGIN:VEVENT b\r\n"})
+    (tmp_path / "part").write_bytes(part[1:])  # one byte of the events gone: every place is off
+
+    known = Events((open(tmp_path / "part", "rb"), (tmp_path / "part").read_bytes()))  # noqa: SIM115 - closed below
+    found = ["a" * 32 in known, "b" * 32 in known]
+    known.close()
+
+    assert found == [False, False]
