@@ -53,8 +53,7 @@ def facet_page(kind: str, slug: str) -> str:
 
 def facet_feeds(published: Published, kind: str) -> list[Feed]:
     """The catalogue's feeds of `kind` (track or room) that have sessions, by name."""
-    wanted = FeedKind(kind)  # compared by identity: an enum's `value` is a Python call, per feed
-    found = [f for f in published.feeds if f.spec.kind is wanted and f.sessions]
+    found = [f for f in published.feeds_of(FeedKind(kind)) if f.sessions]
     return sorted(found, key=lambda f: f.spec.name.casefold())
 
 

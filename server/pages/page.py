@@ -61,8 +61,7 @@ def options(published: Published, kind: str, sessions: list[Session]) -> list[tu
 
 
 def _options(published: Published, kind: str, sessions: list[Session]) -> list[tuple[str, str]]:
-    wanted = FeedKind(kind)  # compared by identity: an enum's `value` is a Python call, per feed
-    found = [(f.spec.slug, f.spec.name) for f in published.feeds if f.spec.kind is wanted]
+    found = [(f.spec.slug, f.spec.name) for f in published.feeds_of(FeedKind(kind))]
     if kind == "level":
         found.sort(key=level_key)
     if kind in ("track", "room", "level") and None in map(attrgetter(kind), sessions):

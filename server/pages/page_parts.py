@@ -84,7 +84,7 @@ def day_sessions(published: Published) -> dict[str, tuple[Session, ...]]:
     a zone conversion per session for every build's first page key."""
 
     def group() -> dict[str, tuple[Session, ...]]:
-        by_day = {f.spec.slug: f.sessions for f in published.feeds if f.spec.kind is FeedKind.DAY and f.sessions}
+        by_day = {f.spec.slug: f.sessions for f in published.feeds_of(FeedKind.DAY) if f.sessions}
         return {slug: by_day[slug] for slug in sorted(by_day)}
 
     return published.memo(("day sessions",), group)

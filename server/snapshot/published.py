@@ -26,7 +26,7 @@ from functools import partial
 from typing import TypeVar, cast
 
 from feeds import urls
-from feeds.catalogue import FeedSpec, catalogue, partition, visible_until
+from feeds.catalogue import FeedKind, FeedSpec, catalogue, partition, visible_until
 from feeds.ical import EventCache, render_calendar, render_session
 from feeds.model import Conference, Schedule, Session
 from feeds.query import FeedQuery, feed_title, select
@@ -329,6 +329,18 @@ class Published:
         if found is None:
             found = self._feeds = tuple(self._feed_list)
         return found
+
+    def feeds_of(self, kind: FeedKind) -> tuple[Feed, ...]:
+        """The catalogue feeds of `kind`, in the catalogue's order: grouped once, since pages,
+        filters and the build each ask for one kind's feeds among every speaker's."""
+
+        def grouped() -> dict[FeedKind, tuple[Feed, ...]]:
+            found: dict[FeedKind, list[Feed]] = {}
+            for feed in self.feeds:
+                found.setdefault(feed.spec.kind, []).append(feed)
+            return {of: tuple(feeds) for of, feeds in found.items()}
+
+        return self.memo(("feeds by kind",), grouped).get(kind, ())
 
     def _feed(
         self,

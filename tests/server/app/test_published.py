@@ -4,6 +4,7 @@ import dataclasses
 from datetime import UTC, datetime, timedelta
 
 from feeds import urls
+from feeds.catalogue import FeedKind
 from feeds.ical import uid
 from feeds.model import Schedule
 from feeds.query import FeedQuery, select
@@ -23,6 +24,15 @@ def test_every_catalogue_feed_is_rendered_with_its_path(
     assert "feeds/track/compilers.ics" in paths
     assert "feeds/room/side-room.ics" in paths
     assert paths == [urls.feed(feed.spec) for feed in published.feeds]
+
+
+def test_the_feeds_of_a_kind_are_the_catalogues_of_that_kind_in_its_order(small_schedule: Schedule) -> None:
+    published = Published(small_schedule, now=NOW)
+
+    rooms = published.feeds_of(FeedKind.ROOM)
+
+    assert rooms == tuple(f for f in published.feeds if f.spec.kind is FeedKind.ROOM)
+    assert [f.path for f in rooms] == ["feeds/room/main-hall.ics", "feeds/room/side-room.ics"]
 
 
 def test_all_feed_keeps_a_recent_cancellation(small_schedule: Schedule) -> None:
