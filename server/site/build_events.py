@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import os
 import weakref
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from pathlib import Path
 from typing import BinaryIO
 
@@ -93,48 +94,45 @@ class KeptEvents:
 
 
 def merged(
-    known: Events, wanted: set[str], fresh: dict[str, bytes], places: dict[str, tuple[int, int]]
+    known: Events, wanted: set[str], fresh: dict[str, bytes], places: dict[str, tuple[int, int]], most: int = _RUN
 ) -> Iterator[bytes]:
     """The pieces of the part holding the events of `wanted` (digests), in digest order (`Events`
     says how a part is laid out): those `known` holds read from its file in runs of consecutive
-    events, those of `fresh` (none of which `known` holds) each put in its place. Where each
-    event's bytes are in the part goes to `places`, by digest."""
+    events (of `most` bytes at most, but for a longer event), those of `fresh` (none of which
+    `known` holds) each put in its place. Where each event's bytes are in the part goes to
+    `places`, by digest.
+
+    A rebuild puts in and takes out a few events among tens of thousands, so the runs are cut
+    where those few are (found by bisection: the part is in digest order) and the index and
+    places are made with whole-list passes, not by a step per event."""
+    keys, starts, ends = known.index()
+    gone = sorted(bisect_left(keys, key) for key in set(keys).difference(wanted))
+    added = sorted(fresh)
+    # Where the kept events are cut: before a fresh event's place (0) or at a gone one (1).
+    cuts = sorted([(bisect_left(keys, key), 0, key) for key in added] + [(at, 1, "") for at in gone])
     plan: list[tuple[int, int] | str] = []  # a run of `known`'s file (first, last byte), or a fresh digest
-    index: list[tuple[str, int]] = []  # each event's digest and length, in the part's order
-    added = sorted(fresh, reverse=True)  # the next to put in last
-    at = 0  # where the next piece starts in the part
-    first = last = shift = -1  # the run being gathered, and how far its bytes move
-
-    def put(key: str) -> None:
-        nonlocal at
-        places[key] = (at, at + len(fresh[key]))
-        index.append((key, len(fresh[key])))
-        at = places[key][1]
-        plan.append(key)
-
-    for key, start, end in known.entries():
-        if first >= 0 and (key not in wanted or (added and added[-1] < key) or end - first > _RUN):
-            plan.append((first, last))
-            at, first = at + last - first, -1
-        while added and added[-1] < key:
-            put(added.pop())
-        if key in wanted:
-            if first < 0:
-                first = start
-                shift = at - first
-            last = end
-            places[key] = (start + shift, end + shift)
-            index.append((key, end - start))
-    if first >= 0:
-        plan.append((first, last))
-        at += last - first
-    while added:
-        put(added.pop())
+    run = 0  # the first kept event not yet in the plan
+    for at, kind, key in [*cuts, (len(keys), 1, "")]:
+        while run < at:  # the kept events before the cut, in runs of `most` bytes at most
+            until = max(run + 1, min(at, bisect_right(ends, starts[run] + most, run, at)))
+            plan.append((starts[run], ends[until - 1]))
+            run = until
+        if kind == 0:
+            plan.append(key)
+        else:
+            run = at + 1
+    final = [key for key in keys if key in wanted] + added
+    final.sort()  # two sorted runs: merged in one pass
+    lengths = {key: len(body) for key, body in fresh.items()}
+    lengths.update((key, end - start) for key, start, end in zip(keys, starts, ends, strict=True))
+    sizes = [lengths[key] for key in final]
+    offsets = list(accumulate(sizes, initial=0))
+    places.update(zip(final, zip(offsets, offsets[1:], strict=False), strict=True))
     for step in plan:
         yield fresh[step] if isinstance(step, str) else known.span(*step)
-    yield "".join(key for key, _ in index).encode("ascii")
-    yield b"".join(b"%0*d" % (_LENGTH, length) for _, length in index)
-    yield b"%0*d" % (_LENGTH, len(index))
+    yield "".join(final).encode("ascii")
+    yield b"".join(b"%0*d" % (_LENGTH, size) for size in sizes)
+    yield b"%0*d" % (_LENGTH, len(final))
 
 
 class KeptZone:
@@ -202,6 +200,7 @@ class Events:
         if kept is not None:
             self._file, body = kept
         self._at: dict[str, tuple[int, int]] = {}
+        self._index: tuple[list[str], list[int], list[int]] = ([], [], [])
         # The events' bytes one after another, then the index: every digest, then every length
         # in ten digits, then their number in ten digits. Read with slices and C-level passes,
         # not an entry at a time: a large conference's part holds 50,000 events.
@@ -217,15 +216,17 @@ class Events:
             return  # not a part as merged writes it: no event of it is used
         starts = [0, *ends[:-1]]
         keys = [digests[i : i + _DIGEST] for i in range(0, count * _DIGEST, _DIGEST)]
+        if any(later <= earlier for earlier, later in pairwise(keys)):
+            return  # not in digest order, as merged writes it
+        self._index = (keys, starts, ends)
         self._at = dict(zip(keys, zip(starts, ends, strict=True), strict=True))
 
     def __contains__(self, key: str) -> bool:
         return key in self._at
 
-    def entries(self) -> Iterator[tuple[str, int, int]]:
-        """Each event's digest and where its bytes are in the part, in the part's order."""
-        for key, (start, end) in self._at.items():
-            yield key, start, end
+    def index(self) -> tuple[list[str], list[int], list[int]]:
+        """Every event's digest, in the part's (digest) order, and where each starts and ends."""
+        return self._index
 
     def span(self, first: int, last: int) -> bytes:
         """The part's bytes `first` to `last`."""

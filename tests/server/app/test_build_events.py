@@ -3,8 +3,13 @@ events, and its feeds are byte for byte what a fresh rendering writes."""
 
 from __future__ import annotations
 
+import string
+import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from feeds.model import Schedule
 from server.links import Site
@@ -132,3 +137,30 @@ def test_a_part_whose_index_does_not_add_up_gives_no_event(tmp_path: Path) -> No
     known.close()
 
     assert found == [False, False]
+
+
+@given(
+    last=st.dictionaries(st.sampled_from(string.ascii_lowercase), st.binary(min_size=1, max_size=9), max_size=12),
+    new=st.dictionaries(st.sampled_from(string.ascii_lowercase), st.binary(min_size=1, max_size=9), max_size=6),
+    kept=st.sets(st.sampled_from(string.ascii_lowercase)),
+    most=st.integers(min_value=1, max_value=40),
+)
+@settings(max_examples=150, deadline=None)
+def test_a_saved_part_holds_exactly_the_wanted_events_whatever_is_put_in_and_taken_out(
+    last: dict[str, bytes], new: dict[str, bytes], kept: set[str], most: int
+) -> None:
+    known_events = {name * 32: body for name, body in last.items()}
+    fresh = {name * 32: body for name, body in new.items() if name not in last}
+    wanted = {name * 32 for name in kept if name in last} | set(fresh)
+    with tempfile.TemporaryDirectory() as folder:
+        part = Path(folder) / "part"
+        part.write_bytes(part_of(known_events))
+        with open(part, "rb") as file:
+            known = Events((file, part.read_bytes()))
+            places: dict[str, tuple[int, int]] = {}
+
+            body = b"".join(merged(known, wanted, fresh, places, most))
+
+    expected = {d: e for d, e in (known_events | fresh).items() if d in wanted}
+    assert body == part_of(expected)
+    assert {d: body[start:end] for d, (start, end) in places.items()} == expected
