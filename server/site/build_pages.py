@@ -16,20 +16,19 @@ feeds only) and `api/feeds` joined from a kept part per kind.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cached_property, partial
-from itertools import groupby
-from operator import attrgetter
+from itertools import accumulate, groupby, pairwise, repeat
+from operator import add, attrgetter, itemgetter, sub
 from typing import cast
 
 from feeds import urls
 from feeds.catalogue import FeedSpec
-from feeds.model import Session
 from feeds.web_links import web_link
 from server.links import ConferenceLink, Site
 from server.pages.cards import Card
 from server.pages.detail_html import directory_entry
-from server.pages.detail_pages import SpeakerEntry, speakers
+from server.pages.detail_pages import speakers
 from server.pages.index_pages import (
     directory_entries,
     directory_entry_of,
@@ -206,18 +205,19 @@ class PageParts:
         if self._output is None:
             return search_representation(published).body
         head = index_body(published.conference, [])[: -len(_ROWS_END)]
-        names = sorted(
-            (session.id, f"{self._sessions[session.id]} {day}", session, day)
-            for day, sessions in day_sessions(published).items()
-            for session in sessions
+        keys = self._sessions
+        ordered = sorted(
+            ((session.id, session, day) for day, sessions in day_sessions(published).items() for session in sessions),
+            key=itemgetter(0),
         )
         spliced = _Spliced(self._output, self._search_key, self._at + INDEX, b",")
 
-        def row(session: Session, day: str) -> bytes:
+        def row(at: int) -> bytes:
+            _, session, day = ordered[at]
             (found,) = index_rows({day: (session,)})
             return json.dumps(found, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
-        return spliced.joined(head, ((name, partial(row, session, day)) for _, name, session, day in names), _ROWS_END)
+        return spliced.joined(head, [f"{keys[sid]} {day}" for sid, _, day in ordered], row, _ROWS_END)
 
     @property
     def _search_key(self) -> str:
@@ -253,10 +253,10 @@ class PageParts:
         before, after = speakers_index_ends(published, len(keyed))
         spliced = _Spliced(self._output, self._speakers_key, self._at + _SPEAKERS_INDEX, b"")
 
-        def entry_text(entry: SpeakerEntry) -> bytes:
-            return directory_entry(directory_entry_of(entry)).encode()
+        def entry_text(at: int) -> bytes:
+            return directory_entry(directory_entry_of(keyed[at][0])).encode()
 
-        return spliced.joined(before, ((key, partial(entry_text, entry)) for entry, key in keyed), after)
+        return spliced.joined(before, [key for _, key in keyed], entry_text, after)
 
     @property
     def _speakers_key(self) -> str:
@@ -336,68 +336,67 @@ def _static_host(published: Published) -> bytes:
 class _Spliced:
     """A document that is a head, rows joined with `separator` and a tail, each row named by a
     key of all it shows, joined with most rows copied from the file the last build wrote: a
-    part named by the conference (`hold_named`) says where each row is in that file (the head's
-    length, then a line per row: its name and length), and the file is used only with the bytes
-    the record gives it and the length those places add up to."""
+    part named by the conference (`hold_named`) says where each row is in that file (the tail's
+    and head's lengths; every row's name; every row's length), and the file is used only with
+    the bytes the record gives it and the length those places add up to. The rows are matched
+    and cut into runs with whole-list passes: a large conference's documents have 50,000 rows,
+    of which a rebuild makes a few."""
 
     def __init__(self, output: Output, key: str, relative: str, separator: bytes) -> None:
         self._output, self._key, self._separator = output, key, separator
-        self._last, self._places = self._read(relative)
+        self._last = memoryview(b"")
+        self._index: dict[str, int] = {}  # each row of the last file by name: its place in it
+        self._starts: list[int] = []
+        self._lengths: list[int] = []
+        self._read(relative)
 
-    def _read(self, relative: str) -> tuple[memoryview, dict[str, tuple[int, int]]]:
+    def _read(self, relative: str) -> None:
         described = self._output.kept(self._key)
         body = self._output.last_bytes(relative) if described else None
         if not described or body is None:
-            return memoryview(b""), {}
-        head, *rows = described.decode("utf-8").split("\n")
-        ends, _, start = head.partition("\t")
-        places: dict[str, tuple[int, int]] = {}
-        at = int(start)
-        for line in rows:
-            name, _, length = line.partition("\t")
-            places[name] = (at, at + int(length))
-            at += int(length) + len(self._separator)
-        rows_end = at - len(self._separator) if rows else at  # no separator after the last row
-        if rows_end + int(ends) != len(body):
-            return memoryview(b""), {}  # not the file these places describe
-        return memoryview(body), places
+            return
+        ends, names, sizes = described.decode("utf-8").split("\n")
+        tail, _, head = ends.partition("\t")
+        rows = names.split("\t") if names else []
+        lengths = list(map(int, sizes.split()))
+        gap = len(self._separator)
+        offsets = list(accumulate(map(add, lengths, repeat(gap)), initial=int(head)))
+        rows_end = offsets[-1] - gap if rows else offsets[-1]  # no separator after the last row
+        if len(rows) != len(lengths) or rows_end + int(tail) != len(body):
+            return  # not the file these places describe
+        self._last, self._starts, self._lengths = memoryview(body), offsets[:-1], lengths
+        self._index = dict(zip(rows, range(len(rows)), strict=True))
 
     def joined(
-        self, head: bytes, rows: Iterable[tuple[str, Callable[[], bytes]]], tail: bytes
+        self, head: bytes, names: list[str], make: Callable[[int], bytes], tail: bytes
     ) -> list[bytes | memoryview]:
-        """The document's pieces: `head`, each row (its name, how to make it) joined, `tail`;
-        the rows' places are kept for the next build."""
-        made: list[bytes | tuple[int, int]] = []  # each row's bytes, or where the last file has them
-        lines = [f"{len(tail)}\t{len(head)}"]
-        for name, make in rows:
-            place = self._places.get(name)
-            if place is None:
-                text = make()
-                made.append(text)
-                lines.append(f"{name}\t{len(text)}")
-            else:
-                made.append(place)
-                lines.append(f"{name}\t{place[1] - place[0]}")
-        self._output.renew(self._key, "\n".join(lines).encode("utf-8"))
-        return [head, *self._pieces(made), tail]
+        """The document's pieces: `head`, the rows named `names` joined (`make(n)` makes the
+        n-th when the last file has no row of its name), `tail`; the rows' places are kept for
+        the next build."""
+        found = list(map(self._index.get, names, repeat(-1)))  # each row's place in the last file, or -1
+        made = {at: make(at) for at, place in enumerate(found) if place < 0}
+        lengths = list(map(self._lengths.__getitem__, found)) if self._lengths else [0] * len(found)
+        for at, text in made.items():
+            lengths[at] = len(text)
+        # Names are digests, or a digest and a day: never a tab or a line break.
+        described = f"{len(tail)}\t{len(head)}\n" + "\t".join(names) + "\n" + " ".join(map(str, lengths))
+        self._output.renew(self._key, described.encode("utf-8"))
+        return [head, *self._pieces(found, made), tail]
 
-    def _pieces(self, rows: list[bytes | tuple[int, int]]) -> Iterator[bytes | memoryview]:
-        """`rows` joined with the separator, a row being its bytes or where the last file holds
-        them: rows that follow one another there are taken as one slice, separators included."""
-        last, separator = self._last, self._separator
-        first = end = -1  # the slice of the last file being gathered
-        for at, row in enumerate(rows):
-            if isinstance(row, tuple) and first >= 0 and row[0] == end + len(separator):
-                end = row[1]
-                continue
-            if first >= 0:
-                yield last[first:end]
-                first = -1
-            if at and separator:
-                yield separator
-            if isinstance(row, tuple):
-                first, end = row
+    def _pieces(self, found: list[int], made: dict[int, bytes]) -> Iterator[bytes | memoryview]:
+        """The rows joined with the separator: each made one's bytes, and each run of rows that
+        follow one another in the last file as one slice of it, separators included."""
+        if not found:
+            return
+        # A run ends where the next row is not the next of the last file, and at a made row.
+        steps = list(map(sub, found[1:], found[:-1]))
+        cuts = sorted({at + 1 for at, step in enumerate(steps) if step != 1} | set(made) | {at + 1 for at in made})
+        bounds = [0, *(at for at in cuts if 0 < at < len(found)), len(found)]
+        for first, end in pairwise(bounds):
+            if first:
+                yield self._separator
+            if first in made:
+                yield made[first]
             else:
-                yield row
-        if first >= 0:
-            yield last[first:end]
+                low, high = found[first], found[end - 1]
+                yield self._last[self._starts[low] : self._starts[high] + self._lengths[high]]

@@ -230,6 +230,18 @@ def test_search_json_after_changes_one_after_another_is_what_the_server_answers(
     assert rebuilt["search.json"] == search_representation(Published(schedule, now=NOW, base_url=BASE)).body
 
 
+def test_search_json_with_a_new_first_row_before_the_kept_ones_is_what_the_server_answers(tmp_path: Path) -> None:
+    """The new row comes first, and the last file's first row right after it."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    first = min(schedule.sessions, key=lambda s: s.id)
+    added = dataclasses.replace(schedule, sessions=(*schedule.sessions, dataclasses.replace(first, id="a0000")))
+    build(tmp_path / "site", schedule)
+
+    rebuilt = build(tmp_path / "site", added)
+
+    assert rebuilt["search.json"] == search_representation(Published(added, now=NOW, base_url=BASE)).body
+
+
 def test_search_json_is_made_whole_when_its_last_file_is_not_the_one_recorded(tmp_path: Path) -> None:
     schedule = crowded(LISTED_FEEDS + 1)
     later = edited(schedule, "c0004", title="Talk 4, retitled")
