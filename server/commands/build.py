@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
                 default,
                 now=now,
                 base_url=args.base_url,
-                extra=lambda p, s, o: changes_files(p, s, store, o),
+                extra=lambda p, s, o: changes_files(p, s, store, o, load.before(p.conference.slug)),
                 started=shown.step,
                 jobs=args.jobs or default_jobs(),
                 writes=load.writes,

@@ -26,7 +26,7 @@ from server.pages.changes import ChangeLog, entries
 from server.pages.changes_entries import Entry, atom_body, entry_of, page_body, recent_body
 from server.site.build_output import Output, code_key, digest
 from server.snapshot.published import Published
-from server.store.changelog_since import Stamps
+from server.store.changelog_since import Before, Stamps
 from server.store.changes import VersionChanges
 
 
@@ -35,7 +35,9 @@ class KeptChangeLog(ChangeLog, Protocol):
 
     def changelog_stamps(self, conference: str) -> Stamps: ...
 
-    def changelog_since(self, conference: str, since: int, live: int) -> tuple[VersionChanges, ...] | None: ...
+    def changelog_since(
+        self, conference: str, since: int, live: int, before: Before | None = None
+    ) -> tuple[VersionChanges, ...] | None: ...
 
 
 def entry_key(published: Published, site: Site, stamps: Stamps, version: int, created: datetime) -> str:
@@ -44,9 +46,12 @@ def entry_key(published: Published, site: Site, stamps: Stamps, version: int, cr
     return digest(code_key(), "changes entry", published.conference, site.base_url, version, created, stamps.recorded)
 
 
-def kept_entries(published: Published, site: Site, log: KeptChangeLog, output: Output) -> tuple[Entry, ...]:
+def kept_entries(
+    published: Published, site: Site, log: KeptChangeLog, output: Output, before: Before | None = None
+) -> tuple[Entry, ...]:
     """`changes.entries`, each version's entry taken from the last build when it kept it. A kept
-    part is (the version's live sessions, its entry or None when it changed nothing visible)."""
+    part is (the version's live sessions, its entry or None when it changed nothing visible).
+    `before`: the sessions the last build read, which spare looking up the rows they hold."""
     slug, zone = published.conference.slug, published.conference.zone
     stamps = log.changelog_stamps(slug)
     versions = stamps.versions
@@ -57,7 +62,7 @@ def kept_entries(published: Published, site: Site, log: KeptChangeLog, output: O
         version = versions[position][0]
         if version not in made:
             # The first version not kept, and those after it (kept or not), from the one before.
-            since = log.changelog_since(slug, versions[position - 1][0], kept[-1][0]) if position else None
+            since = log.changelog_since(slug, versions[position - 1][0], kept[-1][0], before) if position else None
             made.update((e.version, e) for e in (log.changelog(slug) if since is None else since))
         entry = made[version]
         shown = dataclasses.asdict(entry_of(entry, site, zone)) if entry.visible else None
@@ -71,11 +76,11 @@ def kept_entries(published: Published, site: Site, log: KeptChangeLog, output: O
 
 
 def changes_files(
-    published: Published, site: Site, log: KeptChangeLog, output: Output | None = None
+    published: Published, site: Site, log: KeptChangeLog, output: Output | None = None, before: Before | None = None
 ) -> Iterator[tuple[str, bytes]]:
     """For `confcal build`: the three documents at the paths the server answers them, from the
-    versions' entries `output` kept (all made anew without one)."""
-    found = entries(published, site, log) if output is None else kept_entries(published, site, log, output)
+    versions' entries `output` kept (all made anew without one; `before` as `kept_entries`)."""
+    found = entries(published, site, log) if output is None else kept_entries(published, site, log, output, before)
     yield urls.CHANGES + urls.PAGE_FILE, page_body(published.conference, found)
     yield urls.CHANGES_ATOM, atom_body(published.conference, site, found)
     document = recent_body(found)

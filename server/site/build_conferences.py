@@ -30,6 +30,7 @@ from server.site.build_workers import Workers
 from server.site.site_build import OWNED, Extra, Kept, conference_key, independent, site_parts
 from server.snapshot.api import conferences_representation
 from server.snapshot.published import Published
+from server.store.changelog_since import Before
 from server.store.report import ConferenceSummary
 from server.store.store import RowWrites
 
@@ -52,13 +53,16 @@ class StoreLoader:
         self._store = store
         self._now = now
         self._writes: dict[str, RowWrites] = {}
+        self._before: dict[str, Before] = {}
 
     def __call__(self, summary: ConferenceSummary, calendars: str | None, output: Output) -> Published | None:
         writes = RowWrites()
         read = read_schedule(self._store, output, summary.slug, writes, self._now)
         if read is None:
             return None
-        self._writes = {summary.slug: writes}  # the last conference's only: the build goes one by one
+        # The last conference's only: the build goes one by one.
+        self._writes = {summary.slug: writes}
+        self._before = {} if read.before is None else {summary.slug: read.before}
         # Feeds are rendered only when the build's record does not know their content.
         published = Published(
             read.schedule, now=self._now, base_url=calendars, lazy=True, documents=False, known=read.catalogue
@@ -68,6 +72,10 @@ class StoreLoader:
 
     def writes(self, slug: str) -> RowWrites | None:
         return self._writes.get(slug)
+
+    def before(self, slug: str) -> Before | None:
+        """The sessions the last build of `slug` kept, as of their version, when it read them."""
+        return self._before.get(slug)
 
 
 def loader(store: Rows, now: datetime) -> StoreLoader:

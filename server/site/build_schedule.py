@@ -32,6 +32,7 @@ from feeds.model import Schedule, Session
 from server.site.build_output import Output, code_key, digest
 from server.snapshot.patch import MOST, Catalogue, Key, changed_sessions, members_of, patched
 from server.snapshot.persistent import Overlay
+from server.store.changelog_since import Before
 from server.store.store import RowWrites, Since
 
 # Rows written since the kept schedule, past which it is made again: a twentieth of its sessions.
@@ -63,6 +64,7 @@ class ScheduleRead:
 
     schedule: Schedule
     catalogue: Catalogue | None
+    before: Before | None  # the schedule the last build kept, as of its version (changelog_since)
     _output: Output
     _key: str
     _writes: RowWrites
@@ -97,11 +99,13 @@ def read_schedule(store: Rows, output: Output, slug: str, writes: RowWrites, now
         if found is not None and writes.versions.get(since) == name:
             written = len(found.written)
             remake = written * _REMADE_PAST > len(found.schedule.sessions) or written > MOST
-            return ScheduleRead(found.schedule, _patched(feeds, previous, found, now), output, key, writes, remake)
+            patched = _patched(feeds, previous, found, now)
+            before = Before(since, previous.sessions)
+            return ScheduleRead(found.schedule, patched, before, output, key, writes, remake)
         writes.versions.clear()
         writes.rows.clear()
     schedule = store.live(slug, writes)
-    return None if schedule is None else ScheduleRead(schedule, None, output, key, writes, True)
+    return None if schedule is None else ScheduleRead(schedule, None, None, output, key, writes, True)
 
 
 def _patched(feeds: _Feeds, previous: Schedule, found: Since, now: datetime) -> Catalogue | None:

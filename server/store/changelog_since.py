@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -52,11 +52,24 @@ def stamps(conn: Connection, slug: str) -> Stamps:
     return Stamps(found, history.first_recorded(conn, slug))
 
 
-def changelog_since(conn: Connection, slug: str, since: int, live: int) -> tuple[VersionChanges, ...] | None:
+@dataclass(frozen=True)
+class Before:
+    """Every session of a conference as of `version`, as a caller that read them then holds them
+    (a static build keeps the schedule it read): a session no version after `version` wrote is
+    as this says, since rows are never deleted, so its older rows need not be looked up."""
+
+    version: int
+    sessions: Sequence[Session]
+
+
+def changelog_since(
+    conn: Connection, slug: str, since: int, live: int, before: Before | None = None
+) -> tuple[VersionChanges, ...] | None:
     """The changelog entries of the versions of `slug` after `since`, as `changelog` makes them
     (oldest first), given `live`, the `sessions` of version `since`'s entry; None when the store
     recorded no content up to `since` (the whole changelog must be read then: its older entries
-    come from the diffs)."""
+    come from the diffs). `before`, when as of `since` or earlier, spares looking up the rows
+    it holds in the versions up to its own."""
     start = history.first_recorded(conn, slug)
     if start is None or since < start:
         return None
@@ -72,14 +85,23 @@ def changelog_since(conn: Connection, slug: str, since: int, live: int) -> tuple
     )
     written = {int(version): Written.of(data) for version, data in conn.execute(content)}
     wanted = {sid for rows_of in written.values() for sid in rows_of.ids()}
-    return changelog_tail(records, written, _rows_before(conn, slug, since, wanted), live)
+    usable = before if before is not None and start <= before.version <= since else None
+    return changelog_tail(records, written, _rows_before(conn, slug, since, wanted, usable), live)
 
 
-def _rows_before(conn: Connection, slug: str, since: int, wanted: set[str]) -> dict[str, Session]:
-    """The sessions of `wanted` as version `since` left them (the newest recorded row of each)."""
+def _rows_before(
+    conn: Connection, slug: str, since: int, wanted: set[str], before: Before | None
+) -> dict[str, Session]:
+    """The sessions of `wanted` as version `since` left them (the newest recorded row of each):
+    looked up in the versions after `before`'s and taken from it for the others (the version
+    that published the schedule holds every row: tens of megabytes to decompress for one)."""
     older = (
         select(version_content.c.sessions)
-        .where(version_content.c.conference == slug, version_content.c.version <= since)
+        .where(
+            version_content.c.conference == slug,
+            version_content.c.version <= since,
+            version_content.c.version > (-1 if before is None else before.version),
+        )
         .order_by(version_content.c.version.desc())
     )
     found: dict[str, Session] = {}
@@ -90,6 +112,8 @@ def _rows_before(conn: Connection, slug: str, since: int, wanted: set[str]) -> d
         newest = rows_in(data, missing)
         found.update(newest)
         missing.difference_update(newest)
+    if before is not None and missing:
+        found.update((s.id, s) for s in before.sessions if s.id in missing)
     return found
 
 

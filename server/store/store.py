@@ -396,13 +396,15 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
 
-    def changelog_since(self, conference: str, since: int, live: int) -> tuple[VersionChanges, ...] | None:
+    def changelog_since(
+        self, conference: str, since: int, live: int, before: changelog_since.Before | None = None
+    ) -> tuple[VersionChanges, ...] | None:
         """`changelog(conference)`'s entries after version `since` (whose entry counted `live`
         sessions), reading the rows they wrote and changed only; None when the whole changelog
-        must be read (server.store.changelog_since)."""
+        must be read (server.store.changelog_since, which says what `before` spares)."""
         try:
             with self.engine.connect() as conn:
-                return changelog_since.changelog_since(conn, conference, since, live)
+                return changelog_since.changelog_since(conn, conference, since, live, before)
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from sqlalchemy import delete
 
 from feeds.model import Session, Status
 from server.store import Store
-from server.store.changelog_since import Stamps, look_up, rows_in
+from server.store.changelog_since import Before, Stamps, look_up, rows_in
 from server.store.history import encode, version_content
 from server.store.rows import session_row
 from tests.helpers.store_builders import FIRST, SECOND, THIRD, at, schedule, six_talks, talk
@@ -29,19 +30,26 @@ def rows(*sessions: Session) -> bytes:
     return encode([session_row(SLUG, s, 1) for s in sessions])
 
 
-def many_versions(store: Store) -> None:
+def many_versions(store: Store, after: Callable[[int], None] = lambda version: None) -> None:
     """Versions 1-6: published; talk 1 moved and talk 2 retitled; only a description edited;
-    talk 3 cancelled and a new talk added; talk 3 restored; rolled back to version 2."""
+    talk 3 cancelled and a new talk added; talk 3 restored; rolled back to version 2. `after`
+    is called with each version's number once it is made."""
     talks = list(six_talks())
     store.ingest(schedule(*talks), now=FIRST)
+    after(1)
     talks[0] = dataclasses.replace(talks[0], start=at(17), end=at(17, 25))
     talks[1] = dataclasses.replace(talks[1], title="Compilers for Everybody")
     store.ingest(schedule(*talks), now=SECOND)
+    after(2)
     talks[4] = dataclasses.replace(talks[4], description="Edited.")
     store.ingest(schedule(*talks), now=SECOND)
+    after(3)
     store.ingest(schedule(*talks[:2], *talks[3:], talk("Keynote", 9, "Guido van Rossum")), now=THIRD)
+    after(4)
     store.ingest(schedule(*talks, talk("Keynote", 9, "Guido van Rossum")), now=THIRD)
+    after(5)
     store.rollback(2, now=THIRD)
+    after(6)
 
 
 def test_entries_after_any_version_are_the_whole_changelogs(store: Store) -> None:
@@ -53,6 +61,39 @@ def test_entries_after_any_version_are_the_whole_changelogs(store: Store) -> Non
     assert [len(e.changes) for e in whole] == [0, 2, 0, 2, 1, 1]
     assert [e.sessions for e in whole] == [6, 6, 6, 6, 7, 6]
     assert tails == [whole[n + 1 :] for n in range(len(whole))]
+
+
+def test_entries_after_any_version_given_the_sessions_as_of_it_or_before_are_the_whole_changelogs(
+    store: Store,
+) -> None:
+    """A build's kept schedule (`Before`) stands in for the rows of the versions up to its own."""
+    states: dict[int, tuple[Session, ...]] = {}
+    many_versions(store, lambda version: states.__setitem__(version, live_sessions(store)))
+    whole = store.changelog(SLUG)
+
+    tails = {
+        (since, kept): store.changelog_since(SLUG, since, whole[since - 1].sessions, Before(kept, states[kept]))
+        for since in range(1, len(whole) + 1)
+        for kept in range(1, since + 1)
+    }
+
+    assert tails == {(since, kept): whole[since:] for since, kept in tails}
+
+
+def test_sessions_as_of_a_later_version_than_asked_for_are_not_used(store: Store) -> None:
+    states: dict[int, tuple[Session, ...]] = {}
+    many_versions(store, lambda version: states.__setitem__(version, live_sessions(store)))
+    whole = store.changelog(SLUG)
+
+    tail = store.changelog_since(SLUG, 1, whole[0].sessions, Before(2, states[2]))
+
+    assert tail == whole[1:]
+
+
+def live_sessions(store: Store) -> tuple[Session, ...]:
+    live = store.live(SLUG)
+    assert live is not None
+    return live.sessions
 
 
 def test_a_store_without_content_up_to_the_version_needs_the_whole_changelog(store: Store) -> None:
