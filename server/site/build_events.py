@@ -210,7 +210,10 @@ class Events:
             return
         digests = body[index : index + count * _DIGEST].decode("ascii", "replace")
         lengths_at = index + count * _DIGEST
-        lengths = [int(body[i : i + _LENGTH]) for i in range(lengths_at, lengths_at + count * _LENGTH, _LENGTH)]
+        try:
+            lengths = [int(body[i : i + _LENGTH]) for i in range(lengths_at, lengths_at + count * _LENGTH, _LENGTH)]
+        except ValueError:
+            return  # not a part as merged writes it
         ends = list(accumulate(lengths))
         if ends[-1] != index:
             return  # not a part as merged writes it: no event of it is used

@@ -267,8 +267,9 @@ class PageParts:
 
 
 def _encode_pieces(texts: Mapping[str, Sequence[str]]) -> bytes:
-    """Texts in pieces by name (a day's cards' markup by session key): a JSON line of (name, length of each piece), then the pieces (any
-    text: schedule text may hold any character but a marker)."""
+    """Texts in pieces by name (a day's cards' markup by session key): a JSON line of (name,
+    length of each piece), then the pieces (any text: schedule text may hold any character but a
+    marker)."""
     header = [[name, *map(len, text)] for name, text in texts.items()]
     body = "".join(piece for text in texts.values() for piece in text)
     return json.dumps(header, separators=(",", ":")).encode() + b"\n" + body.encode("utf-8")
@@ -355,14 +356,18 @@ class _Spliced:
         body = self._output.last_bytes(relative) if described else None
         if not described or body is None:
             return
-        ends, names, sizes = described.decode("utf-8").split("\n")
-        tail, _, head = ends.partition("\t")
+        try:
+            ends, names, sizes = described.decode("utf-8").split("\n")
+            tail, _, head = ends.partition("\t")
+            lengths = list(map(int, sizes.split()))
+            offsets = list(accumulate(map(add, lengths, repeat(len(self._separator))), initial=int(head)))
+            tail_length = int(tail)
+        except ValueError:
+            return  # not a part as `joined` writes it
         rows = names.split("\t") if names else []
-        lengths = list(map(int, sizes.split()))
-        gap = len(self._separator)
-        offsets = list(accumulate(map(add, lengths, repeat(gap)), initial=int(head)))
-        rows_end = offsets[-1] - gap if rows else offsets[-1]  # no separator after the last row
-        if len(rows) != len(lengths) or rows_end + int(tail) != len(body):
+        # No separator after the last row.
+        rows_end = offsets[-1] - len(self._separator) if rows else offsets[-1]
+        if len(rows) != len(lengths) or rows_end + tail_length != len(body):
             return  # not the file these places describe
         self._last, self._starts, self._lengths = memoryview(body), offsets[:-1], lengths
         self._index = dict(zip(rows, range(len(rows)), strict=True))
