@@ -237,8 +237,7 @@ def _kept(
     else:
         remade = None  # a touched feed that ended would be found only by keying every feed
     if output.keep_range([base + directory for directory in directories], looked, default):
-        taken = frozenset(written)
-        return Kept(lambda session, path: session not in taken and path.startswith(urls.SESSIONS), remade, taken)
+        return Kept(feeds=remade, written=frozenset(written))
 
     def kept(session: str, path: str) -> bool:
         # A row is rewritten only with a new version: one no later than `since` is the one read then.

@@ -66,12 +66,12 @@ OWNED = (("feeds", True), ("sessions", False))
 
 @dataclass(frozen=True)
 class Kept:
-    """What a rebuild takes as the last build made it, without keying or making it: a session's
-    own file (`session(id, site-relative path)` says whether; with `written`, every session's
-    but those of these sessions), and with `feeds` (the feeds made again) every other catalogue
-    feed and its QR code."""
+    """What a rebuild takes as the last build made it, without keying or making it: every
+    session's own files but those of the `written` sessions, or, without `written`, each file
+    `session(id, site-relative path)` says it took; and with `feeds` (the feeds made again)
+    every other catalogue feed and its QR code."""
 
-    session: Callable[[str, str], bool]
+    session: Callable[[str, str], bool] | None = None
     feeds: frozenset[tuple[FeedKind, str]] | None = None
     written: frozenset[str] | None = None
 
@@ -124,12 +124,13 @@ def site_parts(
     # while this process renders the feeds, instead of waiting for the feeds' QR codes alone.
     everything = published.feed(FeedKind.ALL.value, "")
     written = kept.written if kept is not None else None
+    taken = kept.session if kept is not None else None
     for session in everything.sessions if everything else ():
         key = sessions[session.id] = session_key(session)
         if written is not None and session.id not in written:
             continue  # taken with the sessions' directory
         if is_safe_id(session.id) and not (
-            kept is not None and kept.session(session.id, page_path(session) + urls.PAGE_FILE)
+            taken is not None and taken(session.id, page_path(session) + urls.PAGE_FILE)
         ):
             yield (
                 page_path(session) + urls.PAGE_FILE,
@@ -198,7 +199,7 @@ def site_parts(
     for session in own:
         # Ids come from feeds.identity (hex); the check guards the file system all the same.
         download = urls.session_download(session.id)
-        if is_safe_id(session.id) and not (kept is not None and kept.session(session.id, download)):
+        if is_safe_id(session.id) and not (taken is not None and taken(session.id, download)):
             yield (
                 download,
                 sessions[session.id],
