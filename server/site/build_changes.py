@@ -33,6 +33,8 @@ from server.store.changes import VersionChanges
 class KeptChangeLog(ChangeLog, Protocol):
     """What a build needs of server.store.Store to make only the versions it did not keep."""
 
+    def changelog(self, conference: str, given: Before | None = None) -> tuple[VersionChanges, ...]: ...
+
     def changelog_stamps(self, conference: str) -> Stamps: ...
 
     def changelog_since(
@@ -51,7 +53,8 @@ def kept_entries(
 ) -> tuple[Entry, ...]:
     """`changes.entries`, each version's entry taken from the last build when it kept it. A kept
     part is (the version's live sessions, its entry or None when it changed nothing visible).
-    `before`: the sessions the last build read, which spare looking up the rows they hold."""
+    `before`: the conference's sessions as of a version (the schedule the last build kept, or
+    this build's), which spare looking up or parsing the rows they hold."""
     slug, zone = published.conference.slug, published.conference.zone
     stamps = log.changelog_stamps(slug)
     versions = stamps.versions
@@ -63,7 +66,7 @@ def kept_entries(
         if version not in made:
             # The first version not kept, and those after it (kept or not), from the one before.
             since = log.changelog_since(slug, versions[position - 1][0], kept[-1][0], before) if position else None
-            made.update((e.version, e) for e in (log.changelog(slug) if since is None else since))
+            made.update((e.version, e) for e in (log.changelog(slug, before) if since is None else since))
         entry = made[version]
         shown = dataclasses.asdict(entry_of(entry, site, zone)) if entry.visible else None
         return json.dumps([entry.sessions, shown], ensure_ascii=False).encode()

@@ -74,7 +74,7 @@ class StoreLoader:
         return self._writes.get(slug)
 
     def before(self, slug: str) -> Before | None:
-        """The sessions the last build of `slug` kept, as of their version, when it read them."""
+        """The sessions of `slug` as of a version: those the last build kept, else those read now."""
         return self._before.get(slug)
 
 

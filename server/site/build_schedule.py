@@ -64,7 +64,8 @@ class ScheduleRead:
 
     schedule: Schedule
     catalogue: Catalogue | None
-    before: Before | None  # the schedule the last build kept, as of its version (changelog_since)
+    # The sessions as of a version (changelog_since): the schedule the last build kept, else this one.
+    before: Before | None
     _output: Output
     _key: str
     _writes: RowWrites
@@ -105,7 +106,11 @@ def read_schedule(store: Rows, output: Output, slug: str, writes: RowWrites, now
         writes.versions.clear()
         writes.rows.clear()
     schedule = store.live(slug, writes)
-    return None if schedule is None else ScheduleRead(schedule, None, None, output, key, writes, True)
+    if schedule is None:
+        return None
+    return ScheduleRead(
+        schedule, None, Before(max(writes.versions, default=0), schedule.sessions), output, key, writes, True
+    )
 
 
 def _patched(feeds: _Feeds, previous: Schedule, found: Since, now: datetime) -> Catalogue | None:

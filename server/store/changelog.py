@@ -41,6 +41,12 @@ def changelog(records: Sequence[VersionRecord], written: Mapping[int, Sequence[S
     return tuple(entries)
 
 
+def first_entry(record: VersionRecord, live: int) -> VersionChanges:
+    """The entry `changelog` makes for the first version, which published `live` sessions: no
+    changes (everything is new)."""
+    return _entry(record, (), first=True, live=live)
+
+
 def changelog_tail(
     records: Sequence[VersionRecord], written: Mapping[int, Sequence[Session]], before: Mapping[str, Session], live: int
 ) -> tuple[VersionChanges, ...]:

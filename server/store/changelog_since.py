@@ -21,7 +21,7 @@ from sqlalchemy import Connection, select
 
 from feeds.model import Session
 from server.store import history, rows
-from server.store.changelog import changelog_tail
+from server.store.changelog import changelog_tail, first_entry
 from server.store.changes import VersionChanges
 from server.store.history import VersionRecord, Written
 from server.store.tables import version_content, versions
@@ -80,13 +80,37 @@ def changelog_since(
         VersionRecord(int(r["number"]), r["conference"], rows.from_db_time(r["created"]), r["diff"])
         for r in found.mappings()
     ]
-    content = select(version_content.c.version, version_content.c.sessions).where(
-        version_content.c.conference == slug, version_content.c.version > since
-    )
-    written = {int(version): Written.of(data) for version, data in conn.execute(content)}
+    written = _written_after(conn, slug, since)
     wanted = {sid for rows_of in written.values() for sid in rows_of.ids()}
     usable = before if before is not None and start <= before.version <= since else None
     return changelog_tail(records, written, _rows_before(conn, slug, since, wanted, usable), live)
+
+
+def changelog_given(conn: Connection, slug: str, given: Before) -> tuple[VersionChanges, ...] | None:
+    """Every changelog entry of `slug`, as `changelog` makes them, given its sessions as of any
+    version from the first on (a build's schedule): a session no version after the first wrote
+    is as `given` holds it, so the first version's rows (every session of the schedule it
+    published: tens of megabytes to parse) are looked up for the sessions later versions wrote
+    alone, and for a conference of one version not read at all. None when the store recorded no
+    content from the first version (its first entries come from their diffs)."""
+    records = history.version_records(conn, slug)
+    start = history.first_recorded(conn, slug)
+    if not records or start != records[0].version or given.version < start:
+        return None
+    written = _written_after(conn, slug, start)
+    wanted = {sid for rows_of in written.values() for sid in rows_of.ids()}
+    first = _rows_before(conn, slug, start, wanted, None) if wanted else {}
+    kept = sum(not s.cancelled for s in given.sessions if s.id not in wanted)
+    live = kept + sum(not s.cancelled for s in first.values())
+    return (first_entry(records[0], live), *changelog_tail(records[1:], written, first, live))
+
+
+def _written_after(conn: Connection, slug: str, since: int) -> dict[int, Written]:
+    """The rows each version of `slug` after `since` wrote, by version."""
+    content = select(version_content.c.version, version_content.c.sessions).where(
+        version_content.c.conference == slug, version_content.c.version > since
+    )
+    return {int(version): Written.of(data) for version, data in conn.execute(content)}
 
 
 def _rows_before(

@@ -375,11 +375,16 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
 
-    def changelog(self, conference: str) -> tuple[VersionChanges, ...]:
+    def changelog(self, conference: str, given: changelog_since.Before | None = None) -> tuple[VersionChanges, ...]:
         """The visible changes of every version of `conference`, oldest first (visible or not;
-        server.store.changelog). Empty for a conference the store does not hold."""
+        server.store.changelog). Empty for a conference the store does not hold. `given`: its
+        sessions as of a version, which spare parsing the first version's rows
+        (changelog_since.changelog_given)."""
         try:
             with self.engine.connect() as conn:
+                found = None if given is None else changelog_since.changelog_given(conn, conference, given)
+                if found is not None:
+                    return found
                 records = history.version_records(conn, conference)
                 written = history.rows_by_version(conn, conference)
                 if records and not written:  # a store from before content was recorded

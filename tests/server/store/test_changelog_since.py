@@ -177,3 +177,45 @@ def test_a_session_written_twice_is_its_last_row_as_in_a_whole_parse() -> None:
     found = rows_in(rows(*talks, again), [again.id])
 
     assert found == {again.id: again}
+
+
+def test_the_whole_changelog_given_the_sessions_as_of_any_version_is_the_whole_changelog(store: Store) -> None:
+    """A build's schedule (`Before`) stands in for the first version's rows of every session no
+    later version wrote."""
+    states: dict[int, tuple[Session, ...]] = {}
+    many_versions(store, lambda version: states.__setitem__(version, live_sessions(store)))
+    whole = store.changelog(SLUG)
+
+    given = {version: store.changelog(SLUG, Before(version, sessions)) for version, sessions in states.items()}
+
+    assert given == {version: whole for version in states}
+
+
+def test_a_conference_of_one_version_given_its_sessions_does_not_read_the_rows_it_wrote(store: Store) -> None:
+    store.ingest(schedule(*six_talks()), now=FIRST)
+    sessions = live_sessions(store)
+    whole = store.changelog(SLUG)
+    with store.engine.begin() as conn:  # rows that would fail to parse, were they read
+        conn.execute(version_content.update().values(sessions=zlib.compress(b"not rows")))
+
+    given = store.changelog(SLUG, Before(1, sessions))
+
+    assert given == whole
+    assert [e.sessions for e in given] == [6]
+
+
+def test_the_whole_changelog_of_a_store_without_content_from_the_first_version_ignores_what_is_given(
+    store: Store,
+) -> None:
+    talks = six_talks()
+    store.ingest(schedule(*talks), now=FIRST)
+    store.ingest(schedule(*talks[1:]), now=SECOND)
+    with store.engine.begin() as conn:  # as a store made before the content table existed
+        conn.execute(delete(version_content))
+    store.ingest(schedule(*talks), now=THIRD)
+    whole = store.changelog(SLUG)
+
+    given = store.changelog(SLUG, Before(3, live_sessions(store)))
+
+    assert given == whole
+    assert [len(e.changes) for e in whole] == [0, 1, 1]
