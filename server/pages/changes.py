@@ -26,6 +26,7 @@ from server.pages.context import route_context
 from server.pages.render import CSP
 from server.snapshot.conditional import HTML, JSON, Representation
 from server.snapshot.published import Published
+from server.store.changelog_since import Before
 from server.store.changes import ChangeKind, VersionChanges, description_line
 
 ATOM = "application/atom+xml; charset=utf-8"
@@ -34,13 +35,16 @@ ATOM = "application/atom+xml; charset=utf-8"
 class ChangeLog(Protocol):
     """What the routes need of server.store.Store."""
 
-    def changelog(self, conference: str) -> tuple[VersionChanges, ...]: ...
+    def changelog(self, conference: str, given: Before | None = None) -> tuple[VersionChanges, ...]: ...
 
 
 def visible(published: Published, log: ChangeLog) -> tuple[VersionChanges, ...]:
-    """The conference's visible versions, newest first; read from the store once per snapshot."""
+    """The conference's visible versions, newest first; read from the store once per snapshot,
+    given the snapshot's sessions for the rows they hold (a large conference's first version is
+    every session: hundreds of megabytes parsed)."""
     slug = published.conference.slug
-    return published.memo(("changelog",), lambda: tuple(reversed([e for e in log.changelog(slug) if e.visible])))
+    given = None if published.version is None else Before(published.version, published.schedule.sessions)
+    return published.memo(("changelog",), lambda: tuple(reversed([e for e in log.changelog(slug, given) if e.visible])))
 
 
 def entries(published: Published, site: Site, log: ChangeLog) -> tuple[Entry, ...]:

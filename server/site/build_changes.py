@@ -33,8 +33,6 @@ from server.store.changes import VersionChanges
 class KeptChangeLog(ChangeLog, Protocol):
     """What a build needs of server.store.Store to make only the versions it did not keep."""
 
-    def changelog(self, conference: str, given: Before | None = None) -> tuple[VersionChanges, ...]: ...
-
     def changelog_stamps(self, conference: str) -> Stamps: ...
 
     def changelog_since(

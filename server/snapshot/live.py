@@ -39,6 +39,7 @@ from feeds.model import Schedule, Session
 from server.errors import ServerError
 from server.links import calendar_base
 from server.snapshot.published import Published
+from server.store.changelog_since import Before
 from server.store.changes import VersionChanges
 from server.store.report import ConferenceSummary
 from server.store.store import Since
@@ -67,7 +68,9 @@ class ScheduleStore(Protocol):
 
     def conferences(self) -> tuple[ConferenceSummary, ...]: ...
 
-    def changelog(self, conference: str) -> tuple[VersionChanges, ...]: ...  # server/pages/changes.py
+    def changelog(  # server/pages/changes.py
+        self, conference: str, given: Before | None = None
+    ) -> tuple[VersionChanges, ...]: ...
 
 
 class NothingPublished(ServerError):
@@ -210,6 +213,7 @@ class Live:
                     previous=previous,
                     lazy=True,
                     written=written,
+                    version=summary.version,
                 )
                 published.used = previous.used if previous is not None else self._timer()
                 snapshots[summary.slug] = published
@@ -248,6 +252,7 @@ class Live:
                 now=self._clock(),
                 base_url=calendar_base(self.base_url, slug, self._served.default),
                 lazy=True,
+                version=summary.version,
             )
             published.used = self._timer()
             with self._lock:

@@ -224,6 +224,7 @@ class Published:
         rendered: Rendered | None = None,
         documents: bool = True,
         known: Catalogue | None = None,
+        version: int | None = None,
     ) -> None:
         """`written`, with a `previous`: the only sessions of `schedule` that may not be the
         previous snapshot's own objects (server.store.Store.read_since names them), so that
@@ -233,8 +234,10 @@ class Published:
         it makes (Representations) for the next ask; a static build asks for each once, and the
         pages listing a whole kind are tens of megabytes each in a large conference.
         `known`: the catalogue, with the feeds' members as `partition` makes them from `schedule` at `now`, when
-        the caller has them without a previous snapshot (a static build patches the last build's)."""
+        the caller has them without a previous snapshot (a static build patches the last build's).
+        `version`: the conference's version in the store when `schedule` was read (None: unknown)."""
         self.schedule = schedule
+        self.version = version
         self.now = now
         self.base_url = base_url
         self.cache: EventCache = cache if cache is not None else (previous.cache if previous else EventCache())

@@ -4,6 +4,7 @@ served by the app and written by `confcal build`, on tests/fixtures/changes."""
 from __future__ import annotations
 
 import re
+import zlib
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from feeds.pipeline import load_schedule
 from server.cli import main
 from server.store import Store
+from server.store.history import version_content
 from server.web.app import create_app
 from tests.helpers.app_helpers import Http
 
@@ -72,6 +74,23 @@ def test_one_ingest_is_one_entry_with_exactly_its_changes(store: Store) -> None:
     ]
     assert "The schedule was published with 7 sessions." in after
     assert re.findall(r'href="\.\./sessions/([0-9a-f]+)/"', after) == list(IDS.values())
+
+
+def test_the_server_reads_the_first_versions_rows_no_later_version_wrote_from_its_snapshot(
+    store: Store, tmp_path: Path
+) -> None:
+    db = str(store.engine.url.database)
+    out = tmp_path / "site"
+    with store.engine.begin() as conn:  # rows that would fail to parse, were they read
+        conn.execute(version_content.update().values(sessions=zlib.compress(b"not rows")))
+
+    page = http(store).get("/changes/").text
+    code = main(["build", "--db", db, str(out)])
+
+    assert entries_of(page) == [("v1", [])]
+    assert "The schedule was published with 7 sessions." in page
+    assert code == 0
+    assert (out / "changes" / "index.html").read_text() == page
 
 
 def test_atom_feed_has_one_entry_per_version_and_parses(store: Store) -> None:
