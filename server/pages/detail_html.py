@@ -331,27 +331,29 @@ def directory_entry(entry: DirectoryEntry) -> str:
 def feed_entries(feeds: Iterable[Subscription], up: str, counts: bool) -> str:
     """A group's feeds in the subscribe section or on its kind's page, each with its ways in;
     `counts`: with each feed's number of events."""
-    out = []
-    for feed in feeds:
-        name = esc(feed.name)
-        if feed.page != "-":
-            title = f'<a class="name" href="{esc(link(up, feed.page))}">{name}</a>'
-        else:
-            title = f'<span class="name">{name}</span>'
-        count = ""
-        if counts:
-            count = f'<span class="count">{feed.events} {"event" if feed.events == 1 else "events"}</span>'
-        out.append(
-            f'<li class="feed" id="{esc(feed.anchor)}" data-name="{name}">\n{title}'
-            f'<a class="subscribe" href="{esc(feed.webcal)}">Subscribe<span class="vh"> to {name}</span></a>\n'
-            f'{count}<details class="more">\n'
-            f'<summary>More<span class="vh"> ways to subscribe to {name}</span></summary>\n'
-            '<noscript class="unfold">\n'
-            f'<p class="links"><a class="google" href="{esc(feed.google)}">Google Calendar</a>\n'
-            f'<a class="outlook" href="{esc(feed.outlook)}">Outlook</a>\n'
-            f'<a class="download" href="{esc(link(up, feed.path))}" download>Download .ics</a></p>\n'
-            f'<p><input class="copy" type="text" readonly value="{esc(feed.url)}" aria-label="Link to the feed {name}"></p>\n'
-            f'<img src="{esc(link(up, feed.qr))}" alt="QR code of the feed link for {name}" width="180" height="180"'
-            ' loading="lazy">\n</noscript>\n</details>\n</li>\n'
-        )
-    return "".join(out)
+    return "".join(feed_entry(feed, up, counts) for feed in feeds)
+
+
+def feed_entry(feed: Subscription, up: str, counts: bool) -> str:
+    """One feed of `feed_entries`."""
+    name = esc(feed.name)
+    if feed.page != "-":
+        title = f'<a class="name" href="{esc(link(up, feed.page))}">{name}</a>'
+    else:
+        title = f'<span class="name">{name}</span>'
+    count = ""
+    if counts:
+        count = f'<span class="count">{feed.events} {"event" if feed.events == 1 else "events"}</span>'
+    return (
+        f'<li class="feed" id="{esc(feed.anchor)}" data-name="{name}">\n{title}'
+        f'<a class="subscribe" href="{esc(feed.webcal)}">Subscribe<span class="vh"> to {name}</span></a>\n'
+        f'{count}<details class="more">\n'
+        f'<summary>More<span class="vh"> ways to subscribe to {name}</span></summary>\n'
+        '<noscript class="unfold">\n'
+        f'<p class="links"><a class="google" href="{esc(feed.google)}">Google Calendar</a>\n'
+        f'<a class="outlook" href="{esc(feed.outlook)}">Outlook</a>\n'
+        f'<a class="download" href="{esc(link(up, feed.path))}" download>Download .ics</a></p>\n'
+        f'<p><input class="copy" type="text" readonly value="{esc(feed.url)}" aria-label="Link to the feed {name}"></p>\n'
+        f'<img src="{esc(link(up, feed.qr))}" alt="QR code of the feed link for {name}" width="180" height="180"'
+        ' loading="lazy">\n</noscript>\n</details>\n</li>\n'
+    )

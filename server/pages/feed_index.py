@@ -11,7 +11,10 @@ when a feed or its number of events changed.
 
 from __future__ import annotations
 
+import secrets
+
 import anyio.to_thread
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -20,31 +23,44 @@ from feeds import urls
 from server.links import Site
 from server.pages import params
 from server.pages.context import route_context
+from server.pages.detail_html import feed_entry
 from server.pages.detail_pages import heading, html_page
-from server.pages.render import render
-from server.pages.subscribe import group_context, indexed_kinds, kind_group
+from server.pages.render import page_text
+from server.pages.subscribe import indexed_kinds, kind_group
 from server.snapshot.conditional import Representation
 from server.snapshot.published import Published
 
 DEPTH = 2  # subscribe/{kind}/ is two directories below the conference's base
+# Where the entries go in the rendered page: no schedule text can hold a NUL.
+_ENTRIES = Markup(f"\x00entries-{secrets.token_hex(16)}\x00")
 
 
 def feed_index_representation(published: Published, site: Site, kind: str) -> Representation:
     """The page listing every feed of `kind`, one of `indexed_kinds(published)`."""
 
     def build() -> Representation:
-        group = kind_group(published, site, kind)
-        conference = published.conference
-        context = {
-            **heading(published),
-            "description": f"{group['link']} of {conference.name}, to subscribe to in your calendar app.",
-            "heading": group["link"],
-            # The group as a schedule page lists a kind it has room for.
-            **group_context({**group, "index": "", "counts": True}, DEPTH),
-        }
-        return html_page(render("feed_index.html", DEPTH, context), published.schedule.sessions)
+        return html_page(b"".join(feed_index_pieces(published, site, kind)), published.schedule.sessions)
 
     return published.memo(("feed index", site.base_url, kind), build)
+
+
+def feed_index_pieces(published: Published, site: Site, kind: str) -> list[bytes]:
+    """`feed_index_representation`'s body in pieces: the page up to its first feed, each feed's
+    entry, the rest; a build writes them as they are, where joining the speakers' page of a large
+    conference (tens of megabytes) took several times its size at once."""
+    group = kind_group(published, site, kind)
+    conference = published.conference
+    context = {
+        **heading(published),
+        "description": f"{group['link']} of {conference.name}, to subscribe to in your calendar app.",
+        "heading": group["link"],
+        # The group as a schedule page lists a kind it has room for.
+        "group": {**group, "index": "", "counts": True},
+        "entries": _ENTRIES,
+    }
+    before, after = page_text("feed_index.html", DEPTH, context).split(_ENTRIES)
+    up = "../" * DEPTH
+    return [before.encode(), *(feed_entry(feed, up, True).encode() for feed in group["feeds"]), after.encode()]
 
 
 def feed_index_paths(published: Published) -> list[tuple[str, str]]:

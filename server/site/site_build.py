@@ -35,7 +35,7 @@ from server.pages.detail_pages import (
     speaker_representation,
     speakers,
 )
-from server.pages.feed_index import feed_index_paths, feed_index_representation
+from server.pages.feed_index import feed_index_paths, feed_index_pieces
 from server.pages.params import is_safe_id
 from server.pages.qr import qr_svg, qr_title
 from server.site.build_events import KeptEvents, KeptZone
@@ -174,7 +174,7 @@ def site_parts(
         yield (
             path,
             parts.feed_index_key(kind),
-            partial(_body, feed_index_representation, published, site, kind),
+            partial(feed_index_pieces, published, site, kind),
         )
     zone = KeptZone(output, base, published.conference.timezone) if output is not None else None
     large = KeptFeeds(output, base, at, published, sessions) if output is not None else None
