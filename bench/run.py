@@ -261,7 +261,13 @@ def paired_build_and_floor(db: str, where: Path, name: str, pairs: int) -> dict[
                 kept.unlink()
     ratios = [run["build s"] / run["floor s"] for run in runs]
     median = sorted(range(pairs), key=ratios.__getitem__)[pairs // 2]
-    return runs[median] | {"pairs": pairs, "lowest wall ratio": min(ratios), "highest wall ratio": max(ratios)}
+    highest = max(run["build MiB"] for run in runs)
+    return runs[median] | {
+        "pairs": pairs,
+        "lowest wall ratio": min(ratios),
+        "highest wall ratio": max(ratios),
+        "highest build MiB": highest,
+    }
 
 
 def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str, float]:
@@ -287,6 +293,7 @@ def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str,
         site = fast / "tmpfs-site"
         same = measure([*CONFCAL, "build", "--db", db, str(site)])
         figures |= {"no-change rebuild s": same.seconds, "no-change rebuild cpu s": same.cpu}
+        figures["no-change rebuild MiB"] = same.peak_mib
         before = tree_state(site)
         again = measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "moved")])
         figures |= {"reingest s": again.seconds, "reingest cpu s": again.cpu, "reingest MiB": again.peak_mib}
@@ -307,9 +314,10 @@ def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str,
         # Its re-ingest (the session moved back, while a server polls) is not the one above.
         served = serve_figures(Path(db), work / "pages")
         figures |= {k: v for k, v in served.items() if not k.startswith("reingest")}
-        figures["peak MiB (every command)"] = max(
-            figures[k] for k in ("ingest MiB", "reingest MiB", "build MiB", "rebuild MiB", "serve MiB")
-        )
+        # The largest of the ext4 builds too: how far the writes hold the build back decides
+        # whether its process and its workers are at their largest at once.
+        every = ("ingest MiB", "reingest MiB", "build MiB", "highest build MiB (ext4)", "no-change rebuild MiB")
+        figures["peak MiB (every command)"] = max(figures[k] for k in (*every, "rebuild MiB", "serve MiB"))
         figures["load after"] = os.getloadavg()[0]
         show(f"{n:,} sessions, {int(tmpfs['files']):,} files, {tmpfs['MB']:.0f} MB:", figures)
         if servers:
