@@ -7,6 +7,9 @@ before them: found in the older versions' recorded content (history.encode), new
 The oldest of those (the version that published the schedule) holds every session; parsing
 all 10,000 of its rows was most of a rebuild's changelog, so a few rows are looked up in its
 text instead (`rows_in`), which falls back to parsing when the text is not laid out as expected.
+The whole changelog is read the same way when the caller holds the conference's sessions (a
+build's schedule, a server's snapshot: `changelog_given`), the first version's rows looked up
+only for the sessions later versions wrote.
 """
 
 from __future__ import annotations
