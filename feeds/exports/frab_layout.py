@@ -213,7 +213,9 @@ def _layout(schedule: Schedule) -> FrabSchedule:
 
 
 def clock(moment: datetime) -> str:
-    return moment.strftime("%H:%M")
+    """`moment.strftime("%H:%M")`, without strftime's detour through the C library (every
+    event of both exports shows one)."""
+    return f"{moment.hour:02}:{moment.minute:02}"
 
 
 def duration_text(duration: timedelta, *, days: bool) -> str:
