@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from server.commands.serve import MMAP_THRESHOLD_ENV
 from server.store import Store
 from server.store.sources import SourceSpec, SourceStore
 from tests.helpers.serve_process import running_confcal
@@ -79,3 +80,28 @@ def test_settings_come_from_a_toml_file(tmp_path: Path, monkeypatch: pytest.Monk
     assert (version, len(pids)) == (0, 2)
     access = [line for line in lines if line["logger"] == "confcal.access"]
     assert {(a["path"], a["route"], a["status"]) for a in access} == {("/healthz", "/healthz", 200)}
+
+
+def _environment(pid: int) -> list[bytes]:
+    return Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+
+
+def test_each_worker_starts_with_the_allocators_mmap_threshold_fixed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """So a freed feed's bytes go back to the system (serve.py says why)."""
+    monkeypatch.delenv(MMAP_THRESHOLD_ENV, raising=False)
+    with running_confcal(tmp_path, "--workers", "2", ready="/healthz") as server:
+        pids = _pids_answering(server.url)
+        environments = [_environment(pid) for pid in pids]
+
+    assert len(pids) == 2
+    assert [b"MALLOC_MMAP_THRESHOLD_=131072" in found for found in environments] == [True, True]
+
+
+def test_an_mmap_threshold_the_operator_set_stands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MMAP_THRESHOLD_ENV, "65536")
+    with running_confcal(tmp_path, ready="/healthz") as server:
+        found = _environment(httpx.get(server.url + "/healthz").json()["pid"])
+
+    assert [line for line in found if line.startswith(b"MALLOC_MMAP_THRESHOLD_=")] == [b"MALLOC_MMAP_THRESHOLD_=65536"]
