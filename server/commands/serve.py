@@ -171,9 +171,9 @@ def serve_http(args: argparse.Namespace) -> None:
     multiprocessing.set_start_method("spawn", force=True)
     # glibc raises its mmap threshold to the largest block a process frees (up to 32 MiB); from
     # then on a feed's bytes (tens of megabytes in a large conference) come from the heap, and
-    # once freed they stay in the process: a 50,000-session server grew from 431 to 522 MiB over
-    # five new versions, and stays at 396 MiB with the threshold fixed (answering as fast). The
-    # workers read it as they start; one the operator set stands.
+    # once freed they stay in the process, which grows with every version it publishes. Fixed,
+    # each large block is mapped on its own and given back when freed. The workers read it as
+    # they start; one the operator set stands.
     os.environ.setdefault(MMAP_THRESHOLD_ENV, str(MMAP_THRESHOLD))
     Granian(
         FACTORY,
