@@ -53,8 +53,8 @@ def _zone(timezone: str) -> str:
 
 def _stamp(moment: datetime) -> str:
     """`moment.strftime("%Y-%m-%dT%H:%M:%SZ")` (a year before 1000 unpadded, as the C library
-    writes it), without strftime's detour through the C library, which cost as much as the rest
-    of the links. Session instants are held in UTC (feeds.model), so these are UTC instants."""
+    writes it), without strftime's detour through the C library, about half the cost of
+    the links. Session instants are held in UTC (feeds.model), so these are UTC instants."""
     return f"{moment.year}-{moment.month:02}-{moment.day:02}T{moment.hour:02}:{moment.minute:02}:{moment.second:02}Z"
 
 

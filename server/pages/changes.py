@@ -41,7 +41,7 @@ class ChangeLog(Protocol):
 def visible(published: Published, log: ChangeLog) -> tuple[VersionChanges, ...]:
     """The conference's visible versions, newest first; read from the store once per snapshot,
     given the snapshot's sessions for the rows they hold (a large conference's first version is
-    every session: parsing it took more memory than the snapshot holding them)."""
+    every session: parsing it nearly doubled a server's memory for a moment)."""
     slug = published.conference.slug
     given = None if published.version is None else Before(published.version, published.schedule.sessions)
     return published.memo(("changelog",), lambda: tuple(reversed([e for e in log.changelog(slug, given) if e.visible])))
