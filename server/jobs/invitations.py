@@ -112,8 +112,10 @@ def run_invitations(
     clock: Callable[[], datetime],
     schedules: Schedules,
     lease: timedelta = LEASE,
+    monotonic: Callable[[], float] = time.monotonic,
 ) -> Again | None:
-    """Claim, bring up to date and release invitation `invitation_id`; what to queue next."""
+    """Claim, bring up to date and release invitation `invitation_id`; what to queue next.
+    `monotonic`: the seconds the domain's pace is earned back by."""
     owner = f"{os.uname().nodename}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
     claimed = table.claim(invitation_id, owner, clock(), lease)
     if claimed is None:
@@ -134,7 +136,7 @@ def run_invitations(
     links = Links(stop=stop_url(claimed.site_url, claimed.stop_token), schedule=claimed.site_url.rstrip("/") + "/")
     started, count = time.monotonic(), 0
     for item in plan(schedule, pickset.sessions, sent):
-        wait = sender.pace.take(address.domain, time.monotonic())
+        wait = sender.pace.take(address.domain, monotonic())
         if wait is not None:
             at = clock() + timedelta(seconds=wait)
             table.finish(invitation_id, owner, clock(), next_attempt_at=at)
