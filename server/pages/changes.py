@@ -42,9 +42,13 @@ def visible(published: Published, log: ChangeLog) -> tuple[VersionChanges, ...]:
     """The conference's visible versions, newest first; read from the store once per snapshot,
     given the snapshot's sessions for the rows they hold (a large conference's first version is
     every session: parsing it nearly doubled a server's memory for a moment)."""
-    slug = published.conference.slug
-    given = None if published.version is None else Before(published.version, published.schedule.sessions)
-    return published.memo(("changelog",), lambda: tuple(reversed([e for e in log.changelog(slug, given) if e.visible])))
+
+    def read() -> tuple[VersionChanges, ...]:
+        version = published.version
+        given = None if version is None else Before(version, published.schedule.sessions)
+        return tuple(reversed([e for e in log.changelog(published.conference.slug, given) if e.visible]))
+
+    return published.memo(("changelog",), read)
 
 
 def entries(published: Published, site: Site, log: ChangeLog) -> tuple[Entry, ...]:

@@ -62,7 +62,7 @@ class StoreLoader:
             return None
         # The last conference's only: the build goes one by one.
         self._writes = {summary.slug: writes}
-        self._before = {} if read.before is None else {summary.slug: read.before}
+        self._before = {summary.slug: read.before}
         # Feeds are rendered only when the build's record does not know their content.
         published = Published(
             read.schedule, now=self._now, base_url=calendars, lazy=True, documents=False, known=read.catalogue

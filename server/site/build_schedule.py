@@ -65,7 +65,7 @@ class ScheduleRead:
     schedule: Schedule
     catalogue: Catalogue | None
     # The sessions as of a version (changelog_since): the schedule the last build kept, else this one.
-    before: Before | None
+    before: Before
     _output: Output
     _key: str
     _writes: RowWrites

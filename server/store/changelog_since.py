@@ -83,8 +83,7 @@ def changelog_since(
         VersionRecord(int(r["number"]), r["conference"], rows.from_db_time(r["created"]), r["diff"])
         for r in found.mappings()
     ]
-    written = _written_after(conn, slug, since)
-    wanted = {sid for rows_of in written.values() for sid in rows_of.ids()}
+    written, wanted = _written_after(conn, slug, since)
     usable = before if before is not None and start <= before.version <= since else None
     return changelog_tail(records, written, _rows_before(conn, slug, since, wanted, usable), live)
 
@@ -100,20 +99,20 @@ def changelog_given(conn: Connection, slug: str, given: Before) -> tuple[Version
     start = history.first_recorded(conn, slug)
     if not records or start != records[0].version or given.version < start:
         return None
-    written = _written_after(conn, slug, start)
-    wanted = {sid for rows_of in written.values() for sid in rows_of.ids()}
-    first = _rows_before(conn, slug, start, wanted, None) if wanted else {}
+    written, wanted = _written_after(conn, slug, start)
+    first = _rows_before(conn, slug, start, wanted, None)
     kept = sum(not s.cancelled for s in given.sessions if s.id not in wanted)
     live = kept + sum(not s.cancelled for s in first.values())
     return (first_entry(records[0], live), *changelog_tail(records[1:], written, first, live))
 
 
-def _written_after(conn: Connection, slug: str, since: int) -> dict[int, Written]:
-    """The rows each version of `slug` after `since` wrote, by version."""
+def _written_after(conn: Connection, slug: str, since: int) -> tuple[dict[int, Written], set[str]]:
+    """The rows each version of `slug` after `since` wrote, by version, and their sessions' ids."""
     content = select(version_content.c.version, version_content.c.sessions).where(
         version_content.c.conference == slug, version_content.c.version > since
     )
-    return {int(version): Written.of(data) for version, data in conn.execute(content)}
+    written = {int(version): Written.of(data) for version, data in conn.execute(content)}
+    return written, {sid for rows_of in written.values() for sid in rows_of.ids()}
 
 
 def _rows_before(
@@ -122,6 +121,8 @@ def _rows_before(
     """The sessions of `wanted` as version `since` left them (the newest recorded row of each):
     looked up in the versions after `before`'s and taken from it for the others (the version
     that published the schedule holds every row: tens of megabytes to decompress for one)."""
+    if not wanted:
+        return {}
     older = (
         select(version_content.c.sessions)
         .where(
