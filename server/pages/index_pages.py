@@ -146,18 +146,21 @@ def directory_entry_of(entry: SpeakerEntry) -> DirectoryEntry:
 
 def speakers_index_representation(published: Published, site: Site) -> Representation:
     def build() -> Representation:
-        entries = directory_entries(published)
-        body = speakers_index_body(published, map(directory_entry, entries), len(entries))
-        return html_page(body, published.schedule.sessions)
+        # Each entry is made, encoded and dropped in turn, and the entries are not kept: the page
+        # is tens of megabytes in a large conference, and a server holding the entries, or all
+        # their markup as one string, beside its bytes would hold it several times over.
+        people = directory_order(speakers(published).values())
+        entries = (directory_entry(directory_entry_of(entry)).encode() for entry in people)
+        return html_page(speakers_index_body(published, entries, len(people)), published.schedule.sessions)
 
     return published.memo(("speakers index", site.base_url), build)
 
 
-def speakers_index_body(published: Published, entries: Iterable[str], count: int) -> bytes:
-    """The speakers' directory page around its `count` entries' markup (detail_html.directory_entry),
-    in the directory's order."""
+def speakers_index_body(published: Published, entries: Iterable[bytes], count: int) -> bytes:
+    """The speakers' directory page around its `count` entries' markup (detail_html.directory_entry,
+    encoded), in the directory's order."""
     before, after = speakers_index_ends(published, count)
-    return before + "".join(entries).encode() + after
+    return b"".join((before, *entries, after))
 
 
 def speakers_index_ends(published: Published, count: int) -> tuple[bytes, bytes]:

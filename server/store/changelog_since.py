@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -35,6 +35,8 @@ _ROW = b'{"description":'
 # A lookup scans the text once per id, a small fraction of parsing it all: beyond a few dozen
 # ids, one parse is cheaper.
 _LOOKUPS = 32
+# The text decompressed at once when looking rows up: a few hundred rows.
+_WINDOW = 2**20
 
 
 @dataclass(frozen=True)
@@ -145,14 +147,44 @@ def _rows_before(
     return found
 
 
-def rows_in(data: bytes, wanted: Collection[str]) -> dict[str, Session]:
-    """The sessions of `wanted` among the rows `data` (history.encode) holds."""
-    text = zlib.decompress(data)
-    looked_up = look_up(text, wanted) if len(wanted) <= _LOOKUPS else None
-    if looked_up is not None:
-        return looked_up
-    parsed = Written(json.loads(text))
+def rows_in(data: bytes, wanted: Collection[str], window: int = _WINDOW) -> dict[str, Session]:
+    """The sessions of `wanted` among the rows `data` (history.encode) holds, the last row of
+    each as a whole parse takes it. A few are looked up in the text a window at a time: the
+    version that published a large schedule is tens of megabytes of text, which a server
+    answering its changelog would otherwise hold at once."""
+    if len(wanted) <= _LOOKUPS:
+        found: dict[str, Session] = {}
+        for run in row_runs(data, window):
+            looked_up = look_up(run, wanted)
+            if looked_up is None:
+                break
+            found.update(looked_up)
+        else:
+            return found
+    parsed = Written.of(data)
     return {sid: session for sid in wanted if (session := parsed.session(sid)) is not None}
+
+
+def row_runs(data: bytes, window: int = _WINDOW) -> Iterator[bytes]:
+    """encode's text in runs of whole rows, each laid out as the whole text is (a JSON list),
+    decompressed about `window` bytes at a time. A run is cut before a `{"description":` that
+    follows `},`: what look_up takes as a row's start."""
+    stream = zlib.decompressobj()
+    rest, carry = data, b""
+    while not stream.eof:
+        out = stream.decompress(rest, window)
+        rest = stream.unconsumed_tail
+        if not out and not rest:
+            break  # cut short: what is left is looked up as it is, and found wanting
+        text = carry + out
+        cut = text.rfind(b"}," + _ROW) if not stream.eof else -1
+        if cut < 0:
+            carry = text
+            continue
+        yield text[: cut + 1] + b"]" if text.startswith(b"[") else b"[" + text[: cut + 1] + b"]"
+        carry = text[cut + 2 :]
+    if carry:
+        yield carry if carry.startswith(b"[") else b"[" + carry
 
 
 def look_up(text: bytes, wanted: Collection[str]) -> dict[str, Session] | None:

@@ -14,7 +14,7 @@ from sqlalchemy import delete
 
 from feeds.model import Session, Status
 from server.store import Store
-from server.store.changelog_since import Before, Stamps, look_up, rows_in
+from server.store.changelog_since import Before, Stamps, look_up, row_runs, rows_in
 from server.store.history import encode, version_content
 from server.store.rows import session_row
 from tests.helpers.store_builders import FIRST, SECOND, THIRD, at, schedule, six_talks, talk
@@ -24,6 +24,10 @@ SLUG = "pytorch-conference-europe-2026"
 
 def talks_with_ids() -> list[Session]:
     return [dataclasses.replace(s, id=f"{n:010x}") for n, s in enumerate(six_talks())]
+
+
+def many_talks(count: int) -> list[Session]:
+    return [dataclasses.replace(talk(f"Talk {n}", 10, "Ada Lovelace"), id=f"{n:010x}") for n in range(count)]
 
 
 def rows(*sessions: Session) -> bytes:
@@ -163,7 +167,7 @@ def test_text_laid_out_otherwise_is_parsed_whole(layout: Any) -> None:
 
 
 def test_many_ids_are_found_by_one_parse() -> None:
-    talks = [dataclasses.replace(talk(f"Talk {n}", 10, "Ada Lovelace"), id=f"{n:010x}") for n in range(40)]
+    talks = many_talks(40)
 
     found = rows_in(rows(*talks), [s.id for s in talks] + ["ffffffffff"])
 
@@ -177,6 +181,34 @@ def test_a_session_written_twice_is_its_last_row_as_in_a_whole_parse() -> None:
     found = rows_in(rows(*talks, again), [again.id])
 
     assert found == {again.id: again}
+
+
+@pytest.mark.parametrize("window", [1, 100, 700, 2**20])
+def test_the_text_comes_in_runs_of_whole_rows_that_add_up_to_it(window: int) -> None:
+    data = rows(*many_talks(12))
+
+    runs = list(row_runs(data, window))
+
+    assert [row for run in runs for row in json.loads(run)] == json.loads(zlib.decompress(data))
+    assert all(look_up(run, []) == {} for run in runs)
+    assert (len(runs) == 1) == (window == 2**20)
+
+
+def test_rows_are_found_in_any_run_and_the_last_row_of_a_session_wins() -> None:
+    talks = many_talks(12)
+    again = dataclasses.replace(talks[1], title="Compilers for Everybody")
+    data = rows(*talks, again)
+
+    found = rows_in(data, [talks[1].id, talks[6].id, talks[11].id, "ffffffffff"], window=300)
+
+    assert found == {talks[1].id: again, talks[6].id: talks[6], talks[11].id: talks[11]}
+
+
+def test_text_cut_short_is_an_error_as_when_parsed_whole() -> None:
+    data = rows(*many_talks(12))
+
+    with pytest.raises(zlib.error):
+        rows_in(data[: len(data) // 2], [many_talks(1)[0].id], window=300)
 
 
 def test_the_whole_changelog_given_the_sessions_as_of_any_version_is_the_whole_changelog(store: Store) -> None:
