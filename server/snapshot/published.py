@@ -43,9 +43,11 @@ _FILTERED_KEEP = 256
 _MEMO_KEEP = 64
 # Personal feeds by content: a few thousand attendees' sets (tens of KiB each, gzip included).
 _PERSONAL_KEEP = 2048
-# The bytes of a conference's catalogue feeds kept rendered (Rendered): a few times the
-# whole conference's feed of a large conference, so the feeds in use stay made.
-FEED_BYTES = 96 * 2**20
+# The bytes of a conference's catalogue feeds kept rendered (Rendered): the whole conference's
+# feed of a large conference and a few more. The event cache holds every event, so a feed let go
+# is made again by joining cached bytes, at memory speed; beyond that its kept bytes buy little
+# and are the largest part of a large conference's server.
+FEED_BYTES = 48 * 2**20
 
 T = TypeVar("T")
 
