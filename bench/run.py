@@ -230,8 +230,8 @@ def changed_floor(site: Path, changed: list[str], where: Path) -> fs_floor.Floor
 
 def build_and_floor(db: str, where: Path, name: str, floors: int = 1) -> dict[str, float]:
     """`confcal build` into a new directory under `where`, then the floor writing its tree there,
-    `floors` times: the median by CPU (a 10k build's tree took 0.57-0.60 s of CPU to write on
-    tmpfs five times back to back, and 0.96 s once in a run an hour before, on one machine)."""
+    `floors` times: the median by CPU (on a shared machine one floor can come out far from the
+    others: bench/RESULTS.md, round 21)."""
     site = where / f"{name}-site"
     build = measure([*CONFCAL, "build", "--db", db, str(site)])
     tree = fs_floor.plan(str(site))

@@ -144,13 +144,18 @@ def directory_entry_of(entry: SpeakerEntry) -> DirectoryEntry:
     return DirectoryEntry(person, speaker_path(person), bio, shown)
 
 
+def directory_entry_bytes(entry: SpeakerEntry) -> bytes:
+    """A speaker's entry in the speakers' directory, as the page's bytes hold it."""
+    return directory_entry(directory_entry_of(entry)).encode()
+
+
 def speakers_index_representation(published: Published, site: Site) -> Representation:
     def build() -> Representation:
         # Each entry is made, encoded and dropped in turn, and the entries are not kept: the page
         # is tens of megabytes in a large conference, and a server holding the entries, or all
         # their markup as one string, beside its bytes would hold it several times over.
         people = directory_order(speakers(published).values())
-        entries = (directory_entry(directory_entry_of(entry)).encode() for entry in people)
+        entries = map(directory_entry_bytes, people)
         return html_page(speakers_index_body(published, entries, len(people)), published.schedule.sessions)
 
     return published.memo(("speakers index", site.base_url), build)

@@ -27,11 +27,10 @@ from feeds.catalogue import FeedSpec
 from feeds.web_links import web_link
 from server.links import ConferenceLink, Site
 from server.pages.cards import Card
-from server.pages.detail_html import directory_entry
 from server.pages.detail_pages import speakers
 from server.pages.index_pages import (
     directory_entries,
-    directory_entry_of,
+    directory_entry_bytes,
     directory_place,
     index_files,
     speakers_index_ends,
@@ -254,7 +253,7 @@ class PageParts:
         spliced = _Spliced(self._output, self._speakers_key, self._at + _SPEAKERS_INDEX, b"")
 
         def entry_text(at: int) -> bytes:
-            return directory_entry(directory_entry_of(keyed[at][0])).encode()
+            return directory_entry_bytes(keyed[at][0])
 
         return spliced.joined(before, [key for _, key in keyed], entry_text, after)
 

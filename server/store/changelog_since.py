@@ -168,23 +168,23 @@ def rows_in(data: bytes, wanted: Collection[str], window: int = _WINDOW) -> dict
 def row_runs(data: bytes, window: int = _WINDOW) -> Iterator[bytes]:
     """encode's text in runs of whole rows, each laid out as the whole text is (a JSON list),
     decompressed about `window` bytes at a time. A run is cut before a `{"description":` that
-    follows `},`: what look_up takes as a row's start."""
+    follows `},`: what look_up takes as a row's start. Text cut short ends in a run look_up
+    refuses, so the caller parses it whole, and fails as a whole parse does."""
     stream = zlib.decompressobj()
     rest, carry = data, b""
     while not stream.eof:
         out = stream.decompress(rest, window)
         rest = stream.unconsumed_tail
         if not out and not rest:
-            break  # cut short: what is left is looked up as it is, and found wanting
+            break
         text = carry + out
         cut = text.rfind(b"}," + _ROW) if not stream.eof else -1
         if cut < 0:
             carry = text
             continue
-        yield text[: cut + 1] + b"]" if text.startswith(b"[") else b"[" + text[: cut + 1] + b"]"
-        carry = text[cut + 2 :]
-    if carry:
-        yield carry if carry.startswith(b"[") else b"[" + carry
+        yield text[: cut + 1] + b"]"
+        carry = b"[" + text[cut + 2 :]
+    yield carry
 
 
 def look_up(text: bytes, wanted: Collection[str]) -> dict[str, Session] | None:
