@@ -134,6 +134,24 @@ class Feed:
                 self._rendered.add(self, len(rep.body))
         return rep
 
+    def warm(self) -> bool:
+        """Make the bytes if they fit in the room `rendered` has left, without letting go of any
+        other feed's; whether they did (or were made already). Bytes that do not fit are not
+        kept: a request makes them again, the same."""
+        with self._lock:
+            if self._representation is not None:
+                return True
+            rep = self.make()
+            self.renders += 1
+            if self._rendered is None or self._rendered.add_within(self, len(rep.body)):
+                self._representation = rep
+                return True
+            # Nor are the parts a large feed keeps for its successor, nor what they counted.
+            if self.handover is not None:
+                self.handover.drop()
+            self._rendered.forget((self,))
+            return False
+
     def made(self) -> Representation | None:
         """The representation if it is made (and kept), else None; never renders, so the event
         loop may call it (a feed let go between a `rendered` check and its use would render)."""
@@ -190,16 +208,25 @@ class Rendered:
         for old in gone:
             old.let_go()
 
+    def add_within(self, feed: Feed, size: int) -> bool:
+        """Count `feed`'s `size` bytes only if they fit in the limit as it is; never lets go of
+        another feed. Whether they did."""
+        with self._lock:
+            grown = self.size + size - self._feeds.get(feed, 0)
+            if grown > self.limit:
+                return False
+            self.size = grown
+            self._feeds.pop(feed, None)
+            self._feeds[feed] = size
+            feed.used = False
+            return True
+
     def forget(self, feeds: Iterable[Feed]) -> None:
         """No longer count `feeds` (a new snapshot replaced them): their bytes go with the
         snapshots that hold them, and must not keep feeds in use out of the limit meanwhile."""
         with self._lock:
             for feed in feeds:
                 self.size -= self._feeds.pop(feed, 0)
-
-    @property
-    def full(self) -> bool:
-        return self.size >= self.limit
 
 
 class Published:
@@ -379,14 +406,13 @@ class Published:
         return Feed(spec, urls.feed(spec), whole, partial(_same, rep))
 
     def warm(self) -> None:
-        """Render every catalogue feed not rendered yet, the whole conference's first (the
-        server calls this in a worker thread once the snapshot is being served), as long as
-        they fit in `rendered`'s limit: the others are made when asked for."""
+        """Render the catalogue feeds not rendered yet, the whole conference's first (the server
+        calls this in a worker thread once the snapshot is being served), into the room left in
+        `rendered`'s limit, up to the first that does not fit: the others are made when asked
+        for. Warming never pushes a feed out, so the feeds requests keep asking for stay."""
         for feed in self._feed_list:
-            if self.rendered.full:
+            if not feed.warm():
                 break
-            if not feed.rendered:
-                _ = feed.representation
 
     def _calendar(
         self,

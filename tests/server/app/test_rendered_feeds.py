@@ -29,6 +29,24 @@ def test_warming_stops_at_the_limit_and_the_feeds_left_are_made_when_asked_for(d
     assert [f.representation.body for f in published.feeds] == [f.representation.body for f in whole.feeds]
 
 
+def test_warming_fills_the_room_left_and_stops_at_the_first_feed_that_does_not_fit(demo_schedule: Schedule) -> None:
+    whole = Published(demo_schedule, now=NOW, lazy=True)
+    whole.warm()
+    limit = sum(len(f.representation.body) for f in whole.feeds) // 3
+    published = Published(demo_schedule, now=NOW, lazy=True, rendered=Rendered(limit))
+    asked = published.feeds[-1]
+    _ = asked.representation
+
+    published.warm()
+
+    kept = [f for f in published.feeds if f.rendered]
+    assert asked in kept
+    assert published.rendered.size == sum(len(f.representation.body) for f in kept)
+    assert published.rendered.size <= limit
+    # Each feed kept rendered once, and one more that did not fit, where warming stopped.
+    assert sum(f.renders for f in published.feeds) == len(kept) + 1
+
+
 def test_a_feed_asked_for_is_kept_over_one_that_was_not(demo_schedule: Schedule) -> None:
     published = Published(demo_schedule, now=NOW, lazy=True, rendered=Rendered(10**9))
     asked, other, third, last = published.feeds[1:5]
