@@ -12,13 +12,20 @@ answer, with the route and path parameters noted for the metrics.
 Only the routes in `ROUTES` are noted: each answers from the snapshot alone. Personal answers
 (pick sets, whose content changes without a new snapshot) never are. Everything noted is let go
 when the snapshots are swapped (`Live.served` is another object: a new version, a conference
-made or let go), and a request that began before a swap is not noted; the bytes noted are
+made or let go), and a request that began before a swap is not noted; the answers noted are
 bounded (`LIMIT`) against a client inventing query strings. Used from the event loop's thread
 only.
+
+A note holds its answer and the snapshots it was made with weakly: what a snapshot keeps is for
+its memo and its feeds' byte limit to decide (server.snapshot.published), and an answer they let
+go of (a large conference's all.ics past the limit, a page pushed out of the memo, the previous
+version's pages while the new one warms up) goes with them, and the next same request the
+route's way.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -56,30 +63,40 @@ ROUTES = frozenset(
         urls.ROUTE_SPEAKERS,
     }
 )
-# Bytes of bodies noted at most (they are the snapshots' own objects, memoized there too, but a
-# memo lets go of what it holds and this must not keep it alive without bound).
-LIMIT = 64 * 1024 * 1024
+# Answers noted at most: only their keys and weak references stay, but a client may invent
+# query strings without end.
+LIMIT = 4096
 # Where the middleware leaves (the Served it saw, the request's key) for `note`.
 SCOPE_KEY = "confcal.answer"
 
 Key = tuple[str, bytes, str, str, bytes]
 # (representation, route, path parameters, slug of the conference)
 Answer = tuple[Representation, Any, dict[str, str], str | None]
+_Note = tuple["weakref.ref[Representation]", Any, dict[str, str], str | None]
 
 
 class Answers:
     def __init__(self, limit: int = LIMIT) -> None:
         self._limit = limit
-        self._served: Served | None = None
-        self._found: dict[Key, Answer] = {}
-        self._bytes = 0
+        self._served: weakref.ref[Served] | None = None
+        self._found: dict[Key, _Note] = {}
+
+    def _current(self, served: Served) -> bool:
+        return self._served is not None and self._served() is served
 
     def get(self, served: Served, key: Key) -> Answer | None:
-        """The answer noted for `key` while `served` was current, if any."""
-        if served is not self._served:
-            self._served, self._found, self._bytes = served, {}, 0
+        """The answer noted for `key` while `served` was current, if it is still held."""
+        if not self._current(served):
+            self._served, self._found = weakref.ref(served), {}
             return None
-        return self._found.get(key)
+        found = self._found.get(key)
+        if found is None:
+            return None
+        rep = found[0]()
+        if rep is None:
+            del self._found[key]
+            return None
+        return rep, found[1], found[2], found[3]
 
     def note(self, scope: MutableMapping[str, Any], current: Served, rep: Representation) -> None:
         """Note `rep` as the answer to the request of `scope`, when its route is one of `ROUTES`,
@@ -89,14 +106,13 @@ class Answers:
         if began is None or rep.personal or getattr(route, "path", None) not in ROUTES:
             return
         served, key = began
-        if served is not current or served is not self._served:
+        if served is not current or not self._current(served):
             return
-        size = len(rep.body)
-        if self._bytes + size > self._limit:
-            self._found, self._bytes = {}, 0
+        if len(self._found) >= self._limit:
+            self._found = {}
         params = dict(scope.get("path_params", {}))
-        self._found[key] = (rep, route, params, params.get("conference") or served.default)
-        self._bytes += size
+        self._found[key] = (weakref.ref(rep), route, params, params.get("conference") or served.default)
 
     def __len__(self) -> int:
-        return len(self._found)
+        """How many answers noted are still held."""
+        return sum(1 for found in self._found.values() if found[0]() is not None)

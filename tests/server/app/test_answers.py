@@ -8,6 +8,7 @@ import pytest
 from starlette.applications import Starlette
 
 from feeds.model import Schedule
+from server.snapshot.published import _MEMO_KEEP
 from server.store import Store
 from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http
@@ -100,3 +101,16 @@ def test_personal_answers_are_never_noted(app: Starlette) -> None:
     http.get(f"/p/{token}.ics")
 
     assert len(app.state.answers) == 1  # /api/sessions alone
+
+
+def test_an_answer_the_snapshot_let_go_of_is_not_kept_and_is_made_again(app: Starlette) -> None:
+    http = Http(app)
+    first = reply_of(http, "/?q=room0")
+    for n in range(1, _MEMO_KEEP + 1):  # pages enough to push the first out of the memo
+        http.get(f"/?q=room{n}")
+    held = len(app.state.answers)
+
+    again = reply_of(http, "/?q=room0")
+
+    assert held < _MEMO_KEEP
+    assert again == first
