@@ -71,10 +71,14 @@ class Handover:
         self._lock = threading.Lock()
 
     def take_before(self) -> Parts | None:
-        """The predecessor's parts, once: the body they name is let go with them."""
+        """The predecessor's parts, once: the body they name is let go with them, by the
+        predecessor too, which is made again from the event cache if it is ever asked for."""
         with self._lock:
             before, self._before = self._before, None
-        return None if before is None else before._parts
+        if before is None:
+            return None
+        parts, before._parts = before._parts, None
+        return parts
 
     def keep(self, parts: Parts | None) -> None:
         self._parts = parts

@@ -152,6 +152,12 @@ class Feed:
             self._rendered.forget((self,))
             return False
 
+    def superseded(self) -> None:
+        """A snapshot serving this feed's successor is current: drop the bytes (a large feed's
+        parts stay in its handover until the successor takes them over). A request begun
+        before that asks for it again gets it made again, the same."""
+        self._representation = None
+
     def made(self) -> Representation | None:
         """The representation if it is made (and kept), else None; never renders, so the event
         loop may call it (a feed let go between a `rendered` check and its use would render)."""
@@ -297,6 +303,7 @@ class Published:
                 visible_until(schedule, now),
             )
         self.catalogue = made
+        self._replaced: tuple[Feed, ...] = ()
         if previous is not None and made.touched is not None and made.specs is previous.catalogue.specs:
             # No feed renamed, added or ended: the previous snapshot's feeds in place, those of
             # the changed sessions made again; the feeds' sequence and map share the rest.
@@ -313,6 +320,10 @@ class Published:
                 ((f.spec.kind.value, f.spec.slug), f) for f in by_place.values()
             )
             self.rendered.forget(replaced)
+            # The feeds replaced stay in the map's shared base, out of sight, as long as a later
+            # snapshot shares it: their bytes are let go once this snapshot is served (`warm`),
+            # or they would outlive every snapshot serving them, uncounted.
+            self._replaced = tuple(replaced)
             self._count_handed_over(by_place.values())
         else:
             feeds = [
@@ -410,6 +421,9 @@ class Published:
         calls this in a worker thread once the snapshot is being served), into the room left in
         `rendered`'s limit, up to the first that does not fit: the others are made when asked
         for. Warming never pushes a feed out, so the feeds requests keep asking for stay."""
+        replaced, self._replaced = self._replaced, ()
+        for old in replaced:
+            old.superseded()
         for feed in self._feed_list:
             if not feed.warm():
                 break

@@ -12,6 +12,7 @@ import pytest
 
 from feeds.catalogue import CANCELLED_GRACE, FeedKind
 from feeds.model import Schedule, Session, Speaker, Status, Track
+from server.snapshot.large_feeds import Handover
 from server.snapshot.patch import BIG
 from server.snapshot.persistent import Chunked
 from server.snapshot.published import Published
@@ -204,3 +205,32 @@ def test_a_large_feed_not_rendered_yet_counts_the_previous_bytes_it_holds_until_
 
     assert counted == (size, size)
     assert (new.handover.held(), new.rendered) == (0, False)
+
+
+def test_the_feeds_a_served_snapshot_replaced_keep_no_bytes(large_schedule: Schedule) -> None:
+    previous = Published(large_schedule, now=NOW, lazy=True)
+    previous.warm()
+    schedule = retitled(large_schedule)
+    patched = Published(
+        schedule, now=LATER, previous=previous, lazy=True, written=written_since(large_schedule, schedule)
+    )
+    replaced = [f for f in previous.feeds if not any(f is g for g in patched.feeds)]
+
+    patched.warm()  # as the server does once the snapshot is served
+
+    assert len(replaced) > 0
+    assert [f.rendered for f in replaced] == [False] * len(replaced)
+
+
+def test_a_large_feeds_parts_once_taken_over_are_held_by_the_successor_alone(large_schedule: Schedule) -> None:
+    previous = Published(large_schedule, now=NOW, lazy=True)
+    whole = previous.feeds[0]
+    size = len(whole.representation.body)
+    assert whole.handover is not None
+    successor = Handover(whole.handover)
+    offered = successor.held()
+
+    taken = successor.take_before()
+
+    assert (offered, taken is not None) == (size, True)
+    assert Handover(whole.handover).held() == 0
