@@ -157,6 +157,8 @@ class Feed:
         parts stay in its handover until the successor takes them over). A request begun
         before that asks for it again gets it made again, the same."""
         self._representation = None
+        if self._rendered is not None:  # counted again if such a request made it meanwhile
+            self._rendered.forget((self,))
 
     def made(self) -> Representation | None:
         """The representation if it is made (and kept), else None; never renders, so the event
