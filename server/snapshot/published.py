@@ -146,9 +146,7 @@ class Feed:
             if self._rendered is None or self._rendered.add_within(self, len(rep.body)):
                 self._representation = rep
                 return True
-            # Nor are the parts a large feed keeps for its successor, nor what they counted.
-            if self.handover is not None:
-                self.handover.drop()
+            self.let_go()  # the parts a large feed keeps for its successor too
             self._rendered.forget((self,))
             return False
 
@@ -197,9 +195,7 @@ class Rendered:
     def add(self, feed: Feed, size: int) -> None:
         gone: list[Feed] = []
         with self._lock:
-            self.size += size - self._feeds.pop(feed, 0)
-            self._feeds[feed] = size
-            feed.used = False
+            self._count(feed, size)
             for _ in range(2 * len(self._feeds)):  # every feed at most twice: one second chance
                 if self.size <= self.limit or len(self._feeds) <= 1:
                     break
@@ -220,14 +216,16 @@ class Rendered:
         """Count `feed`'s `size` bytes only if they fit in the limit as it is; never lets go of
         another feed. Whether they did."""
         with self._lock:
-            grown = self.size + size - self._feeds.get(feed, 0)
-            if grown > self.limit:
+            if self.size + size - self._feeds.get(feed, 0) > self.limit:
                 return False
-            self.size = grown
-            self._feeds.pop(feed, None)
-            self._feeds[feed] = size
-            feed.used = False
+            self._count(feed, size)
             return True
+
+    def _count(self, feed: Feed, size: int) -> None:
+        """`feed`'s bytes counted as the newest (under the lock)."""
+        self.size += size - self._feeds.pop(feed, 0)
+        self._feeds[feed] = size
+        feed.used = False
 
     def forget(self, feeds: Iterable[Feed]) -> None:
         """No longer count `feeds` (a new snapshot replaced them): their bytes go with the
