@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache, partial
 from typing import Any
 
-from feeds.exports.chunks import Chunks, DayChunk
+from feeds.exports.chunks import Chunks, DayChunk, EventTexts
 from feeds.exports.frab_layout import FrabDay, FrabEvent, clock, duration_text, layout, room_guid
 from feeds.ical.event import session_url
 from feeds.model import Link, Schedule, is_attachment
@@ -131,13 +132,23 @@ def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _day(day: FrabDay, base_url: str | None) -> bytes:
-    """One day of the days' list, with the comma before it unless it is the first."""
-    shown = {
-        "index": day.index,
-        "date": day.date.isoformat(),
-        "day_start": day.start.isoformat(),
-        "day_end": day.end.isoformat(),
-        "rooms": {room.name: [_event(e, base_url) for e in room.events] for room in day.rooms},
-    }
-    return (("" if day.index == 1 else ",") + _dumps(shown)).encode("utf-8")
+def _day(day: FrabDay, base_url: str | None, texts: EventTexts) -> bytes:
+    """One day of the days' list, with the comma before it unless it is the first: the dump of
+    the day's object, joined from each event's own dump (JSON nests: a value's dump is the
+    same wherever it stands)."""
+    rooms = day.rooms
+    events = iter(texts([e for room in rooms for e in room.events], partial(_events, base_url=base_url)))
+    head = _dumps(
+        {
+            "index": day.index,
+            "date": day.date.isoformat(),
+            "day_start": day.start.isoformat(),
+            "day_end": day.end.isoformat(),
+        }
+    )
+    shown = ",".join(f"{_dumps(room.name)}:[{','.join(next(events) for _ in room.events)}]" for room in rooms)
+    return f'{"" if day.index == 1 else ","}{head[:-1]},"rooms":{{{shown}}}}}'.encode()
+
+
+def _events(events: Sequence[FrabEvent], base_url: str | None) -> list[str]:
+    return [_dumps(_event(event, base_url)) for event in events]

@@ -4,24 +4,45 @@ chunk per programme day and a tail, whose join is the whole document byte for by
 A day's chunk is made only when asked for (`DayChunk.make`), so a build that kept the chunk of
 an unchanged day joins the document without rendering that day again. What a chunk is made
 from is its `FrabDay`: each event's session, its numeric id and the conference.
+
+An event's text within its day depends on nothing but the event (its session, numeric id and
+the conference) and the base URL: never on its neighbours or its place. So a day can also be
+made with the events' texts from a keeper (`DayChunk.make_with`), which renders only the events
+it does not hold: a build whose day changed by one session renders that session alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from feeds.exports import Exporter
-from feeds.exports.frab_layout import FrabDay
+from feeds.exports.frab_layout import FrabDay, FrabEvent
 from feeds.model import Schedule
+
+T = TypeVar("T")
+
+# The texts of items, in order: (the items, what renders any of them) -> their texts. A keeper
+# answers from what it holds and renders only the others.
+Texts = Callable[[Sequence[T], Callable[[Sequence[T]], list[str]]], list[str]]
+EventTexts = Texts[FrabEvent]
+
+
+def rendered(items: Sequence[T], render: Callable[[Sequence[T]], list[str]]) -> list[str]:
+    """`Texts` that renders every item."""
+    return render(items)
 
 
 @dataclass(frozen=True)
 class DayChunk:
     day: FrabDay
-    make: Callable[[], bytes]
+    make_with: Callable[[EventTexts], bytes]  # the chunk, its events' texts from the given keeper
+
+    def make(self) -> bytes:
+        """The chunk, every event rendered."""
+        return self.make_with(rendered)
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from datetime import datetime
 from functools import partial
 from xml.sax.saxutils import escape
 
-from feeds.exports.chunks import Chunks, DayChunk
+from feeds.exports.chunks import Chunks, DayChunk, EventTexts
 from feeds.exports.frab_layout import FrabDay, FrabEvent, clock, duration_text, layout
 from feeds.ical.event import session_url
 from feeds.model import Schedule, is_attachment
@@ -91,16 +92,17 @@ class FrabXmlExporter:
         days = tuple(DayChunk(day, partial(self._day, day, base_url)) for day in view.days)
         return Chunks(head, days, b"\n</schedule>\n")
 
-    def _day(self, day: FrabDay, base_url: str | None) -> bytes:
+    def _day(self, day: FrabDay, base_url: str | None, texts: EventTexts) -> bytes:
         # The bytes ET.indent and ET.tostring give the day's element tree (see the module doc).
+        rooms = day.rooms
+        events = iter(texts([e for room in rooms for e in room.events], partial(_events, base_url=base_url)))
         out = [
             f'{_INDENT[1]}<day index="{day.index}" date="{day.date.isoformat()}" '
             f'start="{day.start.isoformat()}" end="{day.end.isoformat()}">'
         ]
-        for room in day.rooms:
+        for room in rooms:
             out.append(f'{_INDENT[2]}<room name="{_attribute(room.name)}" guid="{_attribute(room.guid)}">')
-            for event in room.events:
-                _event(out, event, base_url)
+            out.extend(next(events) for _ in room.events)
             out.append(f"{_INDENT[2]}</room>")
         out.append(f"{_INDENT[1]}</day>")
         return "".join(out).encode("utf-8")
@@ -134,6 +136,16 @@ def _leaf(depth: int, tag: str, text: str | None, attributes: str = "") -> str:
 
 # The elements every event has empty (pretalx fills them; the model has no such fields).
 _SUBTITLE, _ABSTRACT = _leaf(4, "subtitle", None), _leaf(4, "abstract", None)
+
+
+def _events(events: Sequence[FrabEvent], base_url: str | None) -> list[str]:
+    """Each event's <event> element, with the indentation before it."""
+    texts = []
+    for event in events:
+        out: list[str] = []
+        _event(out, event, base_url)
+        texts.append("".join(out))
+    return texts
 
 
 def _event(out: list[str], event: FrabEvent, base_url: str | None) -> None:

@@ -10,19 +10,25 @@ day (its rooms, guids, slugs), so a rebuild lays out only the days whose key cha
 and tail (conference, rooms, tracks, version) are made each time the document is: they are
 small. A day of `api/sessions` (api.py) is keyed on its sessions' digests and whether it comes
 first.
+
+A day made again is joined from its events' (or entries') texts as the last build made them,
+kept per day by each session's key (build_texts.py): a session moved renders its own event in
+each document, not its day's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import date
+from functools import partial
 
 from feeds.exports import EXPORTERS
-from feeds.exports.chunks import ChunkedExporter, DayChunk
-from feeds.exports.frab_layout import FrabDay
+from feeds.exports.chunks import ChunkedExporter, DayChunk, Texts
+from feeds.exports.frab_layout import FrabDay, FrabEvent
 from feeds.model import Session
 from server.links import Site
 from server.site.build_output import Output, digest, listing
+from server.site.build_texts import kept_texts
 from server.snapshot.api import sessions_pieces
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Published
@@ -48,11 +54,23 @@ def export_body(
     if output is None:
         return chunks.pieces()
 
+    def event(event: FrabEvent) -> str:
+        # The text shows the number besides the session, and a collision elsewhere can move it.
+        return f"{sessions[event.session.id]}-{event.number}"
+
     def kept(chunk: DayChunk) -> bytes:
         key = digest(_day_inputs(published, base, sessions, chunk.day), exporter.name)
-        return output.part(key, chunk.make)
+        events = _texts_key(base, exporter.name, chunk.day.date)
+        output.hold(events)  # kept for the next build whether or not the day is made this time
+        return output.part(key, partial(chunk.make_with, kept_texts(output, events, event)))
 
     return chunks.pieces(kept)
+
+
+def _texts_key(base: str, document: str, day: date) -> str:
+    """The part holding the texts of a day's events or entries in `document`: named by the day,
+    not by its sessions (build_texts.py)."""
+    return digest(base, document, "day texts", day)
 
 
 def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: FrabDay) -> str:
@@ -82,10 +100,15 @@ def sessions_api_body(
     # (the days are apart).
     keys: dict[str, str] = published.memo(("sessions day keys", base), dict)
 
-    def kept(day: tuple[Session, ...], first: bool, make: Callable[[], bytes]) -> bytes:
+    def entry(session: Session) -> str:
+        return sessions[session.id]
+
+    def kept(day: tuple[Session, ...], first: bool, make: Callable[[Texts[Session]], bytes]) -> bytes:
         key = keys.get(day[0].id)
         if key is None:
             key = keys[day[0].id] = listing((base, "sessions day", first), [sessions[s.id] for s in day])
-        return output.part(key, make)
+        entries = _texts_key(base, "api/sessions", published.conference.day_of(day[0].start))
+        output.hold(entries)
+        return output.part(key, partial(make, kept_texts(output, entries, entry)))
 
     return sessions_pieces(published, site, kept)

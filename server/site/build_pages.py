@@ -16,7 +16,7 @@ feeds only) and `api/feeds` joined from a kept part per kind.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property, partial
 from itertools import accumulate, groupby, pairwise, repeat
 from operator import add, attrgetter, itemgetter, sub
@@ -48,6 +48,7 @@ from server.pages.page_parts import CardText, CardTexts, day_sessions
 from server.pages.search import INDEX, index_body, index_rows
 from server.pages.view import View
 from server.site.build_output import Body, Output, digest, listing
+from server.site.build_texts import kept_pieces
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
@@ -162,16 +163,9 @@ class PageParts:
         shift every column (a room's number of sessions orders the columns, cards.room_order)."""
         if self._output is None:
             return make(cards)
-        key = self._cards_key(slug, depth)
         # The part holds a card's three pieces by session key (its digest is checked).
-        known = cast(dict[str, CardText], _decode_pieces(self._output.kept(key)))
         keys = [self._sessions[card.id] for card in cards]
-        missing = [card for card, session in zip(cards, keys, strict=True) if session not in known]
-        known.update(zip((self._sessions[card.id] for card in missing), make(missing), strict=True))
-        texts = {session: known[session] for session in keys}
-        if missing or texts.keys() != known.keys():
-            self._output.renew(key, _encode_pieces(texts))  # this day's cards now, for the next build
-        return [texts[session] for session in keys]
+        return cast(list[CardText], kept_pieces(self._output, self._cards_key(slug, depth), cards, keys, make))
 
     def _cards_key(self, slug: str, depth: int) -> str:
         return digest(self._base, "day cards", depth, slug)
@@ -263,32 +257,6 @@ class PageParts:
 
     def _kept(self, key: str, make: Callable[[], bytes]) -> bytes:
         return make() if self._output is None else self._output.part(key, make)
-
-
-def _encode_pieces(texts: Mapping[str, Sequence[str]]) -> bytes:
-    """Texts in pieces by name (a day's cards' markup by session key): a JSON line of (name,
-    length of each piece), then the pieces (any text: schedule text may hold any character but a
-    marker)."""
-    header = [[name, *map(len, text)] for name, text in texts.items()]
-    body = "".join(piece for text in texts.values() for piece in text)
-    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + body.encode("utf-8")
-
-
-def _decode_pieces(stored: bytes | None) -> dict[str, tuple[str, ...]]:
-    """`_encode_pieces`' map back (empty for no part)."""
-    if not stored:
-        return {}
-    line, _, rest = stored.partition(b"\n")
-    body = rest.decode("utf-8")
-    known: dict[str, tuple[str, ...]] = {}
-    at = 0
-    for name, *lengths in json.loads(line):
-        pieces = []
-        for length in lengths:
-            pieces.append(body[at : at + length])
-            at += length
-        known[name] = tuple(pieces)
-    return known
 
 
 def page_parts(

@@ -9,7 +9,7 @@ whitespace, so equal content gives equal bytes (and ETag) on every server and in
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date
 from functools import lru_cache, partial
 from itertools import groupby
@@ -17,6 +17,7 @@ from operator import attrgetter
 from typing import Any
 
 from feeds import urls
+from feeds.exports.chunks import Texts, rendered
 from feeds.ical import uid
 from feeds.model import Session
 from server.links import Site
@@ -83,8 +84,9 @@ def session_entry(published: Published, site: Site, session: Session) -> dict[st
 # the entries of each day apart (build_exports.py) and join the same bytes.
 SESSIONS_HEAD, SESSIONS_TAIL = b'{"sessions":[', b"]}"
 # A day's entries, whether they are the document's first (the others have a comma before them)
-# and how to make their bytes; given to `sessions_body`'s `kept`.
-SessionsChunk = Callable[[tuple[Session, ...], bool, Callable[[], bytes]], bytes]
+# and how to make their bytes with the entries' texts from a keeper; given to `sessions_body`'s
+# `kept`.
+SessionsChunk = Callable[[tuple[Session, ...], bool, Callable[[Texts[Session]], bytes]], bytes]
 
 
 def session_days(published: Published) -> list[tuple[Session, ...]]:
@@ -120,17 +122,28 @@ def sessions_pieces(published: Published, site: Site, kept: SessionsChunk | None
     yield SESSIONS_HEAD
     for index, day in enumerate(session_days(published)):
         make = partial(_entries, published, site, day, index == 0)
-        yield make() if kept is None else kept(day, index == 0, make)
+        yield make(rendered) if kept is None else kept(day, index == 0, make)
     yield SESSIONS_TAIL
 
 
-def _entries(published: Published, site: Site, sessions: tuple[Session, ...], first: bool) -> bytes:
-    body = to_json([session_entry(published, site, s) for s in sessions])[1:-1]  # the list's items
+def _entries(
+    published: Published, site: Site, sessions: tuple[Session, ...], first: bool, texts: Texts[Session]
+) -> bytes:
+    """The day's items of the sessions' list: each entry's own dump, as the list's dump has it."""
+    body = ",".join(texts(sessions, partial(_entry_texts, published, site))).encode("utf-8")
     return body if first else b"," + body
 
 
+def _entry_texts(published: Published, site: Site, sessions: Sequence[Session]) -> list[str]:
+    return [_dumps(session_entry(published, site, s)) for s in sessions]
+
+
 def to_json(document: dict[str, Any] | list[Any]) -> bytes:
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return _dumps(document).encode("utf-8")
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _document(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -13,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from feeds.exports.c3voc_json import C3vocJsonExporter
-from feeds.exports.chunks import DayChunk
-from feeds.exports.frab_layout import clock, duration_text
+from feeds.exports.chunks import ChunkedExporter, DayChunk
+from feeds.exports.frab_layout import FrabEvent, clock, duration_text
 from feeds.exports.frab_xml import FrabXmlExporter, _clean, _http
 from feeds.ical.event import session_url
 from feeds.model import Room, Schedule, Session, Speaker, Track
@@ -157,3 +158,29 @@ def test_each_day_is_what_element_tree_writes_for_it(found: list[Session], base_
     chunks = FrabXmlExporter().chunks(schedule, now=NOW, base_url=base_url)
 
     assert [chunk.make() for chunk in chunks.days] == [element_tree_day(chunk, base_url) for chunk in chunks.days]
+
+
+@pytest.mark.parametrize("exporter", [FrabXmlExporter(), C3vocJsonExporter()], ids=["frab-xml", "c3voc-json"])
+def test_a_day_joined_from_kept_event_texts_is_the_same_and_renders_only_the_events_not_kept(
+    congress: Schedule, exporter: ChunkedExporter
+) -> None:
+    held: dict[str, str] = {}
+    asked: list[str] = []
+
+    def keeper(events: Sequence[FrabEvent], render: Callable[[Sequence[FrabEvent]], list[str]]) -> list[str]:
+        todo = [e for e in events if e.session.id not in held]
+        asked.extend(e.session.id for e in todo)
+        held.update(zip([e.session.id for e in todo], render(todo), strict=True))
+        return [held[e.session.id] for e in events]
+
+    chunks = exporter.chunks(congress, now=NOW, base_url="https://cal.example.org")
+    whole = chunks.join(lambda chunk: chunk.make_with(keeper))
+    everything, dropped = list(asked), congress.sessions[7].id
+    asked.clear()
+    del held[dropped]
+
+    again = chunks.join(lambda chunk: chunk.make_with(keeper))
+
+    assert (whole, again) == (exporter.render(congress, now=NOW, base_url="https://cal.example.org"),) * 2
+    assert sorted(everything) == sorted(s.id for s in congress.sessions if not s.cancelled)
+    assert asked == [dropped]

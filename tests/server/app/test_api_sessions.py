@@ -4,10 +4,11 @@ one json.dumps of the whole document."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from feeds.exports.chunks import Texts, rendered
 from feeds.model import Schedule, Session
 from feeds.pipeline import load_schedule
 from server.links import Site
@@ -28,9 +29,9 @@ def test_the_days_chunks_join_to_one_dump_of_the_whole_document(shared_data: Pat
     snapshot = published(shared_data)
     seen: list[tuple[int, bool]] = []
 
-    def kept(day: tuple[Session, ...], first: bool, make: Callable[[], bytes]) -> bytes:
+    def kept(day: tuple[Session, ...], first: bool, make: Callable[[Texts[Session]], bytes]) -> bytes:
         seen.append((len(day), first))
-        return make()
+        return make(rendered)
 
     body = sessions_body(snapshot, SITE, kept)
 
@@ -40,6 +41,32 @@ def test_the_days_chunks_join_to_one_dump_of_the_whole_document(shared_data: Pat
     assert [first for _, first in seen] == [True] + [False] * (len(seen) - 1)
     assert len(seen) == 4  # 38C3's four days
     assert sum(count for count, _ in seen) == len(document["sessions"]) == len(snapshot.schedule.sessions)
+
+
+def test_a_day_joined_from_kept_entries_is_the_same_and_renders_only_the_entries_not_kept(shared_data: Path) -> None:
+    snapshot = published(shared_data)
+    held: dict[str, str] = {}
+    asked: list[str] = []
+
+    def keeper(sessions: Sequence[Session], render: Callable[[Sequence[Session]], list[str]]) -> list[str]:
+        todo = [s for s in sessions if s.id not in held]
+        asked.extend(s.id for s in todo)
+        held.update(zip([s.id for s in todo], render(todo), strict=True))
+        return [held[s.id] for s in sessions]
+
+    def kept(day: tuple[Session, ...], first: bool, make: Callable[[Texts[Session]], bytes]) -> bytes:
+        return make(keeper)
+
+    whole = sessions_body(snapshot, SITE, kept)
+    everything, dropped = list(asked), snapshot.schedule.sessions[7].id
+    asked.clear()
+    del held[dropped]
+
+    again = sessions_body(snapshot, SITE, kept)
+
+    assert (whole, again) == (sessions_representation(snapshot, SITE).body,) * 2
+    assert sorted(everything) == sorted(s.id for s in snapshot.schedule.sessions)
+    assert asked == [dropped]
 
 
 def test_no_sessions_is_an_empty_list() -> None:

@@ -142,3 +142,16 @@ def test_a_rebuild_lays_out_only_the_day_whose_sessions_changed(tmp_path: Path) 
 
     # The layout both exports shared (frab_layout's memo): a day's rooms are laid out when read.
     assert ["rooms" in vars(day) for day in layout(after).days] == [False, True, False]
+
+
+def test_a_rebuild_after_a_session_was_retitled_shows_the_new_title(tmp_path: Path) -> None:
+    before = schedule(session("a1", 0, 9), session("b1", 0, 10), session("c1", 1, 9))
+    after = schedule(
+        session("a1", 0, 9), dataclasses.replace(session("b1", 0, 10), title="Retitled"), session("c1", 1, 9)
+    )
+    build(tmp_path, before)
+
+    rebuilt = build(tmp_path, after)
+
+    assert rebuilt == fresh(after)
+    assert [b"Retitled" in body for body in rebuilt.values()] == [True, True, True]
