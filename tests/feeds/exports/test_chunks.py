@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from feeds.exports.frab_xml import FrabXmlExporter, _clean, _http
 from feeds.ical.event import session_url
 from feeds.model import Room, Schedule, Session, Speaker, Track
 from feeds.pipeline import load_schedule
+from tests.helpers.held_texts import HeldTexts
 from tests.helpers.schedules import T0, edge_schedule
 
 NOW = datetime(2026, 4, 1, tzinfo=UTC)
@@ -164,23 +164,15 @@ def test_each_day_is_what_element_tree_writes_for_it(found: list[Session], base_
 def test_a_day_joined_from_kept_event_texts_is_the_same_and_renders_only_the_events_not_kept(
     congress: Schedule, exporter: ChunkedExporter
 ) -> None:
-    held: dict[str, str] = {}
-    asked: list[str] = []
-
-    def keeper(events: Sequence[FrabEvent], render: Callable[[Sequence[FrabEvent]], list[str]]) -> list[str]:
-        todo = [e for e in events if e.session.id not in held]
-        asked.extend(e.session.id for e in todo)
-        held.update(zip([e.session.id for e in todo], render(todo), strict=True))
-        return [held[e.session.id] for e in events]
-
+    keeper: HeldTexts[FrabEvent] = HeldTexts(lambda event: event.session.id)
     chunks = exporter.chunks(congress, now=NOW, base_url="https://cal.example.org")
     whole = chunks.join(lambda chunk: chunk.make_with(keeper))
-    everything, dropped = list(asked), congress.sessions[7].id
-    asked.clear()
-    del held[dropped]
+    everything, dropped = list(keeper.rendered), congress.sessions[7].id
+    keeper.rendered.clear()
+    del keeper.held[dropped]
 
     again = chunks.join(lambda chunk: chunk.make_with(keeper))
 
     assert (whole, again) == (exporter.render(congress, now=NOW, base_url="https://cal.example.org"),) * 2
     assert sorted(everything) == sorted(s.id for s in congress.sessions if not s.cancelled)
-    assert asked == [dropped]
+    assert keeper.rendered == [dropped]

@@ -4,7 +4,7 @@ one json.dumps of the whole document."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from server.links import Site
 from server.snapshot.api import sessions_body, sessions_representation
 from server.snapshot.published import Published
 from server.web.demo import demo_schedule
+from tests.helpers.held_texts import HeldTexts
 
 SITE = Site.of("https://cal.example.org")
 NOW = datetime(2026, 4, 1, tzinfo=UTC)
@@ -45,28 +46,21 @@ def test_the_days_chunks_join_to_one_dump_of_the_whole_document(shared_data: Pat
 
 def test_a_day_joined_from_kept_entries_is_the_same_and_renders_only_the_entries_not_kept(shared_data: Path) -> None:
     snapshot = published(shared_data)
-    held: dict[str, str] = {}
-    asked: list[str] = []
-
-    def keeper(sessions: Sequence[Session], render: Callable[[Sequence[Session]], list[str]]) -> list[str]:
-        todo = [s for s in sessions if s.id not in held]
-        asked.extend(s.id for s in todo)
-        held.update(zip([s.id for s in todo], render(todo), strict=True))
-        return [held[s.id] for s in sessions]
+    keeper: HeldTexts[Session] = HeldTexts(lambda session: session.id)
 
     def kept(day: tuple[Session, ...], first: bool, make: Callable[[Texts[Session]], bytes]) -> bytes:
         return make(keeper)
 
     whole = sessions_body(snapshot, SITE, kept)
-    everything, dropped = list(asked), snapshot.schedule.sessions[7].id
-    asked.clear()
-    del held[dropped]
+    everything, dropped = list(keeper.rendered), snapshot.schedule.sessions[7].id
+    keeper.rendered.clear()
+    del keeper.held[dropped]
 
     again = sessions_body(snapshot, SITE, kept)
 
     assert (whole, again) == (sessions_representation(snapshot, SITE).body,) * 2
     assert sorted(everything) == sorted(s.id for s in snapshot.schedule.sessions)
-    assert asked == [dropped]
+    assert keeper.rendered == [dropped]
 
 
 def test_no_sessions_is_an_empty_list() -> None:
