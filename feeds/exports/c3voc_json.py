@@ -136,8 +136,7 @@ def _day(day: FrabDay, base_url: str | None, texts: EventTexts) -> bytes:
     """One day of the days' list, with the comma before it unless it is the first: the dump of
     the day's object, joined from each event's own dump (JSON nests: a value's dump is the
     same wherever it stands)."""
-    rooms = day.rooms
-    events = iter(texts([e for room in rooms for e in room.events], partial(_events, base_url=base_url)))
+    events = iter(texts(day.events, partial(_events, base_url=base_url)))
     head = _dumps(
         {
             "index": day.index,
@@ -146,7 +145,7 @@ def _day(day: FrabDay, base_url: str | None, texts: EventTexts) -> bytes:
             "day_end": day.end.isoformat(),
         }
     )
-    shown = ",".join(f"{_dumps(room.name)}:[{','.join(next(events) for _ in room.events)}]" for room in rooms)
+    shown = ",".join(f"{_dumps(room.name)}:[{','.join(next(events) for _ in room.events)}]" for room in day.rooms)
     return f'{"" if day.index == 1 else ","}{head[:-1]},"rooms":{{{shown}}}}}'.encode()
 
 

@@ -96,6 +96,11 @@ class FrabDay:
             for name in sorted(by_room, key=_name_order)
         )
 
+    @property
+    def events(self) -> list[FrabEvent]:
+        """The day's events in the order its rooms list them (the order both exports write)."""
+        return [event for room in self.rooms for event in room.events]
+
 
 @dataclass(frozen=True)
 class FrabSchedule:

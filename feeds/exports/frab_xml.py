@@ -94,13 +94,12 @@ class FrabXmlExporter:
 
     def _day(self, day: FrabDay, base_url: str | None, texts: EventTexts) -> bytes:
         # The bytes ET.indent and ET.tostring give the day's element tree (see the module doc).
-        rooms = day.rooms
-        events = iter(texts([e for room in rooms for e in room.events], partial(_events, base_url=base_url)))
+        events = iter(texts(day.events, partial(_events, base_url=base_url)))
         out = [
             f'{_INDENT[1]}<day index="{day.index}" date="{day.date.isoformat()}" '
             f'start="{day.start.isoformat()}" end="{day.end.isoformat()}">'
         ]
-        for room in rooms:
+        for room in day.rooms:
             out.append(f'{_INDENT[2]}<room name="{_attribute(room.name)}" guid="{_attribute(room.guid)}">')
             out.extend(next(events) for _ in room.events)
             out.append(f"{_INDENT[2]}</room>")

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from datetime import date
 from functools import partial
+from typing import TypeVar
 
 from feeds.exports import EXPORTERS
 from feeds.exports.chunks import ChunkedExporter, DayChunk, Texts
@@ -32,6 +33,8 @@ from server.site.build_texts import kept_texts
 from server.snapshot.api import sessions_pieces
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Published
+
+T = TypeVar("T")
 
 # The exports the server answers (exports.EXPORT_ROUTES), by format name: the registry's own.
 CHUNKED: dict[str, ChunkedExporter] = {
@@ -60,9 +63,7 @@ def export_body(
 
     def kept(chunk: DayChunk) -> bytes:
         key = digest(_day_inputs(published, base, sessions, chunk.day), exporter.name)
-        events = _texts_key(base, exporter.name, chunk.day.date)
-        output.hold(events)  # kept for the next build whether or not the day is made this time
-        return output.part(key, partial(chunk.make_with, kept_texts(output, events, event)))
+        return _day_part(output, key, _texts_key(base, exporter.name, chunk.day.date), chunk.make_with, event)
 
     return chunks.pieces(kept)
 
@@ -71,6 +72,15 @@ def _texts_key(base: str, document: str, day: date) -> str:
     """The part holding the texts of a day's events or entries in `document`: named by the day,
     not by its sessions (build_texts.py)."""
     return digest(base, document, "day texts", day)
+
+
+def _day_part(
+    output: Output, key: str, texts: str, make: Callable[[Texts[T]], bytes], name: Callable[[T], str]
+) -> bytes:
+    """The day's part `key`, made when it is not kept from its items' texts as the part `texts`
+    keeps them (by `name`), which is kept for the next build whether or not the day is made."""
+    output.hold(texts)
+    return output.part(key, partial(make, kept_texts(output, texts, name)))
 
 
 def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: FrabDay) -> str:
@@ -107,8 +117,7 @@ def sessions_api_body(
         key = keys.get(day[0].id)
         if key is None:
             key = keys[day[0].id] = listing((base, "sessions day", first), [sessions[s.id] for s in day])
-        entries = _texts_key(base, "api/sessions", published.conference.day_of(day[0].start))
-        output.hold(entries)
-        return output.part(key, partial(make, kept_texts(output, entries, entry)))
+        texts = _texts_key(base, "api/sessions", published.conference.day_of(day[0].start))
+        return _day_part(output, key, texts, make, entry)
 
     return sessions_pieces(published, site, kept)
