@@ -13,7 +13,6 @@ one chunk per day (a comma before all but the first) and `]}}}` (chunks.py).
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from datetime import datetime
 from functools import lru_cache, partial
 from typing import Any
 
+from feeds import compact_json
 from feeds.exports.chunks import Chunks, DayChunk, EventTexts
 from feeds.exports.frab_layout import FrabDay, FrabEvent, clock, duration_text, layout, room_guid
 from feeds.ical.event import session_url
@@ -121,15 +121,11 @@ class C3vocJsonExporter:
             inner["base_url"] = f"{base_url.rstrip('/')}/"
         inner["conference"] = conf
         document["schedule"] = inner
-        empty = _dumps(document)
+        empty = compact_json.dumps(document)
         assert empty.endswith("[" + _TAIL), "the days' list is the document's last value"
         head = empty[: -len(_TAIL)].encode("utf-8")
         days = tuple(DayChunk(day, partial(_day, day, base_url)) for day in view.days)
         return Chunks(head, days, _TAIL.encode("utf-8"))
-
-
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _day(day: FrabDay, base_url: str | None, texts: EventTexts) -> bytes:
@@ -137,7 +133,7 @@ def _day(day: FrabDay, base_url: str | None, texts: EventTexts) -> bytes:
     the day's object, joined from each event's own dump (JSON nests: a value's dump is the
     same wherever it stands)."""
     events = iter(texts(day.events, partial(_events, base_url=base_url)))
-    head = _dumps(
+    head = compact_json.dumps(
         {
             "index": day.index,
             "date": day.date.isoformat(),
@@ -145,9 +141,11 @@ def _day(day: FrabDay, base_url: str | None, texts: EventTexts) -> bytes:
             "day_end": day.end.isoformat(),
         }
     )
-    shown = ",".join(f"{_dumps(room.name)}:[{','.join(next(events) for _ in room.events)}]" for room in day.rooms)
+    shown = ",".join(
+        f"{compact_json.dumps(room.name)}:[{','.join(next(events) for _ in room.events)}]" for room in day.rooms
+    )
     return f'{"" if day.index == 1 else ","}{head[:-1]},"rooms":{{{shown}}}}}'.encode()
 
 
 def _events(events: Sequence[FrabEvent], base_url: str | None) -> list[str]:
-    return [_dumps(_event(event, base_url)) for event in events]
+    return [compact_json.dumps(_event(event, base_url)) for event in events]

@@ -12,10 +12,10 @@ included with their status: this is the data, not a feed. Sorted, fixed key orde
 from __future__ import annotations
 
 import dataclasses
-import json
 from datetime import UTC, datetime
 from typing import Any
 
+from feeds import compact_json
 from feeds.ical import uid
 from feeds.model import Named, Schedule, Session
 from feeds.slug import fold
@@ -77,4 +77,4 @@ class NeutralJsonExporter:
             },
             "sessions": [session_entry(schedule, s) for s in ordered],
         }
-        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return compact_json.dumps(document).encode("utf-8")

@@ -9,11 +9,11 @@ The script (static/schedule.js, `fold` and `textOf`) reads the same parts off th
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Iterable
 
+from feeds import compact_json
 from feeds.catalogue import kind_name, kind_slug
 from feeds.model import Conference, Session
 
@@ -74,7 +74,7 @@ def index_body(conference: Conference, rows: list[list[str]]) -> bytes:
     """`search.json`: `index_rows` with the names of their fields. Fetched on the first search or
     filter only; a few dozen bytes a session."""
     document = {"conference": conference.slug, "fields": FIELDS, "sessions": rows}
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return compact_json.dumps(document).encode("utf-8")
 
 
 FIELDS = ["id", "day", "text", "track", "room", "level", "kind", "speaker"]

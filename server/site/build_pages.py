@@ -22,7 +22,7 @@ from itertools import accumulate, groupby, pairwise, repeat
 from operator import add, attrgetter, itemgetter, sub
 from typing import cast
 
-from feeds import urls
+from feeds import compact_json, urls
 from feeds.catalogue import FeedSpec
 from feeds.web_links import web_link
 from server.links import ConferenceLink, Site
@@ -208,7 +208,7 @@ class PageParts:
         def row(at: int) -> bytes:
             _, session, day = ordered[at]
             (found,) = index_rows({day: (session,)})
-            return json.dumps(found, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            return compact_json.dumps(found).encode("utf-8")
 
         return spliced.joined(head, [f"{keys[sid]} {day}" for sid, _, day in ordered], row, _ROWS_END)
 

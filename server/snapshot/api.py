@@ -8,7 +8,6 @@ whitespace, so equal content gives equal bytes (and ETag) on every server and in
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date
 from functools import lru_cache, partial
@@ -16,7 +15,7 @@ from itertools import groupby
 from operator import attrgetter
 from typing import Any
 
-from feeds import urls
+from feeds import compact_json, urls
 from feeds.exports.chunks import Texts, rendered
 from feeds.ical import uid
 from feeds.model import Session
@@ -135,15 +134,11 @@ def _entries(
 
 
 def _entry_texts(published: Published, site: Site, sessions: Sequence[Session]) -> list[str]:
-    return [_dumps(session_entry(published, site, s)) for s in sessions]
+    return [compact_json.dumps(session_entry(published, site, s)) for s in sessions]
 
 
 def to_json(document: dict[str, Any] | list[Any]) -> bytes:
-    return _dumps(document).encode("utf-8")
-
-
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return compact_json.dumps(document).encode("utf-8")
 
 
 def _document(
