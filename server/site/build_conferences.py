@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 
 from feeds import urls
-from feeds.catalogue import visible_until
+from feeds.catalogue import FeedKind, visible_until
 from server.links import Site, calendar_base, conference_site, other_conferences
 from server.site.build_output import Output, code_key, digest
 from server.site.build_record import Stamped
@@ -205,10 +205,10 @@ def _kept(
     the rows' history (the version the last build showed is still there under the same name: a
     store or conference made anew renames it) and each session's visibility (the last build's
     clock still holds). None, and every file keyed, otherwise. The sessions' directory is taken
-    whole, unread but for the sessions written since (Output.keep_range), and with it the feeds'
-    and QR codes' but for the feeds the snapshot's patch touched; when the root then mirrored
-    another conference, or this one and no longer does, sessions' files one by one
-    (Output.keep) and every feed keyed."""
+    whole, unread but for the sessions written since (Output.keep_range), and with it the
+    feeds', QR codes' and speakers' pages but for the feeds the snapshot's patch touched and
+    their speakers'; when the root then mirrored another conference, or this one and no longer
+    does, sessions' files one by one (Output.keep) and every feed and speaker keyed."""
     if last is None or writes is None or not last.written:
         return None
     if (last.frame, last.base) != (frame, files) or writes.versions.get(last.version) != last.written:
@@ -231,13 +231,19 @@ def _kept(
     # again; every other feed and its QR code is taken with the sessions' files, unkeyed.
     remade = published.catalogue.touched
     touched = [published.feed(kind.value, slug) for kind, slug in remade or ()]
+    # A speaker's page shows their sessions, each in the speaker's feed while it is shown at all:
+    # the speakers whose feeds the patch touched are those whose pages may have changed, and
+    # every other speaker's page is taken with the directory.
+    speakers: frozenset[str] | None = None
     if remade is not None and all(feed is not None for feed in touched):
-        directories += [urls.FEEDS, urls.QR]
+        directories += [urls.FEEDS, urls.QR, urls.SPEAKERS]
         looked += [base + path for feed in touched if feed is not None for path in (feed.path, urls.feed_qr(feed.path))]
+        speakers = frozenset(slug for kind, slug in remade if kind is FeedKind.SPEAKER)
+        looked += [base + urls.speaker_page(slug) + urls.PAGE_FILE for slug in speakers]
     else:
         remade = None  # a touched feed that ended would be found only by keying every feed
     if output.keep_range([base + directory for directory in directories], looked, default):
-        return Kept(feeds=remade, written=frozenset(written))
+        return Kept(feeds=remade, written=frozenset(written), speakers=speakers)
 
     def kept(session: str, path: str) -> bool:
         # A row is rewritten only with a new version: one no later than `since` is the one read then.

@@ -43,6 +43,7 @@ from server.site.build_exports import CHUNKED, export_body, sessions_api_body
 from server.site.build_feeds import LARGE, KeptFeeds
 from server.site.build_output import Body, Output, code_key, digest, listing
 from server.site.build_pages import PageParts, page_extras, page_parts, spec_fields
+from server.site.build_speakers import SpeakerKeys
 from server.snapshot.conditional import Representation
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Feed, Published
@@ -68,12 +69,14 @@ OWNED = (("feeds", True), ("sessions", False))
 class Kept:
     """What a rebuild takes as the last build made it, without keying or making it: every
     session's own files but those of the `written` sessions, or, without `written`, each file
-    `session(id, site-relative path)` says it took; and with `feeds` (the feeds made again)
-    every other catalogue feed and its QR code."""
+    `session(id, site-relative path)` says it took; with `feeds` (the feeds made again) every
+    other catalogue feed and its QR code; and with `speakers` (the slugs of the speakers whose
+    feeds were made again) every other speaker's page."""
 
     session: Callable[[str, str], bool] | None = None
     feeds: frozenset[tuple[FeedKind, str]] | None = None
     written: frozenset[str] | None = None
+    speakers: frozenset[str] | None = None
 
 
 # (site-relative path, key of its inputs or None to make it every time, how to make its bytes)
@@ -150,10 +153,21 @@ def site_parts(
             yield path, digest(base, "history", history), partial(files.body, path)
         del files
     # Each speaker's page's key, in the speakers' order: everything the speakers' directory shows.
+    # With the speakers' directory taken whole, a speaker the change did not touch has the key
+    # the last build kept, and their page is not yielded (build_speakers.py).
     speaker_keys: list[str] = []
     speaker_kind = FeedKind.SPEAKER.value
-    for entry in speakers(published).values():
-        speaker_feed = published.feed(speaker_kind, entry.speaker.slug)
+    keeper = SpeakerKeys(output, base) if output is not None else None
+    last = keeper.last() if keeper is not None else {}
+    touched = kept.speakers if kept is not None else None
+    entries = speakers(published)
+    for slug, entry in entries.items():
+        if touched is not None and slug not in touched:
+            found = last.get(slug)
+            if found is not None:
+                speaker_keys.append(found)
+                continue
+        speaker_feed = published.feed(speaker_kind, slug)
         key = listing(
             (base, "speaker", _fields(entry.speaker), spec_fields(speaker_feed.spec) if speaker_feed else None),
             [sessions[s.id] for s in entry.sessions],
@@ -164,6 +178,8 @@ def site_parts(
             key,
             partial(_body, speaker_representation, published, site, entry),
         )
+    if keeper is not None:
+        keeper.save(list(entries), speaker_keys, last)
     # The pages listing every speaker, track, room or feed of a kind, and search.json, before the
     # feeds: each is made whole, a hundred megabytes more while it is at 50,000 sessions, so
     # while this process is small (the feeds' events, the files' record not yet in it).

@@ -185,3 +185,25 @@ def test_every_file_under_a_conference_sessions_directory_is_a_session_own(tmp_p
 
     assert found - own == set()
     assert len(found) > len(demo.sessions)
+
+
+def test_every_file_under_a_conference_speakers_directory_is_a_speaker_page_or_their_directory(
+    tmp_path: Path,
+) -> None:
+    # A rebuild takes the directory whole but for the speakers a change touched: a file of
+    # anything else there would go stale.
+    db = str(tmp_path / "store.sqlite")
+    demo = seed(db)
+    out = tmp_path / "site"
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+    pages = {urls.speaker_page(p.slug) + urls.PAGE_FILE for s in demo.sessions for p in s.speakers}
+
+    found = {
+        p.relative_to(conference).as_posix()
+        for conference in (out / "c").iterdir()
+        for p in (conference / urls.SPEAKERS).rglob("*")
+        if p.is_file()
+    }
+
+    assert found - pages == {urls.SPEAKERS + urls.PAGE_FILE}
+    assert found > pages
