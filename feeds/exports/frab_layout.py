@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 import weakref
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import cached_property
@@ -138,12 +139,25 @@ def room_guid(conference: Conference, name: str) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"urn:confcal:{conference.slug}:room:{name}"))
 
 
-def _numbers(sessions: list[Session]) -> dict[str, int]:
+def id_hashes(ids: Iterable[str], known: Mapping[str, int] | None = None) -> dict[str, int]:
+    """Each session id's hash: the numeric id it gets unless a collision moves it. A function of
+    the id alone, so `known` (hashes made before, which a static build keeps) holds for any
+    schedule; the others are made."""
+    sha256, number_of, low, span = hashlib.sha256, int.from_bytes, _ID_LOW, _ID_HIGH - _ID_LOW  # a tight loop
+    found = known or {}
+    return {
+        i: h
+        if (h := found.get(i)) is not None
+        else low + number_of(sha256(i.encode("utf-8")).digest()[:8], "big") % span
+        for i in ids
+    }
+
+
+def _numbers(sessions: list[Session], known: Mapping[str, int] | None) -> dict[str, int]:
     """A stable positive id per session id; a rare hash collision moves to the next free number,
     decided in session-id order so it does not depend on the schedule's order."""
     ids = {s.id for s in sessions}
-    sha256, number_of, low, span = hashlib.sha256, int.from_bytes, _ID_LOW, _ID_HIGH - _ID_LOW  # a tight loop
-    hashed = {i: low + number_of(sha256(i.encode("utf-8")).digest()[:8], "big") % span for i in ids}
+    hashed = id_hashes(ids, known)
     if len(set(hashed.values())) == len(hashed):
         return hashed  # no collision (the usual case): no number moves
     taken: dict[str, int] = {}
@@ -163,13 +177,14 @@ def _numbers(sessions: list[Session]) -> dict[str, int]:
 _last: tuple[weakref.ref[Schedule], FrabSchedule] | None = None
 
 
-def layout(schedule: Schedule) -> FrabSchedule:
-    """The confirmed sessions by day and room (cancelled ones have no place in these formats)."""
+def layout(schedule: Schedule, hashes: Mapping[str, int] | None = None) -> FrabSchedule:
+    """The confirmed sessions by day and room (cancelled ones have no place in these formats);
+    `hashes`: `id_hashes` of its sessions' ids made before, if any."""
     global _last
     last = _last
     if last is not None and last[0]() is schedule:
         return last[1]
-    made = _layout(schedule)
+    made = _layout(schedule, hashes)
     _last = (weakref.ref(schedule), made)
     return made
 
@@ -184,11 +199,11 @@ def _name_order(name: str) -> tuple[str, str]:
     return (fold(name), name)
 
 
-def _layout(schedule: Schedule) -> FrabSchedule:
+def _layout(schedule: Schedule, hashes: Mapping[str, int] | None) -> FrabSchedule:
     conference = schedule.conference
     zone = conference.zone
     confirmed = [s for s in schedule.sessions if not s.cancelled]
-    numbers = _numbers(confirmed)
+    numbers = _numbers(confirmed, hashes)
     no_room = conference.venue or conference.name
     by_day: dict[date, list[tuple[Session, int]]] = {}
     days_of: dict[datetime, date] = {}

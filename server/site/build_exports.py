@@ -18,6 +18,7 @@ each document, not its day's.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from datetime import date
 from functools import partial
@@ -25,7 +26,7 @@ from typing import TypeVar
 
 from feeds.exports import EXPORTERS
 from feeds.exports.chunks import ChunkedExporter, DayChunk, Texts
-from feeds.exports.frab_layout import FrabDay, FrabEvent
+from feeds.exports.frab_layout import FrabDay, FrabEvent, id_hashes, layout
 from feeds.model import Session
 from server.links import Site
 from server.site.build_output import Output, digest, listing
@@ -53,6 +54,8 @@ def export_body(
     """The export `exporter.render` writes for this snapshot and base URL, in pieces (written
     one by one: schedule.xml is tens of megabytes at 50,000 sessions), each day's chunk kept by
     `output` (session id -> digest in `sessions`)."""
+    if output is not None:
+        published.memo(("laid out", base), partial(_lay_out, published, output, base))
     chunks = exporter.chunks(published.schedule, now=published.now, base_url=site.base_url)
     if output is None:
         return chunks.pieces()
@@ -66,6 +69,23 @@ def export_body(
         return _day_part(output, key, _texts_key(base, exporter.name, chunk.day.date), chunk.make_with, event)
 
     return chunks.pieces(kept)
+
+
+def _lay_out(published: Published, output: Output, base: str) -> bool:
+    """Lays the schedule out for both exports (frab_layout.layout keeps the last schedule's
+    layout, which they then ask for) with its sessions' id hashes as the last build kept them
+    (a hash of an id alone, a SHA-256 a session, the most of a large layout), and keeps them for
+    the next build: a part as it is while the sessions are the same."""
+    key = digest(base, "id hashes")
+    stored = output.kept(key)
+    last: dict[str, int] = dict(zip(*json.loads(stored), strict=True)) if stored else {}
+    hashes = id_hashes([s.id for s in published.schedule.sessions if not s.cancelled], last)
+    layout(published.schedule, hashes)
+    if hashes.keys() == last.keys():
+        output.hold(key)
+    else:
+        output.renew(key, json.dumps([list(hashes), list(hashes.values())], separators=(",", ":")).encode())
+    return True
 
 
 def _texts_key(base: str, document: str, day: date) -> str:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feeds.exports.frab_layout import clock
+from feeds.exports.frab_layout import FrabSchedule, clock, id_hashes, layout
+from feeds.model import Conference, Schedule, Session
 
 zones = st.sampled_from([None, ZoneInfo("Europe/Paris"), ZoneInfo("Asia/Kathmandu"), ZoneInfo("America/St_Johns")])
 
@@ -16,3 +17,37 @@ zones = st.sampled_from([None, ZoneInfo("Europe/Paris"), ZoneInfo("Asia/Kathmand
 @given(st.datetimes(timezones=zones))
 def test_clock_is_strftimes_hours_and_minutes(moment: datetime) -> None:
     assert clock(moment) == moment.strftime("%H:%M")
+
+
+ids = st.lists(st.text(min_size=1, max_size=12), max_size=20, unique=True)
+
+
+@given(ids, st.data())
+def test_id_hashes_known_before_are_the_hashes_made_anew(session_ids: list[str], data: st.DataObject) -> None:
+    made = id_hashes(session_ids)
+    some = data.draw(st.sets(st.sampled_from(session_ids))) if session_ids else set()
+
+    assert id_hashes(session_ids, {i: made[i] for i in some}) == made
+    assert list(made) == session_ids
+
+
+def test_id_hashes_take_the_known_hash_without_making_it() -> None:
+    assert id_hashes(["a", "b"], {"a": 5}) == {"a": 5, "b": id_hashes(["b"])["b"]}
+
+
+def test_a_layout_with_known_hashes_numbers_as_one_without() -> None:
+    start = datetime(2026, 4, 7, 9, tzinfo=UTC)
+    first, second = "5ebc067ccc3895af", "65aaba9dab8fc5da"  # their hashes collide
+    talks = tuple(Session(i, f"Talk {i}", start, start + timedelta(hours=1)) for i in (first, second))
+    schedule = Schedule(Conference("Conf", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7)), talks)
+    again = Schedule(schedule.conference, talks)  # another object: not the layout kept for the first
+    hashed = id_hashes([first])[first]
+
+    known = layout(again, id_hashes([second]))
+
+    # The second in id order takes the next number, with the hashes known or made.
+    assert numbers(known) == numbers(layout(schedule)) == {first: hashed, second: hashed + 1}
+
+
+def numbers(view: FrabSchedule) -> dict[str, int]:
+    return {number[0].id: number[1] for day in view.days for number in day.numbered}
