@@ -2,12 +2,12 @@
 the next build.
 
 A speaker's page shows the speaker and their sessions, so its key lists those sessions' keys
-(`site_build`'s `session_key`). A large conference has a speaker for every three sessions, and
-keying each page (its fields, its feed's spec, its sessions' keys) was a tenth of a one-change
-rebuild. A rebuild whose feeds were patched knows which speakers' feeds the change touched; every
-other speaker shows what they showed then, so the conference's `speakers/` directory is taken
-whole (build_conferences.py's `_kept`) and their keys, which the speakers' directory page is
-keyed and spliced on, are the ones this part kept.
+(`site_build`'s `session_key`). A large conference has thousands of speakers, and keying each
+page (its fields, its feed's spec, its sessions' keys) and reading its entry in the record went
+over all of them for the one or two a change touches. A rebuild whose feeds were patched knows
+which speakers' feeds the change touched; every other speaker shows what they showed then, so
+the conference's `speakers/` directory is taken whole (build_conferences.py's `_kept`) and their
+keys, which the speakers' directory page is keyed and spliced on, are the ones this part kept.
 """
 
 from __future__ import annotations
