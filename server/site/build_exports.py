@@ -18,7 +18,6 @@ each document, not its day's.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from datetime import date
 from functools import partial
@@ -30,7 +29,7 @@ from feeds.exports.frab_layout import FrabDay, FrabEvent, id_hashes, layout
 from feeds.model import Session
 from server.links import Site
 from server.site.build_output import Output, digest, listing
-from server.site.build_texts import kept_texts
+from server.site.build_texts import keep_map, kept_map, kept_texts
 from server.snapshot.api import sessions_pieces
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Published
@@ -77,14 +76,10 @@ def _lay_out(published: Published, output: Output, base: str) -> bool:
     (a hash of an id alone, a SHA-256 a session, the most of a large layout), and keeps them for
     the next build: a part as it is while the sessions are the same."""
     key = digest(base, "id hashes")
-    stored = output.kept(key)
-    last: dict[str, int] = dict(zip(*json.loads(stored), strict=True)) if stored else {}
+    last: dict[str, int] = kept_map(output, key)
     hashes = id_hashes([s.id for s in published.schedule.sessions if not s.cancelled], last)
     layout(published.schedule, hashes)
-    if hashes.keys() == last.keys():
-        output.hold(key)
-    else:
-        output.renew(key, json.dumps([list(hashes), list(hashes.values())], separators=(",", ":")).encode())
+    keep_map(output, key, hashes, last)
     return True
 
 

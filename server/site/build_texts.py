@@ -6,6 +6,10 @@ Each item's text is a function of its name alone (a session's key, which names e
 made from besides the conference and the base URL, with what else the text shows of it), never
 of its neighbours or its place. The part is named by the day, not by its items: a day that
 changed by one session finds every other text under the same name, and renders that one.
+
+Also here: a map a build keeps whole for the next one (`kept_map`), where a value is what the
+last build found for a name, which the next takes while it knows the name is as it was: each
+speaker page's key (site_build.py), each session id's hash (build_exports.py).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from feeds.exports.chunks import Texts
 from server.site.build_output import Output
 
 T = TypeVar("T")
+V = TypeVar("V", str, int)
 Pieces = tuple[str, ...]
 
 
@@ -68,3 +73,21 @@ def decode_pieces(stored: bytes | None) -> dict[str, Pieces]:
     ends = list(accumulate(lengths))
     pieces = iter([body[start:end] for start, end in zip([0, *ends], ends, strict=False)])
     return {name: tuple(islice(pieces, width)) for name in names}
+
+
+def kept_map(output: Output, key: str) -> dict[str, V]:
+    """The map the last build kept as the part `key` (`keep_map`); empty when it kept none."""
+    stored = output.kept(key)
+    if stored is None:
+        return {}
+    names, values = json.loads(stored)
+    return dict(zip(names, values, strict=True))
+
+
+def keep_map(output: Output, key: str, values: Mapping[str, V], last: Mapping[str, V]) -> None:
+    """Keep `values` as the part `key` for the next build: as it is when `last` (what
+    `kept_map` gave) is the same map, else written again."""
+    if values == last:
+        output.hold(key)
+        return
+    output.renew(key, json.dumps([list(values), list(values.values())], separators=(",", ":")).encode())

@@ -43,7 +43,7 @@ from server.site.build_exports import CHUNKED, export_body, sessions_api_body
 from server.site.build_feeds import LARGE, KeptFeeds
 from server.site.build_output import Body, Output, code_key, digest, listing
 from server.site.build_pages import PageParts, page_extras, page_parts, spec_fields
-from server.site.build_speakers import SpeakerKeys
+from server.site.build_texts import keep_map, kept_map
 from server.snapshot.conditional import Representation
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Feed, Published
@@ -153,12 +153,14 @@ def site_parts(
             yield path, digest(base, "history", history), partial(files.body, path)
         del files
     # Each speaker's page's key, in the speakers' order: everything the speakers' directory shows.
-    # With the speakers' directory taken whole, a speaker the change did not touch has the key
-    # the last build kept, and their page is not yielded (build_speakers.py).
+    # A large conference has thousands of speakers, of whom a change touches one or two: with
+    # the speakers' directory taken whole (`Kept.speakers`), every other speaker's page is not
+    # yielded, and their key, which the speakers' directory is keyed and spliced on, is the one
+    # the last build kept.
     speaker_keys: list[str] = []
     speaker_kind = FeedKind.SPEAKER.value
-    keeper = SpeakerKeys(output, base) if output is not None else None
-    last = keeper.last() if keeper is not None else {}
+    keys_key = digest(base, "speaker keys")
+    last: dict[str, str] = kept_map(output, keys_key) if output is not None else {}
     touched = kept.speakers if kept is not None else None
     entries = speakers(published)
     for slug, entry in entries.items():
@@ -178,8 +180,8 @@ def site_parts(
             key,
             partial(_body, speaker_representation, published, site, entry),
         )
-    if keeper is not None:
-        keeper.save(list(entries), speaker_keys, last)
+    if output is not None:
+        keep_map(output, keys_key, dict(zip(entries, speaker_keys, strict=True)), last)
     # The pages listing every speaker, track, room or feed of a kind, and search.json, before the
     # feeds: each is made whole, a hundred megabytes more while it is at 50,000 sessions, so
     # while this process is small (the feeds' events, the files' record not yet in it).

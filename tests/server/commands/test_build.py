@@ -477,7 +477,7 @@ def test_a_build_without_a_change_keeps_the_parts_a_later_move_joins_its_pages_f
     # events, that day's cards, its events' texts in schedule.xml and schedule.json and entries'
     # in api/sessions, the sessions' search rows, the speakers' directory entries and the
     # speakers' pages' keys written again under the same names (build_events.py,
-    # build_pages.py, build_texts.py, build_speakers.py); the new version's changelog entry
+    # build_pages.py, build_texts.py, site_build.py); the new version's changelog entry
     # (build_changes.py); every other part kept from the first build.
     made = set(after) - set(first)
     assert (len(made), len(set(first) - set(after))) == (5, 4)
