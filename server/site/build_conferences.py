@@ -124,11 +124,14 @@ def write_conferences(
     document = conferences_representation(tuple(summaries), root).body
     for path in (urls.CONFERENCES_API, urls.json_twin(urls.CONFERENCES_API)):
         output.put(path, None, partial(_same, document))
+    # Each conference's pages link to every other one: those links are every conference's link
+    # but its own, so all of them, digested once, and its slug name them in its stamp (a digest
+    # of each conference's own list went over every conference for each of them).
+    everyone = digest(other_conferences(tuple(summaries), None, root))
     try:
         for summary in summaries:
             slug = summary.slug
             site = conference_site(root, slug, default)
-            others = other_conferences(tuple(summaries), slug, root)
             calendars = calendar_base(base_url, slug, default)
             base = urls.conference_base(slug) + "/"
             # The changelog files are keyed on this: a new store's version 3 is not the old one's.
@@ -140,12 +143,12 @@ def write_conferences(
                 history,
                 site,
                 calendars,
-                others,  # `site` says whether it is the default (its site is the root)
+                everyone,  # `site` says whether it is the default (its site is the root)
                 extra is None,
             )
             # The stamp but for the conference's version: what a session's own files are made
             # from besides the session and the conference (conference_key).
-            frame = digest(code_key(), "conference frame", slug, site, calendars, others, extra is None)
+            frame = digest(code_key(), "conference frame", slug, site, calendars, everyone, extra is None)
             last = output.stamped(slug)
             if last is not None and last.holds(stamp, now):
                 _step(started, f"{slug} unchanged")
@@ -160,6 +163,7 @@ def write_conferences(
                 if published is None:
                     continue
                 _step(started, f"writing {slug}")
+                others = other_conferences(tuple(summaries), slug, root)
                 named = writes(slug) if writes is not None else None
                 files = conference_key(published, site)
                 kept = _kept(output, last, named, frame, files, now, base, slug == default, published)

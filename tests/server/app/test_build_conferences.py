@@ -131,6 +131,22 @@ def test_a_renamed_conference_remakes_the_pages_linking_to_it(store: Store, tmp_
     assert files(tmp_path / "site") == files(tmp_path / "fresh")
 
 
+def test_a_conference_added_remakes_every_conference_linking_to_it_and_a_change_in_one_carries_the_others(
+    store: Store, tmp_path: Path
+) -> None:
+    build(store, tmp_path / "site")
+    third = dataclasses.replace(SECOND, name="Third Conf", slug="third-conf")
+    store.ingest(dataclasses.replace(demo_schedule(), conference=third), now=NOW)
+
+    added = build(store, tmp_path / "site")
+    store.ingest(without_first_session(dataclasses.replace(demo_schedule(), conference=third)), now=NOW)
+    changed = build(store, tmp_path / "site")
+
+    assert (added.carried, changed.carried) == ([], [DEMO, "second-conf"])
+    build(store, tmp_path / "fresh")
+    assert files(tmp_path / "site") == files(tmp_path / "fresh")
+
+
 def test_the_end_of_a_cancellations_grace_period_remakes_its_conference(store: Store, tmp_path: Path) -> None:
     store.ingest(without_first_session(demo_schedule()), now=NOW)  # cancelled at NOW
     build(store, tmp_path / "site", now=NOW + timedelta(days=1))
