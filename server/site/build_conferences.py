@@ -125,8 +125,8 @@ def write_conferences(
     for path in (urls.CONFERENCES_API, urls.json_twin(urls.CONFERENCES_API)):
         output.put(path, None, partial(_same, document))
     # Each conference's pages link to every other one: those links are every conference's link
-    # but its own, so all of them, digested once, and its slug name them in its stamp (a digest
-    # of each conference's own list went over every conference for each of them).
+    # but its own, so all of them, digested once, and its slug name them in its stamp, where a
+    # digest of each conference's own list would go over every conference for each of them.
     everyone = digest(other_conferences(tuple(summaries), None, root))
     try:
         for summary in summaries:

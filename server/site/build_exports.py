@@ -70,7 +70,7 @@ def export_body(
     return chunks.pieces(kept)
 
 
-def _lay_out(published: Published, output: Output, base: str) -> bool:
+def _lay_out(published: Published, output: Output, base: str) -> None:
     """Lays the schedule out for both exports (frab_layout.layout keeps the last schedule's
     layout, which they then ask for) with its sessions' id hashes as the last build kept them
     (a hash of an id alone, a SHA-256 a session, the most of a large layout), and keeps them for
@@ -80,7 +80,6 @@ def _lay_out(published: Published, output: Output, base: str) -> bool:
     hashes = id_hashes([s.id for s in published.schedule.sessions if not s.cancelled], last)
     layout(published.schedule, hashes)
     keep_map(output, key, hashes, last)
-    return True
 
 
 def _texts_key(base: str, document: str, day: date) -> str:
