@@ -1,8 +1,8 @@
 """Keeps the served snapshots in step with the store, without a restart, one per conference.
 
-The store's `version()` is cheap, so a background task polls it every half second (`--poll`) and, when
-it moved, asks the store which conferences changed (each has its own latest version) and builds a
-new `Published` for those only, in a worker thread; the map of snapshots is swapped in with one
+The store's `changes()` is cheap, so a background task polls it every half second (`--poll`)
+and, when they moved (an ingest or a removal), asks the store which conferences changed (each has
+its own latest version) and builds a new `Published` for those only, in a worker thread; the map of snapshots is swapped in with one
 assignment, and requests in flight keep the snapshot they started with. Snapshots are built lazily
 (no feed rendered) and swapped in at once; `warm()` then renders their feeds in a worker thread,
 while requests are already answered (a feed asked for first is rendered for its request, also in
@@ -66,6 +66,8 @@ class ScheduleStore(Protocol):
 
     def version(self) -> int: ...
 
+    def changes(self) -> tuple[int, int]: ...
+
     def conferences(self) -> tuple[ConferenceSummary, ...]: ...
 
     def changelog(  # server/pages/changes.py
@@ -123,7 +125,7 @@ class Live:
         # wait for one read of it, and a load holds up neither the others nor `refresh`.
         self._loads: dict[str, threading.Lock] = {}
         self._served = Served({}, default=default)
-        self._version: int | None = None
+        self._changes: tuple[int, int] | None = None  # the store's `changes()` at the last refresh
         self._versions: dict[str, int] = {}
         self._cold: list[Published] = []
 
@@ -166,15 +168,15 @@ class Live:
         """Rebuild the snapshots of conferences whose version moved (or whose snapshot is old);
         True if any was swapped."""
         with self._lock:
-            version = self.store.version()
+            changes = self.store.changes()
             now = self._clock()
             old = self._served.snapshots
             stale = any(now - p.now >= self._rebuild_after for p in old.values())
-            if version == self._version and not stale:
+            if changes == self._changes and not stale:
                 return False
-            if version == 0 and self._seed is not None:
+            if changes[0] == 0 and self._seed is not None:
                 self._seed()
-                version = self.store.version()
+                changes = self.store.changes()
             summaries = self.store.conferences()
             default = self._default or (summaries[0].slug if summaries else None)
             if default is not None and summaries and default not in {c.slug for c in summaries}:
@@ -227,7 +229,7 @@ class Live:
                     len(schedule.sessions),
                 )
             self._served = Served(snapshots, summaries, default)
-            self._version = version
+            self._changes = changes
             return changed
 
     def load(self, slug: str) -> Published | None:

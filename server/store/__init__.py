@@ -1,7 +1,7 @@
 """The schedule store: SQLAlchemy 2 Core, SQLite by default, PostgreSQL-ready.
 
 `Store.open(url)`, `Store.ingest(schedule)`, `Store.live(slug)`, `Store.conferences()`,
-`Store.version()`; see store.py.
+`Store.version()`, `Store.changes()`; see store.py.
 """
 
 from __future__ import annotations

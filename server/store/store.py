@@ -112,6 +112,20 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
 
+    def changes(self) -> tuple[int, int]:
+        """What a server polls to learn that the schedules changed: `version()` and how many
+        versions the store holds. An ingest raises the first; a removal (server.store.removal)
+        lowers the second, which the first alone does not show unless the conference removed
+        held the newest version. One query."""
+        try:
+            with self.engine.connect() as conn:
+                newest, held = conn.execute(
+                    select(func.coalesce(func.max(versions.c.id), 0), func.count(versions.c.id))
+                ).one()
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot read store: {_first_line(exc)}") from exc
+        return int(newest), int(held)
+
     def ingest(
         self,
         schedule: Schedule,

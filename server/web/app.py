@@ -102,7 +102,7 @@ def create_app(
 ) -> Starlette:
     """The app for `store`. `base_url` (e.g. https://cal.example.org) makes links absolute to it;
     without it links follow the request's host. `seed` runs once if the store is empty (serve
-    passes the demo ingest). The lifespan polls `store.version()` every `poll_interval` seconds.
+    passes the demo ingest). The lifespan polls `store.changes()` every `poll_interval` seconds.
     Personal picks are kept in `picks`, by default in the store's own database. The root paths
     serve the conference `default` (slug), else the one ingested first. `guards` are the
     HTTP-side limits: allowed Host names, the pick-set creation rate, upkeep interval.

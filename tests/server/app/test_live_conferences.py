@@ -13,7 +13,7 @@ import pytest
 
 from feeds.model import Schedule
 from server.snapshot.live import IDLE, Live
-from server.store import Store
+from server.store import Store, removal
 from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http
 
@@ -195,3 +195,18 @@ def test_an_ingest_of_a_conference_not_held_makes_nothing(four: Store, small_sch
 
     assert held(live) == ["first-conf"]
     assert titles(live, "fourth-conf") == ["Compilers <script>", "Dropped talk", "Kernels", "Reopening"]
+
+
+def test_a_conference_removed_is_served_no_more_after_the_next_refresh_though_it_held_no_newest_version(
+    four: Store,
+) -> None:
+    live = Live(four, clock=lambda: NOW)
+    live.refresh()
+    live.current("second-conf")
+
+    removal.remove(four.engine, "second-conf", now=INGESTED)
+    swapped = live.refresh()
+
+    assert swapped is True
+    assert held(live) == ["first-conf"]
+    assert [c.slug for c in live.served.summaries] == ["first-conf", "third-conf", "fourth-conf"]
