@@ -8,7 +8,7 @@ from sqlalchemy import event
 
 from feeds.model import Conference, Room, Schedule, Session, Speaker, Status
 from server.errors import IngestRefused, StoreError
-from server.store import Store
+from server.store import Store, removal
 from tests.helpers.store_builders import (
     CONFERENCE,
     FIRST,
@@ -209,6 +209,19 @@ def test_conferences_are_kept_apart(store: Store) -> None:
     assert other is not None and other.conference == OTHER and len(other.sessions) == 1
     assert (report.added, report.cancelled) == ((other.sessions[0].id,), ())
     assert paris is not None and len(paris.sessions) == 6
+
+
+def test_a_removal_then_an_ingest_never_gives_the_store_the_changes_it_had(store: Store) -> None:
+    # A server polls changes(): were the removed conference's newest version id given again to
+    # the next ingest, the pair would read as it did before both and the server would miss them.
+    store.ingest(schedule(*six_talks()), now=FIRST)
+    store.ingest(schedule(*six_talks()[:1], conference=OTHER), now=SECOND)
+    before = store.changes()
+
+    removal.remove(store.engine, OTHER.slug, now=THIRD)
+    store.ingest(schedule(*six_talks()[:2], conference=OTHER), now=THIRD)
+
+    assert store.changes() == (before[0] + 1, before[1])
 
 
 def test_live_without_a_slug_is_the_conference_ingested_first(store: Store) -> None:
