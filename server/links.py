@@ -6,6 +6,7 @@ a path served under a prefix keeps it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import quote, urlsplit
@@ -91,16 +92,27 @@ class ConferenceLink:
     path: str  # absolute path of its page
 
 
-def other_conferences(
-    summaries: tuple[ConferenceSummary, ...], this: str | None, root: Site
-) -> tuple[ConferenceLink, ...]:
-    """The page's links to every conference but `this` (none when it is the only one). Only
-    names and slugs go in, so another conference's re-ingest leaves this page's bytes alone."""
-    if len(summaries) < 2:
-        return ()
-    return tuple(
-        ConferenceLink(c.conference.name, root.path(urls.conference_page(c.slug))) for c in summaries if c.slug != this
-    )
+@dataclass(frozen=True)
+class ConferenceLinks:
+    """Every conference's link under one root, in the store's order. A page's links to the others
+    are these less its own, one slice: a server or build of many conferences makes each link
+    once per list of conferences instead of once per page."""
+
+    links: tuple[ConferenceLink, ...]
+    places: Mapping[str, int]  # slug -> its link's index
+
+    @classmethod
+    def of(cls, summaries: Sequence[ConferenceSummary], root: Site) -> ConferenceLinks:
+        links = tuple(ConferenceLink(c.conference.name, root.path(urls.conference_page(c.slug))) for c in summaries)
+        return cls(links, {c.slug: index for index, c in enumerate(summaries)})
+
+    def others(self, this: str | None) -> tuple[ConferenceLink, ...]:
+        """The page's links to every conference but `this` (none when it is the only one). Only
+        names and slugs go in, so another conference's re-ingest leaves this page's bytes alone."""
+        if len(self.links) < 2:
+            return ()
+        at = None if this is None else self.places.get(this)
+        return self.links if at is None else self.links[:at] + self.links[at + 1 :]
 
 
 def checked_base_url(value: str) -> str:

@@ -16,7 +16,7 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response
 
-from server.links import ConferenceLink, Site, conference_site, other_conferences
+from server.links import ConferenceLink, Site, conference_site
 from server.pages import params
 from server.snapshot.answers import Answers
 from server.snapshot.conditional import Representation, respond
@@ -58,8 +58,7 @@ class RouteContext:
 
     def others(self, request: Request) -> tuple[ConferenceLink, ...]:
         served = self.live.served
-        this = self.conference(request) or served.default
-        return other_conferences(served.summaries, this, self.root(request))
+        return served.others(self.conference(request) or served.default, self.root(request))
 
     def send(self, request: Request, rep: Representation) -> Response:
         if self.answers is not None:

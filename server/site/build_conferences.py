@@ -22,7 +22,7 @@ from pathlib import Path
 
 from feeds import urls
 from feeds.catalogue import FeedKind, visible_until
-from server.links import Site, calendar_base, conference_site, other_conferences
+from server.links import ConferenceLinks, Site, calendar_base, conference_site
 from server.site.build_output import Output, code_key, digest
 from server.site.build_record import Stamped
 from server.site.build_schedule import Rows, read_schedule
@@ -127,7 +127,8 @@ def write_conferences(
     # Each conference's pages link to every other one: those links are every conference's link
     # but its own, so all of them, digested once, and its slug name them in its stamp, where a
     # digest of each conference's own list would go over every conference for each of them.
-    everyone = digest(other_conferences(tuple(summaries), None, root))
+    links = ConferenceLinks.of(summaries, root)
+    everyone = digest(links.others(None))
     try:
         for summary in summaries:
             slug = summary.slug
@@ -163,7 +164,7 @@ def write_conferences(
                 if published is None:
                     continue
                 _step(started, f"writing {slug}")
-                others = other_conferences(tuple(summaries), slug, root)
+                others = links.others(slug)
                 named = writes(slug) if writes is not None else None
                 files = conference_key(published, site)
                 kept = _kept(output, last, named, frame, files, now, base, slug == default, published)

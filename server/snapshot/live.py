@@ -28,7 +28,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -37,7 +37,7 @@ import anyio.to_thread
 
 from feeds.model import Schedule, Session
 from server.errors import ServerError
-from server.links import calendar_base
+from server.links import ConferenceLink, ConferenceLinks, Site, calendar_base
 from server.snapshot.published import Published
 from server.store.changelog_since import Before
 from server.store.changes import VersionChanges
@@ -53,6 +53,8 @@ IDLE = 600.0
 # large store must not hold them all (a 200-session conference's snapshot, its feeds rendered,
 # is a few MiB).
 KEEP = 128
+# Roots (base URLs) whose conference links a `Served` keeps.
+_ROOTS = 8
 
 
 class ScheduleStore(Protocol):
@@ -95,6 +97,20 @@ class Served:
     snapshots: Mapping[str, Published]
     summaries: tuple[ConferenceSummary, ...] = ()
     default: str | None = None
+    # Every conference's link per root these summaries were asked under: each page's links to
+    # the others are then a slice, not a link made per conference per request.
+    _links: dict[str, ConferenceLinks] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def others(self, this: str | None, root: Site) -> tuple[ConferenceLink, ...]:
+        """The links to every conference but `this` under `root` (`ConferenceLinks.others`)."""
+        made = self._links.get(root.base_url)
+        if made is None:
+            # Without --base-url the root follows the request's Host header: a few roots are
+            # kept, never one per name a client sends.
+            if len(self._links) >= _ROOTS:
+                self._links.clear()
+            made = self._links[root.base_url] = ConferenceLinks.of(self.summaries, root)
+        return made.others(this)
 
 
 class Live:
