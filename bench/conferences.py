@@ -11,7 +11,8 @@ size, as a user runs them (CPU time of the command beside its wall, peak memory 
   conference's all.ics (never asked for: read from the store, made, rendered) and the same feed
   warm, each the median of a few conferences; a new ingest of a held conference served (from the
   ingest's commit to the first answer with a new ETag); wrk on a warm conference's feed against
-  the ceiling app serving the same bytes (bench/ceiling_app.py, granian, one worker each); the
+  the ceiling app serving the same bytes (bench/ceiling_app.py, granian, one worker each); wrk
+  on that conference's schedule page, each request with a query string not asked before; the
   server's peak memory after a crawl asking every conference's feed once (snapshots are let go
   beyond `server.snapshot.live.KEEP`), and the crawl's time;
 - `confcal build` of every conference and the one-change rebuild (unless --no-build).
@@ -121,6 +122,15 @@ def serve_figures(db: Path, count: int, work: Path, moved: Path) -> dict[str, fl
         ours, _ = serve_bench.wrk(feed, server.pid, 5)
         theirs, _ = serve_bench.wrk(f"http://127.0.0.1:{cport}/c/{slug(held)}/feeds/all.ics", ceiling.pid, 5)
         figures["warm feed / ceiling"] = ours / theirs
+        # A held conference's schedule page, each request with a query string not asked before (a
+        # campaign tag, which the page ignores): routed and looked up every time, where a repeated
+        # request is answered from its note, so it shows what a page request costs beside the
+        # number of conferences the page links to.
+        script = work / "new-queries.lua"
+        script.write_text(
+            f'n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format("GET", "/c/{slug(held)}/?utm_source=" .. n)\nend\n'
+        )
+        figures["page, new queries req/s"], _ = serve_bench.wrk(f"{url}/c/{slug(held)}/", server.pid, 5, script=script)
         # Every conference asked for once: what the server holds at most.
         crawl = time.perf_counter()
         for i in range(count):
