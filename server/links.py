@@ -6,8 +6,9 @@ a path served under a prefix keeps it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import quote, urlsplit
 
@@ -95,24 +96,51 @@ class ConferenceLink:
 @dataclass(frozen=True)
 class ConferenceLinks:
     """Every conference's link under one root, in the store's order. A page's links to the others
-    are these less its own, one slice: a server or build of many conferences makes each link
-    once per list of conferences instead of once per page."""
+    are these less its own (`others`): a server or build of many conferences makes each link once
+    per list of conferences instead of once per page."""
 
-    links: tuple[ConferenceLink, ...]
-    places: Mapping[str, int]  # slug -> its link's index
+    links: tuple[ConferenceLink, ...] = field(compare=False, repr=False)
+    places: Mapping[str, int] = field(compare=False, repr=False)  # slug -> its link's index
+    # A digest of the links' names and paths: equal lists are compared and hashed by it alone.
+    key: str
 
     @classmethod
     def of(cls, summaries: Sequence[ConferenceSummary], root: Site) -> ConferenceLinks:
         links = tuple(ConferenceLink(c.conference.name, root.path(urls.conference_page(c.slug))) for c in summaries)
-        return cls(links, {c.slug: index for index, c in enumerate(summaries)})
+        key = hashlib.sha256(repr([(link.name, link.path) for link in links]).encode()).hexdigest()
+        return cls(links, {c.slug: index for index, c in enumerate(summaries)}, key)
 
-    def others(self, this: str | None) -> tuple[ConferenceLink, ...]:
-        """The page's links to every conference but `this` (none when it is the only one). Only
-        names and slugs go in, so another conference's re-ingest leaves this page's bytes alone."""
-        if len(self.links) < 2:
+    def others(self, this: str | None) -> OtherConferences:
+        return OtherConferences(self, this)
+
+
+@dataclass(frozen=True)
+class OtherConferences:
+    """A page's links to every conference but `this` (none when it is the only one), in the
+    store's order. Only names and slugs go in, so another conference's re-ingest leaves the page's
+    bytes alone. Compared and hashed by the list's key and `this`, never link by link: a page's
+    memo is keyed on them, and a server may hold a thousand conferences."""
+
+    every: ConferenceLinks
+    this: str | None
+
+    @property
+    def links(self) -> tuple[ConferenceLink, ...]:
+        every = self.every.links
+        if len(every) < 2:
             return ()
-        at = None if this is None else self.places.get(this)
-        return self.links if at is None else self.links[:at] + self.links[at + 1 :]
+        at = None if self.this is None else self.every.places.get(self.this)
+        return every if at is None else every[:at] + every[at + 1 :]
+
+    def __iter__(self) -> Iterator[ConferenceLink]:
+        return iter(self.links)
+
+    def __len__(self) -> int:
+        return len(self.links)
+
+
+# A page that links to no other conference.
+NO_OTHERS = OtherConferences(ConferenceLinks((), {}, ""), None)
 
 
 def checked_base_url(value: str) -> str:

@@ -16,7 +16,7 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response
 
-from server.links import ConferenceLink, Site, conference_site
+from server.links import OtherConferences, Site, conference_site
 from server.pages import params
 from server.snapshot.answers import Answers
 from server.snapshot.conditional import Representation, respond
@@ -56,7 +56,7 @@ class RouteContext:
         root = self.root(request)
         return root if slug is None else conference_site(root, slug, default)
 
-    def others(self, request: Request) -> tuple[ConferenceLink, ...]:
+    def others(self, request: Request) -> OtherConferences:
         served = self.live.served
         return served.others(self.conference(request) or served.default, self.root(request))
 

@@ -28,7 +28,7 @@ from feeds import urls
 from feeds.catalogue import FeedKind, day_name
 from feeds.model import Session
 from feeds.query import NONE
-from server.links import ConferenceLink, Site
+from server.links import NO_OTHERS, OtherConferences, Site
 from server.pages import params
 from server.pages.assets import STATIC, lookup, service_worker, static_files
 from server.pages.context import route_context
@@ -73,7 +73,7 @@ def page_context(
     published: Published,
     site: Site,
     view: View,
-    others: tuple[ConferenceLink, ...] = (),
+    others: OtherConferences = NO_OTHERS,
     day_page: bool = False,
 ) -> dict[str, Any]:
     conference = published.conference
@@ -196,7 +196,7 @@ def page_frame(
     published: Published,
     site: Site,
     view: View,
-    others: tuple[ConferenceLink, ...] = (),
+    others: OtherConferences = NO_OTHERS,
     day_page: bool = False,
 ) -> PageFrame:
     depth = 2 if day_page else 0
@@ -234,7 +234,7 @@ def page_representation(
     published: Published,
     site: Site,
     view: View | None = None,
-    others: tuple[ConferenceLink, ...] = (),
+    others: OtherConferences = NO_OTHERS,
     day_page: bool = False,
 ) -> Representation:
     """The schedule page at the base (`day_page` False: the day in `?day=`, else the first)
@@ -253,9 +253,7 @@ def page_representation(
     )
 
 
-def page_files(
-    published: Published, site: Site, others: tuple[ConferenceLink, ...] = ()
-) -> Iterator[tuple[str, bytes]]:
+def page_files(published: Published, site: Site, others: OtherConferences = NO_OTHERS) -> Iterator[tuple[str, bytes]]:
     """For `confcal build`: the page as index.html (its default view: a static host ignores
     the query string), each day's page when there are several days, and every QR code it
     shows, as the server answers them."""

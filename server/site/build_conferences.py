@@ -128,7 +128,7 @@ def write_conferences(
     # but its own, so all of them, digested once, and its slug name them in its stamp, where a
     # digest of each conference's own list would go over every conference for each of them.
     links = ConferenceLinks.of(summaries, root)
-    everyone = digest(links.others(None))
+    everyone = links.key
     try:
         for summary in summaries:
             slug = summary.slug

@@ -25,7 +25,7 @@ from typing import cast
 from feeds import compact_json, urls
 from feeds.catalogue import FeedSpec
 from feeds.web_links import web_link
-from server.links import ConferenceLink, Site
+from server.links import OtherConferences, Site
 from server.pages.cards import Card
 from server.pages.detail_pages import speakers
 from server.pages.index_pages import (
@@ -260,7 +260,7 @@ class PageParts:
 
 
 def page_parts(
-    published: Published, site: Site, others: tuple[ConferenceLink, ...], parts: PageParts
+    published: Published, site: Site, others: OtherConferences, parts: PageParts
 ) -> Iterator[tuple[str, str, Callable[[], Body]]]:
     """(path, key, make) of the front page (its first day) and of each day's page."""
     views = [(urls.PAGE_FILE, View(), False)]

@@ -26,7 +26,7 @@ from functools import partial
 from feeds import urls
 from feeds.catalogue import FeedKind
 from feeds.model import Session
-from server.links import ConferenceLink, Site
+from server.links import NO_OTHERS, OtherConferences, Site
 from server.pages.assets import service_worker, static_files
 from server.pages.cards import page_path
 from server.pages.detail_pages import (
@@ -86,7 +86,7 @@ Part = tuple[str, str | None, Callable[[], Body]]
 def site_parts(
     published: Published,
     site: Site,
-    others: tuple[ConferenceLink, ...] = (),
+    others: OtherConferences = NO_OTHERS,
     extra: Extra | None = None,
     history: str = "",
     output: Output | None = None,

@@ -37,7 +37,7 @@ import anyio.to_thread
 
 from feeds.model import Schedule, Session
 from server.errors import ServerError
-from server.links import ConferenceLink, ConferenceLinks, Site, calendar_base
+from server.links import ConferenceLinks, OtherConferences, Site, calendar_base
 from server.snapshot.published import Published
 from server.store.changelog_since import Before
 from server.store.changes import VersionChanges
@@ -97,12 +97,13 @@ class Served:
     snapshots: Mapping[str, Published]
     summaries: tuple[ConferenceSummary, ...] = ()
     default: str | None = None
-    # Every conference's link per root these summaries were asked under: each page's links to
-    # the others are then a slice, not a link made per conference per request.
+    # Every conference's link per root these summaries were asked under: a page's links to the
+    # others then name this list and the page's conference, not a link made per conference per
+    # request.
     _links: dict[str, ConferenceLinks] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def others(self, this: str | None, root: Site) -> tuple[ConferenceLink, ...]:
-        """The links to every conference but `this` under `root` (`ConferenceLinks.others`)."""
+    def others(self, this: str | None, root: Site) -> OtherConferences:
+        """The links to every conference but `this` under `root`."""
         made = self._links.get(root.base_url)
         if made is None:
             # Without --base-url the root follows the request's Host header: a few roots are
