@@ -121,7 +121,7 @@ def write_conferences(
     workers = Workers(output, jobs)
     built = Built()
     owned: list[tuple[str, bool]] = []
-    document = conferences_representation(tuple(summaries), root).body
+    document = conferences_representation(summaries, root).body
     for path in (urls.CONFERENCES_API, urls.json_twin(urls.CONFERENCES_API)):
         output.put(path, None, partial(_same, document))
     # Each conference's pages link to every other one: those links are every conference's link

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date
-from functools import lru_cache, partial
+from functools import partial
 from itertools import groupby
 from operator import attrgetter
 from typing import Any
@@ -162,7 +162,7 @@ def sessions_representation(published: Published, site: Site) -> Representation:
     )
 
 
-def conferences_document(summaries: tuple[ConferenceSummary, ...], site: Site) -> dict[str, Any]:
+def conferences_document(summaries: Sequence[ConferenceSummary], site: Site) -> dict[str, Any]:
     """Every conference in the order it was first ingested; `url` is the base path of its page
     (the default conference is also served at the root, which this list does not repeat)."""
     return {
@@ -181,7 +181,6 @@ def conferences_document(summaries: tuple[ConferenceSummary, ...], site: Site) -
     }
 
 
-@lru_cache(maxsize=64)
-def conferences_representation(summaries: tuple[ConferenceSummary, ...], site: Site) -> Representation:
-    # Memoized by its inputs (both frozen): it changes only when some conference is ingested.
+def conferences_representation(summaries: Sequence[ConferenceSummary], site: Site) -> Representation:
+    # A server makes it once per list of conferences (server.snapshot.live.Served.conferences).
     return Representation(to_json(conferences_document(summaries, site)), JSON)

@@ -30,7 +30,8 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from functools import partial
+from typing import Protocol, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -38,6 +39,8 @@ import anyio.to_thread
 from feeds.model import Schedule, Session
 from server.errors import ServerError
 from server.links import ConferenceLinks, OtherConferences, Site, calendar_base
+from server.snapshot.api import conferences_representation
+from server.snapshot.conditional import Representation
 from server.snapshot.published import Published
 from server.store.changelog_since import Before
 from server.store.changes import VersionChanges
@@ -53,8 +56,9 @@ IDLE = 600.0
 # large store must not hold them all (a 200-session conference's snapshot, its feeds rendered,
 # is a few MiB).
 KEEP = 128
-# Roots (base URLs) whose conference links a `Served` keeps.
+# Roots (base URLs) a `Served` keeps what it made for.
 _ROOTS = 8
+T = TypeVar("T")
 
 
 class ScheduleStore(Protocol):
@@ -89,29 +93,46 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+@dataclass
+class _Made:
+    """What the `Served` of one list of conferences made of it, per root (base URL), when first
+    asked: every conference's link (each page's links to the others then name this list and
+    the page's conference, not a link made per conference per request) and `/api/conferences`
+    (its inputs would otherwise be hashed, conference by conference, at every request)."""
+
+    links: dict[str, ConferenceLinks] = field(default_factory=dict)
+    api: dict[str, Representation] = field(default_factory=dict)
+
+
+def _per_root(made: dict[str, T], root: Site, make: Callable[[], T]) -> T:
+    found = made.get(root.base_url)
+    if found is None:
+        # Without --base-url the root follows the request's Host header: a few roots are kept,
+        # never one per name a client sends.
+        if len(made) >= _ROOTS:
+            made.clear()
+        found = made[root.base_url] = make()
+    return found
+
+
 @dataclass(frozen=True)
 class Served:
     """What the server publishes at one moment: a snapshot per conference, the store's list of
-    conferences (for `/api/conferences` and the page's links to the others), and the default."""
+    conferences (for `/api/conferences` and the page's links to the others), and the default.
+    `made` is shared by the `Served` that follow with the same list (a snapshot loaded or let go)."""
 
     snapshots: Mapping[str, Published]
     summaries: tuple[ConferenceSummary, ...] = ()
     default: str | None = None
-    # Every conference's link per root these summaries were asked under: a page's links to the
-    # others then name this list and the page's conference, not a link made per conference per
-    # request.
-    _links: dict[str, ConferenceLinks] = field(default_factory=dict, init=False, repr=False, compare=False)
+    made: _Made = field(default_factory=_Made, repr=False, compare=False)
 
     def others(self, this: str | None, root: Site) -> OtherConferences:
         """The links to every conference but `this` under `root`."""
-        made = self._links.get(root.base_url)
-        if made is None:
-            # Without --base-url the root follows the request's Host header: a few roots are
-            # kept, never one per name a client sends.
-            if len(self._links) >= _ROOTS:
-                self._links.clear()
-            made = self._links[root.base_url] = ConferenceLinks.of(self.summaries, root)
-        return made.others(this)
+        return _per_root(self.made.links, root, partial(ConferenceLinks.of, self.summaries, root)).others(this)
+
+    def conferences(self, root: Site) -> Representation:
+        """`/api/conferences` under `root`."""
+        return _per_root(self.made.api, root, partial(conferences_representation, self.summaries, root))
 
 
 class Live:
@@ -278,7 +299,9 @@ class Live:
                 served = self._served
                 if slug in served.snapshots:
                     return served.snapshots[slug]
-                self._served = Served({**served.snapshots, slug: published}, served.summaries, served.default)
+                self._served = Served(
+                    {**served.snapshots, slug: published}, served.summaries, served.default, served.made
+                )
                 self._versions[slug] = summary.version
                 self._cold.append(published)
             log.info("loaded %s version %s: %d sessions", slug, summary.version, len(schedule.sessions))
@@ -300,7 +323,7 @@ class Live:
             if not gone:
                 return 0
             kept = {slug: p for slug, p in served.snapshots.items() if slug not in gone}
-            self._served = Served(kept, served.summaries, served.default)
+            self._served = Served(kept, served.summaries, served.default, served.made)
             for slug in gone:
                 self._versions.pop(slug, None)
             held = {id(p) for p in kept.values()}

@@ -21,7 +21,7 @@ from feeds.errors import FeedsError
 from feeds.exports import EXPORTERS, Exporter
 from server.links import Site
 from server.pages import params
-from server.snapshot.api import conferences_representation, feeds_representation, sessions_representation
+from server.snapshot.api import feeds_representation, sessions_representation
 from server.snapshot.conditional import Representation
 from server.snapshot.exports import EXPORT_ROUTES, export_representation
 from server.snapshot.published import Published
@@ -45,7 +45,7 @@ async def api_conferences(request: Request) -> Response:
     if not served.summaries:
         await anyio.to_thread.run_sync(live.refresh)
         served = live.served
-    return context.send(request, conferences_representation(served.summaries, context.root(request)))
+    return context.send(request, served.conferences(context.root(request)))
 
 
 async def api_feeds(request: Request) -> Response:

@@ -210,3 +210,15 @@ def test_a_conference_removed_is_served_no_more_after_the_next_refresh_though_it
     assert swapped is True
     assert held(live) == ["first-conf"]
     assert [c.slug for c in live.served.summaries] == ["first-conf", "third-conf", "fourth-conf"]
+
+
+def test_a_snapshot_loaded_or_let_go_keeps_what_was_made_of_the_list_of_conferences(four: Store) -> None:
+    live = Live(four, clock=lambda: NOW, keep=1)
+    live.refresh()
+    made = live.served.made
+
+    live.current("second-conf")
+    live.current("third-conf")  # lets second-conf go: one kept besides the default
+
+    assert held(live) == ["first-conf", "third-conf"]
+    assert live.served.made is made

@@ -8,6 +8,7 @@ from datetime import date
 
 from feeds.model import Conference
 from server.links import NO_OTHERS, ConferenceLink, ConferenceLinks, Site
+from server.snapshot.api import conferences_representation
 from server.snapshot.live import Served
 from server.store.report import ConferenceSummary
 
@@ -87,3 +88,13 @@ def test_a_served_list_answers_every_root_a_client_names() -> None:
 
     assert answered == [ConferenceLinks.of(THREE, root).others("beta").links for root in roots + roots[:1]]
     assert answered[-1][0].path == "/p0/c/alpha/"
+
+
+def test_a_served_list_makes_the_conferences_api_once_per_root() -> None:
+    served = Served({}, THREE, "alpha")
+
+    first, again = served.conferences(ROOT), served.conferences(ROOT)
+
+    assert first is again
+    assert first.body == conferences_representation(THREE, ROOT).body
+    assert served.conferences(Site.of("https://example.org/cal")).body != first.body
