@@ -12,9 +12,9 @@ size, as a user runs them (CPU time of the command beside its wall, peak memory 
   warm, each the median of a few conferences; a new ingest of a held conference served (from the
   ingest's commit to the first answer with a new ETag); wrk on a warm conference's feed against
   the ceiling app serving the same bytes (bench/ceiling_app.py, granian, one worker each); wrk
-  on that conference's schedule page, each request with a query string not asked before; the
-  server's peak memory after a crawl asking every conference's feed once (snapshots are let go
-  beyond `server.snapshot.live.KEEP`), and the crawl's time;
+  on that conference's schedule page and on `/api/conferences`, each request with a query
+  string not asked before; the server's peak memory after a crawl asking every conference's
+  feed once (snapshots are let go beyond `server.snapshot.live.KEEP`), and the crawl's time;
 - `confcal build` of every conference and the one-change rebuild (unless --no-build).
 Nothing here is a test: it prints figures.
 """
@@ -131,6 +131,12 @@ def serve_figures(db: Path, count: int, work: Path, moved: Path) -> dict[str, fl
             f'n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format("GET", "/c/{slug(held)}/?utm_source=" .. n)\nend\n'
         )
         figures["page, new queries req/s"], _ = serve_bench.wrk(f"{url}/c/{slug(held)}/", server.pid, 5, script=script)
+        script.write_text(
+            'n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format("GET", "/api/conferences?utm_source=" .. n)\nend\n'
+        )
+        figures["conferences API, new queries req/s"], _ = serve_bench.wrk(
+            f"{url}/api/conferences", server.pid, 5, script=script
+        )
         # Every conference asked for once: what the server holds at most.
         crawl = time.perf_counter()
         for i in range(count):
