@@ -10,10 +10,10 @@ size, as a user runs them (CPU time of the command beside its wall, peak memory 
 - `confcal serve`: from start to the first 200 of the default conference's all.ics; a cold
   conference's all.ics (never asked for: read from the store, made, rendered) and the same feed
   warm, each the median of a few conferences; a new ingest of a held conference served (from the
-  ingest's commit to the first answer with a new ETag); wrk on a warm conference's feed against
-  the ceiling app serving the same bytes (bench/ceiling_app.py, granian, one worker each); wrk
-  on that conference's schedule page and on `/api/conferences`, each request with a query
-  string not asked before; the server's peak memory after a crawl asking every conference's
+  ingest's commit to the first answer with a new ETag); wrk on a warm conference's feed, its
+  schedule page and `/api/conferences` (those two with a query string not asked before at each
+  request) against the ceiling app serving the same bytes (bench/ceiling_app.py, granian, one
+  worker each); the server's peak memory after a crawl asking every conference's
   feed once (snapshots are let go beyond `server.snapshot.live.KEEP`), and the crawl's time;
 - `confcal build` of every conference and the one-change rebuild (unless --no-build).
 Nothing here is a test: it prints figures.
@@ -108,35 +108,38 @@ def serve_figures(db: Path, count: int, work: Path, moved: Path) -> dict[str, fl
             time.sleep(0.02)
         figures["new ingest served s"] = time.perf_counter() - committed
         figures["held reingest cpu s"] = ingest.cpu
-        # The warm feed against the ceiling serving its bytes.
-        body = httpx.get(feed, headers=IDENTITY, timeout=60).content
-        bodies = work / "ceiling" / "c" / slug(held) / "feeds"
-        bodies.mkdir(parents=True, exist_ok=True)
-        (bodies / "all.ics").write_bytes(body)
+        # The warm feed, a held conference's schedule page and `/api/conferences` against the
+        # ceiling serving their bytes. The page and the list are asked with a query string not
+        # asked before (a campaign tag, which both ignore): routed and looked up every time, where
+        # a repeated request is answered from its note, so they show what a request costs beside
+        # the number of conferences the page links to and the list holds.
+        ceiling_root = work / "ceiling"
+        page, listed = f"/c/{slug(held)}/", "/api/conferences"
+        # Stored as the ceiling serves them (a path ending in "/" is its index.html), and as asked.
+        stored = {f"{page}feeds/all.ics": f"{page}feeds/all.ics", f"{page}index.html": page, listed: listed}
+        for path, asked in stored.items():
+            target = ceiling_root / path.lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(httpx.get(url + asked, headers=IDENTITY, timeout=60).content)
         cport = free_port()
+        curl = f"http://127.0.0.1:{cport}"
         ceiling = serve_bench.start(
             [sys.executable, str(BENCH / "ceiling_app.py"), "--server", "granian", "--port", str(cport)]
-            + [str(work / "ceiling")],
-            f"http://127.0.0.1:{cport}/c/{slug(held)}/feeds/all.ics",
+            + [str(ceiling_root)],
+            f"{curl}{page}feeds/all.ics",
         )
         ours, _ = serve_bench.wrk(feed, server.pid, 5)
-        theirs, _ = serve_bench.wrk(f"http://127.0.0.1:{cport}/c/{slug(held)}/feeds/all.ics", ceiling.pid, 5)
+        theirs, _ = serve_bench.wrk(f"{curl}{page}feeds/all.ics", ceiling.pid, 5)
         figures["warm feed / ceiling"] = ours / theirs
-        # A held conference's schedule page, each request with a query string not asked before (a
-        # campaign tag, which the page ignores): routed and looked up every time, where a repeated
-        # request is answered from its note, so it shows what a page request costs beside the
-        # number of conferences the page links to.
-        script = work / "new-queries.lua"
-        script.write_text(
-            f'n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format("GET", "/c/{slug(held)}/?utm_source=" .. n)\nend\n'
-        )
-        figures["page, new queries req/s"], _ = serve_bench.wrk(f"{url}/c/{slug(held)}/", server.pid, 5, script=script)
-        script.write_text(
-            'n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format("GET", "/api/conferences?utm_source=" .. n)\nend\n'
-        )
-        figures["conferences API, new queries req/s"], _ = serve_bench.wrk(
-            f"{url}/api/conferences", server.pid, 5, script=script
-        )
+        for path, label in ((page, "page"), (listed, "conferences API")):
+            script = work / "new-queries.lua"
+            script.write_text(
+                f'n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format("GET", "{path}?utm_source=" .. n)\nend\n'
+            )
+            ours, _ = serve_bench.wrk(url + path, server.pid, 5, script=script)
+            theirs, _ = serve_bench.wrk(curl + path, ceiling.pid, 5, script=script)
+            figures[f"{label}, new queries req/s"] = ours
+            figures[f"{label}, new queries / ceiling"] = ours / theirs
         # Every conference asked for once: what the server holds at most.
         crawl = time.perf_counter()
         for i in range(count):
