@@ -58,7 +58,7 @@ IDLE = 600.0
 KEEP = 128
 # Roots (base URLs) a `Served` keeps what it made for.
 _ROOTS = 8
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
 class ScheduleStore(Protocol):
@@ -104,7 +104,7 @@ class _Made:
     api: dict[str, Representation] = field(default_factory=dict)
 
 
-def _per_root(made: dict[str, T], root: Site, make: Callable[[], T]) -> T:
+def _per_root(made: dict[str, _T], root: Site, make: Callable[[], _T]) -> _T:
     found = made.get(root.base_url)
     if found is None:
         # Without --base-url the root follows the request's Host header: a few roots are kept,
