@@ -12,7 +12,7 @@ memoized per snapshot, so it is rendered once per schedule change and view and h
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import partial
@@ -240,10 +240,8 @@ def page_representation(
     """The schedule page at the base (`day_page` False: the day in `?day=`, else the first)
     or at `days/{slug}/` (the view's day, two directories down)."""
     chosen = view or View()
-    # The other conferences are part of the key, not of the snapshot: adding a conference
-    # changes this page's links without rebuilding (or re-rendering the feeds of) this one.
     return published.memo(
-        ("page", site.base_url, chosen, others, day_page),
+        _page_key(site, chosen, others, day_page),
         lambda: Representation(
             page_body(published, site, page_frame(published, site, chosen, others, day_page)),
             HTML,
@@ -251,6 +249,23 @@ def page_representation(
             (("content-security-policy", CSP),),
         ),
     )
+
+
+def _page_key(site: Site, view: View, others: OtherConferences, day_page: bool) -> Hashable:
+    # The other conferences are part of the key, not of the snapshot: adding a conference
+    # changes this page's links without rebuilding (or re-rendering the feeds of) this one.
+    return ("page", site.base_url, view, others, day_page)
+
+
+async def _answer(
+    published: Published, site: Site, view: View, others: OtherConferences, day_page: bool = False
+) -> Representation:
+    """`page_representation`: from the snapshot's memo when it holds the page, else made in a
+    worker thread (a page takes milliseconds to make, longer than the event loop may stop)."""
+    found = published.memoized(_page_key(site, view, others, day_page))
+    if isinstance(found, Representation):
+        return found
+    return await anyio.to_thread.run_sync(page_representation, published, site, view, others, day_page)
 
 
 def page_files(published: Published, site: Site, others: OtherConferences = NO_OTHERS) -> Iterator[tuple[str, bytes]]:
@@ -280,13 +295,8 @@ def day_page_slugs(published: Published) -> list[str]:
 async def page(request: Request) -> Response:
     context = route_context(request)
     items = params.query_items(request.query_params.multi_items())
-    rep = await anyio.to_thread.run_sync(
-        page_representation,
-        await context.current(request),
-        context.site(request),
-        View.from_params(items),
-        context.others(request),
-    )
+    published = await context.current(request)
+    rep = await _answer(published, context.site(request), View.from_params(items), context.others(request))
     return context.send(request, rep)
 
 
@@ -299,14 +309,7 @@ async def day(request: Request) -> Response:
     items = params.query_items(request.query_params.multi_items())
     # The path names the day; a `day` in the query string is ignored.
     view = replace(View.from_params(items), day=slug)
-    rep = await anyio.to_thread.run_sync(
-        page_representation,
-        published,
-        context.site(request),
-        view,
-        context.others(request),
-        True,
-    )
+    rep = await _answer(published, context.site(request), view, context.others(request), True)
     return context.send(request, rep)
 
 

@@ -525,6 +525,16 @@ class Published:
                 self._memo.popitem(last=False)
         return value
 
+    def memoized(self, key: Hashable) -> object | None:
+        """What `memo` made for `key`, if this snapshot still holds it: a route looks here in
+        the event loop before handing the making to a worker thread, a hop that costs more than
+        answering with a page already made."""
+        with self._lock:
+            found = self._memo.get(key)
+            if found is not None:
+                self._memo.move_to_end(key)
+            return found
+
     def personal(self, key: Hashable) -> Representation | None:
         """The personal feed remembered under `key` (its content: the picked ids, the set's
         change time, the variant), so its bytes, ETag and gzip are made once, not per request."""

@@ -233,3 +233,13 @@ def test_a_snapshot_keeps_the_documents_it_made(small_schedule: Schedule) -> Non
     first, second = published.memo("page", document), published.memo("page", document)
 
     assert (made, second is first) == (["document"], True)
+
+
+def test_memoized_is_what_memo_made_and_nothing_before(small_schedule: Schedule) -> None:
+    published = Published(small_schedule, now=NOW)
+    made = Representation(b"page", "text/html; charset=utf-8")
+
+    before = published.memoized(("page", 1))
+    published.memo(("page", 1), lambda: made)
+
+    assert (before, published.memoized(("page", 1)), published.memoized(("page", 2))) == (None, made, None)
