@@ -9,7 +9,8 @@ Each case with wrk (1 thread, 32 connections, no Accept-Encoding, as a calendar 
 without gzip): all.ics in full and as 304 (If-None-Match with its ETag), `--personal` personal
 feeds (pick sets of 12 sessions made through the API) in rotation, in full and as 304, and every
 other kind of route once (`route_bodies`: the schedule page, a day's, a session's and a
-speaker's page, a download, a track's feed, the sessions API, schedule.xml).
+speaker's page, a download, a track's feed, the sessions API, schedule.xml), and the schedule
+page asked with a query string not asked before at each request.
 `confcal serve` runs as users run it, access log on (written to a file), Host allow list on.
 All servers stay up and the runs are interleaved round by round, so a change in the machine's
 load hits every server alike; the median round is shown, with requests per CPU second of the
@@ -187,12 +188,20 @@ def compare(db: str, work: Path, *, seconds: int = 8, rounds: int = 1, personal:
                 str(bodies),
             ]
             ceilings[server] = (start(command, curl + "/feeds/all.ics"), curl)
+        # The schedule page asked with a query string not asked before at each request (a
+        # campaign or click tag, which the page ignores): routed every time, where a repeated
+        # request is answered from its note.
+        tagged = work / "tagged.lua"
+        tagged.write_text(
+            'n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format("GET", "/?utm_source=" .. n)\nend\n'
+        )
         cases: dict[str, dict[str, object]] = {
             "all.ics": {"path": "/feeds/all.ics"},
             "all.ics 304": {"path": "/feeds/all.ics", "headers": etag},
             "personal": {"path": "/", "script": lua_full},
             "personal 304": {"path": "/", "script": lua_304},
             **{name: {"path": path} for name, path in routes.items()},
+            "schedule page, new query": {"path": "/", "script": tagged},
         }
         targets = {"confcal": (app, url), **ceilings}
         runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
