@@ -11,6 +11,7 @@ its own APIs need besides (server.web.context).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -60,10 +61,13 @@ class RouteContext:
         served = self.live.served
         return served.others(self.conference(request) or served.default, self.root(request))
 
-    def send(self, request: Request, rep: Representation) -> Response:
+    def send(self, request: Request, rep: Representation, reads: frozenset[str] | None = None) -> Response:
+        """`rep` as the conditional answer; `reads`: the only query parameters it depends on,
+        when the route ignores any other."""
         if self.answers is not None:
             # The next same request is answered before routing (server.snapshot.answers).
-            self.answers.note(request.scope, self.live.served, rep)
+            read = None if reads is None else partial(params.query_read, reads)
+            self.answers.note(request.scope, self.live.served, rep, read)
         return respond(request, rep, max_age=self.max_age)
 
     async def current(self, request: Request) -> Published:

@@ -47,7 +47,7 @@ from server.pages.qr import qr_svg, qr_title
 from server.pages.render import CSP, page_text
 from server.pages.search import INDEX, index_body, index_rows, matching
 from server.pages.subscribe import level_key, subscribe_section
-from server.pages.view import ALL_DAYS, View
+from server.pages.view import ALL_DAYS, PARAMS, View
 from server.snapshot.conditional import HTML, JSON, Representation
 from server.snapshot.published import Published, last_modified
 
@@ -297,7 +297,7 @@ async def page(request: Request) -> Response:
     items = params.query_items(request.query_params.multi_items())
     published = await context.current(request)
     rep = await _answer(published, context.site(request), View.from_params(items), context.others(request))
-    return context.send(request, rep)
+    return context.send(request, rep, PARAMS)
 
 
 async def day(request: Request) -> Response:
@@ -310,7 +310,7 @@ async def day(request: Request) -> Response:
     # The path names the day; a `day` in the query string is ignored.
     view = replace(View.from_params(items), day=slug)
     rep = await _answer(published, context.site(request), view, context.others(request), True)
-    return context.send(request, rep)
+    return context.send(request, rep, PARAMS)
 
 
 def search_rows(published: Published) -> list[list[str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from starlette.datastructures import QueryParams
 from starlette.responses import PlainTextResponse
 
 from feeds.catalogue import FILTER_NAMES
@@ -77,6 +78,17 @@ def query_items(items: list[tuple[str, str]]) -> list[tuple[str, str]]:
         if len(name) > MAX_QUERY_VALUE or len(value) > MAX_QUERY_VALUE or "\x00" in name + value:
             raise BadPath("malformed query parameter")
     return items
+
+
+def query_read(reads: frozenset[str], raw: bytes) -> tuple[tuple[str, str], ...] | None:
+    """The parameters named in `reads` of the query string `raw`, in order, as a route reading
+    only those sees them (Starlette's parsing, `query_items`' bounds); None when it would refuse
+    the query."""
+    try:
+        items = query_items(QueryParams(raw).multi_items())
+    except BadPath:
+        return None
+    return tuple(item for item in items if item[0] in reads)
 
 
 def bad_request(reason: str) -> PlainTextResponse:

@@ -18,6 +18,8 @@ from server.pages.search import MAX_QUERY
 
 FACETS = ("track", "room", "level", "kind", "speaker")
 ALL_DAYS = "all"
+# The query parameters the page reads; it ignores any other (a campaign or click tag).
+PARAMS = frozenset(("day", "q", *FACETS))
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class View:
     def from_params(cls, items: Iterable[tuple[str, str]]) -> View:
         """From the page's query string; names the page does not know are ignored (the
         script's own `picked`), so a hand-edited link still opens the schedule."""
-        values: dict[str, list[str]] = {name: [] for name in ("day", "q", *FACETS)}
+        values: dict[str, list[str]] = {name: [] for name in PARAMS}
         for name, value in items:
             value = value.strip()
             if name in values and value and value not in values[name]:

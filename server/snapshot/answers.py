@@ -5,7 +5,9 @@ for it still went through the router (every route tried in turn, the conference 
 a worker thread to look the memo up, the path and query checks and the other conferences' links:
 more than serving its bytes. So when a route answers a GET or HEAD with a `Representation` of
 the current snapshots (`RouteContext.send`), it is noted here by what the answer depends on
-besides the snapshots: scheme, Host, root path, path and query string. The innermost middleware
+besides the snapshots: scheme, Host, root path, path and query string, or of the query string
+only the parameters the route reads when it ignores the rest (the schedule pages, asked with
+campaign and click tags that differ per visitor: `Read`). The innermost middleware
 (server.web.fast_feeds) answers the same request again from here, through the same conditional
 answer, with the route and path parameters noted for the metrics.
 
@@ -26,7 +28,7 @@ route's way.
 from __future__ import annotations
 
 import weakref
-from collections.abc import MutableMapping
+from collections.abc import Callable, Hashable, MutableMapping
 from typing import Any
 
 from feeds import urls
@@ -69,38 +71,64 @@ LIMIT = 4096
 # Where the middleware leaves (the Served it saw, the request's key) for `note`.
 SCOPE_KEY = "confcal.answer"
 
+# (scheme, Host, root path, path, query string)
 Key = tuple[str, bytes, str, str, bytes]
+# A route's reading of a query string: the parameters its answer depends on, or None when it
+# refuses the query (answered 400 by the route).
+Read = Callable[[bytes], Hashable | None]
 # (representation, route, path parameters, slug of the conference)
 Answer = tuple[Representation, Any, dict[str, str], str | None]
 _Note = tuple["weakref.ref[Representation]", Any, dict[str, str], str | None]
+_Place = tuple[str, bytes, str, str]
 
 
 class Answers:
     def __init__(self, limit: int = LIMIT) -> None:
         self._limit = limit
         self._served: weakref.ref[Served] | None = None
-        self._found: dict[Key, _Note] = {}
+        self._found: dict[tuple[str, bytes, str, str, Hashable], _Note] = {}
+        # Places whose route ignores some query parameters: their answers are noted by what
+        # `Read` keeps of the query, so a request with a campaign or click tag never seen before
+        # is answered from the note of the same view.
+        self._reads: dict[_Place, Read] = {}
 
     def _current(self, served: Served) -> bool:
         return self._served is not None and self._served() is served
 
+    def _forget(self) -> None:
+        self._found, self._reads = {}, {}
+
     def get(self, served: Served, key: Key) -> Answer | None:
         """The answer noted for `key` while `served` was current, if it is still held."""
         if not self._current(served):
-            self._served, self._found = weakref.ref(served), {}
+            self._served = weakref.ref(served)
+            self._forget()
             return None
-        found = self._found.get(key)
-        if found is None:
+        noted = self._noted(key)
+        found = None if noted is None else self._found.get(noted)
+        if noted is None or found is None:
             return None
         rep = found[0]()
         if rep is None:
-            del self._found[key]
+            del self._found[noted]
             return None
         return rep, found[1], found[2], found[3]
 
-    def note(self, scope: MutableMapping[str, Any], current: Served, rep: Representation) -> None:
+    def _noted(self, key: Key) -> tuple[str, bytes, str, str, Hashable] | None:
+        """The key `key`'s answer is noted under: itself, or at a place whose route reads some
+        of the query's parameters, what it reads (None: the route would refuse the query)."""
+        read = self._reads.get(key[:4])
+        if read is None:
+            return key
+        query = read(key[4])
+        return None if query is None else (*key[:4], query)
+
+    def note(
+        self, scope: MutableMapping[str, Any], current: Served, rep: Representation, read: Read | None = None
+    ) -> None:
         """Note `rep` as the answer to the request of `scope`, when its route is one of `ROUTES`,
-        it is not personal and the snapshots are those the request began with (`current`)."""
+        it is not personal and the snapshots are those the request began with (`current`);
+        `read`: what of a query string the answer depends on, when the route ignores the rest."""
         began = scope.get(SCOPE_KEY)
         route = scope.get("route")
         if began is None or rep.personal or getattr(route, "path", None) not in ROUTES:
@@ -108,10 +136,15 @@ class Answers:
         served, key = began
         if served is not current or not self._current(served):
             return
-        if len(self._found) >= self._limit:
-            self._found = {}
+        if len(self._found) >= self._limit or len(self._reads) >= self._limit:
+            self._forget()
+        if read is not None:
+            self._reads[key[:4]] = read
+        noted = self._noted(key)
+        if noted is None:
+            return
         params = dict(scope.get("path_params", {}))
-        self._found[key] = (weakref.ref(rep), route, params, params.get("conference") or served.default)
+        self._found[noted] = (weakref.ref(rep), route, params, params.get("conference") or served.default)
 
     def __len__(self) -> int:
         """How many answers noted are still held."""

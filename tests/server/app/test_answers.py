@@ -114,3 +114,49 @@ def test_an_answer_the_snapshot_let_go_of_is_not_kept_and_is_made_again(app: Sta
 
     assert held < _MEMO_KEEP
     assert again == first
+
+
+def answered_before_routing(app: Starlette, path: str, query: bytes) -> bytes | None:
+    """The body the middleware would answer `path?query` with from the notes, if any."""
+    found = app.state.answers.get(app.state.live.served, ("http", b"testserver", "", path, query))
+    return None if found is None else bytes(found[0].body)
+
+
+def test_a_page_asked_with_a_tag_it_ignores_is_answered_from_the_note_of_the_same_view(app: Starlette) -> None:
+    http = Http(app)
+    page = http.get("/?level=beginner").content
+
+    tagged = answered_before_routing(app, "/", b"utm_source=newsletter&level=beginner&fbclid=abc")
+
+    assert tagged == page
+    assert reply_of(http, "/?level=beginner&utm_source=x") == reply_of(http, "/?level=beginner")
+
+
+def test_a_page_asked_with_other_filters_is_not_the_noted_view(app: Starlette) -> None:
+    http = Http(app)
+    http.get("/?level=beginner")
+
+    assert answered_before_routing(app, "/", b"level=advanced") is None
+    assert answered_before_routing(app, "/", b"") is None
+    assert answered_before_routing(app, "/", b"utm_source=x&level=beginner&level=advanced") is None
+
+
+def test_a_query_the_page_refuses_is_still_refused_once_the_page_is_noted(app: Starlette) -> None:
+    http = Http(app)
+    http.get("/")
+    many = "&".join(f"utm_{n}=1" for n in range(40))
+
+    refused = http.get("/?" + many)
+
+    assert answered_before_routing(app, "/", many.encode()) is None
+    assert refused.status == 400
+
+
+def test_a_feed_asked_with_a_parameter_it_does_not_know_is_refused_though_noted(app: Starlette) -> None:
+    http = Http(app)
+    http.get("/feeds/all.ics?level=beginner")
+
+    refused = http.get("/feeds/all.ics?level=beginner&utm_source=x")
+
+    assert answered_before_routing(app, "/feeds/all.ics", b"level=beginner&utm_source=x") is None
+    assert refused.status == 400
