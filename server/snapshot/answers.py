@@ -36,9 +36,11 @@ from server.snapshot.conditional import Representation
 from server.snapshot.live import Served
 
 # The route templates whose answers depend on the request's scheme, Host, path and query and on
-# the snapshots only.
+# the snapshots only (or, for the list of conferences, on the list they were served with).
 ROUTES = frozenset(
     {
+        urls.ROUTE_CONFERENCES,
+        urls.json_twin(urls.ROUTE_CONFERENCES),
         urls.ROUTE_PAGE,
         urls.ROUTE_DAY_PAGE,
         urls.ROUTE_SESSION_PAGE,

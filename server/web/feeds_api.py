@@ -45,7 +45,8 @@ async def api_conferences(request: Request) -> Response:
     if not served.summaries:
         await anyio.to_thread.run_sync(live.refresh)
         served = live.served
-    return context.send(request, served.conferences(context.root(request)))
+    # It reads no query parameter: a tagged link is answered as the plain one.
+    return context.send(request, served.conferences(context.root(request)), frozenset())
 
 
 async def api_feeds(request: Request) -> Response:

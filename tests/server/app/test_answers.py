@@ -160,3 +160,13 @@ def test_a_feed_asked_with_a_parameter_it_does_not_know_is_refused_though_noted(
 
     assert answered_before_routing(app, "/feeds/all.ics", b"level=beginner&utm_source=x") is None
     assert refused.status == 400
+
+
+def test_the_list_of_conferences_is_answered_from_its_note_whatever_its_tags(app: Starlette) -> None:
+    http = Http(app)
+    listed = http.get("/api/conferences").content
+
+    tagged = answered_before_routing(app, "/api/conferences", b"utm_source=x")
+
+    assert tagged == listed
+    assert reply_of(http, "/api/conferences?fbclid=1") == reply_of(http, "/api/conferences")
