@@ -122,14 +122,23 @@ def answered_before_routing(app: Starlette, path: str, query: bytes) -> bytes | 
     return None if found is None else bytes(found[0].body)
 
 
-def test_a_page_asked_with_a_tag_it_ignores_is_answered_from_the_note_of_the_same_view(app: Starlette) -> None:
+@pytest.mark.parametrize(
+    ("asked", "path", "tags"),
+    [
+        ("/?level=beginner", "/", "utm_source=newsletter&level=beginner&fbclid=abc"),
+        ("/api/conferences", "/api/conferences", "utm_source=x"),
+    ],
+)
+def test_a_page_or_the_list_asked_with_tags_it_ignores_is_answered_from_the_note_of_the_same_answer(
+    app: Starlette, asked: str, path: str, tags: str
+) -> None:
     http = Http(app)
-    page = http.get("/?level=beginner").content
+    first = http.get(asked).content
 
-    tagged = answered_before_routing(app, "/", b"utm_source=newsletter&level=beginner&fbclid=abc")
+    tagged = answered_before_routing(app, path, tags.encode())
 
-    assert tagged == page
-    assert reply_of(http, "/?level=beginner&utm_source=x") == reply_of(http, "/?level=beginner")
+    assert tagged == first
+    assert reply_of(http, f"{path}?{tags}") == reply_of(http, asked)
 
 
 def test_a_page_asked_with_other_filters_is_not_the_noted_view(app: Starlette) -> None:
@@ -160,13 +169,3 @@ def test_a_feed_asked_with_a_parameter_it_does_not_know_is_refused_though_noted(
 
     assert answered_before_routing(app, "/feeds/all.ics", b"level=beginner&utm_source=x") is None
     assert refused.status == 400
-
-
-def test_the_list_of_conferences_is_answered_from_its_note_whatever_its_tags(app: Starlette) -> None:
-    http = Http(app)
-    listed = http.get("/api/conferences").content
-
-    tagged = answered_before_routing(app, "/api/conferences", b"utm_source=x")
-
-    assert tagged == listed
-    assert reply_of(http, "/api/conferences?fbclid=1") == reply_of(http, "/api/conferences")
