@@ -132,10 +132,7 @@ def serve_figures(db: Path, count: int, work: Path, moved: Path) -> dict[str, fl
         theirs, _ = serve_bench.wrk(f"{curl}{page}feeds/all.ics", ceiling.pid, 5)
         figures["warm feed / ceiling"] = ours / theirs
         for path, label in ((page, "page"), (listed, "conferences API")):
-            script = work / "new-queries.lua"
-            script.write_text(
-                f'n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format("GET", "{path}?utm_source=" .. n)\nend\n'
-            )
+            script = serve_bench.new_queries(work, path)
             ours, _ = serve_bench.wrk(url + path, server.pid, 5, script=script)
             theirs, _ = serve_bench.wrk(curl + path, ceiling.pid, 5, script=script)
             figures[f"{label}, new queries req/s"] = ours

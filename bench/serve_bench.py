@@ -87,6 +87,17 @@ def wrk(
     return rate, done / used if used else float("nan")
 
 
+def new_queries(work: Path, path: str) -> Path:
+    """A wrk script asking for `path` with a query string not asked before at each request (a
+    campaign or click tag, which the pages ignore): routed every time, where a repeated request
+    is answered from its note before routing."""
+    script = work / "new-queries.lua"
+    script.write_text(
+        f'n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format("GET", "{path}?utm_source=" .. n)\nend\n'
+    )
+    return script
+
+
 def personal_feeds(url: str, work: Path, bodies: Path, count: int) -> tuple[Path, Path]:
     """Create `count` pick sets; write their feeds under `bodies` (for the ceiling) and the two
     wrk scripts (full, 304) that rotate through them."""
@@ -188,13 +199,7 @@ def compare(db: str, work: Path, *, seconds: int = 8, rounds: int = 1, personal:
                 str(bodies),
             ]
             ceilings[server] = (start(command, curl + "/feeds/all.ics"), curl)
-        # The schedule page asked with a query string not asked before at each request (a
-        # campaign or click tag, which the page ignores): routed every time, where a repeated
-        # request is answered from its note.
-        tagged = work / "tagged.lua"
-        tagged.write_text(
-            'n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format("GET", "/?utm_source=" .. n)\nend\n'
-        )
+        tagged = new_queries(work, "/")
         cases: dict[str, dict[str, object]] = {
             "all.ics": {"path": "/feeds/all.ics"},
             "all.ics 304": {"path": "/feeds/all.ics", "headers": etag},

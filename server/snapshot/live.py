@@ -1,15 +1,17 @@
 """Keeps the served snapshots in step with the store, without a restart, one per conference.
 
-The store's `changes()` is cheap, so a background task polls it every half second (`--poll`)
-and, when they moved (an ingest or a removal), asks the store which conferences changed (each has
-its own latest version) and builds a new `Published` for those only, in a worker thread; the map of snapshots is swapped in with one
-assignment, and requests in flight keep the snapshot they started with. Snapshots are built lazily
-(no feed rendered) and swapped in at once; `warm()` then renders their feeds in a worker thread,
-while requests are already answered (a feed asked for first is rendered for its request, also in
-a worker thread: server.snapshot.feed_renders). So a 10,000-session conference is served a second after
-start and after each ingest. A conference's snapshot is never rebuilt for another
-conference's ingest, so nothing it serves changes (ETags included). A snapshot is also rebuilt now and then without a change, because dropping cancelled sessions
-after their grace period depends on the clock (unchanged feeds keep their bytes either way).
+The store's `changes()` is cheap, so a background task polls it every half second (`--poll`) and,
+when they moved (an ingest or a removal), asks the store which conferences changed (each has its
+own latest version) and builds a new `Published` for those only, in a worker thread; the map of
+snapshots is swapped in with one assignment, and requests in flight keep the snapshot they started
+with. Snapshots are built lazily (no feed rendered) and swapped in at once; `warm()` then renders
+their feeds in a worker thread, while requests are already answered (a feed asked for first is
+rendered for its request, also in a worker thread: server.snapshot.feed_renders). So a
+10,000-session conference is served a second after start and after each ingest. A conference's
+snapshot is never rebuilt for another conference's ingest, so nothing it serves changes (ETags
+included). A snapshot is also rebuilt now and then without a change, because dropping cancelled
+sessions after their grace period depends on the clock (unchanged feeds keep their bytes either
+way).
 
 The *default* conference, served at the root paths as well as under its own base, is the one
 `serve --default` names, else the one ingested first (`Store.default_conference`).

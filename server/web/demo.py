@@ -25,6 +25,6 @@ def demo_schedule() -> Schedule:
 
 def seed_demo(store: IngestingStore) -> None:
     """Ingest the demo into `store` if it holds no schedule; a store with one is left alone."""
-    # version() is one indexed query; live() would load the whole schedule just to test for none.
+    # version() is one small query; live() would load the whole schedule just to test for none.
     if store.version() == 0:
         store.ingest(demo_schedule(), demo_seed=True)
