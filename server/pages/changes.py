@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from feeds import urls
 from server.links import Site
+from server.pages import params
 from server.pages.changes_entries import Entry, atom_body, entry_of, page_body, recent_body
 from server.pages.context import route_context
 from server.pages.render import CSP
@@ -117,7 +118,7 @@ def _endpoint(make: Callable[[Published, Site, ChangeLog], Representation]) -> C
         context = route_context(request)
         published = await context.current(request)
         rep = await anyio.to_thread.run_sync(make, published, context.site(request), context.store)
-        return context.send(request, rep)
+        return context.send(request, rep, params.NO_PARAMS)
 
     return endpoint
 

@@ -138,7 +138,7 @@ async def session_page(request: Request) -> Response:
     if found is None:
         return params.not_found("no such session")
     rep = await anyio.to_thread.run_sync(session_representation, published, context.site(request), found)
-    return context.send(request, rep)
+    return context.send(request, rep, params.NO_PARAMS)
 
 
 async def speaker_page(request: Request) -> Response:
@@ -149,7 +149,7 @@ async def speaker_page(request: Request) -> Response:
     if entry is None:
         return params.not_found("no such speaker")
     rep = await anyio.to_thread.run_sync(speaker_representation, published, context.site(request), entry)
-    return context.send(request, rep)
+    return context.send(request, rep, params.NO_PARAMS)
 
 
 routes = [

@@ -77,7 +77,7 @@ async def feed_index(request: Request) -> Response:
     if kind not in indexed_kinds(published):
         return params.not_found("no such list of feeds")
     rep = await anyio.to_thread.run_sync(feed_index_representation, published, context.site(request), kind)
-    return context.send(request, rep)
+    return context.send(request, rep, params.NO_PARAMS)
 
 
 routes = [Route(urls.ROUTE_FEED_INDEX, feed_index, methods=["GET", "HEAD"])]

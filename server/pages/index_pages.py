@@ -211,7 +211,7 @@ def _index_route(kind: str) -> Route:
         context = route_context(request)
         published = await context.current(request)
         rep = await anyio.to_thread.run_sync(facet_index_representation, published, context.site(request), kind)
-        return context.send(request, rep)
+        return context.send(request, rep, params.NO_PARAMS)
 
     return Route(f"/{facet_index(kind)}", page, methods=["GET", "HEAD"])
 
@@ -225,7 +225,7 @@ def _facet_route(kind: str) -> Route:
         if feed is None or not feed.sessions:
             return params.not_found(f"no such {kind}")
         rep = await anyio.to_thread.run_sync(facet_representation, published, context.site(request), kind, feed)
-        return context.send(request, rep)
+        return context.send(request, rep, params.NO_PARAMS)
 
     return Route(f"/{facet_index(kind)}{{slug}}/", page, methods=["GET", "HEAD"])
 
@@ -234,7 +234,7 @@ async def speakers_page(request: Request) -> Response:
     context = route_context(request)
     published = await context.current(request)
     rep = await anyio.to_thread.run_sync(speakers_index_representation, published, context.site(request))
-    return context.send(request, rep)
+    return context.send(request, rep, params.NO_PARAMS)
 
 
 routes = [

@@ -337,24 +337,24 @@ SERVED = Representation(b'{"static":false}', JSON, None, (("cache-control", "no-
 
 
 async def host(request: Request) -> Response:
-    return route_context(request).send(request, SERVED)
+    return route_context(request).send(request, SERVED, params.NO_PARAMS)
 
 
 async def search_index(request: Request) -> Response:
     context = route_context(request)
     rep = search_representation(await context.current(request))
-    return context.send(request, rep)
+    return context.send(request, rep, params.NO_PARAMS)
 
 
 async def static(request: Request) -> Response:
     rep = lookup(request.path_params["name"])
     if rep is None:
         return params.not_found("no such file")
-    return route_context(request).send(request, rep)
+    return route_context(request).send(request, rep, params.NO_PARAMS)
 
 
 async def worker(request: Request) -> Response:
-    return route_context(request).send(request, service_worker())
+    return route_context(request).send(request, service_worker(), params.NO_PARAMS)
 
 
 routes = [

@@ -23,6 +23,9 @@ _SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,119}")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,159}")
 MAX_QUERY_PARAMS = 32
 MAX_QUERY_VALUE = 200
+# What a route whose answer no query parameter changes passes to `RouteContext.send`, so that a
+# link shared with a click or campaign tag is answered as the plain one.
+NO_PARAMS: frozenset[str] = frozenset()
 
 
 class BadPath(ServerError):

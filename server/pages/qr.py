@@ -151,7 +151,7 @@ async def feed_code(request: Request) -> Response:
     if feed is None:
         return params.not_found("no such feed")
     url = context.site(request).url(feed.path)
-    return context.send(request, qr_svg(url, qr_title(feed)))
+    return context.send(request, qr_svg(url, qr_title(feed)), params.NO_PARAMS)
 
 
 routes = [

@@ -1,15 +1,16 @@
 """What the routes answered, kept per request so the next same request is answered before routing.
 
 A page, a document or a download is made once per snapshot and memoized there, but each request
-for it still went through the router (every route tried in turn, the conference routes twice),
-a worker thread to look the memo up, the path and query checks and the other conferences' links:
+for it still went through the router (every route tried in turn, the conference routes twice), a
+worker thread to look the memo up, the path and query checks and the other conferences' links:
 more than serving its bytes. So when a route answers a GET or HEAD with a `Representation` of
 the current snapshots (`RouteContext.send`), it is noted here by what the answer depends on
 besides the snapshots: scheme, Host, root path, path and query string, or of the query string
-only the parameters the route reads when it ignores the rest (the schedule pages, asked with
-campaign and click tags that differ per visitor: `Read`). The innermost middleware
-(server.web.fast_feeds) answers the same request again from here, through the same conditional
-answer, with the route and path parameters noted for the metrics.
+only the parameters the route reads when it ignores the rest (`Read`): every page and document
+reads a few or none, and is asked with campaign and click tags that differ per visitor; only the
+feeds, which refuse a parameter they do not know, are noted by the whole query string. The
+innermost middleware (server.web.fast_feeds) answers the same request again from here, through
+the same conditional answer, with the route and path parameters noted for the metrics.
 
 Only the routes in `ROUTES` are noted: each answers from the snapshot alone. Personal answers
 (pick sets, whose content changes without a new snapshot) never are. Everything noted is let go
@@ -50,7 +51,9 @@ ROUTES = frozenset(
         urls.ROUTE_FEED_KIND,
         urls.ROUTE_FEED_INDEX,
         urls.ROUTE_API_FEEDS,
+        urls.json_twin(urls.ROUTE_API_FEEDS),
         urls.ROUTE_API_SESSIONS,
+        urls.json_twin(urls.ROUTE_API_SESSIONS),
         urls.ROUTE_SCHEDULE_XML,
         urls.ROUTE_SCHEDULE_JSON,
         urls.ROUTE_QR,
@@ -58,6 +61,7 @@ ROUTES = frozenset(
         urls.ROUTE_CHANGES,
         urls.ROUTE_CHANGES_ATOM,
         urls.ROUTE_API_CHANGES,
+        urls.json_twin(urls.ROUTE_API_CHANGES),
         urls.ROUTE_STATIC_FILE,
         urls.ROUTE_SERVICE_WORKER,
         urls.ROUTE_TRACKS,

@@ -35,7 +35,7 @@ async def _document(request: Request, make: Callable[[Published, Site], Represen
     # large conference is megabytes of JSON.
     context = app_context(request)
     rep = await anyio.to_thread.run_sync(make, await context.current(request), context.site(request))
-    return context.send(request, rep)
+    return context.send(request, rep, params.NO_PARAMS)
 
 
 async def api_conferences(request: Request) -> Response:
@@ -46,7 +46,7 @@ async def api_conferences(request: Request) -> Response:
         await anyio.to_thread.run_sync(live.refresh)
         served = live.served
     # It reads no query parameter: a tagged link is answered as the plain one.
-    return context.send(request, served.conferences(context.root(request)), frozenset())
+    return context.send(request, served.conferences(context.root(request)), params.NO_PARAMS)
 
 
 async def api_feeds(request: Request) -> Response:
@@ -84,7 +84,7 @@ async def session(request: Request) -> Response:
     found = published.session(session_id)
     if found is None:
         return params.not_found("no such session")
-    return context.send(request, published.session_download(found))
+    return context.send(request, published.session_download(found), params.NO_PARAMS)
 
 
 def _export(exporter: Exporter) -> Callable[[Request], object]:
@@ -92,7 +92,7 @@ def _export(exporter: Exporter) -> Callable[[Request], object]:
         context = app_context(request)
         published = await context.current(request)
         rep = await anyio.to_thread.run_sync(export_representation, published, context.site(request), exporter)
-        return context.send(request, rep)
+        return context.send(request, rep, params.NO_PARAMS)
 
     return export
 

@@ -141,6 +141,52 @@ def test_a_page_or_the_list_asked_with_tags_it_ignores_is_answered_from_the_note
     assert reply_of(http, f"{path}?{tags}") == reply_of(http, asked)
 
 
+def addresses(http: Http) -> dict[str, str]:
+    """A session's id, a speaker's slug and a track's slug of the demo, by placeholder."""
+    session = http.get("/api/sessions").json_doc()["sessions"][0]["id"]
+    urls = [f["url"] for f in http.get("/api/feeds").json_doc()["feeds"]]
+    speaker, track = (next(u for u in urls if f"/{kind}/" in u).rsplit("/", 1)[1][:-4] for kind in ("speaker", "track"))
+    return {"session": session, "speaker": speaker, "track": track}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/sessions/{session}/",
+        "/sessions/{session}.ics",
+        "/speakers/{speaker}/",
+        "/speakers/",
+        "/tracks/",
+        "/tracks/{track}/",
+        "/rooms/",
+        "/api/sessions",
+        "/api/sessions.json",
+        "/api/feeds",
+        "/api/feeds.json",
+        "/schedule.xml",
+        "/schedule.json",
+        "/changes/",
+        "/changes.atom",
+        "/api/changes",
+        "/api/changes.json",
+        "/qr/all.svg",
+        "/sw.js",
+    ],
+)
+def test_a_page_or_document_that_reads_no_parameter_asked_with_tags_is_answered_from_its_note(
+    app: Starlette, path: str
+) -> None:
+    http = Http(app)
+    plain = path.format(**addresses(http))
+    first = reply_of(http, plain)
+
+    tagged = answered_before_routing(app, plain, b"utm_source=newsletter&fbclid=abc")
+
+    assert first[0] == 200
+    assert tagged == http.get(plain).content
+    assert reply_of(http, f"{plain}?utm_source=newsletter&fbclid=abc") == first
+
+
 def test_a_page_asked_with_other_filters_is_not_the_noted_view(app: Starlette) -> None:
     http = Http(app)
     http.get("/?level=beginner")
