@@ -110,9 +110,9 @@ def serve_figures(db: Path, count: int, work: Path, moved: Path) -> dict[str, fl
         figures["held reingest cpu s"] = ingest.cpu
         # The warm feed, a held conference's schedule page and `/api/conferences` against the
         # ceiling serving their bytes. The page and the list are asked with a query string not
-        # asked before (a campaign tag, which both ignore): routed and looked up every time, where
-        # a repeated request is answered from its note, so they show what a request costs beside
-        # the number of conferences the page links to and the list holds.
+        # asked before (a campaign tag, which both ignore), as shared links are, so they show what
+        # such a request costs beside the number of conferences the page links to and the list
+        # holds.
         ceiling_root = work / "ceiling"
         page, listed = f"/c/{slug(held)}/", "/api/conferences"
         # Stored as the ceiling serves them (a path ending in "/" is its index.html), and as asked.

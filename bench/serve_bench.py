@@ -89,9 +89,9 @@ def wrk(
 
 def new_queries(work: Path, path: str) -> Path:
     """A wrk script asking for `path` with a query string not asked before at each request (a
-    campaign or click tag, which the pages ignore): routed every time, where a repeated request
-    is answered from its note before routing."""
-    script = work / "new-queries.lua"
+    campaign or click tag, which the pages ignore), as links shared to many visitors are asked:
+    a bench repeating one URL sees only the answer noted for it."""
+    script = work / f"new-queries{path.replace('/', '-')}.lua"
     script.write_text(
         f'n = 0\nrequest = function()\n  n = n + 1\n  return wrk.format("GET", "{path}?utm_source=" .. n)\nend\n'
     )
@@ -199,14 +199,15 @@ def compare(db: str, work: Path, *, seconds: int = 8, rounds: int = 1, personal:
                 str(bodies),
             ]
             ceilings[server] = (start(command, curl + "/feeds/all.ics"), curl)
-        tagged = new_queries(work, "/")
+        session_page = routes["session page"]
         cases: dict[str, dict[str, object]] = {
             "all.ics": {"path": "/feeds/all.ics"},
             "all.ics 304": {"path": "/feeds/all.ics", "headers": etag},
             "personal": {"path": "/", "script": lua_full},
             "personal 304": {"path": "/", "script": lua_304},
             **{name: {"path": path} for name, path in routes.items()},
-            "schedule page, new query": {"path": "/", "script": tagged},
+            "schedule page, new query": {"path": "/", "script": new_queries(work, "/")},
+            "session page, new query": {"path": session_page, "script": new_queries(work, session_page)},
         }
         targets = {"confcal": (app, url), **ceilings}
         runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
