@@ -104,6 +104,7 @@ class _Made:
 
     links: dict[str, ConferenceLinks] = field(default_factory=dict)
     api: dict[str, Representation] = field(default_factory=dict)
+    by_slug: dict[str, ConferenceSummary] | None = None
 
 
 def _per_root(made: dict[str, _T], root: Site, make: Callable[[], _T]) -> _T:
@@ -136,6 +137,13 @@ class Served:
         """`/api/conferences` under `root`."""
         return _per_root(self.made.api, root, partial(conferences_representation, self.summaries, root))
 
+    def summary(self, slug: str) -> ConferenceSummary | None:
+        """The store's summary of the conference `slug`, if the list holds it."""
+        made = self.made
+        if made.by_slug is None:
+            made.by_slug = {c.slug: c for c in self.summaries}
+        return made.by_slug.get(slug)
+
 
 class Live:
     """The current snapshots for a store; `refresh()` is thread-safe and idempotent."""
@@ -166,6 +174,7 @@ class Live:
         self._loads: dict[str, threading.Lock] = {}
         self._served = Served({}, default=default)
         self._changes: tuple[int, int] | None = None  # the store's `changes()` at the last refresh
+        self._refreshes = 0  # refreshes begun: requests for unknown slugs share one (`current`)
         self._versions: dict[str, int] = {}
         self._cold: list[Published] = []
 
@@ -191,11 +200,12 @@ class Live:
         """The snapshot of `conference` (default: the default one), made now if it is not held
         (refreshing once for a conference this process has not heard of yet); NothingPublished
         for the default before any ingest, NoSuchConference for a slug the store does not hold."""
+        asked = self._refreshes
         found = self.snapshot(conference)
         if found is None:
             slug = conference if conference is not None else self._served.default
-            if slug is None or not any(c.slug == slug for c in self._served.summaries):
-                self.refresh()
+            if slug is None or self._served.summary(slug) is None:
+                self._refresh_since(asked)
                 slug = conference if conference is not None else self._served.default
             found = None if slug is None else self.load(slug)
         if found is not None:
@@ -208,80 +218,94 @@ class Live:
         """Rebuild the snapshots of conferences whose version moved (or whose snapshot is old);
         True if any was swapped."""
         with self._lock:
+            return self._refresh()
+
+    def _refresh_since(self, asked: int) -> None:
+        """Refresh unless one began after `asked` refreshes had (and so has ended, as it held the
+        lock): requests for slugs not heard of, arriving while one store read runs, share the
+        next rather than queue one each behind it."""
+        with self._lock:
+            if self._refreshes == asked:
+                self._refresh()
+
+    def _refresh(self) -> bool:
+        self._refreshes += 1
+        changes = self.store.changes()
+        now = self._clock()
+        old = self._served.snapshots
+        stale = any(now - p.now >= self._rebuild_after for p in old.values())
+        if changes == self._changes and not stale:
+            return False
+        if changes[0] == 0 and self._seed is not None:
+            self._seed()
             changes = self.store.changes()
-            now = self._clock()
-            old = self._served.snapshots
-            stale = any(now - p.now >= self._rebuild_after for p in old.values())
-            if changes == self._changes and not stale:
-                return False
-            if changes[0] == 0 and self._seed is not None:
-                self._seed()
-                changes = self.store.changes()
-            summaries = self.store.conferences()
-            default = self._default or (summaries[0].slug if summaries else None)
-            if default is not None and summaries and default not in {c.slug for c in summaries}:
-                # Not fatal: a source may bring it in later; the root answers 503 until then.
-                log.warning("default conference %r is not in the store yet", default)
-            # A conference removed from the store (`confcal conference remove`) is served no more.
-            present = {c.slug for c in summaries}
-            snapshots = {slug: published for slug, published in old.items() if slug in present}
-            changed = len(snapshots) != len(old)
-            for summary in summaries:
-                previous = snapshots.get(summary.slug)
-                if previous is None and summary.slug != default:
-                    continue  # made when asked for (`load`)
-                if (
-                    previous is not None
-                    and self._versions.get(summary.slug) == summary.version
-                    and now - previous.now < self._rebuild_after
-                ):
-                    continue
-                known = self._versions.get(summary.slug)
-                # Only the rows later versions wrote are read; unchanged sessions stay the objects
-                # the previous snapshot holds (server.store.Store.read_since), and only the feeds
-                # of the sessions read are made again.
-                written = None
-                if previous is not None and known is not None:
-                    found = self.store.read_since(previous.schedule, known, previous.sessions_by_id)
-                    schedule, written = (None, None) if found is None else (found.schedule, found.written)
-                else:
-                    schedule = self.store.live(summary.slug)
-                if schedule is None:
-                    continue
-                published = Published(
-                    schedule,
-                    now=now,
-                    base_url=calendar_base(self.base_url, summary.slug, default),
-                    previous=previous,
-                    lazy=True,
-                    written=written,
-                    version=summary.version,
-                )
-                published.used = previous.used if previous is not None else self._timer()
-                snapshots[summary.slug] = published
-                self._cold.append(published)
-                self._versions[summary.slug] = summary.version
-                changed = True
-                log.info(
-                    "published %s version %s: %d sessions",
-                    summary.slug,
-                    summary.version,
-                    len(schedule.sessions),
-                )
-            self._served = Served(snapshots, summaries, default)
-            self._changes = changes
-            return changed
+        summaries = self.store.conferences()
+        default = self._default or (summaries[0].slug if summaries else None)
+        if default is not None and summaries and default not in {c.slug for c in summaries}:
+            # Not fatal: a source may bring it in later; the root answers 503 until then.
+            log.warning("default conference %r is not in the store yet", default)
+        # A conference removed from the store (`confcal conference remove`) is served no more.
+        present = {c.slug for c in summaries}
+        snapshots = {slug: published for slug, published in old.items() if slug in present}
+        changed = len(snapshots) != len(old)
+        for summary in summaries:
+            previous = snapshots.get(summary.slug)
+            if previous is None and summary.slug != default:
+                continue  # made when asked for (`load`)
+            if (
+                previous is not None
+                and self._versions.get(summary.slug) == summary.version
+                and now - previous.now < self._rebuild_after
+            ):
+                continue
+            known = self._versions.get(summary.slug)
+            # Only the rows later versions wrote are read; unchanged sessions stay the objects
+            # the previous snapshot holds (server.store.Store.read_since), and only the feeds
+            # of the sessions read are made again.
+            written = None
+            if previous is not None and known is not None:
+                found = self.store.read_since(previous.schedule, known, previous.sessions_by_id)
+                schedule, written = (None, None) if found is None else (found.schedule, found.written)
+            else:
+                schedule = self.store.live(summary.slug)
+            if schedule is None:
+                continue
+            published = Published(
+                schedule,
+                now=now,
+                base_url=calendar_base(self.base_url, summary.slug, default),
+                previous=previous,
+                lazy=True,
+                written=written,
+                version=summary.version,
+            )
+            published.used = previous.used if previous is not None else self._timer()
+            snapshots[summary.slug] = published
+            self._cold.append(published)
+            self._versions[summary.slug] = summary.version
+            changed = True
+            log.info(
+                "published %s version %s: %d sessions",
+                summary.slug,
+                summary.version,
+                len(schedule.sessions),
+            )
+        self._served = Served(snapshots, summaries, default)
+        self._changes = changes
+        return changed
 
     def load(self, slug: str) -> Published | None:
         """The snapshot of the conference `slug`, read from the store now unless it is held;
         None when the store does not hold it (as of the last `refresh`)."""
+        if self._served.summary(slug) is None:
+            return None  # before a lock is made for it: a client may invent slugs without end
         with self._lock:
             lock = self._loads.setdefault(slug, threading.Lock())
         with lock:
             found = self.snapshot(slug)
             if found is not None:
                 return found
-            summary = next((c for c in self._served.summaries if c.slug == slug), None)
+            summary = self._served.summary(slug)
             if summary is None:
                 return None
             # The version before the rows: an ingest landing in between is read again by the

@@ -5,14 +5,17 @@ the default conference's is made at start and always kept."""
 from __future__ import annotations
 
 import dataclasses
+import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from feeds.model import Schedule
-from server.snapshot.live import IDLE, Live
+from server.snapshot.live import IDLE, Live, NoSuchConference
 from server.store import Store, removal
 from server.web.app import create_app
 from tests.helpers.app_helpers import NOW, Http
@@ -222,3 +225,72 @@ def test_a_snapshot_loaded_or_let_go_keeps_what_was_made_of_the_list_of_conferen
 
     assert held(live) == ["first-conf", "third-conf"]
     assert live.served.made is made
+
+
+def test_a_conference_ingested_since_the_last_refresh_is_found_by_its_first_request(
+    four: Store, small_schedule: Schedule
+) -> None:
+    live = Live(four, clock=lambda: NOW)
+    live.refresh()
+    four.ingest(named(small_schedule, "fifth-conf"), now=INGESTED)
+
+    found = live.current("fifth-conf")
+
+    assert found.schedule.conference.slug == "fifth-conf"
+
+
+class HeldChanges:
+    """The store, counting `changes()` reads and holding the first until `release` is set."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.reads = 0
+        self.release = threading.Event()
+
+    def changes(self) -> tuple[int, int]:
+        self.reads += 1
+        if self.reads == 1:
+            self.release.wait(timeout=30)
+        return self.store.changes()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+def test_requests_for_unknown_slugs_arriving_during_a_store_read_share_the_next_one(four: Store) -> None:
+    store = HeldChanges(four)
+    live = Live(store, clock=lambda: NOW)
+    unknown: list[str] = []
+
+    def ask() -> None:
+        try:
+            live.current("nope")
+        except NoSuchConference:
+            unknown.append("nope")
+
+    first = threading.Thread(target=live.refresh)
+    first.start()
+    while store.reads == 0:
+        time.sleep(0.01)
+    asked = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in asked:
+        thread.start()
+    time.sleep(0.5)  # every request has read the count of refreshes and waits for the lock
+
+    store.release.set()
+    for thread in (first, *asked):
+        thread.join(timeout=30)
+
+    assert unknown == ["nope"] * 8
+    assert store.reads == 2
+
+
+def test_requests_for_invented_slugs_leave_nothing_behind(four: Store) -> None:
+    live = Live(four, clock=lambda: NOW)
+    live.refresh()
+
+    for n in range(100):
+        with pytest.raises(NoSuchConference):
+            live.current(f"invented-{n}")
+
+    assert live._loads == {}
