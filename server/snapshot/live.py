@@ -104,7 +104,7 @@ class _Made:
 
     links: dict[str, ConferenceLinks] = field(default_factory=dict)
     api: dict[str, Representation] = field(default_factory=dict)
-    by_slug: dict[str, ConferenceSummary] | None = None
+    by_slug: dict[str, ConferenceSummary] | None = None  # the list by slug, for any root
 
 
 def _per_root(made: dict[str, _T], root: Site, make: Callable[[], _T]) -> _T:
@@ -229,6 +229,7 @@ class Live:
                 self._refresh()
 
     def _refresh(self) -> bool:
+        """`refresh`, with the lock held."""
         self._refreshes += 1
         changes = self.store.changes()
         now = self._clock()
