@@ -103,6 +103,10 @@ SCHEDULE_JSON = "schedule.json"
 
 
 SERVICE_WORKER = "sw.js"  # at the conference's base, so its scope is the conference
+# The pages' search index and what their script asks to learn whether a server is behind them
+# (server/pages/page.py), at the conference's base beside the schedule page.
+SEARCH_INDEX = "search.json"
+HOST = "host.json"
 
 
 def session_page(session_id: str) -> str:
@@ -153,6 +157,8 @@ ROUTE_PERSONAL = "/p/{name}"
 ROUTE_STATIC = f"/{STATIC}"
 ROUTE_STATIC_FILE = f"/{STATIC}/{{name}}"
 ROUTE_SERVICE_WORKER = f"/{SERVICE_WORKER}"
+ROUTE_SEARCH_INDEX = f"/{SEARCH_INDEX}"
+ROUTE_HOST = f"/{HOST}"
 ROUTE_SESSION_PAGE = "/sessions/{id}/"
 ROUTE_SPEAKER_PAGE = "/speakers/{slug}/"
 # The directories of speakers, tracks and rooms, and each track's and room's page.

@@ -332,7 +332,7 @@ def search_representation(published: Published) -> Representation:
 # What the pages' script asks to learn whether a server is behind them: the server answers this,
 # a static build writes its own (build_pages.page_extras) -- the one file whose bytes differ,
 # so a static host's pages offer only what works there (no picks, feeds of one filter only).
-HOST = "host.json"
+HOST = urls.HOST
 SERVED = Representation(b'{"static":false}', JSON, None, (("cache-control", "no-cache"),))
 
 
@@ -361,8 +361,8 @@ routes = [
     Route(urls.ROUTE_PAGE, page, methods=["GET", "HEAD"]),
     Route(urls.ROUTE_DAY_PAGE, day, methods=["GET", "HEAD"]),
     Route(urls.ROUTE_SERVICE_WORKER, worker, methods=["GET", "HEAD"]),
-    Route(f"/{INDEX}", search_index, methods=["GET", "HEAD"]),
-    Route(f"/{HOST}", host, methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_SEARCH_INDEX, search_index, methods=["GET", "HEAD"]),
+    Route(urls.ROUTE_HOST, host, methods=["GET", "HEAD"]),
     Route(urls.ROUTE_STATIC_FILE, static, methods=["GET", "HEAD"]),
 ]
 

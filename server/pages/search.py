@@ -13,11 +13,11 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from feeds import compact_json
+from feeds import compact_json, urls
 from feeds.catalogue import kind_name, kind_slug
 from feeds.model import Conference, Session
 
-INDEX = "search.json"  # at the conference's base, beside the schedule page
+INDEX = urls.SEARCH_INDEX
 
 MAX_QUERY = 200  # characters of a search kept: longer ones are cut, not refused
 _MARKS = re.compile("[\u0300-\u036f]")

@@ -64,6 +64,8 @@ ROUTES = frozenset(
         urls.json_twin(urls.ROUTE_API_CHANGES),
         urls.ROUTE_STATIC_FILE,
         urls.ROUTE_SERVICE_WORKER,
+        urls.ROUTE_SEARCH_INDEX,
+        urls.ROUTE_HOST,
         urls.ROUTE_TRACKS,
         urls.ROUTE_ROOMS,
         urls.ROUTE_TRACK_PAGE,

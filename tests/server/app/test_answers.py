@@ -171,6 +171,8 @@ def addresses(http: Http) -> dict[str, str]:
         "/api/changes.json",
         "/qr/all.svg",
         "/sw.js",
+        "/search.json",
+        "/host.json",
     ],
 )
 def test_a_page_or_document_that_reads_no_parameter_asked_with_tags_is_answered_from_its_note(
