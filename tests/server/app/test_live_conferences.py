@@ -245,11 +245,13 @@ class HeldChanges:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.reads = 0
+        self.reading = threading.Event()
         self.release = threading.Event()
 
     def changes(self) -> tuple[int, int]:
         self.reads += 1
         if self.reads == 1:
+            self.reading.set()
             self.release.wait(timeout=30)
         return self.store.changes()
 
@@ -260,9 +262,11 @@ class HeldChanges:
 def test_requests_for_unknown_slugs_arriving_during_a_store_read_share_the_next_one(four: Store) -> None:
     store = HeldChanges(four)
     live = Live(store, clock=lambda: NOW)
+    began = [threading.Event() for _ in range(8)]
     unknown: list[str] = []
 
-    def ask() -> None:
+    def ask(began: threading.Event) -> None:
+        began.set()
         try:
             live.current("nope")
         except NoSuchConference:
@@ -270,12 +274,12 @@ def test_requests_for_unknown_slugs_arriving_during_a_store_read_share_the_next_
 
     first = threading.Thread(target=live.refresh)
     first.start()
-    while store.reads == 0:
-        time.sleep(0.01)
-    asked = [threading.Thread(target=ask) for _ in range(8)]
+    assert store.reading.wait(timeout=30)
+    asked = [threading.Thread(target=ask, args=(event,)) for event in began]
     for thread in asked:
         thread.start()
-    time.sleep(0.5)  # every request has read the count of refreshes and waits for the lock
+    assert all(event.wait(timeout=30) for event in began)
+    time.sleep(0.2)  # from there each reads the count of refreshes begun, then waits for the lock
 
     store.release.set()
     for thread in (first, *asked):
