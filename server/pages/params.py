@@ -98,5 +98,15 @@ def bad_request(reason: str) -> PlainTextResponse:
     return PlainTextResponse(f"400 Bad Request: {reason}\n", status_code=400)
 
 
+def too_many(reason: str, wait: float) -> PlainTextResponse:
+    """429 (RFC 6585 §4) with Retry-After: the seconds `wait`, whole."""
+    seconds = f"{wait:.0f}"
+    return PlainTextResponse(
+        f"429 Too Many Requests: {reason}; try again in {seconds} s\n",
+        status_code=429,
+        headers={"retry-after": seconds},
+    )
+
+
 def not_found(what: str = "no such page") -> PlainTextResponse:
     return PlainTextResponse(f"404 Not Found: {what}\n", status_code=404)

@@ -454,13 +454,10 @@ class Published:
     def filtered(self, feed: Feed, items: list[tuple[str, str]]) -> Representation:
         """`feed` narrowed by query parameters, with a reminder per event for `alarm=`; raises
         feeds.errors.FilterError for unknown parameters and AlarmError for a bad alarm."""
-        query = FeedQuery.from_params(items).for_spec(feed.spec)
-        key = query  # frozen, so hashable; equal filters share one rendering
-        with self._lock:
-            found = self._filtered.get(key)
-            if found is not None:
-                self._filtered.move_to_end(key)
-                return found
+        found = self.filtered_held(feed, items)
+        if found is not None:
+            return found
+        query = key = FeedQuery.from_params(items).for_spec(feed.spec)
         if replace(query, alarm=None) == FeedQuery().for_spec(feed.spec):
             # Only a reminder asked for: the feed's own sessions and title.
             sessions, title = feed.sessions, feed_title(self.conference, feed.spec)
@@ -478,6 +475,15 @@ class Published:
                 _, old = self._filtered.popitem(last=False)
                 self._filtered_bytes -= len(old.body)
         return rep
+
+    def filtered_held(self, feed: Feed, items: list[tuple[str, str]]) -> Representation | None:
+        """`filtered`'s answer when it is held, None when it would be made; raises as it does."""
+        key = FeedQuery.from_params(items).for_spec(feed.spec)  # frozen: equal filters, one key
+        with self._lock:
+            found = self._filtered.get(key)
+            if found is not None:
+                self._filtered.move_to_end(key)
+            return found
 
     def session(self, session_id: str) -> Session | None:
         return self._sessions.get(session_id)

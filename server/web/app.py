@@ -46,6 +46,7 @@ from server.web.health import HealthCollector
 from server.web.metrics import flush_every
 from server.web.pick_upkeep import PickUpkeep
 from server.web.ratelimit import TokenBuckets
+from server.web.render_budget import RenderBudget
 from server.web.sync_requests import NoteOnly, SyncRequests
 
 # Each conference's routes (urls.py), mounted at the root for the default conference and under
@@ -124,6 +125,7 @@ def create_app(
         picks=pick_store,
         upkeep=PickUpkeep(pick_store, clock),
         creations=TokenBuckets(guards.pick_rate),
+        filtered_renders=RenderBudget(guards.render_rate),
         recent_picks=PickCache(),
         renders=FeedRenders(),
         # Calendars synced with pick sets live beside the picks (server.web.caldav_api).

@@ -20,6 +20,7 @@ from server.web.calendars import Calendars
 from server.web.pick_upkeep import PickUpkeep
 from server.web.probe_pool import ProbePool
 from server.web.ratelimit import Rate, TokenBuckets
+from server.web.render_budget import RenderBudget
 from server.web.sync_requests import SyncRequests
 
 # Each attach makes the server connect to a server the attendee names: a few tries to get a URL
@@ -36,7 +37,8 @@ class AppContext(RouteContext):
     picks. `sync`: how an attach or a picks change asks for a CalDAV sync. `creations`: the
     pick-set creation rate. `collectors`: what `/metrics` reads besides the request counts.
     `probes`: the threads calendar checks run on. `attaches_per_client`, `attaches_per_pickset`:
-    how often one address, and one pick set, may ask for a calendar check."""
+    how often one address, and one pick set, may ask for a calendar check. `filtered_renders`:
+    how much making filtered feeds one address may cost (server.web.render_budget)."""
 
     picks: PickStore
     upkeep: PickUpkeep
@@ -51,6 +53,7 @@ class AppContext(RouteContext):
     probes: ProbePool = field(default_factory=ProbePool)
     attaches_per_client: TokenBuckets = field(default_factory=lambda: TokenBuckets(ATTACHES_PER_CLIENT))
     attaches_per_pickset: TokenBuckets = field(default_factory=lambda: TokenBuckets(ATTACHES_PER_PICKSET))
+    filtered_renders: RenderBudget = field(default_factory=RenderBudget)
 
 
 def app_context(request: Request) -> AppContext:

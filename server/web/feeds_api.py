@@ -10,6 +10,7 @@ first. Bad input is a 400/404 with a short text body.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -71,9 +72,15 @@ async def feed(request: Request) -> Response:
     if not items:
         return context.send(request, await context.renders.representation(found))
     try:
-        rep = await anyio.to_thread.run_sync(published.filtered, found, items)
+        rep = published.filtered_held(found, items)
     except FeedsError as exc:
         return params.bad_request(str(exc))
+    if rep is None:
+        # Made for this query: what it costs is counted against the client's budget.
+        made = await context.filtered_renders.make(request, partial(published.filtered, found, items))
+        if isinstance(made, Response):
+            return made
+        rep = made
     return context.send(request, rep)
 
 

@@ -15,6 +15,7 @@ from starlette.middleware import Middleware
 from server.web.hosts import LOCAL_NAMES, AllowedHosts, allowed_entries
 from server.web.pick_upkeep import INTERVAL_S
 from server.web.ratelimit import DEFAULT_RATE, Rate
+from server.web.render_budget import RENDER_RATE
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class Guards:
     # command always passes a list).
     allowed_hosts: tuple[str, ...] | None = None
     pick_rate: Rate = DEFAULT_RATE
+    render_rate: Rate = RENDER_RATE  # CPU seconds of filtered feeds made per client
     upkeep_interval: float = INTERVAL_S
 
     def middleware(self, base_url: str | None) -> list[Middleware]:

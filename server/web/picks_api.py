@@ -249,11 +249,19 @@ async def feed(request: Request) -> Response:
     key = personal_key(pickset, download, alarm)
     rep = published.personal(key)
     if rep is None:
-        made = await anyio.to_thread.run_sync(
-            lambda: personal_feed(
-                published, pickset, download=download, alarm=alarm, notes=change_notes(published, context.store)
-            )
-        )
+
+        def make() -> Representation:
+            notes = change_notes(published, context.store)
+            return personal_feed(published, pickset, download=download, alarm=alarm, notes=notes)
+
+        if alarm is None:
+            made = await anyio.to_thread.run_sync(make)
+        else:
+            # `alarm=` takes 1,441 values, each a feed made anew: counted as a filtered feed is.
+            budgeted = await context.filtered_renders.make(request, make)
+            if isinstance(budgeted, Response):
+                return budgeted
+            made = budgeted
         rep = published.remember_personal(key, made)
     return context.send(request, rep)
 

@@ -1,8 +1,10 @@
-"""How many pick sets one client may create: a token bucket per client address, in memory.
+"""How much one client may do: a token bucket per client address, in memory.
 
-Each client starts with `burst` creations and earns one more every `3600 / per_hour` seconds, up
-to `burst` again; a creation with an empty bucket is answered 429 with Retry-After (RFC 6585
-§4) saying when the next one is earned. A creation that fails gives its token back. Reading and
+Each client starts with `burst` tokens and earns one more every `3600 / per_hour` seconds, up to
+`burst` again; a request finding its bucket empty is answered 429 with Retry-After (RFC 6585 §4)
+saying when the next token is earned. A pick-set creation or a calendar attach spends a token
+(`take`) and gives it back when it fails; the feeds a client has filtered are charged, once
+made, the CPU seconds they took (`wait`, `charge`: server.web.render_budget). Reading and
 replacing a set are not limited: they create nothing.
 
 The client is the address the connection came from; `confcal serve --trusted-proxy` makes the
@@ -29,7 +31,7 @@ MAX_CLIENTS = 100_000
 
 @dataclass(frozen=True)
 class Rate:
-    burst: int
+    burst: float
     per_hour: float
 
     @property
@@ -75,6 +77,21 @@ class TokenBuckets:
             return None
         wait = (1.0 - tokens) * self.rate.seconds_per_token
         return float(max(1, math.ceil(wait)))
+
+    def wait(self, key: str, now: float) -> float | None:
+        """None while `key`'s bucket holds anything, else the seconds until it does (at least 1):
+        for a cost known only once paid (`charge`), which may take the bucket below empty."""
+        tokens = self._level(key, now)
+        if tokens > 0.0:
+            return None
+        # Rounded first, so that a float a hair over a whole second does not say one more.
+        return float(max(1, math.ceil(round(-tokens * self.rate.seconds_per_token, 6))))
+
+    def charge(self, key: str, now: float, amount: float) -> None:
+        """Spend `amount` of `key`'s bucket, below empty if it costs more than is there."""
+        self._buckets[key] = (self._level(key, now) - amount, now)
+        self._buckets.move_to_end(key)
+        self._bound(now)
 
     def give_back(self, key: str, now: float) -> None:
         """Return the token a creation took when it failed (a locked or full store): only what

@@ -47,6 +47,7 @@ class Http:
     app: Starlette
     base_url: str = "http://testserver"
     default_headers: dict[str, str] = field(default_factory=dict)
+    client: tuple[str, int] = ("127.0.0.1", 123)  # the address the app sees the request from
 
     def request(
         self,
@@ -56,7 +57,7 @@ class Http:
         body: bytes | None = None,
     ) -> Reply:
         async def go() -> Reply:
-            transport = httpx.ASGITransport(app=self.app)
+            transport = httpx.ASGITransport(app=self.app, client=self.client)
             async with httpx.AsyncClient(transport=transport, base_url=self.base_url) as client:
                 req = client.build_request(
                     method,

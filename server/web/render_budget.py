@@ -1,0 +1,79 @@
+"""How much of the server's time one client's filtered feeds may take.
+
+A feed asked with filters or a reminder (`?track=…&level=…`, `?alarm=15`) is made for that query
+and kept, a few hundred at most (server.snapshot.published); `alarm=` alone takes 1,441 values,
+and at a large conference each is as long to make as all.ics. So a client asking for a new query
+at every request would keep the server making feeds at the cost of every other client. A
+client's feeds are made one at a time, in a worker thread, and the CPU seconds each took are
+charged to its budget: `burst`, earned back at `per_hour`. Once the budget is spent, a feed not
+made yet is answered 429 with Retry-After; one already made is answered whatever the budget.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import anyio
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import Response
+
+from server.pages import params
+from server.snapshot.conditional import Representation
+from server.web.ratelimit import Rate, TokenBuckets, client_key
+
+# Seconds of CPU: ten at once, then a tenth of one core's time. A calendar polling its feeds, or a
+# room of attendees behind one address each subscribing to their own filters, stays within it.
+RENDER_RATE = Rate(burst=10.0, per_hour=360.0)
+
+
+@dataclass
+class _Turn:
+    """One client's feeds are made one after another; `waiting` counts those made or waiting."""
+
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    waiting: int = 0
+
+
+class RenderBudget:
+    """Per client address (server.web.ratelimit.client_key). Used from the event loop only."""
+
+    def __init__(self, rate: Rate = RENDER_RATE) -> None:
+        self._spent = TokenBuckets(rate)
+        self._turns: dict[str, _Turn] = {}
+
+    async def make(self, request: Request, make: Callable[[], Representation]) -> Representation | Response:
+        """`make()` in a worker thread once the client's earlier ones are made, charged what it
+        took; 429 with Retry-After when the client's budget is spent."""
+        client = client_key(request.client.host if request.client else None)
+        turn = self._turns.setdefault(client, _Turn())
+        turn.waiting += 1
+        try:
+            async with turn.lock:
+                wait = self._spent.wait(client, time.monotonic())
+                if wait is not None:
+                    return params.too_many("too many filtered feeds made for your address", wait)
+                spent = [0.0]
+                try:
+                    return await anyio.to_thread.run_sync(_timed, spent, make)
+                finally:
+                    self._spent.charge(client, time.monotonic(), spent[0])
+        finally:
+            turn.waiting -= 1
+            if not turn.waiting:
+                del self._turns[client]
+
+    def __len__(self) -> int:
+        """The clients having a feed made or waiting for their turn."""
+        return len(self._turns)
+
+
+def _timed(spent: list[float], make: Callable[[], Representation]) -> Representation:
+    """`make()`, its thread's CPU seconds added to `spent[0]`, even when it raises."""
+    started = time.thread_time()
+    try:
+        return make()
+    finally:
+        spent[0] += time.thread_time() - started
