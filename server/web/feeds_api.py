@@ -46,7 +46,6 @@ async def api_conferences(request: Request) -> Response:
     if not served.summaries:
         await anyio.to_thread.run_sync(live.refresh)
         served = live.served
-    # It reads no query parameter: a tagged link is answered as the plain one.
     return context.send(request, served.conferences(context.root(request)), params.NO_PARAMS)
 
 

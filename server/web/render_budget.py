@@ -7,6 +7,7 @@ at every request would keep the server making feeds at the cost of every other c
 client's feeds are made one at a time, in a worker thread, and the CPU seconds each took are
 charged to its budget: `burst`, earned back at `per_hour`. Once the budget is spent, a feed not
 made yet is answered 429 with Retry-After; one already made is answered whatever the budget.
+A personal feed with a reminder (server.web.picks_api) counts as one.
 """
 
 from __future__ import annotations
