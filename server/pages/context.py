@@ -10,6 +10,7 @@ its own APIs need besides (server.web.context).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -69,6 +70,12 @@ class RouteContext:
             read = None if reads is None else partial(params.query_read, reads)
             self.answers.note(request.scope, self.live.served, rep, read)
         return respond(request, rep, max_age=self.max_age)
+
+    async def made(self, request: Request, make: Callable[[], Representation]) -> Representation | Response:
+        """`make()` in a worker thread: an answer made for what a request's query asked, which
+        a client may vary without end (the web app counts it against the client's budget,
+        server.web.render_budget, and may answer 429 instead)."""
+        return await anyio.to_thread.run_sync(make)
 
     async def current(self, request: Request) -> Published:
         slug = self.conference(request)

@@ -257,15 +257,20 @@ def _page_key(site: Site, view: View, others: OtherConferences, day_page: bool) 
     return ("page", site.base_url, view, others, day_page)
 
 
-async def _answer(
-    published: Published, site: Site, view: View, others: OtherConferences, day_page: bool = False
-) -> Representation:
+async def _answer(request: Request, view: View, day_page: bool = False) -> Representation | Response:
     """`page_representation`: from the snapshot's memo when it holds the page, else made in a
-    worker thread (a page takes milliseconds to make, longer than the event loop may stop)."""
+    worker thread (a page takes milliseconds to make, longer than the event loop may stop); a
+    search or filter, which a client may vary without end, as the app makes what a query asks."""
+    context = route_context(request)
+    published = await context.current(request)
+    site, others = context.site(request), context.others(request)
     found = published.memoized(_page_key(site, view, others, day_page))
     if isinstance(found, Representation):
         return found
-    return await anyio.to_thread.run_sync(page_representation, published, site, view, others, day_page)
+    make = partial(page_representation, published, site, view, others, day_page)
+    if view.filtered() or view.q.strip():
+        return await context.made(request, make)
+    return await anyio.to_thread.run_sync(make)
 
 
 def page_files(published: Published, site: Site, others: OtherConferences = NO_OTHERS) -> Iterator[tuple[str, bytes]]:
@@ -293,11 +298,9 @@ def day_page_slugs(published: Published) -> list[str]:
 
 
 async def page(request: Request) -> Response:
-    context = route_context(request)
     items = params.query_items(request.query_params.multi_items())
-    published = await context.current(request)
-    rep = await _answer(published, context.site(request), View.from_params(items), context.others(request))
-    return context.send(request, rep, PARAMS)
+    rep = await _answer(request, View.from_params(items))
+    return rep if isinstance(rep, Response) else route_context(request).send(request, rep, PARAMS)
 
 
 async def day(request: Request) -> Response:
@@ -309,8 +312,8 @@ async def day(request: Request) -> Response:
     items = params.query_items(request.query_params.multi_items())
     # The path names the day; a `day` in the query string is ignored.
     view = replace(View.from_params(items), day=slug)
-    rep = await _answer(published, context.site(request), view, context.others(request), True)
-    return context.send(request, rep, PARAMS)
+    rep = await _answer(request, view, True)
+    return rep if isinstance(rep, Response) else context.send(request, rep, PARAMS)
 
 
 def search_rows(published: Published) -> list[list[str]]:

@@ -9,8 +9,10 @@ from datetime import datetime
 from typing import Any
 
 from starlette.requests import Request
+from starlette.responses import Response
 
 from server.pages.context import RouteContext
+from server.snapshot.conditional import Representation
 from server.snapshot.feed_renders import FeedRenders
 from server.snapshot.live import utc_now
 from server.snapshot.pick_cache import PickCache
@@ -54,6 +56,9 @@ class AppContext(RouteContext):
     attaches_per_client: TokenBuckets = field(default_factory=lambda: TokenBuckets(ATTACHES_PER_CLIENT))
     attaches_per_pickset: TokenBuckets = field(default_factory=lambda: TokenBuckets(ATTACHES_PER_PICKSET))
     filtered_renders: RenderBudget = field(default_factory=RenderBudget)
+
+    async def made(self, request: Request, make: Callable[[], Representation]) -> Representation | Response:
+        return await self.filtered_renders.make(request, make)
 
 
 def app_context(request: Request) -> AppContext:

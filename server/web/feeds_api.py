@@ -76,7 +76,7 @@ async def feed(request: Request) -> Response:
         return params.bad_request(str(exc))
     if rep is None:
         # Made for this query: what it costs is counted against the client's budget.
-        made = await context.filtered_renders.make(request, partial(published.filtered, found, items))
+        made = await context.made(request, partial(published.filtered, found, items))
         if isinstance(made, Response):
             return made
         rep = made

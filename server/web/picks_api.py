@@ -258,7 +258,7 @@ async def feed(request: Request) -> Response:
             made = await anyio.to_thread.run_sync(make)
         else:
             # `alarm=` takes 1,441 values, each a feed made anew: counted as a filtered feed is.
-            budgeted = await context.filtered_renders.make(request, make)
+            budgeted = await context.made(request, make)
             if isinstance(budgeted, Response):
                 return budgeted
             made = budgeted

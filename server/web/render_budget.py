@@ -1,14 +1,14 @@
-"""How much of the server's time one client's filtered feeds may take.
+"""How much of the server's time what one client's queries ask to be made may take.
 
-A feed asked with filters or a reminder (`?track=…&level=…`, `?alarm=15`) is made for that query
-and kept, a few hundred at most (server.snapshot.published); `alarm=` alone takes 1,441 values,
-and at a large conference each is as long to make as all.ics. So a client asking for a new query
-at every request would keep the server making feeds at the cost of every other client. A
-client's feeds are made one at a time, in a worker thread, and the CPU seconds each took are
-charged to its budget: `burst`, earned back at `per_hour`. Once the budget is spent, a feed not
-made yet is answered 429 with Retry-After; one already made is answered whatever the budget.
-A personal feed with a reminder (server.web.picks_api) counts as one.
-"""
+A feed asked with filters or a reminder (`?track=…&level=…`, `?alarm=15`), or the schedule page
+asked with a search or filters (`?q=…`), is made for that query and kept, a few hundred at most
+(server.snapshot.published); `alarm=` alone takes 1,441 values and a search any, and at a large
+conference each is as long to make as all.ics or the page. So a client asking a new query at
+every request would keep the server making them at the cost of every other client. A client's
+answers are made one at a time, in a worker thread, and the CPU seconds each took are charged to
+its budget: `burst`, earned back at `per_hour`. Once the budget is spent, an answer not made yet
+is 429 with Retry-After; one already made is answered whatever the budget. A personal feed with
+a reminder (server.web.picks_api) counts as one."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ class RenderBudget:
             async with turn.lock:
                 wait = self._spent.wait(client, time.monotonic())
                 if wait is not None:
-                    return params.too_many("too many filtered feeds made for your address", wait)
+                    return params.too_many("too many searches and filtered feeds made for your address", wait)
                 spent = [0.0]
                 try:
                     return await anyio.to_thread.run_sync(_timed, spent, make)

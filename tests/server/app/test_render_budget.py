@@ -1,6 +1,7 @@
-"""A client asking for feeds with filters or reminders never asked before spends a budget of the
-server's time: once spent it is answered 429 with Retry-After, while feeds already made, the
-plain feeds and other clients are answered as before."""
+"""A client asking for feeds with filters or reminders, or for the schedule page with a search,
+never asked before spends a budget of the server's time: once spent it is answered 429 with
+Retry-After, while what was made already, the plain feeds and page and other clients are
+answered as before."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def test_a_client_that_spent_its_budget_is_answered_429_for_a_feed_not_made_yet(
     assert first.status == 200
     assert refused.status == 429
     assert int(refused.headers["retry-after"]) >= 3600
-    assert refused.text.startswith("429 Too Many Requests: too many filtered feeds made for your address")
+    assert refused.text.startswith("429 Too Many Requests: too many searches and filtered feeds made for your address")
 
 
 def test_feeds_already_made_and_plain_feeds_are_answered_whatever_the_budget(app: Starlette) -> None:
@@ -65,6 +66,18 @@ def test_a_malformed_filter_is_still_refused_400_with_the_budget_spent(app: Star
     refused = http.get("/feeds/all.ics?alarm=soon")
 
     assert refused.status == 400
+
+
+def test_a_search_of_the_schedule_page_counts_against_the_budget(app: Starlette) -> None:
+    http = Http(app)
+    first = http.get("/?q=keynote")
+
+    refused = http.get("/?q=training")
+    plain = http.get("/")
+    again = http.get("/?q=keynote")
+
+    assert (first.status, refused.status, plain.status) == (200, 429, 200)
+    assert (again.status, again.content) == (200, first.content)
 
 
 def test_another_client_is_answered_when_one_has_spent_its_budget(app: Starlette) -> None:
