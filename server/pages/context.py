@@ -71,10 +71,10 @@ class RouteContext:
             self.answers.note(request.scope, self.live.served, rep, read)
         return respond(request, rep, max_age=self.max_age)
 
-    async def made(self, request: Request, make: Callable[[], Representation]) -> Representation | Response:
+    async def made(self, request: Request, make: Callable[[], Representation]) -> Representation:
         """`make()` in a worker thread: an answer made for what a request's query asked, which
         a client may vary without end (the web app counts it against the client's budget,
-        server.web.render_budget, and may answer 429 instead)."""
+        server.web.render_budget, whose refusal it answers 429)."""
         return await anyio.to_thread.run_sync(make)
 
     async def current(self, request: Request) -> Published:

@@ -85,13 +85,13 @@ def page_context(
     day = view.day if view.day in (*slugs, ALL_DAYS) else (slugs[0] if slugs else "")
     shown_days = [slug for slug in slugs if day in (ALL_DAYS, slug)]
     hidden: set[str] = set()
-    if view.filtered() or view.q.strip():
+    searched = view.searched()
+    if searched:
         query = view.query()
         found = matching(sessions, view.q) if view.q.strip() else None
         hidden = {
             s.id for s in sessions if not query.matches(s, conference) or (found is not None and s.id not in found)
         }
-    searched = bool(view.filtered() or view.q.strip())
     # A search or filter covers every day: how many each day has, with a link to it (the script
     # keeps these up to date as the search is typed, from search.json).
     day_counts = []
@@ -257,18 +257,17 @@ def _page_key(site: Site, view: View, others: OtherConferences, day_page: bool) 
     return ("page", site.base_url, view, others, day_page)
 
 
-async def _answer(request: Request, view: View, day_page: bool = False) -> Representation | Response:
+async def _answer(request: Request, published: Published, view: View, day_page: bool = False) -> Representation:
     """`page_representation`: from the snapshot's memo when it holds the page, else made in a
     worker thread (a page takes milliseconds to make, longer than the event loop may stop); a
     search or filter, which a client may vary without end, as the app makes what a query asks."""
     context = route_context(request)
-    published = await context.current(request)
     site, others = context.site(request), context.others(request)
     found = published.memoized(_page_key(site, view, others, day_page))
     if isinstance(found, Representation):
         return found
     make = partial(page_representation, published, site, view, others, day_page)
-    if view.filtered() or view.q.strip():
+    if view.searched():
         return await context.made(request, make)
     return await anyio.to_thread.run_sync(make)
 
@@ -298,9 +297,10 @@ def day_page_slugs(published: Published) -> list[str]:
 
 
 async def page(request: Request) -> Response:
+    context = route_context(request)
     items = params.query_items(request.query_params.multi_items())
-    rep = await _answer(request, View.from_params(items))
-    return rep if isinstance(rep, Response) else route_context(request).send(request, rep, PARAMS)
+    rep = await _answer(request, await context.current(request), View.from_params(items))
+    return context.send(request, rep, PARAMS)
 
 
 async def day(request: Request) -> Response:
@@ -312,8 +312,8 @@ async def day(request: Request) -> Response:
     items = params.query_items(request.query_params.multi_items())
     # The path names the day; a `day` in the query string is ignored.
     view = replace(View.from_params(items), day=slug)
-    rep = await _answer(request, view, True)
-    return rep if isinstance(rep, Response) else context.send(request, rep, PARAMS)
+    rep = await _answer(request, published, view, True)
+    return context.send(request, rep, PARAMS)
 
 
 def search_rows(published: Published) -> list[list[str]]:

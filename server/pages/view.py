@@ -63,6 +63,10 @@ class View:
     def filtered(self) -> bool:
         return any(getattr(self, name) for name in FACETS)
 
+    def searched(self) -> bool:
+        """Whether the view narrows the sessions: a facet or a search."""
+        return self.filtered() or bool(self.q.strip())
+
     def first(self, name: str) -> str:
         values: tuple[str, ...] = getattr(self, name)
         return values[0] if values else ""

@@ -242,11 +242,11 @@ class Live:
             changes = self.store.changes()
         summaries = self.store.conferences()
         default = self._default or (summaries[0].slug if summaries else None)
-        if default is not None and summaries and default not in {c.slug for c in summaries}:
+        present = {c.slug for c in summaries}
+        if default is not None and summaries and default not in present:
             # Not fatal: a source may bring it in later; the root answers 503 until then.
             log.warning("default conference %r is not in the store yet", default)
         # A conference removed from the store (`confcal conference remove`) is served no more.
-        present = {c.slug for c in summaries}
         snapshots = {slug: published for slug, published in old.items() if slug in present}
         changed = len(snapshots) != len(old)
         for summary in summaries:

@@ -50,6 +50,8 @@ _PERSONAL_KEEP = 2048
 FEED_BYTES = 48 * 2**20
 
 T = TypeVar("T")
+_K = TypeVar("_K", bound=Hashable)
+_V = TypeVar("_V")
 
 # The alarm (minutes, or None) is part of a calendar's content: `?alarm=` variants never share
 # a representation with the plain feed.
@@ -478,12 +480,8 @@ class Published:
 
     def filtered_held(self, feed: Feed, items: list[tuple[str, str]]) -> Representation | None:
         """`filtered`'s answer when it is held, None when it would be made; raises as it does."""
-        key = FeedQuery.from_params(items).for_spec(feed.spec)  # frozen: equal filters, one key
-        with self._lock:
-            found = self._filtered.get(key)
-            if found is not None:
-                self._filtered.move_to_end(key)
-            return found
+        # Frozen, so hashable: equal filters share one rendering.
+        return self._held(self._filtered, FeedQuery.from_params(items).for_spec(feed.spec))
 
     def session(self, session_id: str) -> Session | None:
         return self._sessions.get(session_id)
@@ -535,19 +533,19 @@ class Published:
         """What `memo` made for `key`, if this snapshot still holds it: a route looks here in
         the event loop before handing the making to a worker thread, a hop that costs more than
         answering with a page already made."""
-        with self._lock:
-            found = self._memo.get(key)
-            if found is not None:
-                self._memo.move_to_end(key)
-            return found
+        return self._held(self._memo, key)
 
     def personal(self, key: Hashable) -> Representation | None:
         """The personal feed remembered under `key` (its content: the picked ids, the set's
         change time, the variant), so its bytes, ETag and gzip are made once, not per request."""
+        return self._held(self._personal, key)
+
+    def _held(self, kept: OrderedDict[_K, _V], key: _K) -> _V | None:
+        """What `kept` holds for `key`, now its most recently used."""
         with self._lock:
-            found = self._personal.get(key)
+            found = kept.get(key)
             if found is not None:
-                self._personal.move_to_end(key)
+                kept.move_to_end(key)
             return found
 
     def remember_personal(self, key: Hashable, rep: Representation) -> Representation:

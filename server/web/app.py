@@ -46,7 +46,7 @@ from server.web.health import HealthCollector
 from server.web.metrics import flush_every
 from server.web.pick_upkeep import PickUpkeep
 from server.web.ratelimit import TokenBuckets
-from server.web.render_budget import RenderBudget
+from server.web.render_budget import OverBudget, RenderBudget
 from server.web.sync_requests import NoteOnly, SyncRequests
 
 # Each conference's routes (urls.py), mounted at the root for the default conference and under
@@ -80,6 +80,11 @@ async def bad_path(request: Request, exc: Exception) -> Response:
 
 async def unknown_conference(request: Request, exc: Exception) -> Response:
     return params.not_found("no such conference")
+
+
+async def over_budget(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, OverBudget)
+    return params.too_many(str(exc), exc.wait)
 
 
 async def unavailable(request: Request, exc: Exception) -> Response:
@@ -159,6 +164,7 @@ def create_app(
             params.BadPath: bad_path,
             NothingPublished: unavailable,
             NoSuchConference: unknown_conference,
+            OverBudget: over_budget,
         },
         # The access log and metrics outermost, so the latency they record covers every other
         # layer; the feed fast path innermost, so the guards still see its requests

@@ -9,7 +9,6 @@ from datetime import datetime
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import Response
 
 from server.pages.context import RouteContext
 from server.snapshot.conditional import Representation
@@ -57,7 +56,7 @@ class AppContext(RouteContext):
     attaches_per_pickset: TokenBuckets = field(default_factory=lambda: TokenBuckets(ATTACHES_PER_PICKSET))
     filtered_renders: RenderBudget = field(default_factory=RenderBudget)
 
-    async def made(self, request: Request, make: Callable[[], Representation]) -> Representation | Response:
+    async def made(self, request: Request, make: Callable[[], Representation]) -> Representation:
         return await self.filtered_renders.make(request, make)
 
 

@@ -76,10 +76,7 @@ async def feed(request: Request) -> Response:
         return params.bad_request(str(exc))
     if rep is None:
         # Made for this query: what it costs is counted against the client's budget.
-        made = await context.made(request, partial(published.filtered, found, items))
-        if isinstance(made, Response):
-            return made
-        rep = made
+        rep = await context.made(request, partial(published.filtered, found, items))
     return context.send(request, rep)
 
 

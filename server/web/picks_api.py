@@ -254,14 +254,8 @@ async def feed(request: Request) -> Response:
             notes = change_notes(published, context.store)
             return personal_feed(published, pickset, download=download, alarm=alarm, notes=notes)
 
-        if alarm is None:
-            made = await anyio.to_thread.run_sync(make)
-        else:
-            # `alarm=` takes 1,441 values, each a feed made anew: counted as a filtered feed is.
-            budgeted = await context.made(request, make)
-            if isinstance(budgeted, Response):
-                return budgeted
-            made = budgeted
+        # `alarm=` takes 1,441 values, each a feed made anew: counted as a filtered feed is.
+        made = await (anyio.to_thread.run_sync(make) if alarm is None else context.made(request, make))
         rep = published.remember_personal(key, made)
     return context.send(request, rep)
 

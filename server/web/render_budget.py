@@ -19,15 +19,22 @@ from dataclasses import dataclass, field
 import anyio
 import anyio.to_thread
 from starlette.requests import Request
-from starlette.responses import Response
 
-from server.pages import params
+from server.errors import ServerError
 from server.snapshot.conditional import Representation
 from server.web.ratelimit import Rate, TokenBuckets, client_key
 
 # Seconds of CPU: ten at once, then a tenth of one core's time. A calendar polling its feeds, or a
 # room of attendees behind one address each subscribing to their own filters, stays within it.
 RENDER_RATE = Rate(burst=10.0, per_hour=360.0)
+
+
+class OverBudget(ServerError):
+    """The client's budget is spent: answered 429, Retry-After `wait` seconds (server.web.app)."""
+
+    def __init__(self, wait: float) -> None:
+        super().__init__("too many searches and filtered feeds made for your address")
+        self.wait = wait
 
 
 @dataclass
@@ -45,9 +52,9 @@ class RenderBudget:
         self._spent = TokenBuckets(rate)
         self._turns: dict[str, _Turn] = {}
 
-    async def make(self, request: Request, make: Callable[[], Representation]) -> Representation | Response:
+    async def make(self, request: Request, make: Callable[[], Representation]) -> Representation:
         """`make()` in a worker thread once the client's earlier ones are made, charged what it
-        took; 429 with Retry-After when the client's budget is spent."""
+        took; OverBudget when the client's budget is spent."""
         client = client_key(request.client.host if request.client else None)
         turn = self._turns.setdefault(client, _Turn())
         turn.waiting += 1
@@ -55,7 +62,7 @@ class RenderBudget:
             async with turn.lock:
                 wait = self._spent.wait(client, time.monotonic())
                 if wait is not None:
-                    return params.too_many("too many searches and filtered feeds made for your address", wait)
+                    raise OverBudget(wait)
                 spent = [0.0]
                 try:
                     return await anyio.to_thread.run_sync(_timed, spent, make)
