@@ -10,7 +10,7 @@ without gzip): all.ics in full and as 304 (If-None-Match with its ETag), `--pers
 feeds (pick sets of 12 sessions made through the API) in rotation, in full and as 304, and every
 other kind of route once (`route_bodies`: the schedule page, a day's, a session's and a
 speaker's page, a download, a track's feed, the sessions API, schedule.xml), and the schedule
-page asked with a query string not asked before at each request.
+page and a session's page asked with a query string not asked before at each request.
 `confcal serve` runs as users run it, access log on (written to a file), Host allow list on.
 All servers stay up and the runs are interleaved round by round, so a change in the machine's
 load hits every server alike; the median round is shown, with requests per CPU second of the

@@ -3,8 +3,8 @@
 Each client starts with `burst` tokens and earns one more every `3600 / per_hour` seconds, up to
 `burst` again; a request finding its bucket empty is answered 429 with Retry-After (RFC 6585 §4)
 saying when the next token is earned. A pick-set creation or a calendar attach spends a token
-(`take`) and gives it back when it fails; the feeds a client has filtered are charged, once
-made, the CPU seconds they took (`wait`, `charge`: server.web.render_budget). Reading and
+(`take`) and gives it back when it fails; what a client's queries asked to be made is charged,
+once made, the CPU seconds it took (`wait`, `charge`: server.web.render_budget). Reading and
 replacing a set are not limited: they create nothing.
 
 The client is the address the connection came from; `confcal serve --trusted-proxy` makes the
