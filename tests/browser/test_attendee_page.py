@@ -7,12 +7,14 @@ layout shift. Accessibility has its own module (test_accessibility.py).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import httpx
 
 from tests.helpers.browser_helpers import PHONE, Visit, new_visit, unfold
 from tests.helpers.serve_process import Running
+from tests.helpers.trickle_proxy import trickling
 
 PICK = '[data-action="pick"]'
 CARD = "#sessions [data-session-id]"
@@ -456,14 +458,17 @@ LAYOUT_SHIFT = """
 
 def test_no_layout_shift_while_loading(browser: Any, server: Running) -> None:
     shifts = {}
-    for zone in ("Europe/Paris", "America/New_York"):
-        for name, size in (("desktop", {"width": 1440, "height": 900}), ("phone", PHONE)):
-            visit = new_visit(browser, server, timezone_id=zone)
-            visit.page.set_viewport_size(size)
-            visit.open()
-            visit.page.wait_for_load_state("load")
-            shifts[zone, name] = visit.page.evaluate(LAYOUT_SHIFT)
-            visit.context.close()
+    # Through a slow network the page is painted piece by piece as it arrives, so every state
+    # of a partly-arrived page is painted and counted.
+    with trickling(server.url) as slow_url:
+        for zone in ("Europe/Paris", "America/New_York"):
+            for name, size in (("desktop", {"width": 1440, "height": 900}), ("phone", PHONE)):
+                visit = new_visit(browser, replace(server, url=slow_url), timezone_id=zone)
+                visit.page.set_viewport_size(size)
+                visit.open()
+                visit.page.wait_for_load_state("load")
+                shifts[zone, name] = visit.page.evaluate(LAYOUT_SHIFT)
+                visit.context.close()
 
     # Filters, picks bar and Pick buttons have their space from the start: nothing moves.
     assert [shifts["Europe/Paris", name] for name in ("desktop", "phone")] == [0, 0]
