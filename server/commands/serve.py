@@ -118,6 +118,8 @@ def app_settings(args: argparse.Namespace) -> AppSettings:
         allowed_hosts=default_hosts(args.host, tuple(args.allowed_host)),
         pick_burst=args.pick_burst,
         pick_sets_per_hour=args.pick_sets_per_hour,
+        render_burst=args.render_burst,
+        render_seconds_per_hour=args.render_seconds_per_hour,
         trusted_proxies=tuple(args.trusted_proxy),
     )
 

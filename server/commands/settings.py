@@ -13,7 +13,7 @@ from server.config import Setting
 from server.jobs.caldav_sync import PER_HOST, SyncSettings
 from server.logs import FORMATS, LEVELS
 from server.web.hosts import allowed_entries
-from server.web.ratelimit import DEFAULT_RATE
+from server.web.ratelimit import DEFAULT_RATE, RENDER_RATE
 
 
 def port(value: str) -> int:
@@ -258,6 +258,27 @@ SERVE = (
         positive_int,
         help="pick sets one client address may create at once",
         metavar="N",
+    ),
+    Setting(
+        "render_seconds_per_hour",
+        "CONFCAL_RENDER_SECONDS_PER_HOUR",
+        "--render-seconds-per-hour",
+        RENDER_RATE.per_hour,
+        positive_float,
+        help="CPU seconds an hour one client address may spend on searches and filtered feeds "
+        "not made yet, after the first burst (per process)",
+        metavar="SECONDS",
+        shown_default=f"{RENDER_RATE.per_hour:g}",
+    ),
+    Setting(
+        "render_burst",
+        "CONFCAL_RENDER_BURST",
+        "--render-burst",
+        RENDER_RATE.burst,
+        positive_float,
+        help="CPU seconds one client address may spend at once on searches and filtered feeds not made yet",
+        metavar="SECONDS",
+        shown_default=f"{RENDER_RATE.burst:g}",
     ),
     REFRESH_LEASE,
     CALDAV_PER_HOST,

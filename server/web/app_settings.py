@@ -21,6 +21,8 @@ class AppSettings:
     allowed_hosts: tuple[str, ...] | None = None
     pick_burst: int = 60
     pick_sets_per_hour: float = 600.0
+    render_burst: float = 10.0
+    render_seconds_per_hour: float = 360.0
     trusted_proxies: tuple[str, ...] = ()  # addresses or networks whose X-Forwarded-For counts
 
     def to_json(self) -> str:

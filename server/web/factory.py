@@ -47,6 +47,7 @@ def build(settings: AppSettings) -> Starlette:
     guards = Guards(
         allowed_hosts=settings.allowed_hosts,
         pick_rate=Rate(burst=settings.pick_burst, per_hour=settings.pick_sets_per_hour),
+        render_rate=Rate(burst=settings.render_burst, per_hour=settings.render_seconds_per_hour),
     )
     return create_app(
         store,

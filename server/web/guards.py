@@ -14,8 +14,7 @@ from starlette.middleware import Middleware
 
 from server.web.hosts import LOCAL_NAMES, AllowedHosts, allowed_entries
 from server.web.pick_upkeep import INTERVAL_S
-from server.web.ratelimit import DEFAULT_RATE, Rate
-from server.web.render_budget import RENDER_RATE
+from server.web.ratelimit import DEFAULT_RATE, RENDER_RATE, Rate
 
 
 @dataclass(frozen=True)

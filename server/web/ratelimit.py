@@ -43,6 +43,11 @@ class Rate:
 # set; a script creating thousands an hour is refused.
 DEFAULT_RATE = Rate(burst=60, per_hour=600)
 
+# Seconds of CPU making searches and filtered feeds (server.web.render_budget): ten at once, then
+# a tenth of one core's time. A calendar polling its feeds, or a room of attendees behind one
+# address each subscribing to their own filters, stays within it.
+RENDER_RATE = Rate(burst=10.0, per_hour=360.0)
+
 
 def client_key(address: str | None) -> str:
     """The bucket a client address counts against: the address, or its /64 for IPv6."""

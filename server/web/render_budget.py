@@ -22,11 +22,7 @@ from starlette.requests import Request
 
 from server.errors import ServerError
 from server.snapshot.conditional import Representation
-from server.web.ratelimit import Rate, TokenBuckets, client_key
-
-# Seconds of CPU: ten at once, then a tenth of one core's time. A calendar polling its feeds, or a
-# room of attendees behind one address each subscribing to their own filters, stays within it.
-RENDER_RATE = Rate(burst=10.0, per_hour=360.0)
+from server.web.ratelimit import RENDER_RATE, Rate, TokenBuckets, client_key
 
 
 class OverBudget(ServerError):

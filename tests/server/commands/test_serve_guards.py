@@ -1,6 +1,7 @@
 """The HTTP-side limits of a real `confcal serve` process: its log holds no pick token, unknown
-Host values get 400 (none with --base-url), pick-set creation is rate-limited per client and
-X-Forwarded-For counts only from a --trusted-proxy, and bodies are bounded over the wire."""
+Host values get 400 (none with --base-url), pick-set creation and the CPU spent on filtered
+feeds are rate-limited per client as its options say, X-Forwarded-For counts only from a
+--trusted-proxy, and bodies are bounded over the wire."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ EMPTY = b'{"sessions": []}'
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Running, Path]]:
     work = tmp_path_factory.mktemp("guards")
-    extra = ("--allowed-host", "cal.example.org", "--pick-burst", "3", "--pick-sets-per-hour", "1")
+    extra = ("--allowed-host", "cal.example.org", "--pick-burst", "3", "--pick-sets-per-hour", "1",
+             "--render-burst", "0.001", "--render-seconds-per-hour", "0.001")  # fmt: skip
     with running_confcal(work, *extra) as running:
         yield running, work / "serve.log"
 
@@ -110,6 +112,17 @@ def test_creation_is_rate_limited_and_a_spoofed_forwarded_for_does_not_help(
     assert refused.status_code == 429
     assert 1 <= int(refused.headers["retry-after"]) <= 3600
     assert refused.json()["error"].startswith("too many pick sets created from your address")
+
+
+def test_the_render_budget_is_set_by_its_options(server: tuple[Running, Path]) -> None:
+    running, _ = server
+    feed = running.url + "/feeds/all.ics"
+
+    # A millisecond of CPU at once: the first reminder's feed spends it, a second is refused.
+    first, second = httpx.get(feed, params={"alarm": "10"}), httpx.get(feed, params={"alarm": "20"})
+
+    assert [first.status_code, second.status_code, httpx.get(feed).status_code] == [200, 429, 200]
+    assert int(second.headers["retry-after"]) >= 1
 
 
 def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_budget(proxied: Running) -> None:
