@@ -40,11 +40,14 @@ def trickling(upstream: str, piece: int = 512, pause: float = 0.015) -> Iterator
             self.end_headers()
             html = answer.getheader("Content-Type", "").startswith("text/html")
             step = piece if html else max(len(body), 1)
-            for start in range(0, len(body), step):
-                self.wfile.write(body[start : start + step])
-                self.wfile.flush()
-                if html:
-                    time.sleep(pause)
+            try:
+                for start in range(0, len(body), step):
+                    self.wfile.write(body[start : start + step])
+                    self.wfile.flush()
+                    if html:
+                        time.sleep(pause)
+            except ConnectionError:
+                self.close_connection = True  # the browser went on before the page had all come
 
         def log_message(self, format: str, *args: object) -> None:
             pass  # the test reads what the browser saw, not the proxy's log
