@@ -70,6 +70,14 @@ def test_fosdem_neither_scrolls_sideways_nor_shifts_during_the_event(browser: An
     assert {moment: f for moment, f in found.items() if f["wide"] != 0 or f["shift"] >= 0.05} == {}
 
 
+def test_another_days_page_on_a_phone_keeps_its_now_and_next_box_still(browser: Any, fosdem: Running) -> None:
+    # On the first day, the second day's page names today's page in its jump link, which takes
+    # two lines on a phone where "Jump to now" takes one.
+    found = layout_at(browser, fosdem, "phone", "/days/2025-02-02/", "2025-02-01T14:05:00+01:00")
+
+    assert found == {"wide": 0, "shift": 0}
+
+
 FIRST_SCREEN = "() => document.getElementsByTagName('*').length"
 CARDS = "() => document.querySelectorAll('#sessions .card').length"
 
