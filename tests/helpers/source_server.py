@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from tests.helpers.threaded_server import in_thread
+
 # Seed page 002 with one title edited and one session gone.
 CHANGED_PAGE = Path(__file__).resolve().parents[1] / "server" / "app" / "fixtures" / "002_changed.txt"
 
@@ -76,11 +78,5 @@ def page_server() -> Iterator[PageServer]:
     pages = PageServer()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(pages))
     pages.base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with in_thread(httpd):
         yield pages
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()

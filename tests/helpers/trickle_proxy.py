@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import http.client
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
+
+from tests.helpers.threaded_server import in_thread
 
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding"}
 
@@ -60,11 +61,6 @@ def trickling(upstream: str, piece: int = 512, pause: float = 0.015) -> Iterator
         def log_message(self, format: str, *args: object) -> None:
             pass  # the test reads what the browser saw, not the proxy's log
 
-    with _Server(("127.0.0.1", 0), Trickle) as proxy:
-        thread = threading.Thread(target=proxy.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{proxy.server_address[1]}"
-        finally:
-            proxy.shutdown()
-            thread.join()
+    proxy = _Server(("127.0.0.1", 0), Trickle)
+    with in_thread(proxy):
+        yield f"http://127.0.0.1:{proxy.server_address[1]}"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ipaddress
 import ssl
-import threading
 from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -15,6 +14,7 @@ import trustme
 
 from feeds.errors import FetchError
 from feeds.outbound import Fetched, Policy, Validators, fetch
+from tests.helpers.threaded_server import in_thread
 
 HOST = "schedule.test"
 
@@ -52,11 +52,8 @@ def ca() -> trustme.CA:
 
 def serving(ca: trustme.CA, name: str) -> Iterator[TLSServer]:
     server = TLSServer(ca, name)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with in_thread(server):
+        yield server
 
 
 @pytest.fixture

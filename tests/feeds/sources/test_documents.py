@@ -13,6 +13,7 @@ import pytest
 from feeds.demo import DEMO_DIR
 from feeds.errors import LimitExceeded, SourceError
 from feeds.sources.documents import MAX_BYTES, MAX_FILES, decode, expand, fetch, read, read_all
+from tests.helpers.threaded_server import in_thread
 
 PAGE = (DEMO_DIR / "004_fee1753b2cc96b06.txt").read_bytes()
 ROUTES = {
@@ -63,11 +64,8 @@ class Handler(BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def origin() -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with in_thread(server):
+        yield f"http://127.0.0.1:{server.server_address[1]}"
 
 
 @pytest.mark.parametrize("path", ["/page.txt", "/moved", "/relative-chain"])

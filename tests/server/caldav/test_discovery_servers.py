@@ -5,7 +5,6 @@ answers a plain 200 page) to the account's calendars `conf` and `personal`; the 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,6 +21,7 @@ from server.crypto import Password
 from server.store import Store
 from tests.helpers.push_helpers import PASSWORD, USER, DavServer, make_schedule
 from tests.helpers.shared_caldav import SharedServer
+from tests.helpers.threaded_server import in_thread
 
 # sabre's calendars carry display names of their own; Cyrus and SOGo name `conf` by its path.
 CONF_NAME = {"sabre": "Conference", "cyrus": "conf", "sogo": "conf"}
@@ -180,15 +180,11 @@ class _Recorder(BaseHTTPRequestHandler):
 
 @contextmanager
 def recording(location: str = "") -> Iterator[tuple[int, list[str]]]:
-    handler = type("Handler", (_Recorder,), {"location": location, "seen": []})
+    seen: list[str] = []
+    handler = type("Handler", (_Recorder,), {"location": location, "seen": seen})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield httpd.server_address[1], handler.seen
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with in_thread(httpd):
+        yield httpd.server_address[1], seen
 
 
 def test_a_redirect_to_another_origin_is_not_followed_with_the_credentials() -> None:

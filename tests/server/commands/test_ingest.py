@@ -6,7 +6,6 @@ import io
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -17,6 +16,7 @@ from hypothesis import strategies as st
 
 from server.cli import main
 from server.store import Store
+from tests.helpers.threaded_server import in_thread
 
 INGEST = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
 ORIGINAL = str(INGEST / "original")
@@ -168,14 +168,8 @@ def test_console_script_reports_bad_source_in_one_line(kind: str, db: str, tmp_p
 def fixture_server() -> Iterator[str]:
     handler = functools.partial(QuietHandler, directory=str(INGEST))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with in_thread(server):
         yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 class QuietHandler(SimpleHTTPRequestHandler):

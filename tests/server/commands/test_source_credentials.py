@@ -7,7 +7,6 @@ import base64
 import os
 import sqlite3
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -21,6 +20,7 @@ from server.jobs.refresh import run_refresh
 from server.store import Store
 from server.store.sources import Outcome, SourceStore
 from tests.helpers.serve_process import confcal_command
+from tests.helpers.threaded_server import in_thread
 
 PASSWORD = "pw-7c1f0e93d2-secret"
 API_KEY = "key-5b2d8a61-secret"
@@ -80,13 +80,8 @@ def http_server(*, login: tuple[str, str] | None, redirect_to: str | None = None
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     recorded.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with in_thread(httpd):
         yield recorded
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 def source_add(db: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
