@@ -45,7 +45,7 @@ from server.pages.page_parts import (
 )
 from server.pages.qr import qr_svg, qr_title
 from server.pages.render import CSP, page_text
-from server.pages.search import INDEX, index_body, index_rows, matching
+from server.pages.search import index_body, index_rows, matching
 from server.pages.subscribe import level_key, subscribe_section
 from server.pages.view import ALL_DAYS, PARAMS, View
 from server.snapshot.conditional import HTML, JSON, Representation
@@ -283,7 +283,7 @@ def page_files(published: Published, site: Site, others: OtherConferences = NO_O
     for feed in published.feeds:
         yield urls.feed_qr(feed.path), qr_svg(site.url(feed.path), qr_title(feed)).body
     yield from detail_files(published, site)
-    yield INDEX, search_representation(published).body
+    yield urls.SEARCH_INDEX, search_representation(published).body
     yield urls.SERVICE_WORKER, service_worker().body
     yield from static_files()
 
@@ -335,7 +335,6 @@ def search_representation(published: Published) -> Representation:
 # What the pages' script asks to learn whether a server is behind them: the server answers this,
 # a static build writes its own (build_pages.page_extras) -- the one file whose bytes differ,
 # so a static host's pages offer only what works there (no picks, feeds of one filter only).
-HOST = urls.HOST
 SERVED = Representation(b'{"static":false}', JSON, None, (("cache-control", "no-cache"),))
 
 
@@ -370,4 +369,4 @@ routes = [
 ]
 
 
-__all__ = ["HOST", "STATIC", "page_files", "page_representation", "routes", "search_representation", "search_rows"]
+__all__ = ["STATIC", "page_files", "page_representation", "routes", "search_representation", "search_rows"]

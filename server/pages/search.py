@@ -13,11 +13,9 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from feeds import compact_json, urls
+from feeds import compact_json
 from feeds.catalogue import kind_name, kind_slug
 from feeds.model import Conference, Session
-
-INDEX = urls.SEARCH_INDEX
 
 MAX_QUERY = 200  # characters of a search kept: longer ones are cut, not refused
 _MARKS = re.compile("[\u0300-\u036f]")

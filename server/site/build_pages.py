@@ -37,7 +37,6 @@ from server.pages.index_pages import (
     speakers_index_representation,
 )
 from server.pages.page import (
-    HOST,
     PageFrame,
     day_page_slugs,
     page_chunks,
@@ -45,7 +44,7 @@ from server.pages.page import (
     search_representation,
 )
 from server.pages.page_parts import CardText, CardTexts, day_sessions
-from server.pages.search import INDEX, index_body, index_rows
+from server.pages.search import index_body, index_rows
 from server.pages.view import View
 from server.site.build_output import Body, Output, digest, listing
 from server.site.build_texts import kept_pieces
@@ -203,7 +202,7 @@ class PageParts:
             ((session.id, session, day) for day, sessions in day_sessions(published).items() for session in sessions),
             key=itemgetter(0),
         )
-        spliced = _Spliced(self._output, self._search_key, self._at + INDEX, b",")
+        spliced = _Spliced(self._output, self._search_key, self._at + urls.SEARCH_INDEX, b",")
 
         def row(at: int) -> bytes:
             _, session, day = ordered[at]
@@ -277,7 +276,7 @@ def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[
     day sections key on already: its rows are made only when the key changed, not to key it
     (a session moved within its day then makes it, and leaves its bytes as they were)."""
     parts.hold_named()
-    yield INDEX, digest(parts.base, "search index", parts.days), parts.search_body
+    yield urls.SEARCH_INDEX, digest(parts.base, "search index", parts.days), parts.search_body
     # The track and room index pages: each keyed on the sessions it lists.
     for path, shown, sessions, make in index_files(published, site):
         key = listing((parts.base, "index page", site.base_url, shown), [parts.session_key(s.id) for s in sessions])
@@ -287,7 +286,7 @@ def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[
     # sessions that repr cost as much as making the page); joined from kept entries.
     yield _SPEAKERS_INDEX, parts.speakers_index_key(), parts.speakers_index_body
     # Unlike every other file, not what the server answers: it tells the pages they are static.
-    yield HOST, digest(parts.base, "host"), partial(_static_host, published)
+    yield urls.HOST, digest(parts.base, "host"), partial(_static_host, published)
 
 
 def _body_of(make: Callable[[], Representation]) -> bytes:
