@@ -10,7 +10,6 @@ tests/helpers/push_helpers.DavBackend and the push tests run on these servers un
 from __future__ import annotations
 
 import base64
-import http.client
 import socket
 import threading
 import uuid
@@ -23,11 +22,9 @@ from urllib.request import Request, urlopen
 
 import pytest
 
-from tests.helpers.dav_proxy import forwarding_server
 from tests.helpers.push_helpers import Cue
 from tests.helpers.shared_caldav import SharedServer
-
-_HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection"}
+from tests.helpers.threaded_server import ask_upstream, forwarding_server, passed_on, send_answer
 
 
 class CueingServer:
@@ -91,15 +88,6 @@ class CueingServer:
         token = base64.b64encode(f"{self.username}:{self.password}".encode()).decode()
         return {"Authorization": f"Basic {token}"}
 
-    def _upstream(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> tuple[Any, bytes]:
-        connection = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=60)
-        try:
-            connection.request(method, path, body=body, headers=headers)
-            answer = connection.getresponse()
-            return answer, answer.read()
-        finally:
-            connection.close()
-
     def _forward(self, handler: BaseHTTPRequestHandler) -> None:
         method, path = handler.command, handler.path
         body = handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
@@ -111,17 +99,19 @@ class CueingServer:
             if cue is not None:
                 self._cues.remove(cue)
         if cue is not None and cue["then"] == "answer":
-            self._send(handler, cue["status"], "Answered On Cue", list(cue["headers"]), cue["body"].encode())
+            send_answer(handler, cue["status"], "Answered On Cue", list(cue["headers"]), cue["body"].encode())
             return
         if cue is not None and cue["then"] == "owner_put":
-            self._upstream("PUT", path, cue["body"].encode(), {**self._auth(), "Content-Type": "text/calendar"})
+            ask_upstream(
+                self.upstream_port, "PUT", path, cue["body"].encode(), {**self._auth(), "Content-Type": "text/calendar"}
+            )
         elif cue is not None and cue["then"] == "owner_delete":
-            self._upstream("DELETE", path, b"", self._auth())
-        headers = {k: v for k, v in handler.headers.items() if k.lower() not in _HOP_BY_HOP}
-        answer, data = self._upstream(method, path, body, headers)
+            ask_upstream(self.upstream_port, "DELETE", path, b"", self._auth())
+        headers = dict(passed_on(handler.headers.items()))
+        answer, data = ask_upstream(self.upstream_port, method, path, body, headers)
         with self._lock:
             self._counts[f"status {answer.status}"] += 1
-        kept = [(k, v) for k, v in answer.getheaders() if k.lower() not in _HOP_BY_HOP]
+        kept = passed_on(answer.getheaders())
         if cue is not None and cue["then"] in ("weak_etag", "drop_etag"):
             etags = [v for k, v in kept if k.lower() == "etag"]
             kept = [(k, v) for k, v in kept if k.lower() != "etag"]
@@ -132,19 +122,7 @@ class CueingServer:
             handler.close_connection = True
             handler.connection.shutdown(socket.SHUT_RDWR)
             return
-        self._send(handler, answer.status, answer.reason, kept, data)
-
-    @staticmethod
-    def _send(
-        handler: BaseHTTPRequestHandler, status: int, reason: str, headers: list[tuple[str, str]], data: bytes
-    ) -> None:
-        handler.send_response(status, reason)
-        for key, value in headers:
-            handler.send_header(key, value)
-        handler.send_header("Content-Length", str(len(data)))
-        handler.end_headers()
-        if handler.command != "HEAD":
-            handler.wfile.write(data)
+        send_answer(handler, answer.status, answer.reason, kept, data)
 
 
 def cueing(request: pytest.FixtureRequest, kind: str) -> CueingServer:

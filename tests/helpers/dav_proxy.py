@@ -18,7 +18,6 @@ and misbehaves on cue.
 
 from __future__ import annotations
 
-import http.client
 import os
 import signal
 import threading
@@ -26,32 +25,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
-_HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection"}
-
-
-def forwarding_server(forward: Callable[[BaseHTTPRequestHandler], None]) -> ThreadingHTTPServer:
-    """An HTTP/1.1 server on a free loopback port that hands every request to `forward`, which
-    answers it (or closes the connection unanswered)."""
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-        def handle_one_request(self) -> None:
-            self.raw_requestline = self.rfile.readline(65537)
-            if not self.raw_requestline or not self.parse_request():
-                self.close_connection = True
-                return
-            forward(self)
-            self.wfile.flush()
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    return server
+from tests.helpers.threaded_server import ask_upstream, forwarding_server, passed_on, send_answer
 
 
 class DavProxy:
@@ -127,28 +103,15 @@ class DavProxy:
                 handler.end_headers()
                 return
         with self._counting():
-            upstream = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=60)
-            try:
-                headers = {k: v for k, v in handler.headers.items() if k.lower() not in _HOP_BY_HOP}
-                upstream.request(method, handler.path, body=body, headers=headers)
-                answer = upstream.getresponse()
-                data = answer.read()
-            finally:
-                upstream.close()
+            headers = dict(passed_on(handler.headers.items()))
+            answer, data = ask_upstream(self.upstream_port, method, handler.path, body, headers)
         if method in ("PUT", "DELETE") and answer.status < 300:
             with self._lock:
                 self._writes[f"{method} {handler.path}"] += 1
         if method == "PUT" and self._killed():
             handler.close_connection = True
             return  # stored, never answered: the worker is dead
-        handler.send_response(answer.status, answer.reason)
-        for name, value in answer.getheaders():
-            if name.lower() not in _HOP_BY_HOP:
-                handler.send_header(name, value)
-        handler.send_header("Content-Length", str(len(data)))
-        handler.end_headers()
-        if method != "HEAD":
-            handler.wfile.write(data)
+        send_answer(handler, answer.status, answer.reason, passed_on(answer.getheaders()), data)
 
     def _killed(self) -> bool:
         with self._lock:
