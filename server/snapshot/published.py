@@ -456,10 +456,10 @@ class Published:
     def filtered(self, feed: Feed, items: list[tuple[str, str]]) -> Representation:
         """`feed` narrowed by query parameters, with a reminder per event for `alarm=`; raises
         feeds.errors.FilterError for unknown parameters and AlarmError for a bad alarm."""
-        found = self.filtered_held(feed, items)
+        query = key = FeedQuery.from_params(items).for_spec(feed.spec)
+        found = self._held(self._filtered, key)
         if found is not None:
             return found
-        query = key = FeedQuery.from_params(items).for_spec(feed.spec)
         if replace(query, alarm=None) == FeedQuery().for_spec(feed.spec):
             # Only a reminder asked for: the feed's own sessions and title.
             sessions, title = feed.sessions, feed_title(self.conference, feed.spec)
