@@ -9,20 +9,22 @@ than making the files that move changed. So a large feed's sessions are cut into
 the sessions their ids pick (`cuts`), not every so many sessions: a moved session changes the
 chunk it left and the one it joined, and no other chunk's bounds, wherever it moved. A chunk is
 named by its sessions' keys. For each large feed the build keeps where each
-chunk's events are in the file it wrote (a part named by the feed's path), and a rebuild takes
-every chunk it names from that file, when the file still holds the bytes the record gives it,
-rendering the others' events alone. The bytes are render_calendar's
-(tests/server/app/test_build_feeds.py compares them).
+chunk's events are in the file it wrote, with their SHA-256 (a part named by the feed's path),
+and a rebuild takes every chunk it names from that file, when the file is still the one the
+record names (`Output.source`), rendering the others' events alone: the feed is written
+`Joined`, so the chunks taken are copied by the kernel, neither read nor digested again. The
+bytes are render_calendar's (tests/server/app/test_build_feeds.py compares them).
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Container, Iterable, Sequence
+from typing import cast
 
 from feeds.model import Session
 from feeds.query import feed_title
-from server.site.build_output import Output, digest, listing
+from server.site.build_output import Joined, Output, Segment, Span, digest, listing, segment
 from server.snapshot.large_feeds import Taken, join_chunks
 from server.snapshot.published import Feed, Published
 
@@ -48,42 +50,59 @@ class KeptFeeds:
         or not (a feed skipped by its key still has the file they describe)."""
         self._output.hold(self._places_key(feed))
 
-    def body(self, feed: Feed, keys: list[str]) -> list[bytes | memoryview]:
-        """The feed's bytes, in pieces: each chunk the last build's file holds taken from it,
+    def body(self, feed: Feed, keys: list[str]) -> Joined:
+        """The feed's bytes, in segments: each chunk the last build's file holds taken from it,
         the others' events rendered (from the event cache); `keys`: its sessions' keys, in order."""
         published = self._published
         members = feed.sessions
         if self._cuts is None:
             self._cuts = cuts(self._sessions)
         places_key = self._places_key(feed)
-        last, places = self._last(feed, places_key)
+        places = self._last(feed, places_key)
         bounds = chunks([s.id for s in members], self._cuts)
         names = [listing((), keys[start:end]) for start, end in bounds]
-        taken: list[tuple[Sequence[Session], Taken]] = []
+        taken: list[tuple[Sequence[Session], Taken[Span]]] = []
         for (start, end), name in zip(bounds, names, strict=True):
             place = places.get(name)
-            taken.append((members[start:end], None if place is None else (last[place[0] : place[1]], place[2])))
+            taken.append((members[start:end], place))
         title = feed_title(published.conference, feed.spec)
         pieces, made = join_chunks(published.conference, published.base_url, published.cache, title, taken)
-        lines = [f"{name} {at} {until} {int(zoned)}" for name, (at, until, zoned) in zip(names, made, strict=True)]
+        # Head, zone, each chunk's events (its Span, or its events' bytes) and END: but for the
+        # Spans given, bytes.
+        made_bytes = cast(list[bytes], pieces)
+        segments: list[Span | Segment] = [segment(made_bytes[:1]), segment(made_bytes[1:2])]
+        at = 2
+        for (start, end), (_, place) in zip(bounds, taken, strict=True):
+            if place is not None:
+                segments.append(place[0])
+                at += 1
+            else:
+                segments.append(segment(made_bytes[at : at + end - start]))
+                at += end - start
+        segments.append(segment(made_bytes[at:]))
+        lines = [
+            f"{name} {at} {until} {int(zoned)} {found.sha}"
+            for name, (at, until, zoned), found in zip(names, made, segments[2:-1], strict=True)
+        ]
         self._output.renew(places_key, "\n".join(lines).encode("ascii"))
-        return pieces
+        return Joined(segments)
 
     def _places_key(self, feed: Feed) -> str:
         return digest(self._base, "feed chunks", feed.path)
 
-    def _last(self, feed: Feed, places_key: str) -> tuple[memoryview, dict[str, tuple[int, int, bool]]]:
-        """The last build's file of the feed and where each chunk's events are in it; nothing
-        when either is not as the record gives it (each is checked by its digest)."""
+    def _last(self, feed: Feed, places_key: str) -> dict[str, tuple[Span, bool]]:
+        """Where each chunk's events are in the last build's file of the feed, with whether they
+        name the zone; nothing when the file is not the one the record names or the part is not
+        as it gives it (checked by its digest)."""
         described = self._output.kept(places_key)
-        body = self._output.last_bytes(self._at + feed.path) if described is not None else None
-        if described is None or body is None:
-            return memoryview(b""), {}
+        path = self._output.source(self._at + feed.path) if described is not None else None
+        if described is None or path is None:
+            return {}
         places = {}
         for line in described.decode("ascii").splitlines():
-            name, at, until, zoned = line.split(" ")
-            places[name] = (int(at), int(until), zoned == "1")
-        return memoryview(body), places
+            name, at, until, zoned, sha = line.split(" ")
+            places[name] = (Span(path, int(at), int(until), sha), zoned == "1")
+        return places
 
 
 def cuts(ids: Iterable[str]) -> frozenset[str]:

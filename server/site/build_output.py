@@ -43,11 +43,13 @@ conference the root mirrors, whose files' entries say what the links hold.
 
 from __future__ import annotations
 
+import errno
 import filecmp
 import hashlib
 import os
 import zlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
@@ -61,9 +63,59 @@ _CODE = ("feeds", "server/links.py", "server/snapshot", "server/pages", "server/
 _LIBRARIES = ("icalendar", "jinja2", "zxing-cpp")
 _SAMPLE = 64
 _DIRS = 1024  # directories known to exist, remembered at most
+# Linux's copy_file_range(2); elsewhere, bytes are copied through the process.
+_COPY: Callable[[int, int, int, int], int] | None = getattr(os, "copy_file_range", None)
 
-# A file's bytes as its maker gives them: whole, or the pieces they are joined from in order.
-Body = bytes | Iterable[bytes | memoryview]
+
+@dataclass(frozen=True)
+class Span:
+    """Bytes `start` to `end` of the file at `path` as the last build wrote it (`Output.source`),
+    whose SHA-256 is `sha`: copied into the file being written by the kernel, never read here."""
+
+    path: str
+    start: int
+    end: int
+    sha: str
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Bytes made by this build, in pieces, with their SHA-256 (`segment`)."""
+
+    pieces: Sequence[bytes | memoryview]
+    sha: str
+
+    def __len__(self) -> int:
+        return sum(map(len, self.pieces))
+
+
+def segment(pieces: Sequence[bytes | memoryview]) -> Segment:
+    sha = hashlib.sha256()
+    for piece in pieces:
+        sha.update(piece)
+    return Segment(pieces, sha.hexdigest())
+
+
+@dataclass(frozen=True)
+class Joined:
+    """A file's bytes as segments, each with its SHA-256: those of the last build's file
+    (`Span`s) and those made now. A document listing every session is tens of megabytes at
+    50,000 sessions, of which one change touches a segment or two: the file's digest is the
+    SHA-256 of its segments' digests, so neither the unchanged bytes nor the last file are
+    read or digested again, and their copy is the kernel's (copy_file_range)."""
+
+    segments: Sequence[Span | Segment]
+
+    def digest(self) -> str:
+        return hashlib.sha256("".join(s.sha for s in self.segments).encode("ascii")).hexdigest()[:32]
+
+
+# A file's bytes as its maker gives them: whole, the pieces they are joined from in order, or
+# their segments.
+Body = bytes | Joined | Iterable[bytes | memoryview]
 
 # What the record needs of a file made (in this process or a worker): (its key, the digest of
 # its bytes), the parts it was joined from, whether its bytes were written.
@@ -222,6 +274,8 @@ class Output:
             if isinstance(body, bytes):
                 whole: bytes | None = body
                 made = body_digest(body)
+            elif isinstance(body, Joined):
+                whole, made = None, self._write_joined(relative, last, body)
             else:
                 # Pieces ask for their parts as they come: still within this file's make.
                 whole, made = None, self._write_pieces(relative, last, body)
@@ -275,6 +329,50 @@ class Output:
             os.replace(written, target)
             self._changed.append(relative)
         return made
+
+    def _write_joined(self, relative: str, last: Made | None, joined: Joined) -> str:
+        """Write `joined` as `relative` as `_write_pieces` writes pieces, each `Span` copied from
+        its file. The digest recorded also names the file's size and modification time once
+        written, which `source` checks the next build's file against instead of reading it."""
+        made = joined.digest()
+        if last is not None and last[1].partition(":")[0] == made:
+            return last[1]  # the same segments as the file there: it stays as it is
+        target = f"{self._root}/{relative}"
+        self._parent(relative)
+        out = _open_new(target, buffered=False) if self._fresh else None
+        written = target if out is not None else _temporary(target)
+        if out is None:
+            out = open(written, "wb", buffering=0)  # noqa: SIM115 - closed below, removed on failure
+        try:
+            with out:
+                _write_segments(out, joined.segments)
+        except BaseException:
+            os.unlink(written)
+            raise
+        if written != target:
+            if last is None and self._compare and _same_file(target, written):
+                os.unlink(written)  # the same bytes as the file there, which no record named
+                return made
+            os.replace(written, target)
+        self._changed.append(relative)
+        stat = os.stat(target)
+        return f"{made}:{stat.st_size}:{stat.st_mtime_ns}"
+
+    def source(self, relative: str) -> str | None:
+        """The path of `relative` when the last build wrote it `Joined` and it still has the size
+        and modification time it had then: its bytes are then those the build wrote, and its
+        ranges may be taken as `Span`s. A file changed by hand since has another modification
+        time (nanoseconds, or the file system's own step), or another size."""
+        last = self._entry(relative)
+        stamp = None if last is None else last[1].partition(":")[2]
+        if not stamp:
+            return None
+        path = f"{self._root}/{relative}"
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        return path if stamp == f"{stat.st_size}:{stat.st_mtime_ns}" else None
 
     def keep(self, relative: str, root: str | None = None) -> bool:
         """Take `relative` as the last build made it, without making, keying or reading it (the
@@ -714,12 +812,57 @@ def _create(target: str, body: bytes) -> bool:
     return True
 
 
-def _open_new(target: str) -> BinaryIO | None:
+def _open_new(target: str, buffered: bool = True) -> BinaryIO | None:
     """`target` created for writing, or None when a file is there already (`_create`)."""
     try:
-        return open(target, "xb")  # noqa: SIM115 - the caller closes it
+        return open(target, "xb", buffering=-1 if buffered else 0)  # noqa: SIM115 - the caller closes it
     except FileExistsError:
         return None
+
+
+def _write_segments(out: BinaryIO, segments: Iterable[Span | Segment]) -> None:
+    """Each segment's bytes into `out` (unbuffered) in turn: a `Span`'s by copy_file_range(2)
+    from its file, in the kernel (or as shared extents where the file system clones them)."""
+    sources: dict[str, int] = {}
+    try:
+        for found in segments:
+            if isinstance(found, Segment):
+                # One write a segment: a chunk of a feed is hundreds of events.
+                out.write(found.pieces[0] if len(found.pieces) == 1 else b"".join(found.pieces))
+                continue
+            source = sources.get(found.path)
+            if source is None:
+                source = sources[found.path] = os.open(found.path, os.O_RDONLY)
+            _copy_range(source, out.fileno(), found.start, found.end)
+    finally:
+        for source in sources.values():
+            os.close(source)
+
+
+def _copy_range(source: int, out: int, start: int, end: int) -> None:
+    at = start
+    while at < end:
+        copied = _copied(source, out, end - at, at)
+        if copied == 0:
+            raise OSError(errno.EIO, f"{end - at} bytes missing: a file the build copies from was cut")
+        at += copied
+
+
+def _copied(source: int, out: int, count: int, at: int) -> int:
+    """Copy up to `count` bytes of `source` from `at` to `out`'s end; how many were copied. Where
+    the kernel cannot copy between these files (no copy_file_range, or other file systems),
+    through this process."""
+    if _COPY is not None:
+        try:
+            return _COPY(source, out, count, at)
+        except OSError as error:
+            if error.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+                raise
+    block = os.pread(source, min(count, 1 << 20), at)
+    view = memoryview(block)
+    while view:
+        view = view[os.write(out, view) :]
+    return len(block)
 
 
 def _same_file(target: str, written: str) -> bool:

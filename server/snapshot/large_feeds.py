@@ -18,10 +18,11 @@ let go of it as of any feed's bytes.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
+from typing import TypeVar
 
 from feeds.ical import EventCache, render_calendar
 from feeds.ical.event import render_event
@@ -108,7 +109,7 @@ def render_large(
     the chunks the predecessor's body holds; its own parts are kept in `handover`."""
     before = handover.take_before()
     old = None if before is None else memoryview(before.body)
-    chunks: list[tuple[Sequence[Session], Taken]] = []
+    chunks: list[tuple[Sequence[Session], Taken[memoryview]]] = []
     newest: list[datetime | None] = []
     for chunk in members.chunks:
         span = None if before is None else before.events(chunk)
@@ -129,9 +130,10 @@ def render_large(
     return Representation(body, CALENDAR, max(stamps) if stamps else None)
 
 
-# A chunk's events as an earlier body of the feed holds them, with whether they name the zone;
-# None: rendered from the event cache.
-Taken = tuple[memoryview, bool] | None
+Piece = TypeVar("Piece", bound=Sized)
+# A chunk's events as an earlier body of the feed holds them (its bytes, or where they are), with
+# whether they name the zone; None: rendered from the event cache.
+Taken = tuple[Piece, bool] | None
 
 
 def join_chunks(
@@ -139,21 +141,24 @@ def join_chunks(
     base_url: str | None,
     cache: EventCache,
     title: str,
-    chunks: Iterable[tuple[Sequence[Session], Taken]],
-) -> tuple[list[bytes | memoryview], list[tuple[int, int, bool]]]:
+    chunks: Iterable[tuple[Sequence[Session], Taken[Piece]]],
+) -> tuple[list[bytes | Piece], list[tuple[int, int, bool]]]:
     """A feed's bytes as render_calendar writes them, in pieces (its head, the VTIMEZONE when an
-    event names the zone, its chunks' events, END), each chunk's events taken as given or else
-    rendered; and where each chunk's events are in those bytes, with whether they name the zone.
-    The events are the cache's own bytes, not joined per chunk: the body is the one copy."""
-    pieces: list[bytes | memoryview] = []
+    event names the zone, its chunks' events, END), each chunk's events taken as given (one
+    piece) or else rendered (a piece an event); and where each chunk's events are in those
+    bytes, with whether they name the zone. The events are the cache's own bytes, not joined
+    per chunk: the body is the one copy."""
+    pieces: list[bytes | Piece] = []
     made: list[tuple[int, bool]] = []
     for chunk, taken in chunks:
+        events: Sequence[bytes | Piece]
         if taken is not None:
-            events: Sequence[bytes | memoryview] = (taken[0],)
+            events = (taken[0],)
             zoned = taken[1]
         else:
-            events = _events_of(conference, base_url, cache, chunk)
-            zoned = any(_ZONED in event for event in events)
+            rendered = _events_of(conference, base_url, cache, chunk)
+            zoned = any(_ZONED in event for event in rendered)
+            events = rendered
         pieces += events
         made.append((sum(map(len, events)), zoned))
     head = _calendar_head(conference, base_url, cache, title)

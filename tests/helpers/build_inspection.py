@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from server.links import Site
-from server.site.build_output import Output
+from server.site.build_output import Body, Joined, Output, Segment, Span
 from server.site.build_record import Book, Stamped, record_path
 from server.site.site_build import site_parts
 from server.snapshot.feed_renders import FeedRenders
@@ -52,9 +52,23 @@ def recorded_mirror(root: Path) -> str:
 def site_files(published: Published, site: Site) -> Iterator[tuple[str, bytes]]:
     """(site-relative path, bytes) of every file of one conference's site."""
     for path, _, make in site_parts(published, site):
-        body = make()
-        # A document listing every session comes in pieces, written one by one by a build.
-        yield path, body if isinstance(body, bytes) else b"".join(body)
+        yield path, body_bytes(make())
+
+
+def body_bytes(body: Body) -> bytes:
+    """The bytes of a file as a maker gives them: a document listing every session comes in
+    pieces or segments, written one by one by a build."""
+    if isinstance(body, bytes):
+        return body
+    if isinstance(body, Joined):
+        return b"".join(b"".join(s.pieces) if isinstance(s, Segment) else _span_bytes(s) for s in body.segments)
+    return b"".join(body)
+
+
+def _span_bytes(span: Span) -> bytes:
+    with open(span.path, "rb") as found:
+        found.seek(span.start)
+        return found.read(len(span))
 
 
 def in_progress(renders: FeedRenders) -> int:

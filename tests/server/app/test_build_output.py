@@ -4,15 +4,16 @@ the conferences' stamps it keeps; files written from pieces as from whole bytes.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from inotify_simple import INotify, flags
 
-from server.site.build_output import Output, body_digest
+from server.site.build_output import Joined, Output, Span, body_digest, segment
 from server.site.build_record import Stamped
 from tests.helpers.build_inspection import recorded
 
@@ -350,6 +351,75 @@ def test_a_file_whose_pieces_fail_keeps_its_old_bytes_and_leaves_no_temporary(tm
 
     assert (root / "schedule.xml").read_bytes() == b"<schedule>one</schedule>"
     assert sorted(p.name for p in root.iterdir()) == ["schedule.xml"]
+
+
+def segments_build(root: Path, key: str, joined: Callable[[Output], Joined]) -> Output:
+    """One build of one file, `all.ics`, written from the segments `joined` gives with the
+    build's output (and so what it says of the last build's file)."""
+    output = Output(root)
+    output.put("all.ics", key, lambda: joined(output))
+    output.finish(())
+    return output
+
+
+def sha(body: bytes) -> str:
+    return segment([body]).sha
+
+
+def test_a_joined_file_takes_its_spans_from_the_last_builds_file(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    segments_build(
+        root, "k1", lambda _: Joined([segment([b"HEAD\n"]), segment([b"one\n", b"two\n"]), segment([b"END\n"])])
+    )
+
+    def again(output: Output) -> Joined:
+        last = output.source("all.ics")
+        assert last is not None
+        return Joined([segment([b"HEAD2\n"]), Span(last, 5, 13, sha(b"one\ntwo\n")), segment([b"END\n"])])
+
+    second = segments_build(root, "k2", again)
+
+    assert (root / "all.ics").read_bytes() == b"HEAD2\none\ntwo\nEND\n"
+    assert second.written == ["all.ics"]
+    assert sorted(p.name for p in root.iterdir()) == ["all.ics"]
+
+
+def test_a_joined_file_with_the_same_segments_under_a_new_key_is_not_rewritten(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    segments_build(root, "k1", lambda _: Joined([segment([b"HEAD\n"]), segment([b"one\n"])]))
+    before = (root / "all.ics").stat()
+
+    second = segments_build(
+        root,
+        "k2",
+        lambda output: Joined([segment([b"HEAD\n"]), Span(output.source("all.ics") or "", 5, 9, sha(b"one\n"))]),
+    )
+
+    after = (root / "all.ics").stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert second.written == []
+    assert recorded(root)["all.ics"][0] == "k2"
+
+
+def test_the_last_joined_file_is_no_source_once_changed_since(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    segments_build(root, "k1", lambda _: Joined([segment([b"HEAD\n"]), segment([b"one\n"])]))
+    written = (root / "all.ics").stat()
+    (root / "all.ics").write_bytes(b"HEAD\nTWO\n")  # the same size
+    os.utime(root / "all.ics", ns=(written.st_atime_ns, written.st_mtime_ns + 1_000_000))
+
+    found = Output(root).source("all.ics")
+
+    assert found is None
+
+
+def test_a_file_written_whole_is_no_source_for_spans(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    pieces_build(root, "k1", [b"<schedule>", b"one", b"</schedule>"])
+
+    found = Output(root).source("schedule.xml")
+
+    assert found is None
 
 
 def test_the_parts_a_file_in_pieces_asks_for_as_it_is_written_are_kept_for_it(tmp_path: Path) -> None:
