@@ -38,6 +38,8 @@ from server.pages.page_parts import (
     SUBSCRIBE,
     Fragments,
     Made,
+    S,
+    Section,
     day_section,
     day_sessions,
     first_section,
@@ -214,20 +216,36 @@ def page_body(published: Published, site: Site, frame: PageFrame, parts: Fragmen
 def page_chunks(published: Published, site: Site, frame: PageFrame, parts: Fragments | None = None) -> Iterator[bytes]:
     """`page_body`'s bytes in pieces, each day's section made or taken from `parts` when its
     turn comes, so a static build holds one section of the all-days page at a time."""
-    depth = frame.depth
     # Sections with hidden cards belong to one filtered view: never a build's shared copy.
     made = parts if parts is not None and not frame.hidden else Made()
+    return _chunks(published, site, frame, parts, made, made.section)
+
+
+def page_segments(
+    published: Published, site: Site, frame: PageFrame, parts: Fragments, later: Section[S]
+) -> Iterator[bytes | S]:
+    """`page_chunks` of a view that hides nothing, with each day's section after the first
+    from `later` (a build's kept part, as it is); the first's now-line is the page's own."""
+    if frame.hidden:
+        raise ValueError("a filtered view's sections are its own")
+    return _chunks(published, site, frame, parts, parts, later)
+
+
+def _chunks(
+    published: Published, site: Site, frame: PageFrame, parts: Fragments | None, made: Fragments, later: Section[S]
+) -> Iterator[bytes | S]:
+    depth = frame.depth
     # The subscribe section does not depend on the view's filters: always the build's parts.
     both = parts or Made()
     subscribe = partial(both.subscribe, depth, partial(subscribe_section, published, site, depth, parts))
-    return page_pieces(frame.text, _sections(published, frame, made), subscribe)
+    return page_pieces(frame.text, _sections(published, frame, made, later), subscribe)
 
 
-def _sections(published: Published, frame: PageFrame, made: Fragments) -> Iterator[bytes]:
+def _sections(published: Published, frame: PageFrame, made: Fragments, later: Section[S]) -> Iterator[bytes | S]:
     depth = frame.depth
     for index, slug in enumerate(frame.days):
-        section = made.section(slug, depth, partial(day_section, published, slug, depth, frame.hidden, made))
-        yield section if index else first_section(section, slug)
+        make = partial(day_section, published, slug, depth, frame.hidden, made)
+        yield later(slug, depth, make) if index else first_section(made.section(slug, depth, make), slug)
 
 
 def page_representation(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import partial
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from markupsafe import Markup
 
@@ -40,6 +40,10 @@ SLOT_CARDS = Markup(f"\x00slot-{secrets.token_hex(16)}\x00")  # where a slot's c
 # the page's script needs them (_day.html): the first screen of a FOSDEM day (470 cards) is cheap.
 LAZY_DAY = 60
 FIRST_CARDS = 12
+
+S = TypeVar("S")
+# A day's section by slug and depth, from how to make it: its bytes, or where they are kept.
+Section = Callable[[str, int, Callable[[], bytes]], S]
 
 # A card's markup around its place in the grid: before the "short" class, between it and the
 # grid style's value, after that.
@@ -138,7 +142,7 @@ def first_section(section: bytes, slug: str) -> bytes:
     return section.replace(f'id="now-line-{slug}"'.encode(), b'id="now-line"', 1)
 
 
-def page_pieces(frame: str, sections: Iterable[bytes], subscribe: Callable[[], bytes]) -> Iterator[bytes]:
+def page_pieces(frame: str, sections: Iterable[S], subscribe: Callable[[], bytes]) -> Iterator[bytes | S]:
     """The frame with the days' sections and the subscribe section in place of its markers, in
     pieces, each section and the subscribe section taken when its place comes: a static build
     writes the all-days page (tens of megabytes at 50,000 sessions) a section at a time

@@ -18,7 +18,7 @@ each document, not its day's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import date
 from functools import partial
 from typing import TypeVar
@@ -28,7 +28,7 @@ from feeds.exports.chunks import ChunkedExporter, DayChunk, Texts
 from feeds.exports.frab_layout import FrabDay, FrabEvent, id_hashes, layout
 from feeds.model import Session
 from server.links import Site
-from server.site.build_output import Output, digest, listing
+from server.site.build_output import Joined, Output, Segment, Span, digest, listing, segment
 from server.site.build_texts import keep_map, kept_map, kept_texts
 from server.snapshot.api import sessions_pieces
 from server.snapshot.exports import EXPORT_ROUTES
@@ -49,10 +49,10 @@ def export_body(
     output: Output | None,
     base: str,
     sessions: dict[str, str],
-) -> Iterator[bytes]:
+) -> Iterator[bytes] | Joined:
     """The export `exporter.render` writes for this snapshot and base URL, in pieces (written
     one by one: schedule.xml is tens of megabytes at 50,000 sessions), each day's chunk kept by
-    `output` (session id -> digest in `sessions`)."""
+    `output` (session id -> digest in `sessions`) and copied from its part when kept."""
     if output is not None:
         published.memo(("laid out", base), partial(_lay_out, published, output, base))
     chunks = exporter.chunks(published.schedule, now=published.now, base_url=site.base_url)
@@ -63,11 +63,17 @@ def export_body(
         # The text shows the number besides the session, and a collision elsewhere can move it.
         return f"{sessions[event.session.id]}-{event.number}"
 
-    def kept(chunk: DayChunk) -> bytes:
+    def kept(chunk: DayChunk) -> Span | Segment:
         key = digest(_day_inputs(published, base, sessions, chunk.day), exporter.name)
         return _day_part(output, key, _texts_key(base, exporter.name, chunk.day.date), chunk.make_with, event)
 
-    return chunks.pieces(kept)
+    return Joined(_segments(chunks.head, map(kept, chunks.days), chunks.tail))
+
+
+def _segments(head: bytes, days: Iterable[Span | Segment], tail: bytes) -> Iterator[Span | Segment]:
+    yield segment([head])
+    yield from days
+    yield segment([tail])
 
 
 def _lay_out(published: Published, output: Output, base: str) -> None:
@@ -90,11 +96,11 @@ def _texts_key(base: str, document: str, day: date) -> str:
 
 def _day_part(
     output: Output, key: str, texts: str, make: Callable[[Texts[T]], bytes], name: Callable[[T], str]
-) -> bytes:
+) -> Span | Segment:
     """The day's part `key`, made when it is not kept from its items' texts as the part `texts`
     keeps them (by `name`), which is kept for the next build whether or not the day is made."""
     output.hold(texts)
-    return output.part(key, partial(make, kept_texts(output, texts, name)))
+    return output.piece(key, partial(make, kept_texts(output, texts, name)))
 
 
 def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: FrabDay) -> str:
@@ -113,7 +119,7 @@ def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: 
 
 def sessions_api_body(
     published: Published, site: Site, output: Output | None, base: str, sessions: dict[str, str]
-) -> Iterator[bytes]:
+) -> Iterator[bytes] | Joined:
     """`api/sessions` (and its .json twin) in pieces, with each day's entries kept by `output`:
     written a day at a time, never joined (tens of megabytes at 50,000 sessions), and made again
     for the twin from the kept days."""
@@ -127,11 +133,11 @@ def sessions_api_body(
     def entry(session: Session) -> str:
         return sessions[session.id]
 
-    def kept(day: tuple[Session, ...], first: bool, make: Callable[[Texts[Session]], bytes]) -> bytes:
+    def kept(day: tuple[Session, ...], first: bool, make: Callable[[Texts[Session]], bytes]) -> Span | Segment:
         key = keys.get(day[0].id)
         if key is None:
             key = keys[day[0].id] = listing((base, "sessions day", first), [sessions[s.id] for s in day])
         texts = _texts_key(base, "api/sessions", published.conference.day_of(day[0].start))
         return _day_part(output, key, texts, make, entry)
 
-    return sessions_pieces(published, site, kept)
+    return Joined(segment([p]) if isinstance(p, bytes) else p for p in sessions_pieces(published, site, kept))

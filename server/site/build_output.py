@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from feeds import urls
 from server.site.build_record import PARTS, Book, Changes, Made, Stamped, record_path, remove_old_record
@@ -101,16 +101,22 @@ def segment(pieces: Sequence[bytes | memoryview]) -> Segment:
 
 @dataclass(frozen=True)
 class Joined:
-    """A file's bytes as segments, each with its SHA-256: those of the last build's file
-    (`Span`s) and those made now. A document listing every session is tens of megabytes at
-    50,000 sessions, of which one change touches a segment or two: the file's digest is the
-    SHA-256 of its segments' digests, so neither the unchanged bytes nor the last file are
-    read or digested again, and their copy is the kernel's (copy_file_range)."""
+    """A file's bytes as segments, each with its SHA-256: those of the last build's file or of
+    kept parts (`Span`s), and those made now. A document listing every session is tens of
+    megabytes at 50,000 sessions, of which one change touches a segment or two: the file's
+    digest is the SHA-256 of its segments' digests, so unchanged bytes are neither read nor
+    digested again, and their copy is the kernel's (copy_file_range). The segments may come
+    one at a time (an iterator), so the file is never held whole."""
 
-    segments: Sequence[Span | Segment]
+    segments: Iterable[Span | Segment]
 
     def digest(self) -> str:
-        return hashlib.sha256("".join(s.sha for s in self.segments).encode("ascii")).hexdigest()[:32]
+        """The file's digest, from segments in a sequence (an iterator is digested as written)."""
+        return _joined_digest(s.sha for s in cast(Sequence[Span | Segment], self.segments))
+
+
+def _joined_digest(shas: Iterable[str]) -> str:
+    return hashlib.sha256("".join(shas).encode("ascii")).hexdigest()[:32]
 
 
 # A file's bytes as its maker gives them: whole, the pieces they are joined from in order, or
@@ -138,7 +144,8 @@ def listing(head: tuple[object, ...], members: list[str]) -> str:
 
 
 def _part_check(crc: int, length: int) -> str:
-    """What the record keeps of a part to know it intact: its CRC-32 and length. A part is this
+    """What the record keeps of a part to know it intact: its CRC-32 and length (and after a
+    colon, for a part made by `Output.piece`, its SHA-256). A part is this
     build's own file, named by a digest of its inputs, so the check is against damage (a torn or
     cut write), not a forger; CRC-32 runs at twice SHA-256's speed, and a rebuild of a large
     conference reads hundreds of megabytes of parts."""
@@ -334,9 +341,9 @@ class Output:
         """Write `joined` as `relative` as `_write_pieces` writes pieces, each `Span` copied from
         its file. The digest recorded also names the file's size and modification time once
         written, which `source` checks the next build's file against instead of reading it."""
-        made = joined.digest()
-        if last is not None and last[1].partition(":")[0] == made:
-            return last[1]  # the same segments as the file there: it stays as it is
+        if isinstance(joined.segments, Sequence) and last is not None:
+            if last[1].partition(":")[0] == joined.digest():
+                return last[1]  # the same segments as the file there: it stays as it is
         target = f"{self._root}/{relative}"
         self._parent(relative)
         out = _open_new(target, buffered=False) if self._fresh else None
@@ -345,11 +352,14 @@ class Output:
             out = open(written, "wb", buffering=0)  # noqa: SIM115 - closed below, removed on failure
         try:
             with out:
-                _write_segments(out, joined.segments)
+                made = _write_segments(out, joined.segments)
         except BaseException:
             os.unlink(written)
             raise
         if written != target:
+            if last is not None and last[1].partition(":")[0] == made:
+                os.unlink(written)  # the same segments as the file there: it stays as it is
+                return last[1]
             if last is None and self._compare and _same_file(target, written):
                 os.unlink(written)  # the same bytes as the file there, which no record named
                 return made
@@ -522,6 +532,29 @@ class Output:
             self.renew(key, body)
         return body
 
+    def piece(self, key: str, make: Callable[[], bytes]) -> Span | Segment:
+        """`part`, as a segment of a `Joined` file: a part kept with its SHA-256, of the length
+        recorded, as a `Span` of its file, unread; else the part's bytes (`part`: read and
+        checked, or made) with their SHA-256, which is kept with it from then on. Parts are this
+        build's own files, written beside and renamed: one of the right length holds the bytes
+        it was written with, as the record's files are trusted (the module's docstring)."""
+        known = self._parts.get(key) or self._last_parts.get(key)
+        check, _, sha = (known or "").partition(":")
+        if sha:
+            path = f"{self.parts}/{key}"
+            try:
+                size = os.stat(path).st_size
+            except OSError:
+                size = -1
+            if size == int(check[8:], 16):
+                if self._using is not None:
+                    self._using.append(key)
+                self._parts[key] = check + ":" + sha
+                return Span(path, 0, size, sha)
+        made = segment([self.part(key, make)])
+        self._parts[key] = self._parts[key].partition(":")[0] + ":" + made.sha
+        return made
+
     def kept(self, key: str) -> bytes | None:
         """The last build's part `key` when it is intact (kept for the next build too), else None."""
         found = self.kept_file(key)
@@ -542,7 +575,7 @@ class Output:
         except OSError:
             return None
         body = found.read()
-        if _part_check(zlib.crc32(body), len(body)) != known:
+        if _part_check(zlib.crc32(body), len(body)) != known.partition(":")[0]:
             found.close()
             return None
         self._parts[key] = known
@@ -563,10 +596,11 @@ class Output:
         if known is not None:
             self._parts.setdefault(key, known)
 
-    def renew(self, key: str, body: bytes | Iterable[bytes | memoryview]) -> None:
+    def renew(self, key: str, body: bytes | Iterable[bytes | memoryview], sha: str = "") -> None:
         """Keep `body` (bytes, or the pieces it is joined from) as the part `key` for the next
-        build, in place of any other. Pieces are written and checked one by one: a large
-        conference's events are tens of megabytes, joined for nothing."""
+        build, in place of any other, with its SHA-256 `sha` when given (`piece`). Pieces are
+        written and checked one by one: a large conference's events are tens of megabytes,
+        joined for nothing."""
         self.parts.mkdir(parents=True, exist_ok=True)
         temporary = self.parts / f".{key}.tmp"
         crc = length = 0
@@ -575,7 +609,7 @@ class Output:
                 crc = zlib.crc32(piece, crc)
                 length += out.write(piece)
         os.replace(temporary, self.parts / key)
-        self._parts[key] = _part_check(crc, length)
+        self._parts[key] = _part_check(crc, length) + (f":{sha}" if sha else "")
 
     def stamped(self, conference: str) -> Stamped | None:
         """What the last build recorded of `conference` (slug), if it wrote it."""
@@ -820,12 +854,15 @@ def _open_new(target: str, buffered: bool = True) -> BinaryIO | None:
         return None
 
 
-def _write_segments(out: BinaryIO, segments: Iterable[Span | Segment]) -> None:
-    """Each segment's bytes into `out` (unbuffered) in turn: a `Span`'s by copy_file_range(2)
-    from its file, in the kernel (or as shared extents where the file system clones them)."""
+def _write_segments(out: BinaryIO, segments: Iterable[Span | Segment]) -> str:
+    """Each segment's bytes into `out` (unbuffered) in turn, a `Span`'s by copy_file_range(2)
+    from its file, in the kernel (or as shared extents where the file system clones them);
+    returns the file's digest (`Joined`)."""
     sources: dict[str, int] = {}
+    shas: list[str] = []
     try:
         for found in segments:
+            shas.append(found.sha)
             if isinstance(found, Segment):
                 # One write a segment: a chunk of a feed is hundreds of events.
                 out.write(found.pieces[0] if len(found.pieces) == 1 else b"".join(found.pieces))
@@ -837,6 +874,7 @@ def _write_segments(out: BinaryIO, segments: Iterable[Span | Segment]) -> None:
     finally:
         for source in sources.values():
             os.close(source)
+    return _joined_digest(shas)
 
 
 def _copy_range(source: int, out: int, start: int, end: int) -> None:

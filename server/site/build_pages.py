@@ -41,12 +41,13 @@ from server.pages.page import (
     day_page_slugs,
     page_chunks,
     page_frame,
+    page_segments,
     search_representation,
 )
 from server.pages.page_parts import CardText, CardTexts, day_sessions
 from server.pages.search import index_body, index_rows
 from server.pages.view import View
-from server.site.build_output import Body, Output, digest, listing
+from server.site.build_output import Body, Joined, Output, Segment, Span, digest, listing, segment
 from server.site.build_texts import kept_pieces
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.snapshot.conditional import Representation
@@ -153,6 +154,12 @@ class PageParts:
 
     def section(self, slug: str, depth: int, make: Callable[[], bytes]) -> bytes:
         return self._kept(self.section_key(slug, depth), make)
+
+    def section_piece(self, slug: str, depth: int, make: Callable[[], bytes]) -> Span | Segment:
+        """`section`, as a segment of the page written `Joined`: the kept part's `Span`."""
+        if self._output is None:
+            return segment([make()])
+        return self._output.piece(self.section_key(slug, depth), make)
 
     def cards(self, slug: str, depth: int, cards: Sequence[Card], make: CardTexts) -> list[CardText]:
         """The cards' markup: the last build's for every session it knew the same (by the
@@ -267,7 +274,7 @@ def page_parts(
     for path, view, day_page in views:
         frame = page_frame(published, site, view, others, day_page)
         # Written a section at a time: the all-days page is tens of megabytes at 50,000 sessions.
-        yield path, parts.page_key(frame), partial(page_chunks, published, site, frame, parts)
+        yield path, parts.page_key(frame), partial(_page_body, published, site, frame, parts)
 
 
 def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[tuple[str, str, Callable[[], Body]]]:
@@ -287,6 +294,15 @@ def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[
     yield _SPEAKERS_INDEX, parts.speakers_index_key(), parts.speakers_index_body
     # Unlike every other file, not what the server answers: it tells the pages they are static.
     yield urls.HOST, digest(parts.base, "host"), partial(_static_host, published)
+
+
+def _page_body(published: Published, site: Site, frame: PageFrame, parts: PageParts) -> Body:
+    """The page, written a section at a time; those of a view that hides nothing (every page
+    of a build) joined with each section after the first copied from its part."""
+    if frame.hidden:
+        return page_chunks(published, site, frame, parts)
+    pieces = page_segments(published, site, frame, parts, parts.section_piece)
+    return Joined(segment([piece]) if isinstance(piece, bytes) else piece for piece in pieces)
 
 
 def _body_of(make: Callable[[], Representation]) -> bytes:

@@ -13,7 +13,7 @@ from datetime import date
 from functools import partial
 from itertools import groupby
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from feeds import compact_json, urls
 from feeds.exports.chunks import Texts, rendered
@@ -85,7 +85,8 @@ SESSIONS_HEAD, SESSIONS_TAIL = b'{"sessions":[', b"]}"
 # A day's entries, whether they are the document's first (the others have a comma before them)
 # and how to make their bytes with the entries' texts from a keeper; given to `sessions_body`'s
 # `kept`.
-SessionsChunk = Callable[[tuple[Session, ...], bool, Callable[[Texts[Session]], bytes]], bytes]
+Chunk = TypeVar("Chunk")
+SessionsChunk = Callable[[tuple[Session, ...], bool, Callable[[Texts[Session]], bytes]], Chunk]
 
 
 def session_days(published: Published) -> list[tuple[Session, ...]]:
@@ -110,14 +111,17 @@ def _session_days(published: Published) -> list[tuple[Session, ...]]:
     return [tuple(day) for day in days]
 
 
-def sessions_body(published: Published, site: Site, kept: SessionsChunk | None = None) -> bytes:
+def sessions_body(published: Published, site: Site, kept: SessionsChunk[bytes] | None = None) -> bytes:
     """The `/api/sessions` document, each day's entries from `kept` (default: made now)."""
     return b"".join(sessions_pieces(published, site, kept))
 
 
-def sessions_pieces(published: Published, site: Site, kept: SessionsChunk | None = None) -> Iterator[bytes]:
+def sessions_pieces(
+    published: Published, site: Site, kept: SessionsChunk[Chunk] | None = None
+) -> Iterator[bytes | Chunk]:
     """`sessions_body`'s bytes a day at a time, for a writer that never joins them (a static
-    build: the document is tens of megabytes at 50,000 sessions)."""
+    build: the document is tens of megabytes at 50,000 sessions); each day from `kept` (what
+    it gives: the day's bytes, or where they are kept), when given."""
     yield SESSIONS_HEAD
     for index, day in enumerate(session_days(published)):
         make = partial(_entries, published, site, day, index == 0)

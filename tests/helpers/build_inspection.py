@@ -24,9 +24,11 @@ class PathsOutput(Output):
 
 
 def recorded(root: Path) -> dict[str, list[str | None]]:
-    """Path -> [key of its inputs, digest of its bytes], from the record beside `root`."""
+    """Path -> [key of its inputs, digest of its bytes], from the record beside `root` (without
+    the size and modification time a file written joined is recorded with: when it ran)."""
     with sqlite3.connect(record_path(root)) as db:
-        return {path: [key, made] for path, key, made in db.execute("SELECT path, key, digest FROM files")}
+        rows = db.execute("SELECT path, key, digest FROM files")
+        return {path: [key, made.partition(":")[0]] for path, key, made in rows}
 
 
 def recorded_stamps(root: Path) -> dict[str, Stamped]:

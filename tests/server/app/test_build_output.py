@@ -422,6 +422,53 @@ def test_a_file_written_whole_is_no_source_for_spans(tmp_path: Path) -> None:
     assert found is None
 
 
+def pieced_build(root: Path, key: str, calls: list[bytes]) -> Output:
+    """One build of `schedule.xml` joined from a head, the kept part `day1` and a tail."""
+    output = Output(root)
+    day = output.piece("day1", lambda: made(calls, b"<day>one</day>"))  # before: pieces come lazily
+    output.put("schedule.xml", key, lambda: Joined(iter([segment([b"<schedule>"]), day, segment([b"</schedule>"])])))
+    output.finish(())
+    return output
+
+
+def test_a_kept_piece_is_taken_from_its_part_as_a_span_instead_of_made(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    pieced_build(root, "k1", [])
+    calls: list[bytes] = []
+
+    second = Output(root)
+    found = second.piece("day1", lambda: made(calls, b"never made"))
+
+    assert calls == []
+    assert found == Span(str(tmp_path / ".site.confcal-build.parts" / "day1"), 0, 14, sha(b"<day>one</day>"))
+
+
+def test_a_piece_cut_short_on_disk_is_made_again(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    pieced_build(root, "k1", [])
+    part = tmp_path / ".site.confcal-build.parts" / "day1"
+    part.write_bytes(part.read_bytes()[:-1])
+    calls: list[bytes] = []
+
+    pieced_build(root, "k2", calls)
+
+    assert calls == [b"<day>one</day>"]
+    assert (root / "schedule.xml").read_bytes() == b"<schedule><day>one</day></schedule>"
+
+
+def test_a_file_joined_from_kept_pieces_is_the_same_bytes_under_a_new_key_and_not_rewritten(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    pieced_build(root, "k1", [])
+    before = (root / "schedule.xml").stat()
+
+    second = pieced_build(root, "k2", [])
+
+    after = (root / "schedule.xml").stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert (root / "schedule.xml").read_bytes() == b"<schedule><day>one</day></schedule>"
+    assert second.written == []
+
+
 def test_the_parts_a_file_in_pieces_asks_for_as_it_is_written_are_kept_for_it(tmp_path: Path) -> None:
     root = tmp_path / "site"
 
