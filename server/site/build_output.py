@@ -22,8 +22,9 @@ changes files' bytes lists no directory.
 
 Parts of files (a schedule page's day sections) can be kept as well, in `.OUTDIR.confcal-build.parts/`
 beside the record, by the key of their inputs: a page whose key changed is joined from the parts
-that did not change instead of rendered whole. A part is used only when its bytes have the digest
-the record gave them. The record names the parts each file was joined from, so a file skipped by
+that did not change instead of rendered whole. A part read back is used only when its bytes have
+the check the record gave them; one copied into a `Joined` file unread, when it has the length.
+The record names the parts each file was joined from, so a file skipped by
 its key keeps its parts for a later build that needs them (a build with no change uses no part
 but must not lose them); the other parts this build did not use are removed.
 

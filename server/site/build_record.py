@@ -4,8 +4,11 @@
 rebuild reads the entries of the conferences it makes (not of those it carries over) and writes
 the entries that changed (not every file's):
 - `files`: each file the build wrote, by site-relative path: the key of its inputs, a digest of
-  its bytes and the parts it was joined from (keys separated by spaces, or NULL);
-- `parts`: each kept part (in `.OUTDIR.confcal-build.parts/`), by key: the digest of its bytes;
+  its bytes (of a file written joined, of its segments' digests, then `:size:mtime_ns` as it
+  was written: build_output.Joined) and the parts it was joined from (keys separated by
+  spaces, or NULL);
+- `parts`: each kept part (in `.OUTDIR.confcal-build.parts/`), by key: its CRC-32 and length
+  (then `:` and its SHA-256, for a part copied into joined files);
 - `conferences`: each conference's `Stamped` (build_conferences.py), as JSON;
 - `samples`: a few recorded files spread over the output, checked for presence by the next
   build (a deleted or replaced output directory is noticed for a few dozen stats);
