@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import BinaryIO
 
 from feeds import urls
 from server.site.build_record import PARTS, Book, Changes, Made, Stamped, record_path, remove_old_record
@@ -70,8 +70,9 @@ _COPY: Callable[[int, int, int, int], int] | None = getattr(os, "copy_file_range
 
 @dataclass(frozen=True)
 class Span:
-    """Bytes `start` to `end` of the file at `path` as the last build wrote it (`Output.source`),
-    whose SHA-256 is `sha`: copied into the file being written by the kernel, never read here."""
+    """Bytes `start` to `end` of a file a build wrote before (the last build's file of the same
+    path, `Output.source`, or a kept part, `Output.piece`), whose SHA-256 is `sha`: copied into
+    the file being written by the kernel, never read here."""
 
     path: str
     start: int
@@ -88,9 +89,6 @@ class Segment:
 
     pieces: Sequence[bytes | memoryview]
     sha: str
-
-    def __len__(self) -> int:
-        return sum(map(len, self.pieces))
 
 
 def segment(pieces: Sequence[bytes | memoryview]) -> Segment:
@@ -110,10 +108,6 @@ class Joined:
     one at a time (an iterator), so the file is never held whole."""
 
     segments: Iterable[Span | Segment]
-
-    def digest(self) -> str:
-        """The file's digest, from segments in a sequence (an iterator is digested as written)."""
-        return _joined_digest(s.sha for s in cast(Sequence[Span | Segment], self.segments))
 
 
 def _joined_digest(shas: Iterable[str]) -> str:
@@ -342,8 +336,10 @@ class Output:
         """Write `joined` as `relative` as `_write_pieces` writes pieces, each `Span` copied from
         its file. The digest recorded also names the file's size and modification time once
         written, which `source` checks the next build's file against instead of reading it."""
-        if isinstance(joined.segments, Sequence) and last is not None:
-            if last[1].partition(":")[0] == joined.digest():
+        segments = joined.segments
+        if isinstance(segments, Sequence) and last is not None:
+            # Segments given at once: their digest is known before anything is written.
+            if last[1].partition(":")[0] == _joined_digest(s.sha for s in segments):
                 return last[1]  # the same segments as the file there: it stays as it is
         target = f"{self._root}/{relative}"
         self._parent(relative)
@@ -353,7 +349,7 @@ class Output:
             out = open(written, "wb", buffering=0)  # noqa: SIM115 - closed below, removed on failure
         try:
             with out:
-                made = _write_segments(out, joined.segments)
+                made = _write_segments(out, segments)
         except BaseException:
             os.unlink(written)
             raise

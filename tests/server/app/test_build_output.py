@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from inotify_simple import INotify, flags
 
-from server.site.build_output import Joined, Output, Span, body_digest, segment
+from server.site.build_output import Joined, Output, Segment, Span, body_digest, segment
 from server.site.build_record import Stamped
 from tests.helpers.build_inspection import recorded
 
@@ -399,6 +399,22 @@ def test_a_joined_file_with_the_same_segments_under_a_new_key_is_not_rewritten(t
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
     assert second.written == []
     assert recorded(root)["all.ics"][0] == "k2"
+
+
+def test_a_joined_file_whose_segments_fail_keeps_its_old_bytes_and_leaves_no_temporary(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    segments_build(root, "k1", lambda _: Joined([segment([b"HEAD\n"]), segment([b"one\n"])]))
+
+    def failing() -> Iterator[Segment]:
+        yield segment([b"HEAD\n"])
+        raise ValueError("a chunk failed")
+
+    output = Output(root)
+    with pytest.raises(ValueError, match="a chunk failed"):
+        output.put("all.ics", "k2", lambda: Joined(failing()))
+
+    assert (root / "all.ics").read_bytes() == b"HEAD\none\n"
+    assert sorted(p.name for p in root.iterdir()) == ["all.ics"]
 
 
 def test_the_last_joined_file_is_no_source_once_changed_since(tmp_path: Path) -> None:
