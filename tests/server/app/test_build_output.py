@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from inotify_simple import INotify, flags
 
-from server.site.build_output import Joined, Output, Segment, Span, body_digest, segment
+from server.site.build_output import Joined, Output, Segment, Span, _copy_range, body_digest, segment
 from server.site.build_record import Stamped
 from tests.helpers.build_inspection import recorded
 
@@ -415,6 +415,22 @@ def test_a_joined_file_whose_segments_fail_keeps_its_old_bytes_and_leaves_no_tem
 
     assert (root / "all.ics").read_bytes() == b"HEAD\none\n"
     assert sorted(p.name for p in root.iterdir()) == ["all.ics"]
+
+
+def test_a_span_the_kernel_cannot_copy_is_copied_through_the_process(tmp_path: Path) -> None:
+    # copy_file_range(2) copies between regular files only: into a pipe it fails with EINVAL.
+    source = tmp_path / "last.ics"
+    source.write_bytes(b"HEAD\none\ntwo\nEND\n")
+    read, write = os.pipe()
+    with open(source, "rb") as found, open(read, "rb") as out:
+        try:
+            _copy_range(found.fileno(), write, 5, 13)
+        finally:
+            os.close(write)
+
+        copied = out.read()
+
+    assert copied == b"one\ntwo\n"
 
 
 def test_the_last_joined_file_is_no_source_once_changed_since(tmp_path: Path) -> None:
