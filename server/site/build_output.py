@@ -23,7 +23,8 @@ changes files' bytes lists no directory.
 Parts of files (a schedule page's day sections) can be kept as well, in `.OUTDIR.confcal-build.parts/`
 beside the record, by the key of their inputs: a page whose key changed is joined from the parts
 that did not change instead of rendered whole. A part read back is used only when its bytes have
-the check the record gave them; one copied into a `Joined` file unread, when it has the length.
+the check the record gave them; one copied into a `Joined` file unread, when it has the length
+and modification time the record gave it.
 The record names the parts each file was joined from, so a file skipped by
 its key keeps its parts for a later build that needs them (a build with no change uses no part
 but must not lose them); the other parts this build did not use are removed.
@@ -139,8 +140,8 @@ def listing(head: tuple[object, ...], members: list[str]) -> str:
 
 
 def _part_check(crc: int, length: int) -> str:
-    """What the record keeps of a part to know it intact: its CRC-32 and length (and after a
-    colon, for a part made by `Output.piece`, its SHA-256). A part is this
+    """What the record keeps of a part to know it intact: its CRC-32 and length (then, for a part
+    `Output.piece` gave, `:` its SHA-256 `:` its modification time in nanoseconds). A part is this
     build's own file, named by a digest of its inputs, so the check is against damage (a torn or
     cut write), not a forger; CRC-32 runs at twice SHA-256's speed, and a rebuild of a large
     conference reads hundreds of megabytes of parts."""
@@ -531,25 +532,25 @@ class Output:
 
     def piece(self, key: str, make: Callable[[], bytes]) -> Span | Segment:
         """`part`, as a segment of a `Joined` file: a part kept with its SHA-256, of the length
-        recorded, as a `Span` of its file, unread; else the part's bytes (`part`: read and
-        checked, or made) with their SHA-256, which is kept with it from then on. Parts are this
-        build's own files, written beside and renamed: one of the right length holds the bytes
-        it was written with, as the record's files are trusted (the module's docstring)."""
+        and modification time recorded, as a `Span` of its file, unread (as `source` takes a
+        file); else the part's bytes (`part`: read and checked, or made) with their SHA-256,
+        which is kept with it from then on."""
         known = self._parts.get(key) or self._last_parts.get(key)
-        check, _, sha = (known or "").partition(":")
-        if sha:
-            path = f"{self.parts}/{key}"
+        check, _, stamp = (known or "").partition(":")
+        sha, _, modified = stamp.partition(":")
+        path = f"{self.parts}/{key}"
+        if modified:
             try:
-                size = os.stat(path).st_size
+                stat = os.stat(path)
             except OSError:
-                size = -1
-            if size == int(check[8:], 16):
+                stat = None
+            if stat is not None and (stat.st_size, str(stat.st_mtime_ns)) == (int(check[8:], 16), modified):
                 if self._using is not None:
                     self._using.append(key)
-                self._parts[key] = check + ":" + sha
-                return Span(path, 0, size, sha)
+                self._parts[key] = f"{check}:{stamp}"
+                return Span(path, 0, stat.st_size, sha)
         made = segment([self.part(key, make)])
-        self._parts[key] = self._parts[key].partition(":")[0] + ":" + made.sha
+        self._parts[key] = f"{self._parts[key].partition(':')[0]}:{made.sha}:{os.stat(path).st_mtime_ns}"
         return made
 
     def kept(self, key: str) -> bytes | None:
@@ -593,11 +594,10 @@ class Output:
         if known is not None:
             self._parts.setdefault(key, known)
 
-    def renew(self, key: str, body: bytes | Iterable[bytes | memoryview], sha: str = "") -> None:
+    def renew(self, key: str, body: bytes | Iterable[bytes | memoryview]) -> None:
         """Keep `body` (bytes, or the pieces it is joined from) as the part `key` for the next
-        build, in place of any other, with its SHA-256 `sha` when given (`piece`). Pieces are
-        written and checked one by one: a large conference's events are tens of megabytes,
-        joined for nothing."""
+        build, in place of any other. Pieces are written and checked one by one: a large
+        conference's events are tens of megabytes, joined for nothing."""
         self.parts.mkdir(parents=True, exist_ok=True)
         temporary = self.parts / f".{key}.tmp"
         crc = length = 0
@@ -606,7 +606,7 @@ class Output:
                 crc = zlib.crc32(piece, crc)
                 length += out.write(piece)
         os.replace(temporary, self.parts / key)
-        self._parts[key] = _part_check(crc, length) + (f":{sha}" if sha else "")
+        self._parts[key] = _part_check(crc, length)
 
     def stamped(self, conference: str) -> Stamped | None:
         """What the last build recorded of `conference` (slug), if it wrote it."""

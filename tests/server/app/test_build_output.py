@@ -488,6 +488,22 @@ def test_a_piece_cut_short_on_disk_is_made_again(tmp_path: Path) -> None:
     assert (root / "schedule.xml").read_bytes() == b"<schedule><day>one</day></schedule>"
 
 
+def test_a_piece_altered_on_disk_to_the_same_length_is_made_again(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    pieced_build(root, "k1", [])
+    part = tmp_path / ".site.confcal-build.parts" / "day1"
+    written = part.stat()
+    part.write_bytes(b"<day>two</day>")
+    # Altered later than the build wrote it (not within the clock's step).
+    os.utime(part, ns=(written.st_atime_ns, written.st_mtime_ns + 1_000_000))
+    calls: list[bytes] = []
+
+    pieced_build(root, "k2", calls)
+
+    assert calls == [b"<day>one</day>"]
+    assert (root / "schedule.xml").read_bytes() == b"<schedule><day>one</day></schedule>"
+
+
 def test_a_file_joined_from_kept_pieces_is_the_same_bytes_under_a_new_key_and_not_rewritten(tmp_path: Path) -> None:
     root = tmp_path / "site"
     pieced_build(root, "k1", [])
