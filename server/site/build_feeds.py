@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Container, Iterable, Sequence
-from typing import cast
 
 from feeds.model import Session
 from feeds.query import feed_title
-from server.site.build_output import Joined, Output, Segment, Span, digest, listing, segment
+from server.site.build_output import Joined, Output, Span, digest, listing, segment
 from server.snapshot.large_feeds import Taken, join_chunks
 from server.snapshot.published import Feed, Published
 
@@ -61,31 +60,18 @@ class KeptFeeds:
         places = self._last(feed, places_key)
         bounds = chunks([s.id for s in members], self._cuts)
         names = [listing((), keys[start:end]) for start, end in bounds]
-        taken: list[tuple[Sequence[Session], Taken[Span]]] = []
-        for (start, end), name in zip(bounds, names, strict=True):
-            place = places.get(name)
-            taken.append((members[start:end], place))
+        taken: list[tuple[Sequence[Session], Taken[Span]]] = [
+            (members[start:end], places.get(name)) for (start, end), name in zip(bounds, names, strict=True)
+        ]
         title = feed_title(published.conference, feed.spec)
-        pieces, made = join_chunks(published.conference, published.base_url, published.cache, title, taken)
-        # Head, zone, each chunk's events (its Span, or its events' bytes) and END: but for the
-        # Spans given, bytes.
-        made_bytes = cast(list[bytes], pieces)
-        segments: list[Span | Segment] = [segment(made_bytes[:1]), segment(made_bytes[1:2])]
-        at = 2
-        for (start, end), (_, place) in zip(bounds, taken, strict=True):
-            if place is not None:
-                segments.append(place[0])
-                at += 1
-            else:
-                segments.append(segment(made_bytes[at : at + end - start]))
-                at += end - start
-        segments.append(segment(made_bytes[at:]))
+        laid = join_chunks(published.conference, published.base_url, published.cache, title, taken)
+        made = [found if isinstance(found, Span) else segment(found) for found in laid.chunks]
         lines = [
             f"{name} {at} {until} {int(zoned)} {found.sha}"
-            for name, (at, until, zoned), found in zip(names, made, segments[2:-1], strict=True)
+            for name, (at, until, zoned), found in zip(names, laid.places, made, strict=True)
         ]
         self._output.renew(places_key, "\n".join(lines).encode("ascii"))
-        return Joined(segments)
+        return Joined([segment([laid.head]), segment([laid.zone]), *made, segment([laid.end])])
 
     def _places_key(self, feed: Feed) -> str:
         return digest(self._base, "feed chunks", feed.path)

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from feeds.ical import EventCache, render_calendar
 from feeds.ical.event import render_event
@@ -119,8 +119,8 @@ def render_large(
         else:
             chunks.append((chunk, None))
             newest.append(max((s.modified for s in chunk if s.modified is not None), default=None))
-    pieces, places = join_chunks(conference, base_url, cache, title, chunks)
-    body = b"".join(pieces)
+    laid = join_chunks(conference, base_url, cache, title, chunks)
+    body, places = b"".join(laid.pieces()), laid.places
     spans = {
         id(chunk): Span(chunk, start, end, zoned, stamp)
         for chunk, (start, end, zoned), stamp in zip(members.chunks, places, newest, strict=True)
@@ -136,39 +136,58 @@ Piece = TypeVar("Piece", bound=Sized)
 Taken = tuple[Piece, bool] | None
 
 
+@dataclass(frozen=True)
+class Laid(Generic[Piece]):
+    """A feed's bytes as render_calendar writes them, by part: its head, the VTIMEZONE when an
+    event names the zone (else nothing), each chunk's events (as taken, or the cache's bytes of
+    each event), END; and where each chunk's events are in those bytes, with whether they name
+    the zone."""
+
+    head: bytes
+    zone: bytes
+    chunks: list[Piece | list[bytes]]
+    places: list[tuple[int, int, bool]]
+    end: bytes = _END
+
+    def pieces(self) -> list[bytes | Piece]:
+        """The bytes in order. The events are the cache's own bytes, not joined per chunk: the
+        body is the one copy."""
+        pieces: list[bytes | Piece] = [self.head, self.zone]
+        for chunk in self.chunks:
+            if isinstance(chunk, list):
+                pieces += chunk
+            else:
+                pieces.append(chunk)
+        pieces.append(self.end)
+        return pieces
+
+
 def join_chunks(
     conference: Conference,
     base_url: str | None,
     cache: EventCache,
     title: str,
     chunks: Iterable[tuple[Sequence[Session], Taken[Piece]]],
-) -> tuple[list[bytes | Piece], list[tuple[int, int, bool]]]:
-    """A feed's bytes as render_calendar writes them, in pieces (its head, the VTIMEZONE when an
-    event names the zone, its chunks' events, END), each chunk's events taken as given (one
-    piece) or else rendered (a piece an event); and where each chunk's events are in those
-    bytes, with whether they name the zone. The events are the cache's own bytes, not joined
-    per chunk: the body is the one copy."""
-    pieces: list[bytes | Piece] = []
-    made: list[tuple[int, bool]] = []
+) -> Laid[Piece]:
+    """The feed of `chunks`, each chunk's events taken as given or else rendered."""
+    made: list[Piece | list[bytes]] = []
+    sizes: list[tuple[int, bool]] = []
     for chunk, taken in chunks:
-        events: Sequence[bytes | Piece]
         if taken is not None:
-            events = (taken[0],)
-            zoned = taken[1]
+            made.append(taken[0])
+            sizes.append((len(taken[0]), taken[1]))
         else:
             rendered = _events_of(conference, base_url, cache, chunk)
-            zoned = any(_ZONED in event for event in rendered)
-            events = rendered
-        pieces += events
-        made.append((sum(map(len, events)), zoned))
+            made.append(rendered)
+            sizes.append((sum(map(len, rendered)), any(_ZONED in event for event in rendered)))
     head = _calendar_head(conference, base_url, cache, title)
-    zone = vtimezone_bytes(conference.timezone) if any(zoned for _, zoned in made) else b""
+    zone = vtimezone_bytes(conference.timezone) if any(zoned for _, zoned in sizes) else b""
     places = []
     at = len(head) + len(zone)
-    for size, zoned in made:
+    for size, zoned in sizes:
         places.append((at, at + size, zoned))
         at += size
-    return [head, zone, *pieces, _END], places
+    return Laid(head, zone, made, places)
 
 
 def _calendar_head(conference: Conference, base_url: str | None, cache: EventCache, title: str) -> bytes:
