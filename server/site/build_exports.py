@@ -18,9 +18,10 @@ each document, not its day's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 from functools import partial
+from itertools import chain
 from typing import TypeVar
 
 from feeds.exports import EXPORTERS
@@ -28,7 +29,7 @@ from feeds.exports.chunks import ChunkedExporter, DayChunk, Texts
 from feeds.exports.frab_layout import FrabDay, FrabEvent, id_hashes, layout
 from feeds.model import Session
 from server.links import Site
-from server.site.build_output import Joined, Output, Segment, Span, digest, listing, segment
+from server.site.build_output import Joined, Output, Segment, Span, digest, listing
 from server.site.build_texts import keep_map, kept_map, kept_texts
 from server.snapshot.api import sessions_pieces
 from server.snapshot.exports import EXPORT_ROUTES
@@ -67,13 +68,7 @@ def export_body(
         key = digest(_day_inputs(published, base, sessions, chunk.day), exporter.name)
         return _day_part(output, key, _texts_key(base, exporter.name, chunk.day.date), chunk.make_with, event)
 
-    return Joined(_segments(chunks.head, map(kept, chunks.days), chunks.tail))
-
-
-def _segments(head: bytes, days: Iterable[Span | Segment], tail: bytes) -> Iterator[Span | Segment]:
-    yield segment([head])
-    yield from days
-    yield segment([tail])
+    return Joined.of(chain([chunks.head], map(kept, chunks.days), [chunks.tail]))
 
 
 def _lay_out(published: Published, output: Output, base: str) -> None:
@@ -140,4 +135,4 @@ def sessions_api_body(
         texts = _texts_key(base, "api/sessions", published.conference.day_of(day[0].start))
         return _day_part(output, key, texts, make, entry)
 
-    return Joined(segment([p]) if isinstance(p, bytes) else p for p in sessions_pieces(published, site, kept))
+    return Joined.of(sessions_pieces(published, site, kept))

@@ -52,7 +52,7 @@ import os
 import zlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib.metadata import version
 from pathlib import Path
 from typing import BinaryIO
@@ -110,6 +110,11 @@ class Joined:
 
     segments: Iterable[Span | Segment]
 
+    @classmethod
+    def of(cls, pieces: Iterable[bytes | Span | Segment]) -> Joined:
+        """The file of `pieces`, each made piece's bytes a segment of their own, one at a time."""
+        return cls(segment([piece]) if isinstance(piece, bytes) else piece for piece in pieces)
+
 
 def _joined_digest(shas: Iterable[str]) -> str:
     return hashlib.sha256("".join(shas).encode("ascii")).hexdigest()[:32]
@@ -141,7 +146,7 @@ def listing(head: tuple[object, ...], members: list[str]) -> str:
 
 def _part_check(crc: int, length: int) -> str:
     """What the record keeps of a part to know it intact: its CRC-32 and length (then, for a part
-    `Output.piece` gave, `:` its SHA-256 `:` its modification time in nanoseconds). A part is this
+    `Output.piece` gave, `:` its SHA-256 `:` its size and modification time, `_stamp`). A part is this
     build's own file, named by a digest of its inputs, so the check is against damage (a torn or
     cut write), not a forger; CRC-32 runs at twice SHA-256's speed, and a rebuild of a large
     conference reads hundreds of megabytes of parts."""
@@ -304,34 +309,9 @@ class Output:
 
     def _write_pieces(self, relative: str, last: Made | None, pieces: Iterable[bytes | memoryview]) -> str:
         """Write `pieces` as `relative` as `put` writes bytes, without ever joining them (the
-        documents listing every session are tens of megabytes each at 50,000 sessions): into a
-        temporary file beside the target, digested as written, renamed over the target only
-        when the digest is not the last build's (else the file keeps its mtime). Into an empty
-        directory, in place. Returns the digest."""
-        target = f"{self._root}/{relative}"
-        self._parent(relative)
-        out = _open_new(target) if self._fresh else None
-        written = target if out is not None else _temporary(target)
-        if out is None:
-            out = open(written, "wb")  # noqa: SIM115 - closed below, removed on failure
-        sha = hashlib.sha256()
-        try:
-            with out:
-                for piece in pieces:
-                    sha.update(piece)
-                    out.write(piece)
-        except BaseException:
-            os.unlink(written)
-            raise
-        made = sha.hexdigest()[:32]
-        if written == target:
-            self._changed.append(relative)
-        elif (last is not None and last[1] == made) or (last is None and self._compare and _same_file(target, written)):
-            os.unlink(written)  # the same bytes as the file there: it stays as it is
-        else:
-            os.replace(written, target)
-            self._changed.append(relative)
-        return made
+        documents listing every session are tens of megabytes each at 50,000 sessions),
+        digested as written (`_write_beside`). Returns the digest."""
+        return self._write_beside(relative, last, partial(_write_digested, pieces), buffered=True)[0]
 
     def _write_joined(self, relative: str, last: Made | None, joined: Joined) -> str:
         """Write `joined` as `relative` as `_write_pieces` writes pieces, each `Span` copied from
@@ -342,29 +322,40 @@ class Output:
             # Segments given at once: their digest is known before anything is written.
             if last[1].partition(":")[0] == _joined_digest(s.sha for s in segments):
                 return last[1]  # the same segments as the file there: it stays as it is
+        made, wrote = self._write_beside(relative, last, partial(_write_segments, segments), buffered=False)
+        if not wrote:
+            return made if last is None else last[1]
+        return f"{made}:{_stamp(f'{self._root}/{relative}')}"
+
+    def _write_beside(
+        self, relative: str, last: Made | None, write: Callable[[BinaryIO], str], *, buffered: bool
+    ) -> tuple[str, bool]:
+        """Write `relative` with `write`, which returns the digest of what it wrote: into a
+        temporary file beside the target, renamed over it unless the digest is the last build's
+        or, without a record, the bytes are those there already (the file then keeps its
+        mtime); into an empty directory, in place. The digest, and whether the file was written."""
         target = f"{self._root}/{relative}"
         self._parent(relative)
-        out = _open_new(target, buffered=False) if self._fresh else None
+        out = _open_new(target, buffered) if self._fresh else None
         written = target if out is not None else _temporary(target)
         if out is None:
-            out = open(written, "wb", buffering=0)  # noqa: SIM115 - closed below, removed on failure
+            out = open(written, "wb", buffering=-1 if buffered else 0)  # noqa: SIM115 - closed below, removed on failure
         try:
             with out:
-                made = _write_segments(out, segments)
+                made = write(out)
         except BaseException:
             os.unlink(written)
             raise
         if written != target:
-            if last is not None and last[1].partition(":")[0] == made:
-                os.unlink(written)  # the same segments as the file there: it stays as it is
-                return last[1]
-            if last is None and self._compare and _same_file(target, written):
-                os.unlink(written)  # the same bytes as the file there, which no record named
-                return made
+            same = (
+                last[1].partition(":")[0] == made if last is not None else self._compare and _same_file(target, written)
+            )
+            if same:
+                os.unlink(written)  # the same bytes as the file there: it stays as it is
+                return made, False
             os.replace(written, target)
         self._changed.append(relative)
-        stat = os.stat(target)
-        return f"{made}:{stat.st_size}:{stat.st_mtime_ns}"
+        return made, True
 
     def source(self, relative: str) -> str | None:
         """The path of `relative` when the last build wrote it `Joined` and it still has the size
@@ -373,14 +364,8 @@ class Output:
         time (nanoseconds, or the file system's own step), or another size."""
         last = self._entry(relative)
         stamp = None if last is None else last[1].partition(":")[2]
-        if not stamp:
-            return None
         path = f"{self._root}/{relative}"
-        try:
-            stat = os.stat(path)
-        except OSError:
-            return None
-        return path if stamp == f"{stat.st_size}:{stat.st_mtime_ns}" else None
+        return path if stamp and stamp == _stamp(path) else None
 
     def keep(self, relative: str, root: str | None = None) -> bool:
         """Take `relative` as the last build made it, without making, keying or reading it (the
@@ -531,26 +516,21 @@ class Output:
         return body
 
     def piece(self, key: str, make: Callable[[], bytes]) -> Span | Segment:
-        """`part`, as a segment of a `Joined` file: a part kept with its SHA-256, of the length
+        """`part`, as a segment of a `Joined` file: a part kept with its SHA-256, with the size
         and modification time recorded, as a `Span` of its file, unread (as `source` takes a
         file); else the part's bytes (`part`: read and checked, or made) with their SHA-256,
         which is kept with it from then on."""
         known = self._parts.get(key) or self._last_parts.get(key)
-        check, _, stamp = (known or "").partition(":")
-        sha, _, modified = stamp.partition(":")
+        check, _, kept = (known or "").partition(":")
+        sha, _, stamp = kept.partition(":")
         path = f"{self.parts}/{key}"
-        if modified:
-            try:
-                stat = os.stat(path)
-            except OSError:
-                stat = None
-            if stat is not None and (stat.st_size, str(stat.st_mtime_ns)) == (int(check[8:], 16), modified):
-                if self._using is not None:
-                    self._using.append(key)
-                self._parts[key] = f"{check}:{stamp}"
-                return Span(path, 0, stat.st_size, sha)
+        if stamp and stamp == _stamp(path):
+            if self._using is not None:
+                self._using.append(key)
+            self._parts[key] = f"{check}:{kept}"
+            return Span(path, 0, int(stamp.partition(":")[0]), sha)
         made = segment([self.part(key, make)])
-        self._parts[key] = f"{self._parts[key].partition(':')[0]}:{made.sha}:{os.stat(path).st_mtime_ns}"
+        self._parts[key] = f"{self._parts[key].partition(':')[0]}:{made.sha}:{_stamp(path)}"
         return made
 
     def kept(self, key: str) -> bytes | None:
@@ -851,7 +831,26 @@ def _open_new(target: str, buffered: bool = True) -> BinaryIO | None:
         return None
 
 
-def _write_segments(out: BinaryIO, segments: Iterable[Span | Segment]) -> str:
+def _stamp(path: str) -> str | None:
+    """A file's size and modification time in nanoseconds, as recorded with a file or part
+    that is copied from unread; None when there is no file."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _write_digested(pieces: Iterable[bytes | memoryview], out: BinaryIO) -> str:
+    """Each piece into `out` in turn; the SHA-256 of them all."""
+    sha = hashlib.sha256()
+    for piece in pieces:
+        sha.update(piece)
+        out.write(piece)
+    return sha.hexdigest()[:32]
+
+
+def _write_segments(segments: Iterable[Span | Segment], out: BinaryIO) -> str:
     """Each segment's bytes into `out` (unbuffered) in turn, a `Span`'s by copy_file_range(2)
     from its file, in the kernel (or as shared extents where the file system clones them);
     returns the file's digest (`Joined`)."""

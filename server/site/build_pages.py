@@ -39,7 +39,6 @@ from server.pages.index_pages import (
 from server.pages.page import (
     PageFrame,
     day_page_slugs,
-    page_chunks,
     page_frame,
     page_segments,
     search_representation,
@@ -296,13 +295,10 @@ def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[
     yield urls.HOST, digest(parts.base, "host"), partial(_static_host, published)
 
 
-def _page_body(published: Published, site: Site, frame: PageFrame, parts: PageParts) -> Body:
-    """The page, written a section at a time; those of a view that hides nothing (every page
-    of a build) joined with each section after the first copied from its part."""
-    if frame.hidden:
-        return page_chunks(published, site, frame, parts)
-    pieces = page_segments(published, site, frame, parts, parts.section_piece)
-    return Joined(segment([piece]) if isinstance(piece, bytes) else piece for piece in pieces)
+def _page_body(published: Published, site: Site, frame: PageFrame, parts: PageParts) -> Joined:
+    """The page (a build's views search nothing, so hide nothing), written a section at a time,
+    each section after the first copied from its part."""
+    return Joined.of(page_segments(published, site, frame, parts, parts.section_piece))
 
 
 def _body_of(make: Callable[[], Representation]) -> bytes:
