@@ -18,7 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # (layer, rank, the modules it holds: a package or a module, by dotted prefix)
 LAYERS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("feeds", 0, ("feeds",)),
-    ("server core", 1, ("server.errors", "server.logs", "server.config", "server.crypto", "server.metrics")),
+    (
+        "server core",
+        1,
+        ("server.errors", "server.logs", "server.config", "server.crypto", "server.metrics", "server.collector"),
+    ),
     ("server.store", 2, ("server.store",)),
     ("server.links", 3, ("server.links",)),
     ("server.mail", 4, ("server.mail",)),

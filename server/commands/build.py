@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from server.collector import bulk_allocation
 from server.commands import add_base_url_option, add_db_option, add_default_option
-from server.commands.collector import bulk_allocation
 from server.commands.progress import add_quiet_option, progress
 from server.errors import StoreError
 
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     # A build allocates millions of objects without cycles; the collector's passes over them
-    # find nothing (server/commands/collector.py).
+    # find nothing (server/collector.py).
     with bulk_allocation(), Store.open(args.db) as store:
         seed_demo(store)
         summaries = store.conferences()

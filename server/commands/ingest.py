@@ -29,8 +29,8 @@ from typing import Any
 
 from feeds.pipeline import Loaded, load_schedule, refusal
 from feeds.sources.table import parse_mapping
+from server.collector import bulk_allocation
 from server.commands import add_db_option
-from server.commands.collector import bulk_allocation
 from server.commands.progress import add_quiet_option, progress
 from server.commands.terminal import safe_lines
 from server.errors import IngestRefused

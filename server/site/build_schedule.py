@@ -29,6 +29,7 @@ from typing import Protocol
 
 from feeds.catalogue import FeedSpec
 from feeds.model import Schedule, Session
+from server.collector import lasting
 from server.site.build_output import Output, code_key, digest
 from server.snapshot.patch import MOST, Catalogue, Key, changed_sessions, members_of, patched
 from server.snapshot.persistent import Overlay
@@ -129,7 +130,9 @@ def _state(body: bytes | None) -> _State | None:
     if body is None:
         return None
     try:
-        state = pickle.loads(body)  # noqa: S301 - the build's own part, checked by its digest
+        # Hundreds of thousands of objects holding no cycle, kept for the whole build.
+        with lasting():
+            state = pickle.loads(body)  # noqa: S301 - the build's own part, checked by its digest
     except (pickle.UnpicklingError, AttributeError, ImportError, EOFError, TypeError, ValueError):
         return None
     return state if isinstance(state, tuple) and len(state) == 5 else None
