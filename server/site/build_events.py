@@ -4,11 +4,13 @@ re-renders that session's event, not the thousands of events of every feed it is
 A conference's events are one part of the build record (build_output.py), keyed on `base` (the
 rendering code, the conference and the base URLs, which an event's bytes depend on besides its
 session): the bytes of each session's event by the digest of the session. The snapshot's event
-cache asks it for a session it does not hold (`EventCache.fallback`) before rendering; it is read
-on the first such question only, so a build that renders no feed does not read it. After the
-conference's feeds and downloads are given to the build, when an event was rendered, it is
-written again with the events of the snapshot's sessions, and the cache lets go of them: the
-downloads still to make (a worker's, or this process's at the end) read theirs from the part.
+cache asks it for a session it does not hold (`EventCache.fallback`) before rendering; its index
+is read on the first such question only, so a build that renders no feed does not read it, and
+an event only when asked for. After the conference's feeds and downloads are given to the
+build, when an event was rendered, it is written again with the events of the snapshot's
+sessions, the kept ones copied from the last part unread (`Output.renew_unread`), and the cache
+lets go of them: the downloads still to make (a worker's, or this process's at the end) read
+theirs from the part.
 
 The VTIMEZONE the feeds hold is kept too (`KeptZone`), keyed on the zone's tzdata file: made
 from tzdata by walking seventy years of the zone, it was most of rendering one changed feed.
@@ -22,11 +24,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from itertools import accumulate, pairwise
 from pathlib import Path
-from typing import BinaryIO
 
 from feeds.ical import timezone
 from feeds.model import Conference, Session
-from server.site.build_output import Output, body_digest, digest
+from server.site.build_output import Output, Span, body_digest, digest
 from server.snapshot.published import Published
 
 _DIGEST = 32  # hex characters of a session's digest (build_output.digest)
@@ -72,7 +73,7 @@ class KeptEvents:
                         fresh[key] = data
             del held
             places: dict[str, tuple[int, int]] = {}
-            self._output.renew(self._key, merged(known, wanted, fresh, places))
+            self._output.renew_unread(self._key, merged(known, wanted, fresh, places))
             del fresh
             cache.spill(Saved(self._output.parts / self._key, places, self._published, self._sessions))
         finally:
@@ -89,18 +90,18 @@ class KeptEvents:
     def _last(self) -> Events:
         """The last build's events by session digest, read on first use."""
         if self._known is None:
-            self._known = Events(self._output.kept_file(self._key))
+            self._known = Events(self._output.kept_unread(self._key))
         return self._known
 
 
 def merged(
     known: Events, wanted: set[str], fresh: dict[str, bytes], places: dict[str, tuple[int, int]], most: int = _RUN
-) -> Iterator[bytes]:
+) -> Iterator[bytes | Span]:
     """The pieces of the part holding the events of `wanted` (digests), in digest order (`Events`
-    says how a part is laid out): those `known` holds read from its file in runs of consecutive
-    events (of `most` bytes at most, but for a longer event), those of `fresh` (none of which
-    `known` holds) each put in its place. Where each event's bytes are in the part goes to
-    `places`, by digest.
+    says how a part is laid out): those `known` holds as spans of its file, in runs of
+    consecutive events (of `most` bytes at most, but for a longer event), copied unread; those
+    of `fresh` (none of which `known` holds) each put in its place. Where each event's bytes are
+    in the part goes to `places`, by digest.
 
     A rebuild puts in and takes out a few events among tens of thousands, so the runs are cut
     where those few are (found by bisection: the part is in digest order) and the index and
@@ -190,26 +191,33 @@ class Saved:
 
 
 class Events:
-    """The last build's events, found in its part by session digest and read from the part's
-    file when asked for: a large conference's part is tens of megabytes, held only while it is
-    indexed."""
+    """The last build's events in their part (`path`), found by session digest and read from the
+    file when asked for: only the index at its end is read here, since a large conference's
+    part is tens of megabytes, of which a rebuild reads an event or two and copies the rest."""
 
-    def __init__(self, kept: tuple[BinaryIO, bytes] | None) -> None:
-        self._file: BinaryIO | None = None
-        body = b""
-        if kept is not None:
-            self._file, body = kept
+    def __init__(self, path: str | None) -> None:
+        self._path = path or ""
+        self._file: int | None = None
         self._at: dict[str, tuple[int, int]] = {}
         self._index: tuple[list[str], list[int], list[int]] = ([], [], [])
+        if path is None:
+            return
+        try:
+            self._file = os.open(path, os.O_RDONLY)
+        except OSError:
+            return
         # The events' bytes one after another, then the index: every digest, then every length
         # in ten digits, then their number in ten digits. Read with slices and C-level passes,
         # not an entry at a time: a large conference's part holds 50,000 events.
-        count = int(body[-_LENGTH:]) if len(body) >= _LENGTH and body[-_LENGTH:].isdigit() else 0
-        index = len(body) - _LENGTH - count * (_DIGEST + _LENGTH)
+        size = os.fstat(self._file).st_size
+        last = os.pread(self._file, _LENGTH, size - _LENGTH) if size >= _LENGTH else b""
+        count = int(last) if len(last) == _LENGTH and last.isdigit() else 0
+        index = size - _LENGTH - count * (_DIGEST + _LENGTH)
         if count == 0 or index < 0:
             return
-        digests = body[index : index + count * _DIGEST].decode("ascii", "replace")
-        lengths_at = index + count * _DIGEST
+        body = os.pread(self._file, count * (_DIGEST + _LENGTH), index)
+        digests = body[: count * _DIGEST].decode("ascii", "replace")
+        lengths_at = count * _DIGEST
         try:
             lengths = [int(body[i : i + _LENGTH]) for i in range(lengths_at, lengths_at + count * _LENGTH, _LENGTH)]
         except ValueError:
@@ -231,11 +239,9 @@ class Events:
         """Every event's digest, in the part's (digest) order, and where each starts and ends."""
         return self._index
 
-    def span(self, first: int, last: int) -> bytes:
-        """The part's bytes `first` to `last`."""
-        if self._file is None:
-            raise ValueError("the events' part is closed")
-        return os.pread(self._file.fileno(), last - first, first)
+    def span(self, first: int, last: int) -> Span:
+        """The part's bytes `first` to `last`, to be copied unread."""
+        return Span(self._path, first, last, "")
 
     def get(self, key: str) -> bytes | None:
         return self.read(key) if key in self._at else None
@@ -244,9 +250,9 @@ class Events:
         start, end = self._at[key]
         if self._file is None:
             raise ValueError("the events' part is closed")
-        return os.pread(self._file.fileno(), end - start, start)
+        return os.pread(self._file, end - start, start)
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            os.close(self._file)
             self._file = None

@@ -72,7 +72,8 @@ _COPY: Callable[[int, int, int, int], int] | None = getattr(os, "copy_file_range
 @dataclass(frozen=True)
 class Span:
     """Bytes `start` to `end` of a file a build wrote before (the last build's file of the same
-    path, `Output.source`, or a kept part, `Output.piece`), whose SHA-256 is `sha`: copied into
+    path, `Output.source`, or a kept part, `Output.piece`, `Output.kept_unread`), whose SHA-256 is
+    `sha` (empty where no file's digest is made from it: a part copied into a part): copied into
     the file being written by the kernel, never read here."""
 
     path: str
@@ -146,9 +147,10 @@ def listing(head: tuple[object, ...], members: list[str]) -> str:
 
 def _part_check(crc: int, length: int) -> str:
     """What the record keeps of a part to know it intact: its CRC-32 and length (then, for a part
-    `Output.piece` gave, `:` its SHA-256 `:` its size and modification time, `_stamp`). A part is this
-    build's own file, named by a digest of its inputs, so the check is against damage (a torn or
-    cut write), not a forger; CRC-32 runs at twice SHA-256's speed, and a rebuild of a large
+    `Output.piece` gave, `:` its SHA-256 `:` its size and modification time, `_stamp`; a part
+    `Output.renew_unread` wrote has only the last, after `::`). A part is this build's own
+    file, named by a digest of its inputs, so the check is against damage (a torn or cut
+    write), not a forger; CRC-32 runs at twice SHA-256's speed, and a rebuild of a large
     conference reads hundreds of megabytes of parts."""
     return f"{crc:08x}{length:x}"
 
@@ -521,13 +523,12 @@ class Output:
         file); else the part's bytes (`part`: read and checked, or made) with their SHA-256,
         which is kept with it from then on."""
         known = self._parts.get(key) or self._last_parts.get(key)
-        check, _, kept = (known or "").partition(":")
-        sha, _, stamp = kept.partition(":")
+        check, sha, stamp = _recorded(known or "")
         path = f"{self.parts}/{key}"
-        if stamp and stamp == _stamp(path):
+        if sha and stamp and stamp == _stamp(path):
             if self._using is not None:
                 self._using.append(key)
-            self._parts[key] = f"{check}:{kept}"
+            self._parts[key] = f"{check}:{sha}:{stamp}"
             return Span(path, 0, int(stamp.partition(":")[0]), sha)
         made = segment([self.part(key, make)])
         self._parts[key] = f"{self._parts[key].partition(':')[0]}:{made.sha}:{_stamp(path)}"
@@ -535,29 +536,28 @@ class Output:
 
     def kept(self, key: str) -> bytes | None:
         """The last build's part `key` when it is intact (kept for the next build too), else None."""
-        found = self.kept_file(key)
-        if found is None:
-            return None
-        file, body = found
-        file.close()
-        return body
-
-    def kept_file(self, key: str) -> tuple[BinaryIO, bytes] | None:
-        """`kept(key)`, with the part's file open to read from again (its bytes may then be let
-        go: the file stays readable when this build replaces the part)."""
         known = self._last_parts.get(key)
         if known is None:
             return None
-        try:
-            found = open(self.parts / key, "rb")  # noqa: SIM115 - the caller closes it
-        except OSError:
-            return None
-        body = found.read()
-        if _part_check(zlib.crc32(body), len(body)) != known.partition(":")[0]:
-            found.close()
+        body = _read(self.parts / key)
+        if body is None or _part_check(zlib.crc32(body), len(body)) != known.partition(":")[0]:
             return None
         self._parts[key] = known
-        return found, body
+        return body
+
+    def kept_unread(self, key: str) -> str | None:
+        """The path of the last build's part `key` when it has the size and modification time
+        recorded with it (`renew_unread`): taken unread, as a `Span` is, and kept for the next
+        build; else None."""
+        known = self._last_parts.get(key)
+        if known is None:
+            return None
+        stamp = _recorded(known)[2]
+        path = f"{self.parts}/{key}"
+        if not stamp or stamp != _stamp(path):
+            return None
+        self._parts[key] = known
+        return path
 
     def last_bytes(self, relative: str) -> bytes | None:
         """The bytes of `relative` as the last build recorded them, read from the file, when it
@@ -587,6 +587,23 @@ class Output:
                 length += out.write(piece)
         os.replace(temporary, self.parts / key)
         self._parts[key] = _part_check(crc, length)
+
+    def renew_unread(self, key: str, pieces: Iterable[bytes | Span]) -> None:
+        """`renew`, for a part the next build takes unread (`kept_unread`), so it may be joined
+        from `Span`s of files a build wrote (copied by the kernel, never read here): it is known
+        by its size and modification time, as a file copied from is, not by a CRC-32 of bytes
+        never read (so `kept` never takes it)."""
+        self.parts.mkdir(parents=True, exist_ok=True)
+        temporary = self.parts / f".{key}.tmp"
+        try:
+            with open(temporary, "wb", buffering=0) as out:
+                _copy_in(pieces, out)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+        path = f"{self.parts}/{key}"
+        os.replace(temporary, path)
+        self._parts[key] = f"::{_stamp(path) or ''}"
 
     def stamped(self, conference: str) -> Stamped | None:
         """What the last build recorded of `conference` (slug), if it wrote it."""
@@ -831,6 +848,14 @@ def _open_new(target: str, buffered: bool = True) -> BinaryIO | None:
         return None
 
 
+def _recorded(known: str) -> tuple[str, str, str]:
+    """A part's record as (its CRC-32 and length, its SHA-256, its size and modification time),
+    each empty when not recorded (`_part_check`)."""
+    check, _, kept = known.partition(":")
+    sha, _, stamp = kept.partition(":")
+    return check, sha, stamp
+
+
 def _stamp(path: str) -> str | None:
     """A file's size and modification time in nanoseconds, as recorded with a file or part
     that is copied from unread; None when there is no file."""
@@ -851,26 +876,42 @@ def _write_digested(pieces: Iterable[bytes | memoryview], out: BinaryIO) -> str:
 
 
 def _write_segments(segments: Iterable[Span | Segment], out: BinaryIO) -> str:
-    """Each segment's bytes into `out` (unbuffered) in turn, a `Span`'s by copy_file_range(2)
-    from its file, in the kernel (or as shared extents where the file system clones them);
-    returns the file's digest (`Joined`)."""
-    sources: dict[str, int] = {}
+    """Each segment's bytes into `out` (unbuffered) in turn (`_copy_in`); returns the file's
+    digest (`Joined`)."""
     shas: list[str] = []
-    try:
+
+    def each() -> Iterator[bytes | memoryview | Span]:
         for found in segments:
             shas.append(found.sha)
-            if isinstance(found, Segment):
-                # One write a segment: a chunk of a feed is hundreds of events.
-                out.write(found.pieces[0] if len(found.pieces) == 1 else b"".join(found.pieces))
+            # One write a segment: a chunk of a feed is hundreds of events.
+            yield (
+                found
+                if isinstance(found, Span)
+                else found.pieces[0]
+                if len(found.pieces) == 1
+                else b"".join(found.pieces)
+            )
+
+    _copy_in(each(), out)
+    return _joined_digest(shas)
+
+
+def _copy_in(pieces: Iterable[bytes | memoryview | Span], out: BinaryIO) -> None:
+    """Each piece into `out` (unbuffered) in turn, a `Span`'s bytes by copy_file_range(2) from
+    its file, in the kernel (or as shared extents where the file system clones them)."""
+    sources: dict[str, int] = {}
+    try:
+        for piece in pieces:
+            if not isinstance(piece, Span):
+                out.write(piece)
                 continue
-            source = sources.get(found.path)
+            source = sources.get(piece.path)
             if source is None:
-                source = sources[found.path] = os.open(found.path, os.O_RDONLY)
-            _copy_range(source, out.fileno(), found.start, found.end)
+                source = sources[piece.path] = os.open(piece.path, os.O_RDONLY)
+            _copy_range(source, out.fileno(), piece.start, piece.end)
     finally:
         for source in sources.values():
             os.close(source)
-    return _joined_digest(shas)
 
 
 def _copy_range(source: int, out: int, start: int, end: int) -> None:

@@ -3,8 +3,10 @@ events, and its feeds are byte for byte what a fresh rendering writes."""
 
 from __future__ import annotations
 
+import os
 import string
 import tempfile
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,7 +16,7 @@ from hypothesis import strategies as st
 from feeds.model import Schedule
 from server.links import Site
 from server.site.build_events import Events, merged
-from server.site.build_output import Output
+from server.site.build_output import Output, Span
 from server.site.site_build import site_parts
 from server.snapshot.published import Published
 from server.web.demo import demo_schedule
@@ -64,7 +66,10 @@ def test_a_damaged_events_part_is_not_used(tmp_path: Path) -> None:
     later = shifted(schedule, {schedule.sessions[3].id}, timedelta(hours=1))
     build(tmp_path / "site", schedule)
     for part in (tmp_path / ".site.confcal-build.parts").iterdir():
+        written = part.stat()
         part.write_bytes(part.read_bytes().replace(b"SUMMARY", b"SUMMARX"))
+        # Altered later than the build wrote it (not within the clock's step).
+        os.utime(part, ns=(written.st_atime_ns, written.st_mtime_ns + 1_000_000))
 
     rebuilt = build(tmp_path / "site", later)
 
@@ -111,16 +116,24 @@ def part_of(events: dict[str, bytes]) -> bytes:
     )
 
 
+def joined(pieces: Iterable[bytes | Span]) -> bytes:
+    """The bytes of a part's pieces, each span's read from its file."""
+    return b"".join(
+        piece if isinstance(piece, bytes) else Path(piece.path).read_bytes()[piece.start : piece.end]
+        for piece in pieces
+    )
+
+
 def test_a_saved_part_is_the_last_with_the_new_events_put_in_and_those_gone_taken_out(tmp_path: Path) -> None:
     digests = {name: name * 32 for name in "abcdef"}
     last = {digests[n]: f"BEGIN:VEVENT {n}\r\n".encode() for n in "acde"}
     (tmp_path / "part").write_bytes(part_of(last))
-    known = Events((open(tmp_path / "part", "rb"), (tmp_path / "part").read_bytes()))  # noqa: SIM115 - closed below
+    known = Events(str(tmp_path / "part"))
     fresh = {digests[n]: f"BEGIN:VEVENT {n} new\r\n".encode() for n in "bf"}
     wanted = {digests[n] for n in "abdef"}
     places: dict[str, tuple[int, int]] = {}
 
-    body = b"".join(merged(known, wanted, fresh, places))
+    body = joined(merged(known, wanted, fresh, places))
     known.close()
 
     expected = {d: e for d, e in (last | fresh).items() if d in wanted}
@@ -132,7 +145,7 @@ def test_a_part_whose_index_does_not_add_up_gives_no_event(tmp_path: Path) -> No
     part = part_of({"a" * 32: b"BEGIN:VEVENT a\r\n", "b" * 32: b"BEGIN:VEVENT b\r\n"})
     (tmp_path / "part").write_bytes(part[1:])  # one byte of the events gone: every place is off
 
-    known = Events((open(tmp_path / "part", "rb"), (tmp_path / "part").read_bytes()))  # noqa: SIM115 - closed below
+    known = Events(str(tmp_path / "part"))
     found = ["a" * 32 in known, "b" * 32 in known]
     known.close()
 
@@ -155,11 +168,11 @@ def test_a_saved_part_holds_exactly_the_wanted_events_whatever_is_put_in_and_tak
     with tempfile.TemporaryDirectory() as folder:
         part = Path(folder) / "part"
         part.write_bytes(part_of(known_events))
-        with open(part, "rb") as file:
-            known = Events((file, part.read_bytes()))
-            places: dict[str, tuple[int, int]] = {}
+        known = Events(str(part))
+        places: dict[str, tuple[int, int]] = {}
 
-            body = b"".join(merged(known, wanted, fresh, places, most))
+        body = joined(merged(known, wanted, fresh, places, most))
+        known.close()
 
     expected = {d: e for d, e in (known_events | fresh).items() if d in wanted}
     assert body == part_of(expected)

@@ -499,6 +499,49 @@ def test_a_piece_damaged_on_disk_is_made_again(tmp_path: Path, damage: Callable[
     assert (root / "schedule.xml").read_bytes() == b"<schedule><day>one</day></schedule>"
 
 
+def unread_build(root: Path, pieces: Callable[[str | None], list[bytes | Span]]) -> str | None:
+    """One build renewing the part `events` unread from `pieces(the last build's part, if taken)`;
+    the part it took."""
+    output = Output(root)
+    last = output.kept_unread("events")
+    output.renew_unread("events", pieces(last))
+    output.finish(())
+    return last
+
+
+def test_a_part_renewed_unread_is_taken_by_its_path_and_copied_from(tmp_path: Path) -> None:
+    root, part = tmp_path / "site", tmp_path / ".site.confcal-build.parts" / "events"
+    unread_build(root, lambda last: [b"<day>one</day>", b"<day>two</day>"])
+
+    taken = unread_build(root, lambda last: [Span(last or "", 0, 14, ""), b"<day>three</day>"])
+
+    assert taken == str(part)
+    assert part.read_bytes() == b"<day>one</day><day>three</day>"
+    assert Output(root).kept_unread("events") == str(part)
+
+
+def test_a_part_renewed_unread_is_never_taken_as_checked_bytes(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    unread_build(root, lambda last: [b"<day>one</day>"])
+
+    found = Output(root).kept("events")
+
+    assert found is None
+
+
+@pytest.mark.parametrize("damage", [cut_short, altered_to_the_same_length])
+def test_a_part_renewed_unread_is_not_taken_once_damaged_on_disk(
+    tmp_path: Path, damage: Callable[[Path], None]
+) -> None:
+    root = tmp_path / "site"
+    unread_build(root, lambda last: [b"<day>one</day>"])
+    damage(tmp_path / ".site.confcal-build.parts" / "events")
+
+    found = Output(root).kept_unread("events")
+
+    assert found is None
+
+
 def test_a_file_joined_from_kept_pieces_is_the_same_bytes_under_a_new_key_and_not_rewritten(tmp_path: Path) -> None:
     root = tmp_path / "site"
     pieced_build(root, "k1", [])
