@@ -37,7 +37,7 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 # The newest revision under migrations/versions/, which tests/server/store/test_schema.py checks is
 # Alembic's one head: `ensure` recognizes an up-to-date store by one query, without loading Alembic
 # (a slow import every command would pay). Alembic loads when there is anything to do.
-HEAD = "0011_session_version_index"
+HEAD = "0012_session_status_index"
 # Any fixed 64-bit number, the same in every confcal process: "confcal schema upgrade".
 ADVISORY_LOCK = 0x636F6E6663616C31
 

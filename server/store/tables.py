@@ -145,6 +145,9 @@ sessions = Table(
     # A server holding a conference reads only the rows written after the version it holds
     # (Store.read_since): without this index that query reads every row of every conference.
     Index("ix_schedule_session_conference_version", "conference", "version"),
+    # Each conference's confirmed sessions are counted by every build and as a server starts
+    # (Store.conferences): with this index, from it alone, not from every row.
+    Index("ix_schedule_session_conference_status", "conference", "status"),
 )
 
 # Personal pick sets (server.store.picks). No accounts: the token is the only key and secret.

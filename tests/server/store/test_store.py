@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import date
+from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import event
@@ -260,6 +262,28 @@ def test_conferences_lists_each_in_ingest_order_with_its_live_sessions(store: St
         (CONFERENCE.slug, 5, 2, 2),
     ]
     assert summaries[1].conference == CONFERENCE
+
+
+def test_conferences_count_the_sessions_from_an_index_not_from_the_rows(tmp_path: Path) -> None:
+    store = Store.open(str(tmp_path / "store.sqlite"))
+    store.ingest(schedule(*six_talks()), now=FIRST)
+    asked: list[tuple[str, Any]] = []
+
+    def note(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, many: bool) -> None:
+        asked.append((statement, parameters))
+
+    event.listen(store.engine, "before_cursor_execute", note)
+    store.conferences()
+    event.remove(store.engine, "before_cursor_execute", note)
+    with store.engine.connect() as conn:
+        plans = [
+            [row[3] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)]
+            for statement, parameters in asked
+            if "schedule_session" in statement
+        ]
+    store.close()
+
+    assert plans == [["SCAN schedule_session USING COVERING INDEX ix_schedule_session_conference_status"]]
 
 
 def test_an_empty_store_lists_no_conferences(store: Store) -> None:
