@@ -883,14 +883,11 @@ def _write_segments(segments: Iterable[Span | Segment], out: BinaryIO) -> str:
     def each() -> Iterator[bytes | memoryview | Span]:
         for found in segments:
             shas.append(found.sha)
-            # One write a segment: a chunk of a feed is hundreds of events.
-            yield (
-                found
-                if isinstance(found, Span)
-                else found.pieces[0]
-                if len(found.pieces) == 1
-                else b"".join(found.pieces)
-            )
+            if isinstance(found, Span):
+                yield found
+            else:
+                # One write a segment: a chunk of a feed is hundreds of events.
+                yield found.pieces[0] if len(found.pieces) == 1 else b"".join(found.pieces)
 
     _copy_in(each(), out)
     return _joined_digest(shas)
