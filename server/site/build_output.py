@@ -117,13 +117,21 @@ class Joined:
         return cls(segment([piece]) if isinstance(piece, bytes) else piece for piece in pieces)
 
 
+@dataclass(frozen=True)
+class Twin:
+    """A file with the bytes of `source`, a file this build put before it (a document's `.json`
+    twin): a hard link to it, so its bytes are neither made nor written twice."""
+
+    source: str
+
+
 def _joined_digest(shas: Iterable[str]) -> str:
     return hashlib.sha256("".join(shas).encode("ascii")).hexdigest()[:32]
 
 
-# A file's bytes as its maker gives them: whole, the pieces they are joined from in order, or
-# their segments.
-Body = bytes | Joined | Iterable[bytes | memoryview]
+# A file's bytes as its maker gives them: whole, the pieces they are joined from in order, their
+# segments, or another file's.
+Body = bytes | Joined | Twin | Iterable[bytes | memoryview]
 
 # What the record needs of a file made (in this process or a worker): (its key, the digest of
 # its bytes), the parts it was joined from, whether its bytes were written.
@@ -281,6 +289,8 @@ class Output:
         self._using = []
         try:
             body = make()
+            if isinstance(body, Twin):
+                return self._twin(relative, key, last, body.source)
             if isinstance(body, bytes):
                 whole: bytes | None = body
                 made = body_digest(body)
@@ -307,6 +317,20 @@ class Output:
                 out.write(whole)
             os.replace(temporary, target)
         self._changed.append(relative)
+        return made
+
+    def _twin(self, relative: str, key: str | None, last: Made | None, source: str) -> str:
+        """`relative` as a hard link to `source` (`Twin`), unless it holds the same bytes already
+        (the file there then stays as it is); the digest of its bytes."""
+        made = self._made[source][1]
+        self._made[relative] = (key, made)
+        target, origin = f"{self._root}/{relative}", f"{self._root}/{source}"
+        same = last[1] == made if last is not None else self._compare and _same_file(target, origin)
+        if same:
+            return made  # the same bytes as the file there: it stays as it is
+        self._parent(relative)
+        if _hard_link(origin, target):
+            self._changed.append(relative)
         return made
 
     def _write_pieces(self, relative: str, last: Made | None, pieces: Iterable[bytes | memoryview]) -> str:
@@ -485,20 +509,8 @@ class Output:
             return False  # the source unchanged, so not written again: still the same file
         target, origin = f"{self._root}/{relative}", f"{self._root}/{source}"
         self._parent(relative)
-        try:
-            os.link(origin, target)  # a new file: nothing to replace
-        except FileExistsError:
-            if os.path.samefile(origin, target):
-                # Already that file (a build whose record was lost): renaming a link over another
-                # of the same file does nothing (rename(2)), so the temporary link would stay.
-                return False
-            temporary = _temporary(target)
-            try:
-                os.link(origin, temporary)
-            except FileExistsError:
-                os.unlink(temporary)
-                os.link(origin, temporary)
-            os.replace(temporary, target)
+        if not _hard_link(origin, target):
+            return False
         if last is None or last[1] != made[1]:
             self._changed.append(relative)
             return True
@@ -846,6 +858,26 @@ def _open_new(target: str, buffered: bool = True) -> BinaryIO | None:
         return open(target, "xb", buffering=-1 if buffered else 0)  # noqa: SIM115 - the caller closes it
     except FileExistsError:
         return None
+
+
+def _hard_link(origin: str, target: str) -> bool:
+    """`target` as a hard link to `origin`, in place of any file there; whether it was not one
+    already."""
+    try:
+        os.link(origin, target)  # a new file: nothing to replace
+    except FileExistsError:
+        if os.path.samefile(origin, target):
+            # Already that file (a build whose record was lost): renaming a link over another
+            # of the same file does nothing (rename(2)), so the temporary link would stay.
+            return False
+        temporary = _temporary(target)
+        try:
+            os.link(origin, temporary)
+        except FileExistsError:
+            os.unlink(temporary)
+            os.link(origin, temporary)
+        os.replace(temporary, target)
+    return True
 
 
 def _recorded(known: str) -> tuple[str, str, str]:

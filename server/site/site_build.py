@@ -3,7 +3,8 @@
 Every conference is written under its base (`c/{slug}/`, urls.py), with `api/conferences` at
 the root listing them, as `confcal serve` answers them; the default conference's files appear
 at the root as well, as hard links to the same files (the bytes are the same: every link in
-them is relative or built from the configured base URL).
+them is relative or built from the configured base URL), and so is a document's `.json` twin
+(`api/sessions.json` is `api/sessions`: tens of megabytes at 50,000 sessions, not made twice).
 
 Files are taken from one `Published` snapshot through the same representation functions the
 routes use, so a static host or CDN serves exactly what `confcal serve` would. Every file the
@@ -41,7 +42,7 @@ from server.pages.qr import qr_svg, qr_title
 from server.site.build_events import KeptEvents, KeptZone
 from server.site.build_exports import CHUNKED, export_body, sessions_api_body
 from server.site.build_feeds import LARGE, KeptFeeds
-from server.site.build_output import Body, Output, code_key, digest, listing
+from server.site.build_output import Body, Output, Twin, code_key, digest, listing
 from server.site.build_pages import PageParts, page_extras, page_parts, spec_fields
 from server.site.build_texts import keep_map, kept_map
 from server.snapshot.conditional import Representation
@@ -230,12 +231,14 @@ def site_parts(
     # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).
     yield from page_parts(published, site, others, parts)
     # The feeds' list shows each feed's name, links and number of events, not the sessions.
-    for path in (urls.API_FEEDS, urls.json_twin(urls.API_FEEDS)):
-        yield path, digest(base, "feeds", parts.feeds), parts.feeds_api
+    feeds_key = digest(base, "feeds", parts.feeds)
+    yield urls.API_FEEDS, feeds_key, parts.feeds_api
+    yield urls.json_twin(urls.API_FEEDS), feeds_key, _twin(output, at + urls.API_FEEDS, parts.feeds_api)
     # The documents listing every session (sessions API, exports): one key.
     whole = listing((base, "sessions"), sorted(sessions.values()))
-    for path in (urls.API_SESSIONS, urls.json_twin(urls.API_SESSIONS)):
-        yield path, whole, partial(sessions_api_body, published, site, output, base, sessions)
+    listed = partial(sessions_api_body, published, site, output, base, sessions)
+    yield urls.API_SESSIONS, whole, listed
+    yield urls.json_twin(urls.API_SESSIONS), whole, _twin(output, at + urls.API_SESSIONS, listed)
     for route, name in EXPORT_ROUTES.items():
         # schedule.xml / schedule.json for conference apps, as the server answers them, joined
         # from a kept part per day (build_exports.py).
@@ -269,6 +272,12 @@ class _Once:
         if self._files is None:
             self._files = dict(self._make())
         return self._files[path]
+
+
+def _twin(output: Output | None, source: str, make: Callable[[], Body]) -> Callable[[], Body]:
+    """How to make a file with the bytes of `source` (a document's `.json` twin): a hard link to
+    it in `output`, else `make` again."""
+    return make if output is None else partial(Twin, source)
 
 
 def _body(make: Callable[..., Representation], *args: object) -> bytes:

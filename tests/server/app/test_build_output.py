@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from inotify_simple import INotify, flags
 
-from server.site.build_output import Joined, Output, Segment, Span, _copy_range, body_digest, segment
+from server.site.build_output import Joined, Output, Segment, Span, Twin, _copy_range, body_digest, segment
 from server.site.build_record import Stamped
 from tests.helpers.build_inspection import recorded
 
@@ -497,6 +497,47 @@ def test_a_piece_damaged_on_disk_is_made_again(tmp_path: Path, damage: Callable[
 
     assert calls == [b"<day>one</day>"]
     assert (root / "schedule.xml").read_bytes() == b"<schedule><day>one</day></schedule>"
+
+
+def twin_build(root: Path, key: str, body: bytes) -> Output:
+    """One build of `api/sessions` from `body` and its `.json` twin."""
+    output = Output(root)
+    output.put("api/sessions", key, lambda: body)
+    output.put("api/sessions.json", key, lambda: Twin("api/sessions"))
+    output.finish(())
+    return output
+
+
+def test_a_twin_is_a_hard_link_to_its_source(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+
+    twin_build(root, "k1", b'{"sessions":[1]}')
+
+    assert (root / "api" / "sessions.json").samefile(root / "api" / "sessions")
+    assert recorded(root)["api/sessions.json"] == ["k1", body_digest(b'{"sessions":[1]}')]
+
+
+def test_a_twin_follows_its_source_when_the_source_changes(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    twin_build(root, "k1", b'{"sessions":[1]}')
+
+    second = twin_build(root, "k2", b'{"sessions":[2]}')
+
+    assert (root / "api" / "sessions.json").samefile(root / "api" / "sessions")
+    assert (root / "api" / "sessions.json").read_bytes() == b'{"sessions":[2]}'
+    assert second.written == ["api/sessions", "api/sessions.json"]
+
+
+def test_a_twin_with_its_sources_bytes_is_not_written_again(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    twin_build(root, "k1", b'{"sessions":[1]}')
+    before = (root / "api" / "sessions.json").stat()
+
+    second = twin_build(root, "k2", b'{"sessions":[1]}')
+
+    after = (root / "api" / "sessions.json").stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert second.written == []
 
 
 def unread_build(root: Path, pieces: Callable[[str | None], list[bytes | Span]]) -> str | None:

@@ -365,6 +365,27 @@ def test_the_default_conference_at_the_root_is_hard_links_to_its_base(tmp_path: 
     assert (out / "index.html").samefile(out / "c" / DEMO / "index.html")
 
 
+def test_a_documents_json_twin_is_a_hard_link_to_it_before_and_after_a_change(tmp_path: Path) -> None:
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+    store = Store.open(db)
+    schedule = store.live(DEMO)
+    assert schedule is not None
+    store.ingest(shifted(schedule, {schedule.sessions[0].id}, timedelta(hours=1)))
+    store.close()
+    api = out / "c" / DEMO / "api"
+    linked_before = [(api / name).samefile(api / f"{name}.json") for name in ("sessions", "feeds")]
+
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+
+    linked_after = [(api / name).samefile(api / f"{name}.json") for name in ("sessions", "feeds")]
+    assert (linked_before, linked_after) == ([True, True], [True, True])
+    assert (out / "api" / "sessions.json").samefile(api / "sessions")
+    store = Store.open(db)
+    assert (api / "sessions.json").read_bytes() == served(store, ["/api/sessions"], BASE)["/api/sessions"]
+    store.close()
+
+
 def test_a_deleted_site_is_written_again_in_full(tmp_path: Path) -> None:
     db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
     main(["build", "--db", db, str(out), "--base-url", BASE])
