@@ -82,7 +82,6 @@ class PageParts:
         self._sessions = sessions  # session id -> digest of the session
         self.speakers = speakers  # each speaker's page's key, in the speakers' order, if known
         self._subscribe: dict[int, bytes] = {}
-        self._feeds_api: bytes | None = None
 
     @cached_property
     def _runs(self) -> list[tuple[str, list[Feed], str]]:
@@ -107,17 +106,15 @@ class PageParts:
         return digest(self._base, "feed index", kind, [shown for of, _, shown in self._runs if of == kind])
 
     def feeds_api(self) -> bytes:
-        """`api/feeds` (and its .json twin): the same bytes as `api.feeds_representation`, joined
-        from a kept part per run of one kind (build_exports.py does so for `api/sessions`), so a
-        move that changes two day feeds' counts makes the days' entries, not 3,333 speakers'."""
-        if self._feeds_api is None:
-            site = self._site
-            chunks = [
-                self._kept(digest(self._base, "feeds entries", shown), partial(feed_entries_json, run, site))
-                for _, run, shown in self._runs
-            ]
-            self._feeds_api = FEEDS_HEAD + b",".join(chunks) + FEEDS_TAIL
-        return self._feeds_api
+        """`api/feeds`: the same bytes as `api.feeds_representation`, joined from a kept part
+        per run of one kind (build_exports.py does so for `api/sessions`), so a move that
+        changes two day feeds' counts makes the days' entries, not 3,333 speakers'."""
+        site = self._site
+        chunks = [
+            self._kept(digest(self._base, "feeds entries", shown), partial(feed_entries_json, run, site))
+            for _, run, shown in self._runs
+        ]
+        return FEEDS_HEAD + b",".join(chunks) + FEEDS_TAIL
 
     @cached_property
     def _days(self) -> dict[str, str]:
