@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from importlib.metadata import version
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from feeds import urls
 from server.site.build_record import PARTS, Book, Changes, Made, Stamped, record_path, remove_old_record
@@ -65,6 +65,7 @@ _CODE = ("feeds", "server/links.py", "server/snapshot", "server/pages", "server/
 _LIBRARIES = ("icalendar", "jinja2", "zxing-cpp")
 _SAMPLE = 64
 _DIRS = 1024  # directories known to exist, remembered at most
+T = TypeVar("T")
 # Linux's copy_file_range(2); elsewhere, bytes are copied through the process.
 _COPY: Callable[[int, int, int, int], int] | None = getattr(os, "copy_file_range", None)
 
@@ -586,36 +587,32 @@ class Output:
         if known is not None:
             self._parts.setdefault(key, known)
 
-    def renew(self, key: str, body: bytes | Iterable[bytes | memoryview]) -> None:
-        """Keep `body` (bytes, or the pieces it is joined from) as the part `key` for the next
-        build, in place of any other. Pieces are written and checked one by one: a large
-        conference's events are tens of megabytes, joined for nothing."""
-        self.parts.mkdir(parents=True, exist_ok=True)
-        temporary = self.parts / f".{key}.tmp"
-        crc = length = 0
-        with open(temporary, "wb") as out:
-            for piece in [body] if isinstance(body, bytes) else body:
-                crc = zlib.crc32(piece, crc)
-                length += out.write(piece)
-        os.replace(temporary, self.parts / key)
-        self._parts[key] = _part_check(crc, length)
+    def renew(self, key: str, body: bytes) -> None:
+        """Keep `body` as the part `key` for the next build, in place of any other."""
+        written = self._write_part(key, lambda out: out.write(body))
+        self._parts[key] = _part_check(zlib.crc32(body), written)
 
     def renew_unread(self, key: str, pieces: Iterable[bytes | Span]) -> None:
         """`renew`, for a part the next build takes unread (`kept_unread`), so it may be joined
         from `Span`s of files a build wrote (copied by the kernel, never read here): it is known
         by its size and modification time, as a file copied from is, not by a CRC-32 of bytes
         never read (so `kept` never takes it)."""
+        self._write_part(key, partial(_copy_in, pieces))
+        self._parts[key] = f"::{_stamp(f'{self.parts}/{key}') or ''}"
+
+    def _write_part(self, key: str, write: Callable[[BinaryIO], T]) -> T:
+        """The part `key` written by `write` (unbuffered) beside it and renamed into place, the
+        temporary removed when `write` fails; what `write` returns."""
         self.parts.mkdir(parents=True, exist_ok=True)
         temporary = self.parts / f".{key}.tmp"
         try:
             with open(temporary, "wb", buffering=0) as out:
-                _copy_in(pieces, out)
+                made = write(out)
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
-        path = f"{self.parts}/{key}"
-        os.replace(temporary, path)
-        self._parts[key] = f"::{_stamp(path) or ''}"
+        os.replace(temporary, self.parts / key)
+        return made
 
     def stamped(self, conference: str) -> Stamped | None:
         """What the last build recorded of `conference` (slug), if it wrote it."""
