@@ -63,11 +63,12 @@ def body_bytes(body: Body) -> bytes:
     if isinstance(body, bytes):
         return body
     if isinstance(body, Joined):
-        return b"".join(b"".join(s.pieces) if isinstance(s, Segment) else _span_bytes(s) for s in body.segments)
+        return b"".join(b"".join(s.pieces) if isinstance(s, Segment) else span_bytes(s) for s in body.segments)
     return b"".join(body)
 
 
-def _span_bytes(span: Span) -> bytes:
+def span_bytes(span: Span) -> bytes:
+    """The bytes a `Span` names, read from its file."""
     with open(span.path, "rb") as found:
         found.seek(span.start)
         return found.read(len(span))

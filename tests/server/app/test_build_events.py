@@ -20,6 +20,7 @@ from server.site.build_output import Output, Span
 from server.site.site_build import site_parts
 from server.snapshot.published import Published
 from server.web.demo import demo_schedule
+from tests.helpers.build_inspection import span_bytes
 from tests.helpers.demo_changes import shifted
 
 BASE = "https://cal.example.org"
@@ -118,10 +119,7 @@ def part_of(events: dict[str, bytes]) -> bytes:
 
 def joined(pieces: Iterable[bytes | Span]) -> bytes:
     """The bytes of a part's pieces, each span's read from its file."""
-    return b"".join(
-        piece if isinstance(piece, bytes) else Path(piece.path).read_bytes()[piece.start : piece.end]
-        for piece in pieces
-    )
+    return b"".join(piece if isinstance(piece, bytes) else span_bytes(piece) for piece in pieces)
 
 
 def test_a_saved_part_is_the_last_with_the_new_events_put_in_and_those_gone_taken_out(tmp_path: Path) -> None:
