@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 import weakref
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -154,18 +155,57 @@ def id_hashes(ids: Iterable[str], known: Mapping[str, int] | None = None) -> dic
 
 
 def _numbers(sessions: list[Session], known: Mapping[str, int] | None) -> dict[str, int]:
-    """A stable positive id per session id; a rare hash collision moves to the next free number,
-    decided in session-id order so it does not depend on the schedule's order."""
-    ids = {s.id for s in sessions}
-    hashed = id_hashes(ids, known)
-    if len(set(hashed.values())) == len(hashed):
-        return hashed  # no collision (the usual case): no number moves
+    """A stable positive id per session id: its hash, unless a collision moves it (`resolved`)."""
+    return resolved(id_hashes({s.id for s in sessions}, known))
+
+
+def resolved(hashed: Mapping[str, int], low: int = _ID_LOW, high: int = _ID_HIGH) -> dict[str, int]:
+    """Each id's number: its hash (`low` to `high` - 1), or where a collision moves it, the next
+    free number (after `high`, `low`), the ids taking their numbers in id order, so the result
+    does not depend on the schedule's order.
+
+    That is linear probing, whose set of numbers taken is the same whatever order the ids come
+    in: the order decides only who takes which number in a run of taken numbers from a hash
+    drawn twice (an id's probe goes up from its hash and never passes a number left free). So
+    only those runs' ids are placed one by one; at 50,000 sessions a collision is about as
+    likely as not, and placing every id in order cost more than the rest of the layout."""
+    counts = Counter(hashed.values())
+    if len(counts) == len(hashed):
+        return dict(hashed)  # no collision (the usual case): no number moves
+    runs: dict[int, int] = {}  # each hash in a run from a collision: the hash drawn twice
+    end = low  # the number after the last run walked
+    for drawn in sorted(value for value, count in counts.items() if count > 1):
+        if drawn < end:
+            continue  # in the run walked last
+        # The ids hashed below it, outside the runs walked, sit at their hashes (no probe goes
+        # down); those hashed in the numbers its ids fill join the run, and fill more.
+        runs[drawn], number, end = drawn, drawn + 1, drawn + counts[drawn]
+        while number < end:
+            if number in counts:
+                runs[number] = drawn
+                end += counts[number]
+            number += 1
+        if end > high + 1:  # the run wraps round to `low`: every id is placed in order
+            return _probed(sorted(hashed), hashed, low, high)
+    placed = dict(hashed)
+    crowded: dict[int, list[str]] = {}
+    for session_id, number in hashed.items():
+        run = runs.get(number)
+        if run is not None:
+            crowded.setdefault(run, []).append(session_id)
+    for ids in crowded.values():
+        placed.update(_probed(sorted(ids), hashed, low, high))
+    return placed
+
+
+def _probed(ids: list[str], hashed: Mapping[str, int], low: int, high: int) -> dict[str, int]:
+    """`ids` placed in their order, each at its hash or the next number not yet taken."""
     taken: dict[str, int] = {}
     used: set[int] = set()
-    for session_id in sorted(ids):
+    for session_id in ids:
         number = hashed[session_id]
         while number in used:
-            number = _ID_LOW if number >= _ID_HIGH else number + 1
+            number = low if number >= high else number + 1
         used.add(number)
         taken[session_id] = number
     return taken

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feeds.exports.frab_layout import FrabSchedule, clock, id_hashes, layout
+from feeds.exports.frab_layout import FrabSchedule, clock, id_hashes, layout, resolved
 from feeds.model import Conference, Schedule, Session
 
 zones = st.sampled_from([None, ZoneInfo("Europe/Paris"), ZoneInfo("Asia/Kathmandu"), ZoneInfo("America/St_Johns")])
@@ -47,6 +47,29 @@ def test_a_layout_with_known_hashes_numbers_as_one_without() -> None:
 
     # The second in id order takes the next number, with the hashes known or made.
     assert numbers(known) == numbers(layout(schedule)) == {first: hashed, second: hashed + 1}
+
+
+def placed_in_id_order(hashed: dict[str, int], low: int, high: int) -> dict[str, int]:
+    """The numbers as the ids take them one by one in id order, each its hash or the next free."""
+    taken: dict[str, int] = {}
+    for session_id in sorted(hashed):
+        number = hashed[session_id]
+        while number in taken.values():
+            number = low if number >= high else number + 1
+        taken[session_id] = number
+    return taken
+
+
+# Few numbers for many ids: collisions, runs that meet and runs that wrap round to the lowest.
+@given(st.dictionaries(st.text(max_size=3), st.integers(3, 12), max_size=14))
+def test_resolved_numbers_are_those_placed_one_by_one_in_id_order(hashed: dict[str, int]) -> None:
+    assert resolved(hashed, 3, 16) == placed_in_id_order(hashed, 3, 16)
+
+
+def test_resolved_moves_only_the_ids_of_a_run_with_a_collision() -> None:
+    hashed = {"a": 10, "b": 10, "c": 11, "d": 14, "e": 20}
+
+    assert resolved(hashed, 0, 100) == {"a": 10, "b": 11, "c": 12, "d": 14, "e": 20}
 
 
 def numbers(view: FrabSchedule) -> dict[str, int]:
