@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from icalendar import Calendar, Event
 
 from feeds.ical import render_calendar
-from feeds.ical.event import clean_text
+from feeds.ical.text import clean_text
 from feeds.model import Conference, Room, Session, Speaker, Track
 from tests.helpers.vevents import vevents
 
