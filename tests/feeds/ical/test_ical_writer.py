@@ -125,4 +125,4 @@ def test_fold_is_icalendars_fold_for_any_line(padding: int, chars: list[str]) ->
     """The calendar header folds its title lines with `fold` too (feeds.ical.calendar._header)."""
     line = "NAME:" + "x" * padding + "".join(chars)
 
-    assert fold(line) == Contentline(line).to_ical()
+    assert fold(line) == Contentline(line).to_ical()  # type: ignore[no-untyped-call]  # icalendar leaves Contentline unannotated
