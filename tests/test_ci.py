@@ -13,7 +13,7 @@ def readme_test_command() -> str:
     """The one command of the README's Quick start that runs the suite."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     quick_start = readme.partition("\n## Quick start\n")[2].partition("\n## ")[0]
-    blocks = re.findall(r"```sh\n(.*?)```", quick_start, re.S)
+    blocks: list[str] = re.findall(r"```sh\n(.*?)```", quick_start, re.S)
     commands = [line for block in blocks for line in block.splitlines() if "python -m pytest" in line]
     assert len(commands) == 1, commands
     return commands[0]

@@ -322,7 +322,8 @@ def pick_offline_then_reconnect(visit: Visit, session_id: str) -> str | None:
     pick.click()
     visit.page.wait_for_selector("#picks-error:visible")
     visit.context.set_offline(False)
-    return visit.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
+    href: str | None = visit.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
+    return href
 
 
 def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(visit: Visit, server: Running) -> None:

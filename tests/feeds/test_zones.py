@@ -14,8 +14,8 @@ from feeds.zones import fixed_offset, load_zone, resolve, resolve_span, resolve_
 PARIS = load_zone("Europe/Paris")
 
 
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=timezone.utc)
+def utc(year: int, month: int, day: int, hour: int, minute: int) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=timezone.utc)
 
 
 def test_fold_abbreviation_picks_the_instant() -> None:

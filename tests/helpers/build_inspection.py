@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from server.links import Site
-from server.site.build_output import Body, Joined, Output, Segment, Span
+from server.site.build_output import Body, Joined, Output, Segment, Span, Twin
 from server.site.build_record import Book, Stamped, record_path
 from server.site.site_build import site_parts
 from server.snapshot.feed_renders import FeedRenders
@@ -62,6 +62,8 @@ def body_bytes(body: Body) -> bytes:
     pieces or segments, written one by one by a build."""
     if isinstance(body, bytes):
         return body
+    # A twin is a link to a file the build wrote, made only when the build has an output.
+    assert not isinstance(body, Twin), f"a link to {body.source} has no bytes of its own"
     if isinstance(body, Joined):
         return b"".join(b"".join(s.pieces) if isinstance(s, Segment) else span_bytes(s) for s in body.segments)
     return b"".join(body)

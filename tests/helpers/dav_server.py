@@ -40,11 +40,22 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import unquote
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+class PostedCue(TypedDict):
+    """A cue as POSTed to /__cue: push_helpers.Cue's fields, as JSON."""
+
+    on: str  # METHOD, or "METHOD Depth: N"
+    name: str
+    then: str
+    body: str  # ICS, or the answer's body
+    status: int
+    headers: list[list[str]]  # [name, value] pairs
 
 
 def radicale_app(root: Path, user: str, password: str) -> Wsgi:
@@ -127,7 +138,7 @@ def _owner_write(app: Wsgi, environ: dict[str, Any], method: str, body: bytes) -
 def counting(app: Wsgi, die_after_puts: int | None, busy_puts: int = 0) -> Wsgi:
     counts: Counter[str] = Counter()
     busy = [busy_puts]
-    cues: list[dict[str, str]] = []  # {"on": METHOD, "name": NAME, "then": ..., "body": ICS}
+    cues: list[PostedCue] = []
 
     def wrapper(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         method = environ["REQUEST_METHOD"]
@@ -221,10 +232,15 @@ def main() -> None:
     parser.add_argument("--busy-puts", type=int, default=0, help="answer the first N PUTs 429/503")
     args = parser.parse_args()
     args.root.mkdir(parents=True, exist_ok=True)
+
     # DavServer.stop() terminates us: exit normally, so DAViCal's PostgreSQL and PHP stop too.
     # Not sys.exit: wsgiref's handler swallows exceptions raised mid-request, so the process could
     # outlive its stop(); run the atexit cleanups (DAViCal's) and leave at once, as before.
-    signal.signal(signal.SIGTERM, lambda *_: (atexit._run_exitfuncs(), os._exit(0)))
+    def stop(*_: object) -> None:
+        atexit._run_exitfuncs()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
     if args.kind == "davical":
         from tests.helpers.davical import davical_app
 

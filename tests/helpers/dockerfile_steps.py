@@ -51,7 +51,8 @@ def _logical_lines(text: str) -> list[str]:
 
 def parse(text: str) -> list[Stage]:
     stages: list[Stage] = []
-    image, name, body = "", None, []
+    image, name = "", None
+    body: list[Instruction] = []
     for line in _logical_lines(text):
         keyword, _, args = line.partition(" ")
         keyword, args = keyword.upper(), args.strip()

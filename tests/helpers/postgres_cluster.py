@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -34,7 +35,7 @@ def _has_user(name: str) -> bool:
     return True
 
 
-def _unavailable(reason: str) -> None:
+def _unavailable(reason: str) -> NoReturn:
     # On CI the test command installs PostgreSQL, so a missing server is a broken setup, not a skip.
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(reason)

@@ -8,7 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from tests.interop.clients import CLIENTS, read_seven
-from tests.interop.datasets import datasets, feeds
+from tests.interop.datasets import Instants, datasets, feeds
 
 
 @dataclass(frozen=True)
@@ -23,11 +23,11 @@ class Tally:
 def agreement(work: Path) -> dict[str, dict[str, Tally]]:
     """{dataset: {client: tally}} over every feed `datasets.feeds` gives, all read in one batch."""
     calendars: dict[str, bytes] = {}
-    expected: dict[str, dict[str, tuple[object, object]]] = {}
+    expected: dict[str, dict[str, Instants]] = {}
     owner: dict[str, str] = {}
     for dataset in datasets():
-        for name, data, instants in feeds(dataset):
-            calendars[name], expected[name], owner[name] = data, dict(instants), dataset.name
+        for name, data, by_uid in feeds(dataset):
+            calendars[name], expected[name], owner[name] = data, dict(by_uid), dataset.name
     starts = [s.start for d in datasets() for s in d.schedule.sessions]
     ends = [s.end for d in datasets() for s in d.schedule.sessions]
     days = (min(starts).date() - timedelta(days=2), max(ends).date() + timedelta(days=2))
@@ -37,7 +37,8 @@ def agreement(work: Path) -> dict[str, dict[str, Tally]]:
         names = [n for n in calendars if owner[n] == dataset.name]
         row = {}
         for client in CLIENTS:
-            right, checked, wrong = 0, 0, []
+            right, checked = 0, 0
+            wrong: list[str] = []
             for name in names:
                 read = readings[name][client]
                 for event, instants in expected[name].items():

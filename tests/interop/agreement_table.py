@@ -27,8 +27,8 @@ def main() -> int:
     for line in [head, ["-" * w for w in widths], *rows]:
         print("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)))
     wrong = [w for row in table.values() for tally in row.values() for w in tally.wrong]
-    for line in wrong:
-        print("wrong:", line)
+    for message in wrong:
+        print("wrong:", message)
     return 1 if wrong else 0
 
 

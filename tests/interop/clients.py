@@ -18,6 +18,7 @@ from icalendar import Calendar
 
 from tests.helpers import khal
 from tests.helpers.source_server import page_server
+from tests.helpers.vevents import vevents
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "parse_ics.mjs"
@@ -37,7 +38,7 @@ def _utc(value: object) -> datetime:
 
 def read_icalendar(data: bytes) -> Readings:
     cal = Calendar.from_ical(data)
-    return {str(e["UID"]): (_utc(e.decoded("DTSTART")), _utc(e.end)) for e in cal.walk("VEVENT")}
+    return {str(e["UID"]): (_utc(e.decoded("DTSTART")), _utc(e.end)) for e in vevents(cal)}
 
 
 def read_ical(data: bytes) -> Readings:

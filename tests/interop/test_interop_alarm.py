@@ -7,7 +7,7 @@ import dataclasses
 import json
 import shutil
 import subprocess
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import vobject
@@ -22,7 +22,7 @@ from feeds.query import FeedQuery, select
 from tests.helpers.seed_clock import NOW
 
 HERE = Path(__file__).resolve().parent
-Alarms = dict[str, list[tuple[str, timedelta, str]]]  # UID -> [(ACTION, TRIGGER, DESCRIPTION)]
+Alarms = dict[str, list[tuple[str, timedelta | datetime, str]]]  # UID -> [(ACTION, TRIGGER, DESCRIPTION)]
 
 
 def by_icalendar(data: bytes) -> Alarms:

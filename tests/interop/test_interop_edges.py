@@ -14,11 +14,11 @@ import pytest
 
 from feeds.ical import render_calendar, uid
 from feeds.model import Conference, Session
-from tests.interop.clients import CLIENTS
+from tests.interop.clients import CLIENTS, ReadAll, Readings
 
 # Only the type names: importing `conftest` at run time could pick up another directory's.
 if TYPE_CHECKING:
-    from tests.interop.conftest import ReadAll, Readings, Texts
+    from tests.interop.conftest import Texts
 
 
 def _z(text: str) -> datetime:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,10 +16,7 @@ from server.store.invitations import Invitations
 from server.store.picks import PickStore
 from server.web.demo import demo_schedule
 from tests.helpers.smtp_server import Delivered, running_smtp
-
-# Only the type names: importing `conftest` at run time could pick up another directory's.
-if TYPE_CHECKING:
-    from tests.interop.conftest import ReadAll, Readings
+from tests.interop.clients import ReadAll, Readings
 
 ADDRESS = "ada.lovelace@mail.example.net"
 

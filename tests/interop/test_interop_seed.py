@@ -10,7 +10,6 @@ import re
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
 import pytest
 
@@ -21,10 +20,7 @@ from feeds.model import Schedule
 from feeds.pipeline import load_schedule
 from feeds.query import FeedQuery, select
 from tests.helpers.seed_clock import NOW
-
-# Only the type names: importing `conftest` at run time could pick up another directory's.
-if TYPE_CHECKING:
-    from tests.interop.conftest import ReadAll, Readings
+from tests.interop.clients import ReadAll, Readings
 
 CEST = timedelta(hours=2)  # the pages say "displayed in CEST (UTC/GMT +2)"
 TIME_LINE = re.compile(r"^\w+day (\w+ \d{1,2}, \d{4}) (\d\d:\d\d) - (\d\d:\d\d) CEST$")
@@ -53,14 +49,15 @@ def feeds() -> dict[str, bytes]:
 
 def page_times() -> list[tuple[str, datetime, datetime]]:
     """(line above the time line, UTC start, UTC end) for every time line of the seed pages."""
-    found = []
+    found: list[tuple[str, datetime, datetime]] = []
     for page in sorted(DEMO_DIR.glob("*.txt")):
         lines = page.read_text(encoding="utf-8").splitlines()
         for above, line in pairwise(lines):
             if match := TIME_LINE.match(line):
                 day, start, end = match.groups()
                 local = [datetime.strptime(f"{day} {t}", "%B %d, %Y %H:%M") for t in (start, end)]
-                found.append((above, *((t - CEST).replace(tzinfo=UTC) for t in local)))
+                utc_start, utc_end = ((t - CEST).replace(tzinfo=UTC) for t in local)
+                found.append((above, utc_start, utc_end))
     return found
 
 

@@ -32,7 +32,7 @@ START = datetime(2026, 4, 7, 7, 0, tzinfo=UTC)
 TRICKY = st.sampled_from(
     ["\\", "\\N", "\\n", "\\,", "\\;", "\\\\", ",", ";", ":", "\n", "\r", "\r\n", "\t", " ", '"', "N", "n"]
 )
-ANY = st.characters(blacklist_categories=("Cs",))
+ANY = st.characters(blacklist_categories=["Cs"])
 TEXT = st.lists(st.one_of(TRICKY, ANY), max_size=30).map("".join)
 NAME = TEXT.filter(lambda t: bool(t.strip()) and bool(clean_text(t).strip()))
 

@@ -260,7 +260,7 @@ def _icalendar_header(title: str, tzid: str, refresh: timedelta, method: str | N
 TITLES = st.lists(
     st.one_of(
         st.sampled_from([",", ";", "\\", "^", "\n", "\r", "é", "😀", "漢", "\x01", "x" * 40]),
-        st.characters(exclude_categories=("Cs",)),
+        st.characters(exclude_categories=["Cs"]),
     ),
     max_size=120,
 ).map("".join)

@@ -18,6 +18,7 @@ from feeds.demo import DEMO_DIR, DEMO_TZ
 from feeds.ical import EventCache, render_calendar
 from feeds.model import Schedule, Session, Status
 from feeds.pipeline import load_schedule
+from tests.helpers.vevents import sequence
 
 NOW = datetime(2026, 4, 1, tzinfo=UTC)
 CHANGED_AT = datetime(2026, 4, 2, 8, 0, tzinfo=UTC)
@@ -72,8 +73,8 @@ def test_change_touches_only_the_three_sessions() -> None:
     changed = {uid for uid in old_events if old_events[uid] != new_events[uid]}
     assert changed == {f"{sid}@{before.conference.slug}.confcal" for sid in changes}
     events = {str(e["UID"]): e for e in Calendar.from_ical(new_feeds["all/"]).walk("VEVENT")}
-    old_seq = {str(e["UID"]): e["SEQUENCE"] for e in Calendar.from_ical(old_feeds["all/"]).walk("VEVENT")}
-    assert {uid.split("@")[0]: int(events[uid]["SEQUENCE"]) - int(old_seq[uid]) for uid in events} == {
+    old_seq = {str(e["UID"]): sequence(e) for e in Calendar.from_ical(old_feeds["all/"]).walk("VEVENT")}
+    assert {uid.split("@")[0]: sequence(events[uid]) - old_seq[uid] for uid in events} == {
         uid.split("@")[0]: 1 if uid in changed else 0 for uid in old_seq
     }
     assert str(events[f"{removed.id}@{before.conference.slug}.confcal"]["STATUS"]) == "CANCELLED"

@@ -35,7 +35,7 @@ JSON = """{"schedule": {"version": "1", "conference": {"title": "Fuzz Camp", "ti
    "start": "11:00", "duration": "00:30", "title": "Opening", "persons": [{"public_name": "jinxx"}]},
    {"id": 7, "start": "02:00", "duration": "00:45", "title": "Owls"}]}}]}}}
 """
-ALPHABET = st.characters(blacklist_categories=("Cs",))
+ALPHABET = st.characters(blacklist_categories=["Cs"])
 EDIT = st.tuples(st.integers(0, 10_000), st.integers(0, 8), st.text(ALPHABET, max_size=6))
 
 

@@ -17,7 +17,7 @@ from feeds.sources.sched import parse
 from feeds.sources.sched_page import READER
 
 SEED_LINES = (DEMO_DIR / "000_6d989ba89a10ee92.txt").read_text(encoding="utf-8").split("\n")
-LINE_ALPHABET = st.characters(blacklist_categories=("Cs",))
+LINE_ALPHABET = st.characters(blacklist_categories=["Cs"])
 
 
 def _parse_and_merge(text: str) -> None:

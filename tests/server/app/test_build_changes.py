@@ -18,7 +18,7 @@ from server.site.build_changes import changes_files, entry_key
 from server.site.build_output import Output
 from server.snapshot.published import Published
 from server.store import Store
-from server.store.history import version_content
+from server.store.tables import version_content
 
 CHANGES = Path(__file__).resolve().parents[2] / "fixtures" / "changes"
 BASE = "https://cal.example.org"

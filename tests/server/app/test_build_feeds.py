@@ -13,7 +13,7 @@ from pathlib import Path
 from feeds.model import Conference, Schedule, Session
 from server.links import Site
 from server.site.build_feeds import LARGE, chunks, cuts
-from server.site.build_output import Body, Joined, Output
+from server.site.build_output import Body, Joined, Output, Twin
 from server.site.site_build import site_parts
 from server.snapshot.published import Published
 from server.web.demo import demo_schedule
@@ -50,7 +50,7 @@ def counting(published: Published, make: Callable[[], Body], asked: list[str]) -
     cache.fallback = counted
     try:
         body = make()
-        return body if isinstance(body, bytes | Joined) else list(body)  # the pieces made here, while counted
+        return body if isinstance(body, bytes | Joined | Twin) else list(body)  # the pieces made here, while counted
     finally:
         cache.fallback = kept
 

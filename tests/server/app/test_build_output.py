@@ -8,6 +8,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ def made(calls: list[bytes], body: bytes) -> bytes:
 
 def one_build(root: Path, parts: dict[str, bytes], calls: list[bytes]) -> dict[str, bytes]:
     output = Output(root)
-    bodies = {key: output.part(key, lambda body=body: made(calls, body)) for key, body in parts.items()}
+    bodies = {key: output.part(key, partial(made, calls, body)) for key, body in parts.items()}
     output.finish(())
     return bodies
 

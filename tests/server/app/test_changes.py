@@ -14,7 +14,7 @@ import pytest
 from feeds.pipeline import load_schedule
 from server.cli import main
 from server.store import Store
-from server.store.history import version_content
+from server.store.tables import version_content
 from server.web.app import create_app
 from tests.helpers.app_helpers import Http
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from starlette.applications import Starlette
+from starlette.types import Receive, Scope, Send
 
 from server.store import Store
 from server.web.app import create_app
@@ -12,6 +13,10 @@ from server.web.demo import seed_demo
 from server.web.guards import Guards, default_hosts
 from server.web.hosts import AllowedHosts, allowed_entries, split_host
 from tests.helpers.app_helpers import NOW, Http
+
+
+async def unasked(scope: Scope, receive: Receive, send: Send) -> None:
+    """The app behind a guard that is only asked whether it answers a Host."""
 
 
 @pytest.mark.parametrize(
@@ -108,14 +113,14 @@ def test_the_listening_port_counts_whether_the_server_gives_it_as_int_or_str(
     port: int | str,
 ) -> None:
     # uvicorn gives scope["server"] as ("127.0.0.1", 8080), granian as ("127.0.0.1", "8080").
-    guard = AllowedHosts(app=lambda scope, receive, send: None, allowed=allowed_entries(["127.0.0.1"]))
+    guard = AllowedHosts(app=unasked, allowed=allowed_entries(["127.0.0.1"]))
     scope = {"type": "http", "scheme": "http", "server": ("127.0.0.1", port), "headers": [(b"host", b"127.0.0.1:8080")]}
 
     assert guard.answers(scope)
 
 
 def test_answers_are_remembered_per_host_value_but_never_more_than_a_bound() -> None:
-    guard = AllowedHosts(app=lambda scope, receive, send: None, allowed=allowed_entries(["localhost"]))
+    guard = AllowedHosts(app=unasked, allowed=allowed_entries(["localhost"]))
 
     def asks(host: bytes) -> bool:
         return guard.answers({"headers": [(b"host", host)], "server": ("127.0.0.1", 8080), "scheme": "http"})

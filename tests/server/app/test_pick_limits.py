@@ -143,7 +143,7 @@ def test_reads_are_noted_and_written_by_the_upkeep_round(demo: Store) -> None:
     purged = upkeep.run_once(pending)
 
     with demo.engine.connect() as conn:
-        stored = dict(conn.exec_driver_sql("SELECT token, last_access FROM personal_picks").all())
+        stored: dict[str, object] = dict(conn.exec_driver_sql("SELECT token, last_access FROM personal_picks").all())
     assert pending == {feed, qr, document}
     assert purged == 0  # the demo ended on 7 April: nothing is 90 days past it yet
     assert {t for t, day in stored.items() if day is not None} == {feed, qr, document}

@@ -138,7 +138,7 @@ def test_state_machine_against_the_memory_twin() -> None:
         (PushMachine,),
         {"make_backend": staticmethod(MemoryBackend)},
     )
-    run_state_machine_as_test(  # type: ignore[no-untyped-call]
+    run_state_machine_as_test(
         machine,
         settings=settings(max_examples=60, stateful_step_count=20, deadline=None),
     )
@@ -152,7 +152,7 @@ def test_state_machine_against_a_real_server(server_name: str, request: pytest.F
         (PushMachine,),
         {"make_backend": staticmethod(lambda: DavBackend(server))},
     )
-    run_state_machine_as_test(  # type: ignore[no-untyped-call]
+    run_state_machine_as_test(
         machine,
         settings=settings(max_examples=20, stateful_step_count=12, deadline=None),
     )

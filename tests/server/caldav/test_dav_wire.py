@@ -348,7 +348,9 @@ def multistatus(*responses: tuple[str, str, bool]) -> str:
 
 
 def test_the_listing_holds_the_calendars_own_objects_by_name(calendar: DavBackend) -> None:
-    path = calendar.url.split(f":{calendar.server.port}", 1)[1]
+    server = calendar.server
+    assert isinstance(server, DavServer)
+    path = calendar.url.split(f":{server.port}", 1)[1]
     collection = path.rstrip("/").rsplit("/", 1)[-1]
     calendar.cue(
         answer(
@@ -358,7 +360,7 @@ def test_the_listing_holds_the_calendars_own_objects_by_name(calendar: DavBacken
             multistatus(
                 (path, '"c"', True),  # the calendar itself
                 (path + "a.ics", '"1"', False),
-                (f"http://127.0.0.1:{calendar.server.port}{path}b.ics", '"2"', False),  # an absolute href
+                (f"http://127.0.0.1:{server.port}{path}b.ics", '"2"', False),  # an absolute href
                 (path + "c%20d.ics", '"3"', False),
                 (path + "sub/", '"4"', True),  # a member collection
                 (path + "odd", '"5"', True),  # a collection without its slash

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -161,7 +161,7 @@ def test_a_dropped_sessions_delete_is_reported_without_a_title(radicale: DavServ
 
 def test_the_lease_is_renewed_as_the_sync_makes_progress(radicale: DavServer, store: Store) -> None:
     calendar = radicale.new_calendar()
-    held: list[tuple[str | None, object]] = []
+    held: list[tuple[str | None, datetime]] = []
 
     def look(step: Step) -> None:
         with store.engine.connect() as conn:

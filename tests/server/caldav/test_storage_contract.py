@@ -69,6 +69,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
     yield made
     made.close()
     if request.param in SHARED:
+        assert isinstance(made, DavBackend)
         # Cyrus holds a UID once per account, not per calendar: the next test's events need
         # this calendar gone.
         cueing(request, request.param).request("DELETE", made.url)

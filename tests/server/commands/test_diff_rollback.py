@@ -8,6 +8,7 @@ import icalendar
 import pytest
 
 from server.cli import main
+from tests.helpers.vevents import sequence
 
 CHANGES = Path(__file__).resolve().parents[2] / "fixtures" / "changes"
 SLUG = "change-conf-2026"
@@ -31,7 +32,7 @@ def feed_events(db: str, tmp_path: Path) -> dict[str, tuple[str, str, int, str]]
         str(e["SUMMARY"]): (
             e.decoded("DTSTART").strftime("%H:%M %Z"),
             str(e.get("LOCATION")),
-            int(e["SEQUENCE"]),
+            sequence(e),
             str(e.get("STATUS", "CONFIRMED")),
         )
         for e in calendar.walk("VEVENT")

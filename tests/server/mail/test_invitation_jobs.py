@@ -17,6 +17,7 @@ from server.store import Store
 from server.store.invitations import Invitations, InvitationState
 from server.store.picks import PickStore
 from tests.helpers.smtp_server import SmtpServer
+from tests.helpers.vevents import sequence
 from tests.server.mail.conftest import ADDRESS, SLUG, change_conf
 
 START = datetime(2026, 4, 1, 9, 0, tzinfo=UTC)
@@ -158,8 +159,5 @@ def test_the_same_address_asked_again_after_a_refusal_goes_on_from_what_it_was_s
     table.confirm(code, START)
     run(store, invitation, sender, Clock())
 
-    sent = [
-        (m.method, int(icalendar.Calendar.from_ical(m.calendar()).walk("VEVENT")[0]["SEQUENCE"]))
-        for m in smtp.delivered
-    ]
+    sent = [(m.method, sequence(icalendar.Calendar.from_ical(m.calendar()).walk("VEVENT")[0])) for m in smtp.delivered]
     assert sent == [("REQUEST", 0), ("CANCEL", 1), ("REQUEST", 2)]

@@ -15,8 +15,9 @@ from sqlalchemy import delete
 from feeds.model import Session, Status
 from server.store import Store
 from server.store.changelog_since import Before, Stamps, look_up, row_runs, rows_in
-from server.store.history import encode, version_content
+from server.store.history import encode
 from server.store.rows import session_row
+from server.store.tables import version_content
 from tests.helpers.store_builders import FIRST, SECOND, THIRD, at, schedule, six_talks, talk
 
 SLUG = "pytorch-conference-europe-2026"

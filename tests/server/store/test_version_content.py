@@ -12,8 +12,9 @@ from feeds.model import Session, Status
 from server.errors import IngestRefused
 from server.store import Store
 from server.store.changes import ChangeKind
-from server.store.history import UnknownVersion, Written, decode, encode, version_content
+from server.store.history import UnknownVersion, Written, decode, encode
 from server.store.rows import session_row
+from server.store.tables import version_content
 from tests.helpers.store_builders import FIRST, SECOND, THIRD, at, schedule, six_talks
 
 
