@@ -43,17 +43,23 @@ class SpeakerEntry:
 
 
 def speakers(published: Published) -> dict[str, SpeakerEntry]:
-    """Every speaker of the live sessions by slug, with their sessions in time order; the
-    first spelling seen names them (the catalogue's speaker feeds use the same slugs)."""
+    """Every speaker of the live sessions by slug, with their sessions in time order (each
+    once, as their feed lists them); the spelling of their first session names them."""
 
     def build() -> dict[str, SpeakerEntry]:
-        found: dict[str, tuple[Speaker, list[Session]]] = {}
-        everything = published.feed(FeedKind.ALL.value, "")
-        for session in everything.sessions if everything else ():
-            for person in session.speakers:
-                entry = found.setdefault(person.slug, (person, []))
-                entry[1].append(session)
-        return {slug: SpeakerEntry(p, tuple(s)) for slug, (p, s) in found.items()}
+        # The catalogue's speaker feeds hold each speaker's live sessions in the whole feed's
+        # order, patched with each change: grouping every session again would cost a pass over
+        # the conference for each version (thousands of speakers at a large one).
+        catalogue = published.catalogue
+        found: dict[str, SpeakerEntry] = {}
+        for spec in catalogue.specs:
+            if spec.kind is not FeedKind.SPEAKER:
+                continue
+            sessions = tuple(catalogue.members.get((spec.kind, spec.slug), ()))
+            if sessions:
+                first = next(person for person in sessions[0].speakers if person.slug == spec.slug)
+                found[spec.slug] = SpeakerEntry(first, sessions)
+        return found
 
     return published.memo(("speakers",), build)
 

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import html
 import re
+from dataclasses import replace
+from datetime import date, timedelta
 from urllib.parse import parse_qs, urlsplit
 
-from tests.helpers.app_helpers import Http
+from feeds.model import Conference, Schedule, Session, Speaker, Status
+from server.pages.detail_pages import speakers
+from server.snapshot.published import Published
+from tests.helpers.app_helpers import NOW, Http, paris
 
 
 def session_of(http: Http, title: str) -> dict[str, object]:
@@ -100,3 +105,45 @@ def test_track_room_and_speaker_index_pages_list_what_the_feeds_hold(http: Http)
     assert '<a href="../rooms/founders-cafe/">Founders Cafe</a>' in rooms
     assert '<h2 id="speaker-valerian-rey"><a href="../speakers/valerian-rey/">Valérian Rey</a></h2>' in directory
     assert http.get("/tracks/no-such-track/").status == 404
+
+
+def talk(session_id: str, hour: int, *speakers: Speaker, status: Status = Status.CONFIRMED) -> Session:
+    return Session(session_id, f"Talk {session_id}", paris(hour), paris(hour, 30), speakers=speakers, status=status)
+
+
+def entries(published: Published) -> dict[str, tuple[str, list[str]]]:
+    """Each speaker's entry by slug: the name that names them and their sessions' ids."""
+    return {slug: (e.speaker.name, [s.id for s in e.sessions]) for slug, e in speakers(published).items()}
+
+
+def test_a_speaker_has_their_sessions_in_time_order_named_by_the_first() -> None:
+    ana, ana_again, bo = Speaker("Ana Lopez"), Speaker("Ana López", slug="ana-lopez"), Speaker("Bo")
+    sessions = (talk("s1", 9, ana, bo), talk("s2", 11, ana_again), talk("s3", 10, bo, Speaker("Bo", slug="bo")))
+    schedule = Schedule(Conference("Conf", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7)), sessions)
+
+    found = entries(Published(schedule, now=NOW))
+
+    # A session naming one speaker twice is theirs once, as in their feed.
+    assert found == {"ana-lopez": ("Ana Lopez", ["s1", "s2"]), "bo": ("Bo", ["s1", "s3"])}
+
+
+def test_a_speaker_of_withdrawn_sessions_alone_has_no_entry() -> None:
+    gone = replace(talk("s1", 9, Speaker("Ana")), status=Status.CANCELLED, modified=NOW - timedelta(days=60))
+    schedule = Schedule(Conference("Conf", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7)), (gone,))
+
+    assert entries(Published(schedule, now=NOW)) == {}
+
+
+def test_a_speakers_entry_follows_a_change_published_over_a_snapshot() -> None:
+    ana, bo = Speaker("Ana"), Speaker("Bo")
+    conference = Conference("Conf", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 7))
+    first = Published(Schedule(conference, (talk("s1", 9, ana), talk("s2", 10, ana))), now=NOW, lazy=True)
+    moved = talk("s1", 11, bo)
+
+    found = entries(
+        Published(
+            Schedule(conference, (talk("s2", 10, ana), moved)), now=NOW, previous=first, lazy=True, written=[moved]
+        )
+    )
+
+    assert found == {"ana": ("Ana", ["s2"]), "bo": ("Bo", ["s1"])}
