@@ -6,11 +6,15 @@ rendering code, the conference and the base URLs, which an event's bytes depend 
 session): the bytes of each session's event by the digest of the session. The snapshot's event
 cache asks it for a session it does not hold (`EventCache.fallback`) before rendering; its index
 is read on the first such question only, so a build that renders no feed does not read it, and
-an event only when asked for. After the conference's feeds and downloads are given to the
-build, when an event was rendered, it is written again with the events of the snapshot's
-sessions, the kept ones copied from the last part unread (`Output.renew_unread`), and the cache
-lets go of them: the downloads still to make (a worker's, or this process's at the end) read
-theirs from the part.
+an event only when asked for. The events are in two parts: all of them as a build wrote them
+(the base), and those rendered since (the events since), so that a rebuild after a change
+writes the changed sessions' events alone, not again the tens of megabytes of every event of a
+large conference. Once the events since, and the base's events no session has any more, pass a
+share of the base, the two are merged into a new base, the kept events copied from the last
+unread (`Output.renew_unread`). After the conference's feeds and downloads are given to the
+build, when an event was rendered, the parts are saved and the cache lets go of the events:
+the downloads still to make (a worker's, or this process's at the end) read theirs from the
+parts.
 
 The VTIMEZONE the feeds hold is kept too (`KeptZone`), keyed on the zone's tzdata file: made
 from tzdata by walking seventy years of the zone, it was most of rendering one changed feed.
@@ -33,14 +37,19 @@ from server.snapshot.published import Published
 _DIGEST = 32  # hex characters of a session's digest (build_output.digest)
 _LENGTH = 10  # decimal digits of an event's length
 _RUN = 1 << 22  # bytes of kept events read at once, at most about
+# The base is merged with the events since once these and the base's events of no session are
+# more than one in this many of the base's.
+_MERGED_PAST = 16
 
 
 class KeptEvents:
     def __init__(self, output: Output, base: str, published: Published, sessions: dict[str, str]) -> None:
         self._output, self._published, self._sessions = output, published, sessions
         self._key = digest(base, "events")
-        self._known: Events | None = None
+        self._since_key = digest(base, "events since")
+        self._known: tuple[Events, Events] | None = None
         output.hold(self._key)
+        output.hold(self._since_key)
         published.cache.fallback = self.event
 
     def event(self, conference: Conference, session: Session, base_url: str | None, alarm: int | None) -> bytes | None:
@@ -50,36 +59,55 @@ class KeptEvents:
             return None
         if published.session(session.id) is not session:
             return None  # not the snapshot's own session: its digest is not at hand
-        return self._last().get(self._sessions[session.id])
+        key = self._sessions[session.id]
+        since, known = self._last()
+        found = since.get(key)
+        return found if found is not None else known.get(key)
 
     def save(self) -> None:
         """Keep the events of the snapshot's sessions for the next build, if any was rendered,
         and let the snapshot's cache go of them: the files made after (the sessions' downloads
-        still to make) read each back from the part just written (`Saved`). The part is the
-        last one with the rendered events put in and the events of sessions gone taken out:
-        both are in digest order, so the events kept are copied in runs, not one by one."""
+        still to make) read each back from the parts just written (`Saved`). The rendered
+        events go into the events since, with those of it still wanted, the base left as it
+        is; past `_MERGED_PAST`, into a new base: the last with the rendered events and those
+        since put in and the events of sessions gone taken out, both in digest order, so the
+        events kept are copied in runs, not one by one, and the events since left empty."""
         cache = self._published.cache
         try:
             if cache.renders == 0:
                 return
-            known = self._last()
+            since, known = self._last()
             wanted = set(self._sessions.values())
             held = cache.held(self._published.conference, self._published.base_url, None)
             fresh: dict[str, bytes] = {}
             for sid, (session, data) in held.items():
                 if self._published.session(sid) is session:
                     key = self._sessions[sid]
-                    if key not in known:
+                    if key not in known and key not in since:
                         fresh[key] = data
             del held
-            places: dict[str, tuple[int, int]] = {}
-            self._output.renew_unread(self._key, merged(known, wanted, fresh, places))
+            still = [key for key in since.index()[0] if key in wanted]
+            based = known.places()
+            unused = len(based) - len(wanted & based.keys())
+            parts = self._output.parts
+            if (len(still) + len(fresh) + unused) * _MERGED_PAST <= len(based):
+                places: dict[str, tuple[int, int]] = {}
+                self._output.renew_unread(self._since_key, merged(since, wanted, fresh, places))
+                saved = [(parts / self._since_key, places), (parts / self._key, based)]
+            else:
+                fresh.update((key, since.read(key)) for key in still)
+                places = {}
+                self._output.renew_unread(self._key, merged(known, wanted, fresh, places))
+                if since.index()[0]:  # now in the base
+                    self._output.renew_unread(self._since_key, merged(Events(None), set(), {}, {}))
+                saved = [(parts / self._key, places)]
             del fresh
-            cache.spill(Saved(self._output.parts / self._key, places, self._published, self._sessions))
+            cache.spill(Saved(saved, self._published, self._sessions))
         finally:
             if self._known is not None:
-                self._known.close()
-            # The kept file is closed: nothing more to fall back on. Letting go of the hook also
+                for events in self._known:
+                    events.close()
+            # The kept files are closed: nothing more to fall back on. Letting go of the hook also
             # ends the cycle snapshot -> cache -> this -> snapshot, so reference counting frees
             # the snapshot once the build is done with it rather than the collector, whose full
             # passes are rare while a build allocates: a build of many conferences held dozens.
@@ -87,10 +115,11 @@ class KeptEvents:
             if cache.fallback == self.event:
                 cache.fallback = None
 
-    def _last(self) -> Events:
-        """The last build's events by session digest, read on first use."""
+    def _last(self) -> tuple[Events, Events]:
+        """The last build's events since and base by session digest, read on first use."""
         if self._known is None:
-            self._known = Events(self._output.kept_unread(self._key))
+            output = self._output
+            self._known = (Events(output.kept_unread(self._since_key)), Events(output.kept_unread(self._key)))
         return self._known
 
 
@@ -165,14 +194,18 @@ def _same(conference: Conference, own: Conference) -> bool:
 
 
 class Saved:
-    """The events a build saved, read back from their part by session: the snapshot's cache's
+    """The events a build saved, read back from their parts by session: the snapshot's cache's
     fallback once it let go of them (`EventCache.spill`). Holds no snapshot (no cycle through
-    the cache); the part's file is closed when the cache lets go of this."""
+    the cache); the parts' files are closed when the cache lets go of this."""
 
-    def __init__(self, path: Path, places: dict[str, tuple[int, int]], published: Published, sessions: dict[str, str]):
-        self._file = os.open(path, os.O_RDONLY)
-        weakref.finalize(self, os.close, self._file)
-        self._places, self._sessions = places, sessions
+    def __init__(
+        self, parts: list[tuple[Path, dict[str, tuple[int, int]]]], published: Published, sessions: dict[str, str]
+    ) -> None:
+        # Each part's file and where each event is in it, looked through in this order.
+        self._parts = [(os.open(path, os.O_RDONLY), places) for path, places in parts]
+        for file, _ in self._parts:
+            weakref.finalize(self, os.close, file)
+        self._sessions = sessions
         self._conference, self._base_url = published.conference, published.base_url
         self._own = published.sessions_by_id
 
@@ -183,11 +216,13 @@ class Saved:
             return None
         if self._own.get(session.id) is not session:
             return None  # not the snapshot's own session: its digest is not at hand
-        place = self._places.get(self._sessions[session.id])
-        if place is None:
-            return None
-        start, end = place
-        return os.pread(self._file, end - start, start)
+        key = self._sessions[session.id]
+        for file, places in self._parts:
+            place = places.get(key)
+            if place is not None:
+                start, end = place
+                return os.pread(file, end - start, start)
+        return None
 
 
 class Events:
@@ -234,6 +269,10 @@ class Events:
 
     def __contains__(self, key: str) -> bool:
         return key in self._at
+
+    def places(self) -> dict[str, tuple[int, int]]:
+        """Where each event starts and ends in the part, by digest."""
+        return self._at
 
     def index(self) -> tuple[list[str], list[int], list[int]]:
         """Every event's digest, in the part's (digest) order, and where each starts and ends."""

@@ -13,11 +13,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from feeds.model import Schedule
+from feeds.model import Schedule, Session
 from server.links import Site
 from server.site.build_events import Events, merged
-from server.site.build_output import Output, Span
-from server.site.site_build import site_parts
+from server.site.build_output import Output, Span, digest
+from server.site.site_build import conference_key, site_parts
 from server.snapshot.published import Published
 from server.web.demo import demo_schedule
 from tests.helpers.build_inspection import span_bytes
@@ -101,6 +101,91 @@ def test_downloads_made_after_the_feeds_read_their_events_back_from_the_saved_pa
     assert {path: (tmp_path / "site" / path).read_bytes() for path, _, _ in later} == {
         f"sessions/{session.id}.ics": fresh.download_body(session) for session in schedule.sessions
     }
+
+
+def sixty_four() -> Schedule:
+    """The demo conference with 64 sessions: one moved is a 64th of its events, two a 32nd."""
+    demo = demo_schedule()
+    first = demo.sessions[0]
+    return Schedule(
+        demo.conference,
+        tuple(
+            Session(
+                f"{n:04x}a0b1c2d3e4f5",
+                f"Talk {n}",
+                first.start + timedelta(minutes=15 * n),
+                first.end + timedelta(minutes=15 * n),
+            )
+            for n in range(64)
+        ),
+    )
+
+
+def event_parts(root: Path, published: Published) -> tuple[Path, Path]:
+    """The paths of the conference's events: the base, and the events since."""
+    base = conference_key(published, Site.of(BASE))
+    parts = root.parent / f".{root.name}.confcal-build.parts"
+    return parts / digest(base, "events"), parts / digest(base, "events since")
+
+
+def digests(path: Path) -> list[str]:
+    events = Events(str(path) if path.exists() else None)
+    found = events.index()[0]
+    events.close()
+    return found
+
+
+def test_a_rebuild_after_a_change_writes_the_changed_event_alone_beside_the_base(tmp_path: Path) -> None:
+    schedule = sixty_four()
+    later = shifted(schedule, {schedule.sessions[5].id}, timedelta(hours=1))
+    base, since = event_parts(tmp_path / "site", build(tmp_path / "site", schedule))
+    before = base.stat()
+
+    rebuilt = build(tmp_path / "site", later)
+
+    fresh = Published(later, now=NOW, base_url=BASE)
+    after = base.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert (len(digests(base)), len(digests(since)), rebuilt.cache.renders) == (64, 1, 1)
+    assert (tmp_path / "site" / "feeds" / "all.ics").read_bytes() == fresh.feed("all", "").representation.body  # type: ignore[union-attr]
+
+
+def test_past_a_sixteenth_of_the_base_the_events_since_are_merged_into_a_new_base(tmp_path: Path) -> None:
+    schedule = sixty_four()
+    build(tmp_path / "site", schedule)
+    once = shifted(schedule, {schedule.sessions[5].id}, timedelta(hours=1))
+    base, since = event_parts(tmp_path / "site", build(tmp_path / "site", once))
+    twice = shifted(once, {once.sessions[9].id}, timedelta(hours=1))
+
+    # Two events since and two of the base's no session has: a sixteenth of the base, then more.
+    build(tmp_path / "site", twice)
+    in_two = (len(digests(base)), len(digests(since)))
+    thrice = shifted(twice, {twice.sessions[12].id}, timedelta(hours=1))
+    build(tmp_path / "site", thrice)
+
+    fresh = Published(thrice, now=NOW, base_url=BASE)
+    assert in_two == (64, 2)
+    assert (len(digests(base)), digests(since)) == (64, [])
+    assert (tmp_path / "site" / "feeds" / "all.ics").read_bytes() == fresh.feed("all", "").representation.body  # type: ignore[union-attr]
+
+
+def test_downloads_made_after_a_rebuilds_feeds_read_their_events_back_from_both_parts(tmp_path: Path) -> None:
+    schedule = sixty_four()
+    later = shifted(schedule, {schedule.sessions[5].id}, timedelta(hours=1))
+    build(tmp_path / "site", schedule)
+    published = Published(later, now=NOW, base_url=BASE, lazy=True)
+    output = Output(tmp_path / "site")
+    every = []
+    for path, key, make in site_parts(published, Site.of(BASE), output=output):
+        if path.startswith("sessions/") and path.endswith(".ics"):
+            every.append((path, make))  # made after the events are saved, whatever their key
+        output.put(path, key, make)
+
+    bodies = {path: make() for path, make in every}
+
+    fresh = Published(later, now=NOW, base_url=BASE)
+    assert (len(published.cache), published.cache.renders) == (0, 1)
+    assert bodies == {f"sessions/{session.id}.ics": fresh.download_body(session) for session in later.sessions}
 
 
 def part_of(events: dict[str, bytes]) -> bytes:
