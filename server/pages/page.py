@@ -16,7 +16,6 @@ from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import partial
-from operator import attrgetter
 from typing import Any
 
 import anyio.to_thread
@@ -26,7 +25,6 @@ from starlette.routing import Route
 
 from feeds import urls
 from feeds.catalogue import FeedKind, day_name
-from feeds.model import Session
 from feeds.query import NONE
 from server.links import NO_OTHERS, OtherConferences, Site
 from server.pages import params
@@ -56,17 +54,25 @@ from server.snapshot.published import Published, last_modified
 FILTERS = (("track", "Track"), ("room", "Room"), ("level", "Level"), ("kind", "Type"))
 
 
-def options(published: Published, kind: str, sessions: list[Session]) -> list[tuple[str, str]]:
+def options(published: Published, kind: str) -> list[tuple[str, str]]:
     """(value, label) of one filter: the catalogue's values (levels in their natural order),
     then "(no track)" when some sessions have none. The same on every page of a snapshot."""
-    return published.memo(("options", kind), partial(_options, published, kind, sessions))
+    return published.memo(("options", kind), partial(_options, published, kind))
 
 
-def _options(published: Published, kind: str, sessions: list[Session]) -> list[tuple[str, str]]:
-    found = [(f.spec.slug, f.spec.name) for f in published.feeds_of(FeedKind(kind))]
+def _options(published: Published, kind: str) -> list[tuple[str, str]]:
+    feeds = published.feeds_of(FeedKind(kind))
+    found = [(f.spec.slug, f.spec.name) for f in feeds]
     if kind == "level":
         found.sort(key=level_key)
-    if kind in ("track", "room", "level") and None in map(attrgetter(kind), sessions):
+    everything = published.feed(FeedKind.ALL.value, "")
+    # A session has one track, room and level at most, so it is in one of their feeds or none:
+    # counted from the feeds, not by going over every session.
+    if (
+        kind in ("track", "room", "level")
+        and everything
+        and sum(map(len, (f.members for f in feeds))) < len(everything.members)
+    ):
         found.append((NONE, f"(no {kind})"))
     return found
 
@@ -124,7 +130,7 @@ def page_context(
         {
             "kind": kind,
             "label": label,
-            "options": options(published, kind, sessions),
+            "options": options(published, kind),
             "selected": view.first(kind),
         }
         for kind, label in FILTERS

@@ -263,6 +263,8 @@ def test_levels_in_their_natural_order_and_a_no_track_choice(page: str) -> None:
 
     assert levels == ["All", "Intermediate", "Advanced", "Any"]
     assert tracks[-1] == ("-none", "(no track)")
+    # Every session has a room and a level: no choice of none.
+    assert [v for v, _ in options_of(page, "filter-room") + options_of(page, "filter-level") if v == "-none"] == []
 
 
 def test_filters_in_the_url_hide_the_other_cards_and_name_their_feed(
