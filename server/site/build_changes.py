@@ -84,6 +84,4 @@ def changes_files(
     found = entries(published, site, log) if output is None else kept_entries(published, site, log, output, before)
     yield urls.CHANGES + urls.PAGE_FILE, page_body(published.conference, found)
     yield urls.CHANGES_ATOM, atom_body(published.conference, site, found)
-    document = recent_body(found)
-    yield urls.API_CHANGES, document
-    yield urls.json_twin(urls.API_CHANGES), document
+    yield urls.API_CHANGES, recent_body(found)

@@ -23,7 +23,7 @@ from pathlib import Path
 from feeds import urls
 from feeds.catalogue import FeedKind, visible_until
 from server.links import ConferenceLinks, Site, calendar_base, conference_site
-from server.site.build_output import Output, code_key, digest
+from server.site.build_output import Output, Twin, code_key, digest
 from server.site.build_record import Stamped
 from server.site.build_schedule import Rows, read_schedule
 from server.site.build_workers import Workers
@@ -122,8 +122,8 @@ def write_conferences(
     built = Built()
     owned: list[tuple[str, bool]] = []
     document = conferences_representation(summaries, root).body
-    for path in (urls.CONFERENCES_API, urls.json_twin(urls.CONFERENCES_API)):
-        output.put(path, None, partial(_same, document))
+    output.put(urls.CONFERENCES_API, None, partial(_same, document))
+    output.put(urls.json_twin(urls.CONFERENCES_API), None, partial(Twin, urls.CONFERENCES_API))
     # Each conference's pages link to every other one: those links are every conference's link
     # but its own, so all of them, digested once, and its slug name them in its stamp, where a
     # digest of each conference's own list would go over every conference for each of them.

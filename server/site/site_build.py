@@ -54,12 +54,7 @@ from server.store.store import RowWrites
 # at these paths; they change only with a new version of the conference. They may keep parts in
 # the build's output (build_changes.py).
 Extra = Callable[[Published, Site, Output | None], Iterable[tuple[str, bytes]]]
-EXTRA_PATHS = (
-    urls.CHANGES + urls.PAGE_FILE,
-    urls.CHANGES_ATOM,
-    urls.API_CHANGES,
-    urls.json_twin(urls.API_CHANGES),
-)
+EXTRA_PATHS = (urls.CHANGES + urls.PAGE_FILE, urls.CHANGES_ATOM, urls.API_CHANGES)
 
 # Directories whose every .ics file the build owns, whether it wrote it or not (recursive?);
 # anything else in OUTDIR is left alone unless the last build wrote it.
@@ -150,8 +145,11 @@ def site_parts(
         # a first build reads every version's rows for it, and did so on top of all the
         # conference's files made so far.
         files = _Once(partial(extra, published, site, output))
+        changes_key = digest(base, "history", history)
         for path in EXTRA_PATHS:
-            yield path, digest(base, "history", history), partial(files.body, path)
+            yield path, changes_key, partial(files.body, path)
+        twin = partial(files.body, urls.API_CHANGES)
+        yield urls.json_twin(urls.API_CHANGES), changes_key, _twin(output, at + urls.API_CHANGES, twin)
         del files
     # Each speaker's page's key, in the speakers' order: everything the speakers' directory shows.
     # A large conference has thousands of speakers, of whom a change touches one or two: with

@@ -374,15 +374,20 @@ def test_a_documents_json_twin_is_a_hard_link_to_it_before_and_after_a_change(tm
     store.ingest(shifted(schedule, {schedule.sessions[0].id}, timedelta(hours=1)))
     store.close()
     api = out / "c" / DEMO / "api"
-    linked_before = [(api / name).samefile(api / f"{name}.json") for name in ("sessions", "feeds")]
+    twins = [api / name for name in ("sessions", "feeds", "changes")] + [out / "api" / "conferences"]
+    linked_before = [twin.samefile(twin.with_name(f"{twin.name}.json")) for twin in twins]
 
     main(["build", "--db", db, str(out), "--base-url", BASE])
 
-    linked_after = [(api / name).samefile(api / f"{name}.json") for name in ("sessions", "feeds")]
-    assert (linked_before, linked_after) == ([True, True], [True, True])
+    linked_after = [twin.samefile(twin.with_name(f"{twin.name}.json")) for twin in twins]
+    assert (linked_before, linked_after) == ([True] * 4, [True] * 4)
     assert (out / "api" / "sessions.json").samefile(api / "sessions")
     store = Store.open(db)
-    assert (api / "sessions.json").read_bytes() == served(store, ["/api/sessions"], BASE)["/api/sessions"]
+    answers = served(store, ["/api/sessions", "/api/changes"], BASE)
+    assert [(api / "sessions.json").read_bytes(), (api / "changes.json").read_bytes()] == [
+        answers["/api/sessions"],
+        answers["/api/changes"],
+    ]
     store.close()
 
 
