@@ -90,7 +90,7 @@ class KeptEvents:
             based = known.places()
             unused = len(based) - len(wanted & based.keys())
             parts = self._output.parts
-            if (len(still) + len(fresh) + unused) * _MERGED_PAST <= len(based):
+            if based and (len(still) + len(fresh) + unused) * _MERGED_PAST <= len(based):
                 places: dict[str, tuple[int, int]] = {}
                 self._output.renew_unread(self._since_key, merged(since, wanted, fresh, places))
                 saved = [(parts / self._since_key, places), (parts / self._key, based)]
