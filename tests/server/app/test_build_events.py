@@ -150,6 +150,24 @@ def test_a_rebuild_after_a_change_writes_the_changed_event_alone_beside_the_base
     assert (tmp_path / "site" / "feeds" / "all.ics").read_bytes() == fresh.feed("all", "").representation.body  # type: ignore[union-attr]
 
 
+def test_a_session_moved_again_leaves_its_last_event_since_and_not_the_one_before(tmp_path: Path) -> None:
+    schedule = sixty_four()
+    moved = schedule.sessions[5].id
+    build(tmp_path / "site", schedule)
+    once = shifted(schedule, {moved}, timedelta(hours=1))
+    base, since = event_parts(tmp_path / "site", build(tmp_path / "site", once))
+    first_since = digests(since)
+    twice = shifted(once, {moved}, timedelta(hours=1))
+
+    build(tmp_path / "site", twice)
+
+    fresh = Published(twice, now=NOW, base_url=BASE)
+    assert len(first_since) == len(digests(since)) == 1
+    assert digests(since) != first_since
+    assert len(digests(base)) == 64
+    assert (tmp_path / "site" / "feeds" / "all.ics").read_bytes() == fresh.feed("all", "").representation.body  # type: ignore[union-attr]
+
+
 def test_past_a_sixteenth_of_the_base_the_events_since_are_merged_into_a_new_base(tmp_path: Path) -> None:
     schedule = sixty_four()
     build(tmp_path / "site", schedule)
