@@ -14,10 +14,10 @@ import httpx
 import pytest
 
 from tests.helpers.axe import AXE, RUN, TAGS
-from tests.helpers.browser_helpers import PHONE, new_visit, unavailable, unfold
+from tests.helpers.browser_helpers import DESKTOP, PHONE, new_visit, unavailable, unfold
 from tests.helpers.serve_process import Running
 
-SIZES = {"desktop": {"width": 1440, "height": 900}, "phone": PHONE}
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
 
 
 @pytest.fixture(scope="module")

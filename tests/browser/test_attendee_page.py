@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from tests.helpers.browser_helpers import PHONE, Visit, new_visit, unfold
+from tests.helpers.browser_helpers import DESKTOP, PHONE, Visit, attached, new_visit, unfold
 from tests.helpers.serve_process import Running
 from tests.helpers.trickle_proxy import trickling
 
@@ -166,7 +166,7 @@ def test_grid_cards_show_all_they_hold_and_keep_time_order(visit: Visit) -> None
 def test_grid_and_phone_list_have_time_headings(browser: Any, server: Running) -> None:
     starts = sorted({s["start"][11:16] for s in sessions(server)})
     headings = {}
-    for name, size in (("desktop", {"width": 1440, "height": 900}), ("phone", PHONE)):
+    for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
         visit = new_visit(browser, server)
         visit.page.set_viewport_size(size)
         visit.open()
@@ -225,7 +225,7 @@ def test_pick_on_a_session_page_joins_the_picks(visit: Visit, server: Running) -
 
     with visit.page.expect_response(lambda r: "/api/picks" in r.url):
         visit.page.click(f".session-detail {PICK}")
-    href = visit.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
+    href = attached(visit.page, "a[data-personal-feed]").get_attribute("href")
 
     assert href is not None
     assert feed_uids(href) == [chosen["uid"]]
@@ -322,7 +322,7 @@ def pick_offline_then_reconnect(visit: Visit, session_id: str) -> str | None:
     pick.click()
     visit.page.wait_for_selector("#picks-error:visible")
     visit.context.set_offline(False)
-    href: str | None = visit.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
+    href: str | None = attached(visit.page, "a[data-personal-feed]").get_attribute("href")
     return href
 
 
@@ -352,7 +352,7 @@ def test_share_link_opens_the_same_picks_in_another_browser(browser: Any, server
     second = new_visit(browser, server)
     second.page.goto(share)
     second.wait_ready()
-    href = second.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
+    href = attached(second.page, "a[data-personal-feed]").get_attribute("href")
     pressed = second.page.eval_on_selector_all(
         f'#sessions {PICK}[aria-pressed="true"]',
         "bs => bs.map(b => b.closest('[data-session-id]').dataset.sessionId)",
@@ -463,7 +463,7 @@ def test_no_layout_shift_while_loading(browser: Any, server: Running) -> None:
     # of a partly-arrived page is painted and counted.
     with trickling(server.url) as slow_url:
         for zone in ("Europe/Paris", "America/New_York"):
-            for name, size in (("desktop", {"width": 1440, "height": 900}), ("phone", PHONE)):
+            for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
                 visit = new_visit(browser, replace(server, url=slow_url), timezone_id=zone)
                 visit.page.set_viewport_size(size)
                 visit.open()

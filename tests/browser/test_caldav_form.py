@@ -136,7 +136,7 @@ def test_from_the_servers_root_choose_a_new_calendar_and_see_the_sync_end(
     assert stored["url"].startswith(f"{root}{USER}/") and stored["url"] != existing
     assert (stored["state"], stored["last_result"], stored["counts"]["created"]) == ("active", "ok", 1)
     assert final == f"Synced: {stored['url']} ({USER})"
-    assert detail.endswith("created 1, updated 0, deleted 0, unchanged 0, conflicts 0.")
+    assert detail is not None and detail.endswith("created 1, updated 0, deleted 0, unchanged 0, conflicts 0.")
     assert visit.page.input_value("#caldav-password") == ""
     visit.context.close()
 
@@ -176,8 +176,8 @@ def test_the_presets_fill_the_server_and_google_says_why_it_needs_the_feed(brows
     icloud = visit.page.input_value("#caldav-url")
 
     assert fastmail[0] == "https://caldav.fastmail.com"
-    assert "app password" in fastmail[1]
-    assert google_hint.startswith("Google Calendar offers no password access for CalDAV")
+    assert fastmail[1] is not None and "app password" in fastmail[1]
+    assert google_hint is not None and google_hint.startswith("Google Calendar offers no password access for CalDAV")
     assert account_hidden is True
     assert icloud == "https://caldav.icloud.com"
     assert visit.foreign_requests() == []

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -16,6 +16,9 @@ import pytest
 from tests.helpers.axe import AXE, RUN, TAGS
 from tests.helpers.browser_helpers import Visit, new_visit, unavailable
 from tests.helpers.serve_process import Running
+
+if TYPE_CHECKING:
+    from playwright.sync_api import FloatRect
 
 GRID = "#day-2025-02-01 .day-grid"
 
@@ -29,8 +32,10 @@ def saturday(browser: Any, fosdem: Running) -> Any:
     assert visit.console_errors == []
 
 
-def box(visit: Visit, selector: str) -> dict[str, float]:
-    found: dict[str, float] = visit.page.locator(selector).first.bounding_box()
+def box(visit: Visit, selector: str) -> FloatRect:
+    found = visit.page.locator(selector).first.bounding_box()
+    # Playwright gives None only for an element that is not visible, and these are the shown grid's parts.
+    assert found is not None, f"{selector} has no box"
     return found
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from tests.helpers.browser_helpers import DESKTOP, PHONE, Visit, new_visit, unfold
+from tests.helpers.browser_helpers import DESKTOP, PHONE, Visit, attached, new_visit, unfold
 from tests.helpers.serve_process import Running
 
 PICK = '[data-action="pick"]'
@@ -63,7 +63,7 @@ def test_picking_two_puts_exactly_those_two_in_the_personal_feed(visit: Visit, s
     # Two quick clicks, no waiting in between: the mark on the link waits for both saves.
     for session in chosen:
         visit.page.click(f"#session-{session['id']} {PICK}")
-    href = visit.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
+    href = attached(visit.page, "a[data-personal-feed]").get_attribute("href")
 
     assert href is not None and re.fullmatch(re.escape(server.url) + r"/p/[A-Za-z0-9_-]{22,}\.ics", href)
     assert sorted(feed_uids(href)) == sorted(s["uid"] for s in chosen)
@@ -100,7 +100,7 @@ def test_a_reload_keeps_the_picks_and_the_link(visit: Visit, server: Running) ->
 
     visit.page.reload()
     visit.wait_ready()
-    after = visit.page.wait_for_selector("a[data-personal-feed]", state="attached").get_attribute("href")
+    after = attached(visit.page, "a[data-personal-feed]").get_attribute("href")
 
     assert after == before
     for session in chosen:

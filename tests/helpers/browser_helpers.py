@@ -8,11 +8,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
 from tests.helpers.serve_process import Running
+
+if TYPE_CHECKING:
+    # Only for the annotations: without playwright installed the browser tests skip, and this
+    # module must still import for them to get that far.
+    from playwright.sync_api import Browser, BrowserContext, ElementHandle, Page, ViewportSize
 
 # Debian's chromium; CONFCAL_CHROMIUM points elsewhere (e.g. to check the CI=true failure).
 CHROMIUM = Path(os.environ.get("CONFCAL_CHROMIUM", "/usr/bin/chromium"))
@@ -25,8 +30,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 OUTPUT = Path(__file__).resolve().parents[2] / "test-output" / "browser"
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1440, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1440, "height": 900}
 
 
 def unavailable(reason: str) -> NoReturn:
@@ -40,8 +45,8 @@ class Visit:
     """One browser context on the test server, with what it requested and logged."""
 
     server: Running
-    context: Any
-    page: Any
+    context: BrowserContext
+    page: Page
     requests: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
 
@@ -68,7 +73,7 @@ class Visit:
         return target
 
 
-def new_visit(browser: Any, server: Running, **context_options: Any) -> Visit:
+def new_visit(browser: Browser, server: Running, **context_options: Any) -> Visit:
     context = browser.new_context(viewport=DESKTOP, **context_options)
     page = context.new_page()
     visit = Visit(server, context, page)
@@ -82,7 +87,7 @@ def new_visit(browser: Any, server: Running, **context_options: Any) -> Visit:
 
 
 @contextmanager
-def checked_visit(browser: Any, server: Running) -> Iterator[Visit]:
+def checked_visit(browser: Browser, server: Running) -> Iterator[Visit]:
     """A fresh context (empty localStorage) at desktop size, checked when it closes: no console
     error, no request off the server."""
     current = new_visit(browser, server)
@@ -92,7 +97,15 @@ def checked_visit(browser: Any, server: Running) -> Iterator[Visit]:
     assert current.foreign_requests() == []
 
 
-def unfold(page: Any, summary: str) -> None:
+def attached(page: Page, selector: str) -> ElementHandle:
+    """The element matching `selector`, once it is in the document (shown or not)."""
+    handle = page.wait_for_selector(selector, state="attached")
+    # Playwright returns None only when waiting for "detached" or "hidden".
+    assert handle is not None
+    return handle
+
+
+def unfold(page: Page, summary: str) -> None:
     """Open a <details> from the keyboard (focus its summary, Enter), as a keyboard user does.
 
     Not a click: the subscribe section is laid out only when scrolled to (content-visibility),
