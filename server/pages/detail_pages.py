@@ -50,15 +50,12 @@ def speakers(published: Published) -> dict[str, SpeakerEntry]:
         # The catalogue's speaker feeds hold each speaker's live sessions in the whole feed's
         # order, patched with each change: grouping every session again would cost a pass over
         # the conference for each version (thousands of speakers at a large one).
-        catalogue = published.catalogue
         found: dict[str, SpeakerEntry] = {}
-        for spec in catalogue.specs:
-            if spec.kind is not FeedKind.SPEAKER:
-                continue
-            sessions = tuple(catalogue.members.get((spec.kind, spec.slug), ()))
+        for feed in published.feeds_of(FeedKind.SPEAKER):
+            slug, sessions = feed.spec.slug, feed.sessions
             if sessions:
-                first = next(person for person in sessions[0].speakers if person.slug == spec.slug)
-                found[spec.slug] = SpeakerEntry(first, sessions)
+                first = next(person for person in sessions[0].speakers if person.slug == slug)
+                found[slug] = SpeakerEntry(first, sessions)
         return found
 
     return published.memo(("speakers",), build)
