@@ -147,9 +147,7 @@ def site_parts(
         files = _Once(partial(extra, published, site, output))
         changes_key = digest(base, "history", history)
         for path in EXTRA_PATHS:
-            yield path, changes_key, partial(files.body, path)
-        twin = partial(files.body, urls.API_CHANGES)
-        yield urls.json_twin(urls.API_CHANGES), changes_key, _twin(output, at + urls.API_CHANGES, twin)
+            yield from _documents(output, at, path, changes_key, partial(files.body, path))
         del files
     # Each speaker's page's key, in the speakers' order: everything the speakers' directory shows.
     # A large conference has thousands of speakers, of whom a change touches one or two: with
@@ -229,14 +227,11 @@ def site_parts(
     # The schedule pages: each keyed on what it shows, joined from parts (build_pages.py).
     yield from page_parts(published, site, others, parts)
     # The feeds' list shows each feed's name, links and number of events, not the sessions.
-    feeds_key = digest(base, "feeds", parts.feeds)
-    yield urls.API_FEEDS, feeds_key, parts.feeds_api
-    yield urls.json_twin(urls.API_FEEDS), feeds_key, _twin(output, at + urls.API_FEEDS, parts.feeds_api)
+    yield from _documents(output, at, urls.API_FEEDS, digest(base, "feeds", parts.feeds), parts.feeds_api)
     # The documents listing every session (sessions API, exports): one key.
     whole = listing((base, "sessions"), sorted(sessions.values()))
     listed = partial(sessions_api_body, published, site, output, base, sessions)
-    yield urls.API_SESSIONS, whole, listed
-    yield urls.json_twin(urls.API_SESSIONS), whole, _twin(output, at + urls.API_SESSIONS, listed)
+    yield from _documents(output, at, urls.API_SESSIONS, whole, listed)
     for route, name in EXPORT_ROUTES.items():
         # schedule.xml / schedule.json for conference apps, as the server answers them, joined
         # from a kept part per day (build_exports.py).
@@ -272,10 +267,16 @@ class _Once:
         return self._files[path]
 
 
-def _twin(output: Output | None, source: str, make: Callable[[], Body]) -> Callable[[], Body]:
-    """How to make a file with the bytes of `source` (a document's `.json` twin): a hard link to
-    it in `output`, else `make` again."""
-    return make if output is None else partial(Twin, source)
+def _documents(output: Output | None, at: str, path: str, key: str, make: Callable[[], Body]) -> Iterator[Part]:
+    """The file at `path` and, for an API document, its `.json` twin: a hard link to it in
+    `output` (`at` is the conference's directory there), else made again."""
+    yield path, key, make
+    if path in _TWINNED:
+        yield urls.json_twin(path), key, make if output is None else partial(Twin, at + path)
+
+
+# The API documents the server also answers at a `.json` path (server/snapshot/answers.py).
+_TWINNED = frozenset({urls.API_CHANGES, urls.API_FEEDS, urls.API_SESSIONS})
 
 
 def _body(make: Callable[..., Representation], *args: object) -> bytes:
