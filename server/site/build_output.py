@@ -74,8 +74,9 @@ _COPY: Callable[[int, int, int, int], int] | None = getattr(os, "copy_file_range
 class Span:
     """Bytes `start` to `end` of a file a build wrote before (the last build's file of the same
     path, `Output.source`, or a kept part, `Output.piece`, `Output.kept_unread`), whose SHA-256 is
-    `sha` (empty where no file's digest is made from it: a part copied into a part): copied into
-    the file being written by the kernel, never read here."""
+    `sha` (empty where no file's digest is made from it: a part copied into a part, a file whose
+    maker gives its digest, `Joined.sha`): copied into the file being written by the kernel,
+    never read here."""
 
     path: str
     start: int
@@ -88,7 +89,8 @@ class Span:
 
 @dataclass(frozen=True)
 class Segment:
-    """Bytes made by this build, in pieces, with their SHA-256 (`segment`)."""
+    """Bytes made by this build, in pieces, with their SHA-256 (`segment`; empty where the file's
+    digest is not made from its segments': `Joined.sha`)."""
 
     pieces: Sequence[bytes | memoryview]
     sha: str
@@ -111,6 +113,10 @@ class Joined:
     one at a time (an iterator), so the file is never held whole."""
 
     segments: Iterable[Span | Segment]
+    # The file's digest when its maker has it from finer parts than the segments (`joined_digest`
+    # of a document's rows, each row's kept): the same bytes then have the same digest however
+    # they are cut into segments, so a file made again with the same bytes is not written.
+    sha: str | None = None
 
     @classmethod
     def of(cls, pieces: Iterable[bytes | Span | Segment]) -> Joined:
@@ -126,7 +132,7 @@ class Twin:
     source: str
 
 
-def _joined_digest(shas: Iterable[str]) -> str:
+def joined_digest(shas: Iterable[str]) -> str:
     return hashlib.sha256("".join(shas).encode("ascii")).hexdigest()[:32]
 
 
@@ -344,12 +350,16 @@ class Output:
         """Write `joined` as `relative` as `_write_pieces` writes pieces, each `Span` copied from
         its file. The digest recorded also names the file's size and modification time once
         written, which `source` checks the next build's file against instead of reading it."""
-        segments = joined.segments
-        if isinstance(segments, Sequence) and last is not None:
+        segments, known = joined.segments, joined.sha
+        if known is None and isinstance(segments, Sequence):
             # Segments given at once: their digest is known before anything is written.
-            if last[1].partition(":")[0] == _joined_digest(s.sha for s in segments):
-                return last[1]  # the same segments as the file there: it stays as it is
-        made, wrote = self._write_beside(relative, last, partial(_write_segments, segments), buffered=False)
+            known = joined_digest(s.sha for s in segments)
+        if known is not None and last is not None and last[1].partition(":")[0] == known:
+            return last[1]  # the same bytes as the file there: it stays as it is
+        write: Callable[[BinaryIO], str] = partial(_write_segments, segments)
+        if joined.sha is not None:
+            write = partial(_write_named, segments, joined.sha)
+        made, wrote = self._write_beside(relative, last, write, buffered=False)
         if not wrote:
             return made if last is None else last[1]
         return f"{made}:{_stamp(f'{self._root}/{relative}')}"
@@ -919,7 +929,13 @@ def _write_segments(segments: Iterable[Span | Segment], out: BinaryIO) -> str:
                 yield found.pieces[0] if len(found.pieces) == 1 else b"".join(found.pieces)
 
     _copy_in(each(), out)
-    return _joined_digest(shas)
+    return joined_digest(shas)
+
+
+def _write_named(segments: Iterable[Span | Segment], sha: str, out: BinaryIO) -> str:
+    """`_write_segments`, for a file whose digest its maker gave (`Joined.sha`): returns that."""
+    _write_segments(segments, out)
+    return sha
 
 
 def _copy_in(pieces: Iterable[bytes | memoryview | Span], out: BinaryIO) -> None:

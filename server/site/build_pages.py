@@ -16,6 +16,7 @@ feeds only) and `api/feeds` joined from a kept part per kind.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property, partial
 from itertools import accumulate, groupby, pairwise, repeat
@@ -46,7 +47,18 @@ from server.pages.page import (
 from server.pages.page_parts import CardText, CardTexts, day_sessions
 from server.pages.search import index_body, index_rows
 from server.pages.view import View
-from server.site.build_output import Body, Joined, Output, Segment, Span, digest, listing, segment
+from server.site.build_output import (
+    Body,
+    Joined,
+    Output,
+    Segment,
+    Span,
+    body_digest,
+    digest,
+    joined_digest,
+    listing,
+    segment,
+)
 from server.site.build_texts import kept_pieces
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.snapshot.conditional import Representation
@@ -55,6 +67,9 @@ from server.snapshot.published import Feed, Published
 _SPEAKERS_INDEX = urls.SPEAKERS + urls.PAGE_FILE
 # The end of `search.json` after its rows (search.index_body: the rows are its last field).
 _ROWS_END = b"]}"
+# Made rows are written in segments of about this size: one write each, and a first build makes
+# every row of documents of tens of megabytes.
+_MADE_BYTES = 1 << 20
 
 
 def spec_fields(spec: FeedSpec) -> tuple[str, str, str, str]:
@@ -311,28 +326,32 @@ def _static_host(published: Published) -> bytes:
 
 class _Spliced:
     """A document that is a head, rows joined with `separator` and a tail, each row named by a
-    key of all it shows, joined with most rows copied from the file the last build wrote: a
-    part named by the conference (`hold_named`) says where each row is in that file (the tail's
-    and head's lengths; every row's name; every row's length), and the file is used only with
-    the bytes the record gives it and the length those places add up to. The rows are matched
-    and cut into runs with whole-list passes: a large conference's documents have 50,000 rows,
-    of which a rebuild makes a few."""
+    key of all it shows, written `Joined` with most rows copied by the kernel from the file the
+    last build wrote: a part named by the conference (`hold_named`) says where each row is in
+    that file (the tail's and head's lengths; every row's name, length and digest), and the file
+    is used only while it has the size and modification time recorded with it
+    (`Output.source`) and the size those places add up to. The file's digest is made from its
+    rows' (`Joined.sha`), so a row made again with the same bytes (a session moved within its
+    day) leaves the file as it was. The rows are matched and cut into runs with whole-list
+    passes: a large conference's documents have 50,000 rows, of which a rebuild makes a few,
+    and the rows kept are neither read nor digested again."""
 
     def __init__(self, output: Output, key: str, relative: str, separator: bytes) -> None:
         self._output, self._key, self._separator = output, key, separator
-        self._last = memoryview(b"")
+        self._path = ""  # the last file, when its rows may be copied
         self._index: dict[str, int] = {}  # each row of the last file by name: its place in it
         self._starts: list[int] = []
         self._lengths: list[int] = []
+        self._shas: list[str] = []
         self._read(relative)
 
     def _read(self, relative: str) -> None:
         described = self._output.kept(self._key)
-        body = self._output.last_bytes(relative) if described else None
-        if not described or body is None:
+        path = self._output.source(relative) if described else None
+        if not described or path is None:
             return
         try:
-            ends, names, sizes = described.decode("utf-8").split("\n")
+            ends, names, sizes, shas = described.decode("utf-8").split("\n")
             tail, _, head = ends.partition("\t")
             lengths = list(map(int, sizes.split()))
             offsets = list(accumulate(map(add, lengths, repeat(len(self._separator))), initial=int(head)))
@@ -340,43 +359,59 @@ class _Spliced:
         except ValueError:
             return  # not a part as `joined` writes it
         rows = names.split("\t") if names else []
+        digests = shas.split()
         # No separator after the last row.
         rows_end = offsets[-1] - len(self._separator) if rows else offsets[-1]
-        if len(rows) != len(lengths) or rows_end + tail_length != len(body):
+        if not len(rows) == len(lengths) == len(digests) or rows_end + tail_length != os.stat(path).st_size:
             return  # not the file these places describe
-        self._last, self._starts, self._lengths = memoryview(body), offsets[:-1], lengths
+        self._path, self._starts, self._lengths, self._shas = path, offsets[:-1], lengths, digests
         self._index = dict(zip(rows, range(len(rows)), strict=True))
 
-    def joined(
-        self, head: bytes, names: list[str], make: Callable[[int], bytes], tail: bytes
-    ) -> list[bytes | memoryview]:
-        """The document's pieces: `head`, the rows named `names` joined (`make(n)` makes the
+    def joined(self, head: bytes, names: list[str], make: Callable[[int], bytes], tail: bytes) -> Joined:
+        """The document's segments: `head`, the rows named `names` joined (`make(n)` makes the
         n-th when the last file has no row of its name), `tail`; the rows' places are kept for
         the next build."""
         found = list(map(self._index.get, names, repeat(-1)))  # each row's place in the last file, or -1
         made = {at: make(at) for at, place in enumerate(found) if place < 0}
         lengths = list(map(self._lengths.__getitem__, found)) if self._lengths else [0] * len(found)
+        shas = list(map(self._shas.__getitem__, found)) if self._shas else [""] * len(found)
         for at, text in made.items():
-            lengths[at] = len(text)
+            lengths[at], shas[at] = len(text), body_digest(text)
         # Names are digests, or a digest and a day: never a tab or a line break.
-        described = f"{len(tail)}\t{len(head)}\n" + "\t".join(names) + "\n" + " ".join(map(str, lengths))
+        described = "\n".join(
+            (f"{len(tail)}\t{len(head)}", "\t".join(names), " ".join(map(str, lengths)), " ".join(shas))
+        )
         self._output.renew(self._key, described.encode("utf-8"))
-        return [head, *self._pieces(found, made), tail]
+        sha = joined_digest([body_digest(head), *shas, body_digest(tail)])
+        return Joined([segment([head]), *self._segments(found, made), segment([tail])], sha)
 
-    def _pieces(self, found: list[int], made: dict[int, bytes]) -> Iterator[bytes | memoryview]:
-        """The rows joined with the separator: each made one's bytes, and each run of rows that
-        follow one another in the last file as one slice of it, separators included."""
+    def _segments(self, found: list[int], made: dict[int, bytes]) -> Iterator[Span | Segment]:
+        """The rows joined with the separator: each run of rows that follow one another in the
+        last file as one `Span` of it (separators included); the made rows between two runs,
+        with the separators around them, in segments of about `_MADE_BYTES` (a first build makes
+        every row). The file's digest is the rows' (`joined`), not the segments'."""
         if not found:
             return
         # A run ends where the next row is not the next of the last file, and at a made row.
         steps = list(map(sub, found[1:], found[:-1]))
         cuts = sorted({at + 1 for at, step in enumerate(steps) if step != 1} | set(made) | {at + 1 for at in made})
         bounds = [0, *(at for at in cuts if 0 < at < len(found)), len(found)]
+        pieces: list[bytes] = []  # made bytes not yet in a segment
+        size = 0
         for first, end in pairwise(bounds):
             if first:
-                yield self._separator
+                pieces.append(self._separator)
             if first in made:
-                yield made[first]
-            else:
-                low, high = found[first], found[end - 1]
-                yield self._last[self._starts[low] : self._starts[high] + self._lengths[high]]
+                pieces.append(made[first])
+                size += len(made[first])
+                if size >= _MADE_BYTES:
+                    yield Segment(pieces, "")
+                    pieces, size = [], 0
+                continue
+            if pieces:
+                yield Segment(pieces, "")
+                pieces, size = [], 0
+            low, high = found[first], found[end - 1]
+            yield Span(self._path, self._starts[low], self._starts[high] + self._lengths[high], "")
+        if pieces:
+            yield Segment(pieces, "")

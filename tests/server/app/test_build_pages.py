@@ -4,6 +4,7 @@ reuses the parts whose inputs it did not touch, and writes what a fresh build wr
 from __future__ import annotations
 
 import dataclasses
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -183,7 +184,10 @@ def test_the_speakers_directory_is_made_whole_when_its_last_file_is_not_the_one_
     later = edited(schedule, "c0004", title="Talk 4, retitled")
     build(tmp_path / "site", schedule)
     last = tmp_path / "site" / "speakers" / "index.html"
+    written = last.stat()
     last.write_bytes(last.read_bytes().replace(b"Speaker 006", b"Speaker 00x"))
+    # Edited later than the build wrote it, as by hand (not within the clock's step).
+    os.utime(last, ns=(written.st_atime_ns, written.st_mtime_ns + 1_000_000))
 
     rebuilt = build(tmp_path / "site", later)
 
@@ -242,12 +246,35 @@ def test_search_json_with_a_new_first_row_before_the_kept_ones_is_what_the_serve
     assert rebuilt["search.json"] == search_representation(Published(added, now=NOW, base_url=BASE)).body
 
 
+def test_search_json_copies_the_rows_it_keeps_from_the_last_file_unread(tmp_path: Path) -> None:
+    """The kept rows are the kernel's copy of the last file, trusted by its size and modification
+    time: a byte changed under them with both kept (which no build does) shows through."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    later = edited(schedule, "c0004", title="Talk 4, retitled")
+    build(tmp_path / "site", schedule)
+    last = tmp_path / "site" / "search.json"
+    written = last.stat()
+    last.write_bytes(last.read_bytes().replace(b"talk 6", b"talk x"))
+    os.utime(last, ns=(written.st_atime_ns, written.st_mtime_ns))
+
+    rebuilt = build(tmp_path / "site", later)
+
+    made = search_representation(Published(later, now=NOW, base_url=BASE)).body
+    assert (rebuilt["search.json"] == made, rebuilt["search.json"] == made.replace(b"talk 6", b"talk x")) == (
+        False,
+        True,
+    )
+
+
 def test_search_json_is_made_whole_when_its_last_file_is_not_the_one_recorded(tmp_path: Path) -> None:
     schedule = crowded(LISTED_FEEDS + 1)
     later = edited(schedule, "c0004", title="Talk 4, retitled")
     build(tmp_path / "site", schedule)
     last = tmp_path / "site" / "search.json"
+    written = last.stat()
     last.write_bytes(last.read_bytes().replace(b"talk 6", b"talk x"))
+    # Edited later than the build wrote it, as by hand (not within the clock's step).
+    os.utime(last, ns=(written.st_atime_ns, written.st_mtime_ns + 1_000_000))
 
     rebuilt = build(tmp_path / "site", later)
 
