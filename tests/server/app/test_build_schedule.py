@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import event
 
-from feeds.model import Schedule
+from feeds.model import Link, Schedule
 from server.site.build_output import Output
 from server.site.build_schedule import read_schedule
 from server.snapshot.patch import Catalogue
@@ -92,6 +92,36 @@ def test_a_rebuild_reads_the_rows_written_since_and_gets_what_every_row_gives(tm
 
         assert again.found == live(store)
     assert (first.every_row, again.every_row) == (True, False)
+
+
+def test_a_session_with_every_field_set_comes_back_from_the_kept_schedule_as_stored(tmp_path: Path) -> None:
+    """The kept schedule leaves out the fields a session holds at their defaults: those set
+    come back, and those left out read as their defaults."""
+    schedule = demo_schedule()
+    every_field = dataclasses.replace(
+        schedule.sessions[0],
+        kind="workshop",
+        slides=True,
+        url="https://example.org/talk",
+        source_id="talk-0",
+        links=(Link("https://example.org/video", "Video", "recording"),),
+        language="fr",
+        subtitle="A subtitle",
+        do_not_record=True,
+    )
+    schedule = dataclasses.replace(schedule, sessions=(every_field, *schedule.sessions[1:]))
+    with Store.open(str(tmp_path / "store.sqlite")) as store:
+        store.ingest(schedule, now=NOW)
+        Read(store, tmp_path / "site")
+        store.ingest(shifted(schedule, {schedule.sessions[3].id}, timedelta(hours=1)), now=NOW + timedelta(hours=1))
+
+        again = Read(store, tmp_path / "site")
+
+        stored = live(store)
+    kept = again.schedule.session(every_field.id) if again.schedule is not None else None
+    assert (again.found, again.every_row) == (stored, False)
+    assert kept is not None
+    assert (kept.kind, kept.slides, kept.language, kept.do_not_record) == ("workshop", True, "fr", True)
 
 
 def test_a_rebuild_after_another_reads_the_rows_written_since_the_kept_schedule(tmp_path: Path) -> None:
