@@ -178,8 +178,9 @@ def speakers_index_ends(published: Published, count: int) -> tuple[bytes, bytes]
     return page.before("Speakers", description) + opening.encode(), closing.encode() + page.tail
 
 
-# (site-relative file, what it shows besides sessions, the sessions it shows, how to make it)
-IndexFile = tuple[str, object, tuple[Session, ...], Callable[[], Representation]]
+# (site-relative file, what it shows besides sessions, the sessions it shows, how to make it,
+# the feed whose sessions a facet's page shows: None for a kind's index)
+IndexFile = tuple[str, object, tuple[Session, ...], Callable[[], Representation], Feed | None]
 
 
 def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
@@ -194,6 +195,7 @@ def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
             ("index", kind, listed),
             (),
             partial(facet_index_representation, published, site, kind),
+            None,
         )
         for feed in feeds:
             if params.is_safe_id(feed.spec.slug):
@@ -203,6 +205,7 @@ def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
                     ("facet", kind, feed.spec),
                     feed.sessions,
                     partial(facet_representation, published, site, kind, feed),
+                    feed,
                 )
 
 

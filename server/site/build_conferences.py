@@ -23,6 +23,8 @@ from pathlib import Path
 from feeds import urls
 from feeds.catalogue import FeedKind, visible_until
 from server.links import ConferenceLinks, Site, calendar_base, conference_site
+from server.pages.index_pages import KINDS as FACET_KINDS
+from server.pages.index_pages import facet_page
 from server.site.build_output import Output, Twin, code_key, digest
 from server.site.build_record import Stamped
 from server.site.build_schedule import Rows, read_schedule
@@ -238,11 +240,15 @@ def _kept(
     touched = [published.feed(kind.value, slug) for kind, slug in remade or ()]
     # A speaker's page shows their sessions, each in the speaker's feed while it is shown at all:
     # the speakers whose feeds the patch touched are those whose pages may have changed, and
-    # every other speaker's page is taken with the directory.
+    # every other speaker's page is taken with the directory. So are the track's and room's
+    # pages, each showing its feed's sessions.
     speakers: frozenset[str] | None = None
     if remade is not None and all(feed is not None for feed in touched):
-        directories += [urls.FEEDS, urls.QR, urls.SPEAKERS]
+        directories += [urls.FEEDS, urls.QR, urls.SPEAKERS, urls.TRACKS, urls.ROOMS]
         looked += [base + path for feed in touched if feed is not None for path in (feed.path, urls.feed_qr(feed.path))]
+        looked += [
+            base + facet_page(kind.value, slug) + urls.PAGE_FILE for kind, slug in remade if kind.value in FACET_KINDS
+        ]
         speakers = frozenset(slug for kind, slug in remade if kind is FeedKind.SPEAKER)
         looked += [base + urls.speaker_page(slug) + urls.PAGE_FILE for slug in speakers]
     else:

@@ -18,14 +18,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from functools import cached_property, partial
 from itertools import accumulate, groupby, pairwise, repeat
 from operator import add, attrgetter, itemgetter, sub
 from typing import cast
 
 from feeds import compact_json, urls
-from feeds.catalogue import FeedSpec
+from feeds.catalogue import FeedKind, FeedSpec
 from feeds.web_links import web_link
 from server.links import OtherConferences, Site
 from server.pages.cards import Card
@@ -312,15 +312,22 @@ def page_parts(
         yield path, parts.page_key(frame), partial(_page_body, published, site, frame, parts)
 
 
-def page_extras(published: Published, site: Site, parts: PageParts) -> Iterator[tuple[str, str, Callable[[], Body]]]:
+def page_extras(
+    published: Published, site: Site, parts: PageParts, remade: Container[tuple[FeedKind, str]] | None = None
+) -> Iterator[tuple[str, str, Callable[[], Body]]]:
     """(path, key, make) of what the schedule pages fetch or link besides: `search.json`, keyed on
     each day's sessions (its rows are each session's card text and facets, by day), which the
     day sections key on already: its rows are made only when the key changed, not to key it
-    (a session moved within its day then makes it, and leaves its bytes as they were)."""
+    (a session moved within its day then makes it, and leaves its bytes as they were).
+    `remade`: the feeds made again, when every other feed is taken as the last build made it
+    (site_build.Kept): a track's or room's page shows its feed's sessions alone, so those of
+    the other feeds are taken with them, not keyed on every session they list."""
     parts.hold_named()
     yield urls.SEARCH_INDEX, digest(parts.base, "search index", parts.days), parts.search_body
     # The track and room index pages: each keyed on the sessions it lists.
-    for path, shown, sessions, make in index_files(published, site):
+    for path, shown, sessions, make, feed in index_files(published, site):
+        if remade is not None and feed is not None and (feed.spec.kind, feed.spec.slug) not in remade:
+            continue
         key = listing((parts.base, "index page", site.base_url, shown), [parts.session_key(s.id) for s in sessions])
         yield path, key, partial(_body_of, make)
     # The speakers' directory: keyed on the speakers' pages' keys, which name all it shows (each

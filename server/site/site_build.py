@@ -66,7 +66,7 @@ class Kept:
     """What a rebuild takes as the last build made it, without keying or making it: every
     session's own files but those of the `written` sessions, or, without `written`, each file
     `session(id, site-relative path)` says it took; with `feeds` (the feeds made again) every
-    other catalogue feed and its QR code; and with `speakers` (the slugs of the speakers whose
+    other catalogue feed, its QR code and its track's or room's page; and with `speakers` (the slugs of the speakers whose
     feeds were made again) every other speaker's page."""
 
     session: Callable[[str, str], bool] | None = None
@@ -183,7 +183,7 @@ def site_parts(
     # feeds: each is made whole, a hundred megabytes more while it is at 50,000 sessions, so
     # while this process is small (the feeds' events, the files' record not yet in it).
     parts = PageParts(output, base, published, site, sessions, speaker_keys, at)
-    yield from page_extras(published, site, parts)
+    yield from page_extras(published, site, parts, kept.feeds if kept is not None else None)
     # Each page of a kind too long to list on the schedule pages shows only that kind's feeds.
     for kind, path in feed_index_paths(published):
         yield (

@@ -297,6 +297,34 @@ def test_a_rebuild_after_one_session_moved_rewrites_exactly_the_files_whose_byte
     assert set(after) == set(before)
 
 
+def test_a_session_moved_to_another_room_and_track_remakes_those_four_pages_and_takes_the_others(
+    tmp_path: Path,
+) -> None:
+    """The track and room pages of the feeds the change touched are made again, with the lists of
+    tracks and rooms; every other track's and room's page is taken as the last build made it
+    (and equals a fresh build's)."""
+    master, training = (
+        next(s for s in demo_schedule().sessions if s.room and s.room.slug == "master-stage").room,
+        next(s for s in demo_schedule().sessions if s.track and s.track.slug == "training-systems").track,
+    )
+    later = changed(demo_schedule(), room=master, track=training)
+
+    before, after, written = rebuilt(tmp_path, later)
+
+    facets = sorted(p for p in written if p.startswith(("tracks/", "rooms/")))
+    assert facets == [
+        "rooms/central-room/index.html",
+        "rooms/index.html",  # the lists, with each one's number of sessions
+        "rooms/master-stage/index.html",
+        "tracks/applications-case-studies/index.html",
+        "tracks/index.html",
+        "tracks/training-systems/index.html",
+    ]
+    assert {p: b for p, (b, _, _) in after.items() if p not in written} == {
+        p: b for p, (b, _, _) in before.items() if p not in written
+    }
+
+
 def test_a_rebuild_deletes_the_files_of_a_dropped_speaker(tmp_path: Path) -> None:
     swapped = changed(demo_schedule(), speakers=(Speaker("Ada Example"),))
 
