@@ -20,12 +20,12 @@ import json
 import os
 from collections.abc import Callable, Container, Iterator, Sequence
 from functools import cached_property, partial
-from itertools import accumulate, groupby, pairwise, repeat
-from operator import add, attrgetter, itemgetter, sub
+from itertools import accumulate, chain, groupby, pairwise, repeat
+from operator import add, attrgetter, sub
 from typing import cast
 
 from feeds import compact_json, urls
-from feeds.catalogue import FeedKind, FeedSpec
+from feeds.catalogue import FeedKind, FeedSpec, day_slug
 from feeds.web_links import web_link
 from server.links import OtherConferences, Site
 from server.pages.cards import Card
@@ -229,29 +229,27 @@ class PageParts:
 
     def search_body(self) -> Body:
         """`search.json` as `search_representation` makes it, each session's row taken from the
-        file the last build wrote when the session and its day are as they were then, so a
-        rebuild encodes the changed sessions' rows alone and copies the others in runs. Its
-        rows are in session id order (search.index_rows sorts them, and a session is on one
-        day), each JSON-encoded as the whole document encodes it, so the document is its head,
-        the rows joined with commas and its tail (`_Spliced`, each row named by its session's
-        key and day)."""
+        file the last build wrote when the session is as it was then, so a rebuild encodes the
+        changed sessions' rows alone and copies the others in runs. Its rows are in session id
+        order (search.index_rows sorts them, and a session is on one day), each JSON-encoded as
+        the whole document encodes it, so the document is its head, the rows joined with commas
+        and its tail (`_Spliced`, each row named by its session's key, which names its day as
+        well: the session's start, in the conference `base` names)."""
         published = self._published
         if self._output is None:
             return search_representation(published).body
         head = index_body(published.conference, [])[: -len(_ROWS_END)]
         keys = self._sessions
-        ordered = sorted(
-            ((session.id, session, day) for day, sessions in day_sessions(published).items() for session in sessions),
-            key=itemgetter(0),
-        )
+        conference = published.conference
+        ordered = sorted(chain.from_iterable(day_sessions(published).values()), key=attrgetter("id"))
         spliced = _Spliced(self._output, self._search_key, self._at + urls.SEARCH_INDEX, b",")
 
         def row(at: int) -> bytes:
-            _, session, day = ordered[at]
-            (found,) = index_rows({day: (session,)})
+            session = ordered[at]
+            (found,) = index_rows({day_slug(session, conference): (session,)})
             return compact_json.dumps(found).encode("utf-8")
 
-        return spliced.joined(head, [f"{keys[sid]} {day}" for sid, _, day in ordered], row, _ROWS_END)
+        return spliced.joined(head, [keys[session.id] for session in ordered], row, _ROWS_END)
 
     @property
     def _search_key(self) -> str:
@@ -408,7 +406,7 @@ class _Spliced:
         shas = list(map(self._shas.__getitem__, found)) if self._shas else [""] * len(found)
         for at, text in made.items():
             lengths[at], shas[at] = len(text), body_digest(text)
-        # Names are digests, or a digest and a day: never a tab or a line break.
+        # Names are digests: never a tab or a line break.
         described = "\n".join(
             (f"{len(tail)}\t{len(head)}", "\t".join(names), " ".join(map(str, lengths)), " ".join(shas))
         )
