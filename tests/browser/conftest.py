@@ -14,7 +14,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -26,6 +26,10 @@ from tests.helpers.browser_helpers import (
     unavailable,
 )
 from tests.helpers.serve_process import Running, confcal_command, running_confcal
+
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +51,7 @@ def fosdem(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Itera
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser() -> Iterator[Browser]:
     # Module scope, not session: Playwright's sync API keeps an asyncio loop running in this
     # thread while it is open, and every later test calling anyio.run or asyncio.run would fail.
     if not CHROMIUM.exists():
@@ -63,7 +67,7 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def visit(browser: Any, server: Running) -> Iterator[Visit]:
+def visit(browser: Browser, server: Running) -> Iterator[Visit]:
     """A fresh context (empty localStorage) at desktop size, checked at teardown."""
     with checked_visit(browser, server) as current:
         yield current

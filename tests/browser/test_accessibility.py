@@ -8,7 +8,7 @@ Content-Security-Policy rightly refuses inline scripts.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -16,6 +16,10 @@ import pytest
 from tests.helpers.axe import AXE, RUN, TAGS
 from tests.helpers.browser_helpers import DESKTOP, PHONE, new_visit, unavailable, unfold
 from tests.helpers.serve_process import Running
+
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
 
@@ -43,7 +47,8 @@ def paths(server: Running) -> dict[str, str]:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_no_axe_violations(browser: Any, server: Running, axe_source: str, size: str, scheme: str) -> None:
+def test_no_axe_violations(browser: Browser, server: Running, axe_source: str, size: str, scheme: str) -> None:
+    # Axe's violations, as page.evaluate gives them: untyped JSON.
     found: dict[str, Any] = {}
     for name, path in paths(server).items():
         visit = new_visit(browser, server, color_scheme=scheme)

@@ -7,14 +7,19 @@ layout shift. Accessibility has its own module (test_accessibility.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from tests.helpers.browser_helpers import DESKTOP, PHONE, Visit, attached, new_visit, unfold
 from tests.helpers.serve_process import Running
 from tests.helpers.trickle_proxy import trickling
+
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
 PICK = '[data-action="pick"]'
 CARD = "#sessions [data-session-id]"
@@ -23,11 +28,12 @@ LATER = "2026-04-07T11:20:00+02:00"
 
 
 def sessions(server: Running) -> list[dict[str, Any]]:
+    # The API's JSON as it comes: a session's fields are of several types.
     found: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()["sessions"]
     return found
 
 
-def ids_where(server: Running, test: Any) -> list[str]:
+def ids_where(server: Running, test: Callable[[dict[str, Any]], bool]) -> list[str]:
     return sorted(s["id"] for s in sessions(server) if test(s))
 
 
@@ -163,7 +169,7 @@ def test_grid_cards_show_all_they_hold_and_keep_time_order(visit: Visit) -> None
     assert {start: tops for start, tops in tops_by_start.items() if max(tops) - min(tops) > 1} == {}
 
 
-def test_grid_and_phone_list_have_time_headings(browser: Any, server: Running) -> None:
+def test_grid_and_phone_list_have_time_headings(browser: Browser, server: Running) -> None:
     starts = sorted({s["start"][11:16] for s in sessions(server)})
     headings = {}
     for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
@@ -195,7 +201,7 @@ def test_tab_goes_left_to_right_through_a_slot(visit: Visit, server: Running) ->
 # ---- Session and speaker pages ----
 
 
-def test_card_links_to_its_session_page_and_on_to_the_speaker(browser: Any, server: Running) -> None:
+def test_card_links_to_its_session_page_and_on_to_the_speaker(browser: Browser, server: Running) -> None:
     visit = new_visit(browser, server, timezone_id="America/New_York")
     torchjd = next(s for s in sessions(server) if s["title"].startswith("TorchJD"))
     visit.open()
@@ -281,7 +287,7 @@ def test_picker_folds_speakers_levels_and_kinds_and_finds_them(visit: Visit) -> 
 # ---- Picks where you are ----
 
 
-def test_picks_bar_stays_in_view_with_titles_and_overlap_warning(browser: Any, server: Running) -> None:
+def test_picks_bar_stays_in_view_with_titles_and_overlap_warning(browser: Browser, server: Running) -> None:
     visit = new_visit(browser, server)
     visit.page.set_viewport_size(PHONE)
     helion, flexible = (
@@ -340,7 +346,7 @@ def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(visit: V
     assert visit.page.is_hidden("#picks-error")
 
 
-def test_share_link_opens_the_same_picks_in_another_browser(browser: Any, server: Running) -> None:
+def test_share_link_opens_the_same_picks_in_another_browser(browser: Browser, server: Running) -> None:
     chosen = sessions(server)[8]
     first = new_visit(browser, server)
     first.open()
@@ -434,7 +440,7 @@ def test_offline_a_session_or_speaker_page_never_opened_is_shown_styled_in_the_s
 # ---- Finish ----
 
 
-def test_dark_mode_follows_the_system(browser: Any, server: Running) -> None:
+def test_dark_mode_follows_the_system(browser: Browser, server: Running) -> None:
     colours = {}
     for scheme in ("light", "dark"):
         visit = new_visit(browser, server, color_scheme=scheme)
@@ -457,7 +463,7 @@ LAYOUT_SHIFT = """
 """
 
 
-def test_no_layout_shift_while_loading(browser: Any, server: Running) -> None:
+def test_no_layout_shift_while_loading(browser: Browser, server: Running) -> None:
     shifts = {}
     # Through a slow network the page is painted piece by piece as it arrives, so every state
     # of a partly-arrived page is painted and counted.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -17,6 +17,10 @@ from tests.helpers.axe import AXE, RUN, TAGS
 from tests.helpers.browser_helpers import Visit, new_visit, unavailable
 from tests.helpers.push_helpers import PASSWORD, USER, DavServer
 from tests.helpers.serve_process import Running, running_confcal
+
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
 PICK = '[data-action="pick"]'
 
@@ -46,7 +50,7 @@ def attach(visit: Visit, url: str, password: str) -> None:
         visit.page.click("#caldav-submit")
 
 
-def test_attach_see_the_status_and_detach(browser: Any, server: Running, radicale: DavServer) -> None:
+def test_attach_see_the_status_and_detach(browser: Browser, server: Running, radicale: DavServer) -> None:
     if not AXE.exists():
         unavailable(f"{AXE} is missing (npm ci --prefix tests/browser)")
     visit = new_visit(browser, server)
@@ -91,7 +95,7 @@ def test_attach_see_the_status_and_detach(browser: Any, server: Running, radical
     visit.context.close()
 
 
-def open_form(browser: Any, server: Running) -> tuple[Visit, str]:
+def open_form(browser: Browser, server: Running) -> tuple[Visit, str]:
     visit = new_visit(browser, server)
     visit.open("/")
     token = pick_first(visit)
@@ -101,7 +105,7 @@ def open_form(browser: Any, server: Running) -> tuple[Visit, str]:
 
 
 def test_from_the_servers_root_choose_a_new_calendar_and_see_the_sync_end(
-    browser: Any, server: Running, radicale: DavServer
+    browser: Browser, server: Running, radicale: DavServer
 ) -> None:
     if not AXE.exists():
         unavailable(f"{AXE} is missing (npm ci --prefix tests/browser)")
@@ -142,7 +146,7 @@ def test_from_the_servers_root_choose_a_new_calendar_and_see_the_sync_end(
 
 
 def test_from_the_servers_root_an_existing_calendar_is_chosen_by_its_name(
-    browser: Any, server: Running, radicale: DavServer
+    browser: Browser, server: Running, radicale: DavServer
 ) -> None:
     visit, token = open_form(browser, server)
     existing = radicale.new_calendar()
@@ -164,7 +168,7 @@ def test_from_the_servers_root_an_existing_calendar_is_chosen_by_its_name(
     visit.context.close()
 
 
-def test_the_presets_fill_the_server_and_google_says_why_it_needs_the_feed(browser: Any, server: Running) -> None:
+def test_the_presets_fill_the_server_and_google_says_why_it_needs_the_feed(browser: Browser, server: Running) -> None:
     visit, _ = open_form(browser, server)
 
     visit.page.click('[data-preset="fastmail"]')

@@ -6,13 +6,17 @@ shift under 0.05, measured by the browser's own layout-shift entries from the fi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
 from tests.helpers.browser_helpers import DESKTOP, PHONE, new_visit
 from tests.helpers.serve_process import Running
+
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
 SIZES = {"phone": PHONE, "desktop": DESKTOP}
 # Every layout shift the page makes, from before its first paint (buffered), not caused by input.
@@ -41,7 +45,7 @@ FOSDEM_TIMES = [
 ]
 
 
-def layout_at(browser: Any, server: Running, size: str, path: str, moment: str) -> dict[str, float]:
+def layout_at(browser: Browser, server: Running, size: str, path: str, moment: str) -> dict[str, float]:
     visit = new_visit(browser, server)
     visit.page.set_viewport_size(SIZES[size])
     visit.page.clock.install(time=moment)
@@ -56,7 +60,7 @@ def layout_at(browser: Any, server: Running, size: str, path: str, moment: str) 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
 def test_the_demo_neither_scrolls_sideways_nor_shifts_during_the_event(
-    browser: Any, server: Running, size: str
+    browser: Browser, server: Running, size: str
 ) -> None:
     found = {moment: layout_at(browser, server, size, path, moment) for path, moment in DEMO_TIMES}
 
@@ -64,13 +68,15 @@ def test_the_demo_neither_scrolls_sideways_nor_shifts_during_the_event(
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
-def test_fosdem_neither_scrolls_sideways_nor_shifts_during_the_event(browser: Any, fosdem: Running, size: str) -> None:
+def test_fosdem_neither_scrolls_sideways_nor_shifts_during_the_event(
+    browser: Browser, fosdem: Running, size: str
+) -> None:
     found = {moment: layout_at(browser, fosdem, size, path, moment) for path, moment in FOSDEM_TIMES}
 
     assert {moment: f for moment, f in found.items() if f["wide"] != 0 or f["shift"] >= 0.05} == {}
 
 
-def test_another_days_page_on_a_phone_keeps_its_now_and_next_box_still(browser: Any, fosdem: Running) -> None:
+def test_another_days_page_on_a_phone_keeps_its_now_and_next_box_still(browser: Browser, fosdem: Running) -> None:
     # On the first day, the second day's page names today's page in its jump link, which takes
     # two lines on a phone where "Jump to now" takes one.
     found = layout_at(browser, fosdem, "phone", "/days/2025-02-02/", "2025-02-01T14:05:00+01:00")
@@ -83,7 +89,7 @@ CARDS = "() => document.querySelectorAll('#sessions .card').length"
 
 
 def test_fosdems_busiest_day_starts_light_on_a_phone_and_lays_out_the_rest_when_scrolled_to(
-    browser: Any, fosdem: Running
+    browser: Browser, fosdem: Running
 ) -> None:
     visit = new_visit(browser, fosdem)
     visit.page.set_viewport_size(PHONE)
@@ -103,7 +109,7 @@ def test_fosdems_busiest_day_starts_light_on_a_phone_and_lays_out_the_rest_when_
     assert visit.console_errors == []
 
 
-def test_without_javascript_every_card_of_the_day_is_read(browser: Any, fosdem: Running) -> None:
+def test_without_javascript_every_card_of_the_day_is_read(browser: Browser, fosdem: Running) -> None:
     visit = new_visit(browser, fosdem, java_script_enabled=False)
     visit.page.set_viewport_size(PHONE)
 
@@ -115,7 +121,7 @@ def test_without_javascript_every_card_of_the_day_is_read(browser: Any, fosdem: 
 
 
 def test_now_on_fosdems_phone_page_lists_every_running_session_of_the_later_slots(
-    browser: Any, fosdem: Running
+    browser: Browser, fosdem: Running
 ) -> None:
     sessions = httpx.get(fosdem.url + "/api/sessions").json()["sessions"]
     moment = "2025-02-01T14:05:00+01:00"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -15,6 +15,10 @@ from server.store import Store
 from tests.helpers.browser_helpers import Visit, checked_visit, unfold
 from tests.helpers.crowded import crowded
 from tests.helpers.serve_process import Running, running_confcal
+
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
 SPEAKERS = LISTED_FEEDS + 1
 
@@ -30,7 +34,7 @@ def crowded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running
 
 
 @pytest.fixture
-def crowded_visit(browser: Any, crowded_server: Running) -> Iterator[Visit]:
+def crowded_visit(browser: Browser, crowded_server: Running) -> Iterator[Visit]:
     with checked_visit(browser, crowded_server) as current:
         yield current
 

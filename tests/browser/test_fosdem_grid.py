@@ -7,8 +7,9 @@ axe finds nothing (target sizes, the track colours' contrast) in light and dark.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -18,13 +19,13 @@ from tests.helpers.browser_helpers import Visit, new_visit, unavailable
 from tests.helpers.serve_process import Running
 
 if TYPE_CHECKING:
-    from playwright.sync_api import FloatRect
+    from playwright.sync_api import Browser, FloatRect
 
 GRID = "#day-2025-02-01 .day-grid"
 
 
 @pytest.fixture
-def saturday(browser: Any, fosdem: Running) -> Any:
+def saturday(browser: Browser, fosdem: Running) -> Iterator[Visit]:
     visit = new_visit(browser, fosdem)
     visit.open("/")
     yield visit
@@ -105,7 +106,7 @@ def test_the_list_or_grid_choice_is_remembered_on_this_device(saturday: Visit) -
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_nothing_on_fosdems_grid(browser: Any, fosdem: Running, scheme: str) -> None:
+def test_axe_finds_nothing_on_fosdems_grid(browser: Browser, fosdem: Running, scheme: str) -> None:
     if not AXE.exists():
         unavailable(f"{AXE} is missing (npm ci --prefix tests/browser)")
     visit = new_visit(browser, fosdem, color_scheme=scheme)

@@ -4,15 +4,19 @@ when needed (a big day's later slots)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import httpx
 
 from tests.helpers.browser_helpers import PHONE, new_visit
 from tests.helpers.serve_process import Running
 
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
-def test_a_late_saturday_session_never_opened_is_pointed_at_offline(browser: Any, fosdem: Running) -> None:
+
+def test_a_late_saturday_session_never_opened_is_pointed_at_offline(browser: Browser, fosdem: Running) -> None:
     sessions = httpx.get(fosdem.url + "/api/sessions").json()["sessions"]
     late = max((s for s in sessions if s["start"].startswith("2025-02-01")), key=lambda s: s["start"])
     visit = new_visit(browser, fosdem)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -17,6 +17,10 @@ from tests.helpers.axe import AXE, RUN, TAGS
 from tests.helpers.browser_helpers import Visit, new_visit, unavailable
 from tests.helpers.serve_process import Running, running_confcal
 from tests.helpers.smtp_server import SmtpServer, running_smtp
+
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
 PICK = '[data-action="pick"]'
 ADDRESS = "ada.lovelace@mail.example.net"
@@ -66,7 +70,7 @@ def test_without_mail_the_option_stays_hidden(visit: Visit) -> None:
     assert visit.page.is_hidden("#invitations")
 
 
-def test_ask_confirm_receive_and_stop(browser: Any, mailing: Running, smtp: SmtpServer, tmp_path: Path) -> None:
+def test_ask_confirm_receive_and_stop(browser: Browser, mailing: Running, smtp: SmtpServer, tmp_path: Path) -> None:
     if not AXE.exists():
         unavailable(f"{AXE} is missing (npm ci --prefix tests/browser)")
     visit = new_visit(browser, mailing)

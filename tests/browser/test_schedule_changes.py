@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -15,6 +15,10 @@ import pytest
 from server.cli import main
 from tests.helpers.browser_helpers import Visit, new_visit, unfold
 from tests.helpers.serve_process import Running, running_confcal
+
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
 CHANGES = Path(__file__).resolve().parents[1] / "fixtures" / "changes"
 MOVED = "eebc480700"  # Compilers for Everyone: 11:00 Master Stage -> 12:00 Junior Stage in v2
@@ -67,7 +71,7 @@ def test_reminder_choice_is_kept_and_follows_the_filtered_view(visit: Visit) -> 
 
 
 @pytest.fixture
-def changing(browser: Any, tmp_path: Path) -> Iterator[Visit]:
+def changing(browser: Browser, tmp_path: Path) -> Iterator[Visit]:
     db = tmp_path / "store.sqlite"
     assert main(["ingest", "--db", str(db), str(CHANGES / "v1.ics")]) == 0
     with running_confcal(tmp_path) as running:

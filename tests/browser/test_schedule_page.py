@@ -8,18 +8,23 @@ Every visit is checked at teardown for console errors and for requests leaving t
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from tests.helpers.browser_helpers import DESKTOP, PHONE, Visit, attached, new_visit, unfold
 from tests.helpers.serve_process import Running
 
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
+
 PICK = '[data-action="pick"]'
 CARD = "#sessions [data-session-id]"
 
 
 def api_sessions(server: Running) -> list[dict[str, Any]]:
+    # The API's JSON as it comes: a session's fields are of several types.
     sessions: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()["sessions"]
     return sessions
 
@@ -145,7 +150,7 @@ def test_only_my_picks(visit: Visit, server: Running) -> None:
     assert visible_ids(visit) == [chosen["id"]]
 
 
-def test_phone_width_is_a_list_without_horizontal_scroll(browser: Any, server: Running) -> None:
+def test_phone_width_is_a_list_without_horizontal_scroll(browser: Browser, server: Running) -> None:
     for width in (360, PHONE["width"]):
         visit = new_visit(browser, server)
         visit.page.set_viewport_size({"width": width, "height": PHONE["height"]})
@@ -191,7 +196,7 @@ def test_keyboard_alone_can_pick_and_focus_is_visible(visit: Visit) -> None:
     assert visit.page.evaluate("document.activeElement.getAttribute('aria-pressed')") == "true"
 
 
-def test_times_in_the_viewers_zone_only_when_it_differs(browser: Any, server: Running) -> None:
+def test_times_in_the_viewers_zone_only_when_it_differs(browser: Browser, server: Running) -> None:
     shown = {}
     for zone in ("America/New_York", "Europe/Berlin", "Europe/Paris"):
         visit = new_visit(browser, server, timezone_id=zone)

@@ -7,13 +7,16 @@ Michael Meeks gives three talks on Saturday and one on Sunday (counted from the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import httpx
-from playwright.sync_api import expect
 
 from tests.helpers.browser_helpers import Visit, new_visit
 from tests.helpers.serve_process import Running
+
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
 CARD = "#sessions [data-session-id]"
 SATURDAY, SUNDAY = "2025-02-01", "2025-02-02"
@@ -42,12 +45,15 @@ def visible_ids(visit: Visit) -> list[str]:
     return found
 
 
-def test_a_typed_search_counts_every_day_and_links_to_the_other(browser: Any, fosdem: Running) -> None:
+def test_a_typed_search_counts_every_day_and_links_to_the_other(browser: Browser, fosdem: Running) -> None:
     talks = talks_by_day(fosdem, "Michael Meeks")
     visit = new_visit(browser, fosdem)
     visit.open("/")
 
     visit.page.fill("#filter-search", "michael meeks")
+    # Imported here so a machine without Playwright skips (conftest) instead of failing to collect.
+    from playwright.sync_api import expect
+
     expect(visit.page.locator('#day-counts a[data-count-day="all"] .count')).to_have_text("4")
     counts = day_counts(visit)
     on_saturday = visible_ids(visit)
@@ -63,7 +69,7 @@ def test_a_typed_search_counts_every_day_and_links_to_the_other(browser: Any, fo
     assert visit.console_errors == []
 
 
-def test_without_javascript_the_server_counts_every_day(browser: Any, fosdem: Running) -> None:
+def test_without_javascript_the_server_counts_every_day(browser: Browser, fosdem: Running) -> None:
     talks = talks_by_day(fosdem, "Michael Meeks")
     visit = new_visit(browser, fosdem, java_script_enabled=False)
 
@@ -74,7 +80,7 @@ def test_without_javascript_the_server_counts_every_day(browser: Any, fosdem: Ru
     assert counts == {SATURDAY: str(len(talks[SATURDAY])), SUNDAY: str(len(talks[SUNDAY])), "all": "4"}
 
 
-def test_the_views_feed_says_which_day_it_covers(browser: Any, fosdem: Running) -> None:
+def test_the_views_feed_says_which_day_it_covers(browser: Browser, fosdem: Running) -> None:
     visit = new_visit(browser, fosdem)
     visit.open("/")
 

@@ -5,13 +5,18 @@ cards for the same words. Each query is run both ways in Chromium and the shown 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
 from tests.helpers.browser_helpers import Visit, new_visit
 from tests.helpers.serve_process import Running
+
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
 CARD = "#sessions [data-session-id]"
 QUERIES = ["valerian", "PyTorch", "junior talk", "master stage", "level: any", "zzz-nothing"]
@@ -26,7 +31,7 @@ def visible_ids(visit: Visit) -> list[str]:
 
 
 @pytest.fixture
-def no_script(browser: Any, server: Running) -> Any:
+def no_script(browser: Browser, server: Running) -> Iterator[Visit]:
     visit = new_visit(browser, server, java_script_enabled=False)
     yield visit
     visit.context.close()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -17,6 +17,10 @@ from tests.helpers.browser_helpers import new_visit
 from tests.helpers.link_calendars import two_linked_sessions
 from tests.helpers.serve_process import Running, confcal_command, free_port
 from tests.helpers.static_host import static_host
+
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
 ICS = two_linked_sessions("javascript:document.body.dataset.pwned='yes'", "https://example.org/two")
 
@@ -39,7 +43,9 @@ def session_path(site: Path, title: str) -> str:
     return "/" + page.parent.relative_to(site).as_posix() + "/"
 
 
-def test_the_session_page_has_no_script_link_and_the_csp_meta(static_site: tuple[Running, Path], browser: Any) -> None:
+def test_the_session_page_has_no_script_link_and_the_csp_meta(
+    static_site: tuple[Running, Path], browser: Browser
+) -> None:
     served, site = static_site
     visit = new_visit(browser, served)
 
@@ -55,7 +61,7 @@ def test_the_session_page_has_no_script_link_and_the_csp_meta(static_site: tuple
     assert (visit.console_errors, visit.foreign_requests()) == ([], [])
 
 
-def test_the_csp_meta_stops_a_script_link_on_a_built_page(static_site: tuple[Running, Path], browser: Any) -> None:
+def test_the_csp_meta_stops_a_script_link_on_a_built_page(static_site: tuple[Running, Path], browser: Browser) -> None:
     served, site = static_site
     visit = new_visit(browser, served)
     visit.open(session_path(site, "Linked"))

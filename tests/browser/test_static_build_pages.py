@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -15,6 +15,10 @@ import pytest
 from tests.helpers.browser_helpers import Visit, new_visit
 from tests.helpers.serve_process import Running, confcal_command, free_port
 from tests.helpers.static_host import static_host
+
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +33,7 @@ def static_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
 
 
 @pytest.fixture
-def on_static(browser: Any, static_demo: Running) -> Iterator[Visit]:
+def on_static(browser: Browser, static_demo: Running) -> Iterator[Visit]:
     visit = new_visit(browser, static_demo)
     visit.open("/")
     yield visit

@@ -7,8 +7,9 @@ Expected times come from the API's instants converted with Python's zoneinfo, no
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -17,18 +18,23 @@ import pytest
 from tests.helpers.browser_helpers import Visit, new_visit
 from tests.helpers.serve_process import Running
 
+if TYPE_CHECKING:
+    # Annotations only: without playwright the browser tests skip, so this module must import.
+    from playwright.sync_api import Browser
+
 CARD = "[data-session-id]"
 VIEWER_TIME = ".local-time"  # the element that shows the viewer's own time
 NEW_YORK = ZoneInfo("America/New_York")
 
 
 def sessions(server: Running) -> list[dict[str, Any]]:
+    # The API's JSON as it comes: a session's fields are of several types.
     found: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()["sessions"]
     return found
 
 
 @pytest.fixture
-def new_york(browser: Any, server: Running) -> Any:
+def new_york(browser: Browser, server: Running) -> Iterator[Visit]:
     visit: Visit = new_visit(browser, server, timezone_id="America/New_York", locale="en-US")
     visit.open()
     yield visit
