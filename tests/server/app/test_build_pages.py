@@ -50,6 +50,15 @@ def edited(schedule: Schedule, session_id: str, **fields: object) -> Schedule:
     )
 
 
+def edit_in_place(path: Path, old: bytes, new: bytes, later_ns: int) -> None:
+    """`old` replaced by `new` (of its size) in the file a build wrote, its modification time
+    `later_ns` after the build's: 0 as no build leaves it, a millisecond as an edit by hand
+    (not within the clock's step)."""
+    written = path.stat()
+    path.write_bytes(path.read_bytes().replace(old, new))
+    os.utime(path, ns=(written.st_atime_ns, written.st_mtime_ns + later_ns))
+
+
 def test_a_retitled_session_shows_its_new_title_on_every_page(tmp_path: Path) -> None:
     """A card's markup is kept by its session's content (every field, not its id)."""
     schedule = crowded(LISTED_FEEDS + 1)
@@ -183,11 +192,7 @@ def test_the_speakers_directory_is_made_whole_when_its_last_file_is_not_the_one_
     schedule = crowded(LISTED_FEEDS + 1)
     later = edited(schedule, "c0004", title="Talk 4, retitled")
     build(tmp_path / "site", schedule)
-    last = tmp_path / "site" / "speakers" / "index.html"
-    written = last.stat()
-    last.write_bytes(last.read_bytes().replace(b"Speaker 006", b"Speaker 00x"))
-    # Edited later than the build wrote it, as by hand (not within the clock's step).
-    os.utime(last, ns=(written.st_atime_ns, written.st_mtime_ns + 1_000_000))
+    edit_in_place(tmp_path / "site" / "speakers" / "index.html", b"Speaker 006", b"Speaker 00x", 1_000_000)
 
     rebuilt = build(tmp_path / "site", later)
 
@@ -252,10 +257,7 @@ def test_search_json_copies_the_rows_it_keeps_from_the_last_file_unread(tmp_path
     schedule = crowded(LISTED_FEEDS + 1)
     later = edited(schedule, "c0004", title="Talk 4, retitled")
     build(tmp_path / "site", schedule)
-    last = tmp_path / "site" / "search.json"
-    written = last.stat()
-    last.write_bytes(last.read_bytes().replace(b"talk 6", b"talk x"))
-    os.utime(last, ns=(written.st_atime_ns, written.st_mtime_ns))
+    edit_in_place(tmp_path / "site" / "search.json", b"talk 6", b"talk x", 0)
 
     rebuilt = build(tmp_path / "site", later)
 
@@ -270,11 +272,7 @@ def test_search_json_is_made_whole_when_its_last_file_is_not_the_one_recorded(tm
     schedule = crowded(LISTED_FEEDS + 1)
     later = edited(schedule, "c0004", title="Talk 4, retitled")
     build(tmp_path / "site", schedule)
-    last = tmp_path / "site" / "search.json"
-    written = last.stat()
-    last.write_bytes(last.read_bytes().replace(b"talk 6", b"talk x"))
-    # Edited later than the build wrote it, as by hand (not within the clock's step).
-    os.utime(last, ns=(written.st_atime_ns, written.st_mtime_ns + 1_000_000))
+    edit_in_place(tmp_path / "site" / "search.json", b"talk 6", b"talk x", 1_000_000)
 
     rebuilt = build(tmp_path / "site", later)
 
