@@ -582,15 +582,6 @@ class Output:
         self._parts[key] = known
         return path
 
-    def last_bytes(self, relative: str) -> bytes | None:
-        """The bytes of `relative` as the last build recorded them, read from the file, when it
-        still holds them (a file made again may take parts of its last version); else None."""
-        last = self._entry(relative)
-        if last is None:
-            return None
-        body = _read(Path(f"{self._root}/{relative}"))
-        return body if body is not None and body_digest(body) == last[1] else None
-
     def hold(self, key: str) -> None:
         """Keep the last build's part `key` (as recorded, unread) for the next build."""
         known = self._last_parts.get(key)
