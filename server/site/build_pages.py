@@ -82,8 +82,8 @@ def spec_fields(spec: FeedSpec) -> tuple[str, str, str, str]:
 def _feed_text(feed: Feed) -> str:
     """A feed's spec and path as one line of a key: its kind, slug and path have no tab or line
     break (slugs), its name and title may hold anything, so each is given with its length."""
-    spec = feed.spec
-    return f"{spec.kind.value}\t{spec.slug}\t{feed.path}\t{len(spec.name)}:{spec.name}{len(spec.title)}:{spec.title}"
+    kind, slug, name, title = spec_fields(feed.spec)
+    return f"{kind}\t{slug}\t{feed.path}\t{len(name)}:{name}{len(title)}:{title}"
 
 
 def _text_key(lines: list[str]) -> str:

@@ -66,8 +66,8 @@ class Kept:
     """What a rebuild takes as the last build made it, without keying or making it: every
     session's own files but those of the `written` sessions, or, without `written`, each file
     `session(id, site-relative path)` says it took; with `feeds` (the feeds made again) every
-    other catalogue feed, its QR code and its track's or room's page; and with `speakers` (the slugs of the speakers whose
-    feeds were made again) every other speaker's page."""
+    other catalogue feed, its QR code and its track's or room's page; and with `speakers` (the
+    slugs of the speakers whose feeds were made again) every other speaker's page."""
 
     session: Callable[[str, str], bool] | None = None
     feeds: frozenset[tuple[FeedKind, str]] | None = None
