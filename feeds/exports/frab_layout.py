@@ -156,7 +156,9 @@ def id_hashes(ids: Iterable[str], known: Mapping[str, int] | None = None) -> dic
 
 def _numbers(sessions: list[Session], known: Mapping[str, int] | None) -> dict[str, int]:
     """A stable positive id per session id: its hash, unless a collision moves it (`resolved`)."""
-    return resolved(id_hashes({s.id for s in sessions}, known))
+    ids = {s.id for s in sessions}
+    # A build passes the hashes of exactly these ids: taken whole, not looked up one by one.
+    return resolved(known if known is not None and known.keys() == ids else id_hashes(ids, known))
 
 
 def resolved(hashed: Mapping[str, int], low: int = _ID_LOW, high: int = _ID_HIGH) -> dict[str, int]:

@@ -44,9 +44,10 @@ def test_a_layout_with_known_hashes_numbers_as_one_without() -> None:
     hashed = id_hashes([first])[first]
 
     known = layout(again, id_hashes([second]))
+    every = layout(Schedule(schedule.conference, talks), id_hashes([second, first]))
 
-    # The second in id order takes the next number, with the hashes known or made.
-    assert numbers(known) == numbers(layout(schedule)) == {first: hashed, second: hashed + 1}
+    # The second in id order takes the next number, with the hashes known (some or all) or made.
+    assert numbers(known) == numbers(every) == numbers(layout(schedule)) == {first: hashed, second: hashed + 1}
 
 
 def placed_in_id_order(hashed: dict[str, int], low: int, high: int) -> dict[str, int]:
