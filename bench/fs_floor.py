@@ -57,13 +57,17 @@ def plan(site: str) -> Tree:
     return Tree(tuple(directories), tuple(files), tuple(links))
 
 
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+
+
 def _write(root: str, tree: Tree, bodies: dict[int, bytes]) -> int:
     os.mkdir(root)
     for directory in tree.directories:
         os.mkdir(f"{root}/{directory}")
     for path, size in tree.files:
-        with open(f"{root}/{path}", "xb", buffering=0) as out:
-            out.write(bodies[size])
+        out = os.open(f"{root}/{path}", _NEW, 0o666)  # a file object would add an fstat(2)
+        os.write(out, bodies[size])  # whole, as tmpfs and ext4 write a regular file
+        os.close(out)
     for path, source in tree.links:
         os.link(f"{root}/{source}", f"{root}/{path}")
     return len(tree.files) + len(tree.links)

@@ -837,17 +837,31 @@ def _temporary(target: str) -> str:
     return f"{directory}/.{name}.tmp"
 
 
+# A new file's flags: made by this call or not at all, its bytes as given (no newline
+# translation on Windows). Python makes the descriptor non-inheritable itself (PEP 446).
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+
+
 def _create(target: str, body: bytes) -> bool:
     """Write `body` as the new file `target`; False when a file is there already (made since the
-    build began: it is replaced whole instead). Unbuffered: one write of the whole body, and no
-    isatty() probe per file."""
+    build began: it is replaced whole instead). Through its descriptor alone: a file object
+    costs an fstat(2) and an object for each of a build's hundreds of thousands of files."""
     try:
-        out = open(target, "xb", buffering=0)
+        out = os.open(target, _NEW, 0o666)  # the mode open() gives, less the umask
     except FileExistsError:
         return False
-    with out:
-        out.write(body)
+    try:
+        _write_all(out, body)
+    finally:
+        os.close(out)
     return True
+
+
+def _write_all(out: int, body: bytes | memoryview) -> None:
+    """Every byte of `body` to the descriptor `out` (a write(2) may take fewer than given)."""
+    view = memoryview(body)
+    while view:
+        view = view[os.write(out, view) :]
 
 
 def _open_new(target: str, buffered: bool = True) -> BinaryIO | None:
@@ -967,9 +981,7 @@ def _copied(source: int, out: int, count: int, at: int) -> int:
             if error.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
                 raise
     block = os.pread(source, min(count, 1 << 20), at)
-    view = memoryview(block)
-    while view:
-        view = view[os.write(out, view) :]
+    _write_all(out, block)
     return len(block)
 
 

@@ -209,6 +209,25 @@ def test_a_first_build_creates_its_files_in_place_and_leaves_no_temporary(tmp_pa
     assert (root / "sessions" / "a" / "index.html").read_bytes() == b"<p>a</p>"
 
 
+def test_files_made_in_place_or_beside_have_the_mode_open_gives_less_the_umask(tmp_path: Path) -> None:
+    # A host that serves the site as another user reads every file, as with any file Python makes.
+    root = tmp_path / "site"
+    before = os.umask(0o027)
+    try:
+        first = Output(root)
+        first.put("sessions/a/index.html", "k1", lambda: b"<p>a</p>")
+        first.finish(())
+        second = Output(root)
+        second.put("sessions/a/index.html", "k1", lambda: b"<p>a</p>")
+        second.put("feeds/all.ics", "k2", lambda: b"BEGIN:VCALENDAR")  # new to a rebuild: beside
+        second.finish(())
+    finally:
+        os.umask(before)
+
+    modes = {path: (root / path).stat().st_mode & 0o777 for path in ("sessions/a/index.html", "feeds/all.ics")}
+    assert modes == {"sessions/a/index.html": 0o640, "feeds/all.ics": 0o640}
+
+
 def test_a_file_that_appeared_during_a_first_build_is_replaced_not_written_through(tmp_path: Path) -> None:
     # Created in place only when new: one made since the build began (here a hard link to a file
     # outside the site) is replaced whole, and what it was linked to keeps its bytes.
