@@ -33,8 +33,10 @@ from server.site.build_output import Body, Entry, Output
 # milliseconds, a page about one.
 FIRST = 64
 # At most this many files to a worker while this process makes its own: the files still pending
-# when it is done are shared with it, and a worker's batch cannot be.
-BATCH = 2000
+# when it is done are shared with it, and a worker's batch cannot be. Large, since each fork of
+# a large conference's process costs tens of milliseconds of system time (its page tables, then
+# the pages either process writes while they share them), and a batch of this many a second or two.
+BATCH = 10000
 # At most this many files wait for a worker: beyond, this process makes them. Each holds what it
 # is made from until made, and in a build of many conferences that is each one's snapshot.
 WAITING = 2 * BATCH
