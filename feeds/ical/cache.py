@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 
 from feeds.model import Conference, Session, Status
 
@@ -52,16 +53,9 @@ class EventCache:
         Each `alarm` (feeds.ical.alarm) is its own entry, rendered once like the plain event."""
         key: Key = (session.id, session.revision, session.status, base_url, alarm)
         with self._lock:
-            hit = self._entries.get(key)
-            # A build passes the very objects it stored: `is` first spares two dataclass compares
-            # a hit, and a build has tens of thousands of hits; equal objects still hit.
-            if (
-                hit is not None
-                and (hit[0] is conference or hit[0] == conference)
-                and (hit[1] is session or hit[1] == session)
-            ):
-                self._entries.move_to_end(key)
-                return hit[2]
+            held = self._held(key, conference, session)
+        if held is not None:
+            return held
         known = self.fallback(conference, session, base_url, alarm) if self.fallback is not None else None
         data = render() if known is None else known  # outside the lock: rendering is the slow part
         with self._lock:
@@ -75,6 +69,36 @@ class EventCache:
                 # The oldest (LRU) entry.
                 self._entries.popitem(last=False)
         return data
+
+    def events(
+        self,
+        conference: Conference,
+        sessions: Sequence[Session],
+        base_url: str | None,
+        render: Callable[[Session], bytes],
+        alarm: int | None = None,
+    ) -> list[bytes]:
+        """`get` of each of `sessions`, in order, `render(session)` giving a missing one's bytes:
+        those held are looked up under one hold of the lock, as a feed asks for thousands."""
+        with self._lock:
+            held = [self._held((s.id, s.revision, s.status, base_url, alarm), conference, s) for s in sessions]
+        return [
+            data if data is not None else self.get(conference, session, base_url, partial(render, session), alarm)
+            for session, data in zip(sessions, held, strict=True)
+        ]
+
+    def _held(self, key: Key, conference: Conference, session: Session) -> bytes | None:
+        """The bytes held under `key` for this conference and session, made the most recent
+        entry; the caller holds the lock."""
+        hit = self._entries.get(key)
+        # A build passes the very objects it stored: `is` first spares two dataclass compares
+        # a hit, and a build has tens of thousands of hits; equal objects still hit.
+        if hit is None or not (hit[0] is conference or hit[0] == conference):
+            return None
+        if not (hit[1] is session or hit[1] == session):
+            return None
+        self._entries.move_to_end(key)
+        return hit[2]
 
     def spill(self, fallback: Fallback) -> None:
         """Let go of every entry and ask `fallback` first from now on, holding nothing it

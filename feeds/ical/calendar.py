@@ -86,10 +86,6 @@ def _header(title: str, tzid: str, refresh: timedelta, method: str | None) -> by
     return b"".join((before, fold("NAME:" + value), _CRLF, between, fold("X-WR-CALNAME:" + value), _CRLF, after))
 
 
-def _event_bytes(conference: Conference, session: Session, base_url: str | None, alarm: int | None) -> bytes:
-    return render_event(conference, session, base_url=base_url, alarm=alarm)
-
-
 def render_calendar(
     conference: Conference,
     sessions: Sequence[Session],
@@ -108,13 +104,10 @@ def render_calendar(
     calendar object resources (RFC 4791 section 4.1). `alarm` (minutes before the start)
     gives every event one VALARM; None (the default) leaves the bytes as they always were.
     """
-    events: list[bytes] = []
-    for session in sessions:
-        if cache is None:
-            events.append(_event_bytes(conference, session, base_url, alarm))
-        else:
-            render = partial(_event_bytes, conference, session, base_url, alarm)
-            events.append(cache.get(conference, session, base_url, render, alarm))
+    render = partial(render_event, conference, base_url=base_url, alarm=alarm)
+    events = (
+        list(map(render, sessions)) if cache is None else cache.events(conference, sessions, base_url, render, alarm)
+    )
     parts = [_header(title, conference.timezone, refresh, method)]
     # A VTIMEZONE only when an event refers to it (UTC zones and fold-hour events are written
     # with "Z" times; see feeds.ical.event).

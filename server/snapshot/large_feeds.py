@@ -200,7 +200,4 @@ def _events_of(
     conference: Conference, base_url: str | None, cache: EventCache, chunk: Sequence[Session]
 ) -> list[bytes]:
     """The events of `chunk` as render_calendar writes them in a feed (no alarm)."""
-    return [
-        cache.get(conference, s, base_url, partial(render_event, conference, s, base_url=base_url, alarm=None), None)
-        for s in chunk
-    ]
+    return cache.events(conference, chunk, base_url, partial(render_event, conference, base_url=base_url, alarm=None))

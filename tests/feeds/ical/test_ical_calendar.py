@@ -292,3 +292,15 @@ def test_the_cached_header_is_icalendars_for_exactly_its_title_zone_refresh_and_
     ]
 
     assert made == [_icalendar_header(*calendar) + b"END:VCALENDAR\r\n" for calendar in calendars]
+
+
+def test_events_gives_each_sessions_bytes_in_order_rendering_only_those_not_held(
+    conference: Conference, make_session: MakeSession
+) -> None:
+    a, b, c = (make_session(id=name, title=f"Talk {name}") for name in "abc")
+    cache = EventCache()
+    cache.get(conference, b, None, lambda: b"held b")
+
+    events = cache.events(conference, [a, b, c], None, lambda s: f"made {s.id}".encode())
+
+    assert (events, cache.renders) == ([b"made a", b"held b", b"made c"], 3)
