@@ -5,10 +5,10 @@ beforehand, and time it.
     python bench/fs_floor.py SITE DIR    # SITE: a build's output; DIR must not exist, on the file system to measure
 
 Nothing is rendered, keyed or hashed: for each file of SITE, in the order a walk finds them, its
-directory is made, then the file is created exclusively and written in one call (as a first
-build does), or made a hard link to the file it shares an inode with (the default conference's
-copy at the root). This is the least writing that tree can cost in system calls, in one
-process. `bench/run.py` times it beside the site it built, in the same minutes.
+directory is made, then the file is created exclusively, by descriptor, and written in one call
+(as a first build does), or made a hard link to the file it shares an inode with (the default
+conference's copy at the root). This is the least writing that tree can cost in system calls, in
+one process. `bench/run.py` times it beside the site it built, in the same minutes.
 """
 
 from __future__ import annotations
