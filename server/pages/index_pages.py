@@ -178,9 +178,9 @@ def speakers_index_ends(published: Published, count: int) -> tuple[bytes, bytes]
     return page.before("Speakers", description) + opening.encode(), closing.encode() + page.tail
 
 
-# (site-relative file, what it shows besides sessions, the sessions it shows, how to make it,
-# the feed whose sessions a facet's page shows: None for a kind's index)
-IndexFile = tuple[str, object, tuple[Session, ...], Callable[[], Representation], Feed | None]
+# (site-relative file, what it shows besides sessions, how to make it, the feed whose sessions
+# a facet's page shows: None for a kind's index, which shows none)
+IndexFile = tuple[str, object, Callable[[], Representation], Feed | None]
 
 
 def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
@@ -193,7 +193,6 @@ def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
         yield (
             facet_index(kind) + urls.PAGE_FILE,
             ("index", kind, listed),
-            (),
             partial(facet_index_representation, published, site, kind),
             None,
         )
@@ -203,7 +202,6 @@ def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
                 yield (
                     path,
                     ("facet", kind, feed.spec),
-                    feed.sessions,
                     partial(facet_representation, published, site, kind, feed),
                     feed,
                 )

@@ -323,9 +323,10 @@ def page_extras(
     parts.hold_named()
     yield urls.SEARCH_INDEX, digest(parts.base, "search index", parts.days), parts.search_body
     # The track and room index pages: each keyed on the sessions it lists.
-    for path, shown, sessions, make, feed in index_files(published, site):
+    for path, shown, make, feed in index_files(published, site):
         if remade is not None and feed is not None and (feed.spec.kind, feed.spec.slug) not in remade:
             continue
+        sessions = feed.sessions if feed is not None else ()
         key = listing((parts.base, "index page", site.base_url, shown), [parts.session_key(s.id) for s in sessions])
         yield path, key, partial(_body_of, make)
     # The speakers' directory: keyed on the speakers' pages' keys, which name all it shows (each
