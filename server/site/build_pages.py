@@ -123,13 +123,11 @@ class PageParts:
         """The feeds in runs of one kind, in the catalogue's order, each with a digest of what the
         pages and the feeds' list show of its feeds: spec, path and number of events."""
         runs = []
-        at = 0
-        for kind, feeds in groupby(self._published.feeds, key=attrgetter("spec.kind")):
-            run = list(feeds)
-            shown = self._shown[at : at + len(run)]
-            at += len(run)
-            texts = [f"{text}\t{len(feed.members)}" for feed, text in zip(run, shown, strict=True)]
-            runs.append((kind.value, run, _text_key(texts)))
+        shown = zip(self._published.feeds, self._shown, strict=True)
+        for kind, group in groupby(shown, key=lambda pair: pair[0].spec.kind):
+            pairs = list(group)
+            counted = [f"{text}\t{len(feed.members)}" for feed, text in pairs]
+            runs.append((kind.value, [feed for feed, _ in pairs], _text_key(counted)))
         return runs
 
     @cached_property
