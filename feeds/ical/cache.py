@@ -15,8 +15,14 @@ from functools import partial
 from feeds.model import Conference, Session, Status
 
 Key = tuple[str, int, Status, str | None, int | None]
+
+
 # (conference, session, base URL, alarm) -> the VEVENT bytes known for them elsewhere, or None.
 Fallback = Callable[[Conference, Session, str | None, int | None], bytes | None]
+
+
+def _key(session: Session, base_url: str | None, alarm: int | None) -> Key:
+    return (session.id, session.revision, session.status, base_url, alarm)
 
 
 class EventCache:
@@ -51,11 +57,41 @@ class EventCache:
     ) -> bytes:
         """The cached bytes for this session, or `render()`'s result, stored for next time.
         Each `alarm` (feeds.ical.alarm) is its own entry, rendered once like the plain event."""
-        key: Key = (session.id, session.revision, session.status, base_url, alarm)
+        key = _key(session, base_url, alarm)
         with self._lock:
             held = self._held(key, conference, session)
-        if held is not None:
-            return held
+        return held if held is not None else self._made(key, conference, session, base_url, render, alarm)
+
+    def events(
+        self,
+        conference: Conference,
+        sessions: Sequence[Session],
+        base_url: str | None,
+        render: Callable[[Session], bytes],
+        alarm: int | None = None,
+    ) -> list[bytes]:
+        """`get` of each of `sessions`, in order, `render(session)` giving a missing one's bytes:
+        those held are looked up under one hold of the lock, as a feed asks for thousands."""
+        keys = [_key(session, base_url, alarm) for session in sessions]
+        with self._lock:
+            held = [self._held(key, conference, session) for key, session in zip(keys, sessions, strict=True)]
+        return [
+            data
+            if data is not None
+            else self._made(key, conference, session, base_url, partial(render, session), alarm)
+            for key, session, data in zip(keys, sessions, held, strict=True)
+        ]
+
+    def _made(
+        self,
+        key: Key,
+        conference: Conference,
+        session: Session,
+        base_url: str | None,
+        render: Callable[[], bytes],
+        alarm: int | None,
+    ) -> bytes:
+        """The bytes of a session not held: the fallback's, or `render()`'s, stored under `key`."""
         known = self.fallback(conference, session, base_url, alarm) if self.fallback is not None else None
         data = render() if known is None else known  # outside the lock: rendering is the slow part
         with self._lock:
@@ -69,23 +105,6 @@ class EventCache:
                 # The oldest (LRU) entry.
                 self._entries.popitem(last=False)
         return data
-
-    def events(
-        self,
-        conference: Conference,
-        sessions: Sequence[Session],
-        base_url: str | None,
-        render: Callable[[Session], bytes],
-        alarm: int | None = None,
-    ) -> list[bytes]:
-        """`get` of each of `sessions`, in order, `render(session)` giving a missing one's bytes:
-        those held are looked up under one hold of the lock, as a feed asks for thousands."""
-        with self._lock:
-            held = [self._held((s.id, s.revision, s.status, base_url, alarm), conference, s) for s in sessions]
-        return [
-            data if data is not None else self.get(conference, session, base_url, partial(render, session), alarm)
-            for session, data in zip(sessions, held, strict=True)
-        ]
 
     def _held(self, key: Key, conference: Conference, session: Session) -> bytes | None:
         """The bytes held under `key` for this conference and session, made the most recent
