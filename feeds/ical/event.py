@@ -6,7 +6,8 @@ so the same content always yields the same bytes (feeds keep their ETag; CalDAV 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
+from functools import lru_cache
 
 from icalendar import Event
 
@@ -91,19 +92,23 @@ def categories(session: Session) -> list[str]:
     return seen
 
 
-def _ambiguous(local: datetime) -> bool:
-    """True for a time the event's times are written in UTC for, not with TZID:
+@lru_cache(maxsize=4096)
+def _ambiguous(instant: datetime, zone: tzinfo) -> bool:
+    """True for an instant the event's times are written in UTC for, not with TZID, in `zone`:
 
     - a wall time that occurs twice (the repeated hour at a fall-back): RFC 5545 3.3.5 reads
       such a TZID time as its first occurrence, so the second one cannot be written with TZID;
     - a time within a day of a change of the zone's offset: ts-ics expands the VTIMEZONE's RRULEs
       to whole days, so it reads times near a change with the wrong offset (an hour off, on the
-      change day or, west of Greenwich, the day after) whatever the VTIMEZONE says."""
+      change day or, west of Greenwich, the day after) whatever the VTIMEZONE says.
+
+    Once per instant and zone: a conference's thousands of sessions share a few hundred start
+    and end times, and each answer takes four conversions between zones."""
+    local, utc = instant.astimezone(zone), instant.astimezone(UTC)
     other = local.replace(fold=1 - local.fold)
     if other.utcoffset() != local.utcoffset():
         return True
-    zone, instant = local.tzinfo, local.astimezone(UTC)
-    return any((instant + step).astimezone(zone).utcoffset() != local.utcoffset() for step in _DAY_EITHER_SIDE)
+    return any((utc + step).astimezone(zone).utcoffset() != local.utcoffset() for step in _DAY_EITHER_SIDE)
 
 
 _DAY_EITHER_SIDE = (timedelta(days=-1), timedelta(days=1))
@@ -130,7 +135,7 @@ def build_event(
         event.add("last-modified", session.modified.astimezone(UTC))
     event.add("sequence", session.revision)
     start, end = session.start.astimezone(zone), session.end.astimezone(zone)
-    if _ambiguous(start) or _ambiguous(end):
+    if _ambiguous(session.start, zone) or _ambiguous(session.end, zone):
         start, end = start.astimezone(UTC), end.astimezone(UTC)
     event.add("dtstart", start)
     if end == start:
@@ -175,8 +180,8 @@ def render_event(
     if (
         alarm is not None
         or start == end
-        or _ambiguous(start)
-        or _ambiguous(end)
+        or _ambiguous(session.start, zone)
+        or _ambiguous(session.end, zone)
         or not writes_tzid(conference.timezone)
     ):
         event = build_event(conference, session, base_url=base_url, alarm=alarm)

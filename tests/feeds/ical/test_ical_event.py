@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -175,6 +176,27 @@ def test_a_session_starting_in_the_repeated_hour_and_ending_after_it_is_written_
 
     assert (lines[2], lines[3]) == (written, "DTEND:20261025T023000Z")
     assert (event.decoded("DTSTART"), event.decoded("DTEND")) == (session.start, session.end)
+
+
+@pytest.mark.parametrize(
+    ("timezone", "written"),
+    [
+        # Paris springs forward at 01:00 UTC on 29 March 2026: 10:00 UTC the next day is within
+        # a day of the change, so ts-ics would read a TZID time an hour off.
+        ("Europe/Paris", "DTSTART:20260330T000000Z"),
+        # New York changed three weeks before: the same instant is far from any change there.
+        ("America/New_York", "DTSTART;TZID=America/New_York:20260329T200000"),
+    ],
+)
+def test_a_time_within_a_day_of_a_change_of_offset_is_written_in_utc_in_that_zone_alone(
+    conference: Conference, make_session: MakeSession, timezone: str, written: str
+) -> None:
+    # The same instant in both zones: each zone gives its own answer.
+    session = make_session(start=datetime(2026, 3, 30, 0, 0, tzinfo=UTC), end=datetime(2026, 3, 30, 0, 30, tzinfo=UTC))
+
+    lines = _lines(render_event(replace(conference, timezone=timezone), session))
+
+    assert lines[2] == written
 
 
 def test_location_does_not_repeat_venue_and_city(conference: Conference, make_session: MakeSession) -> None:
