@@ -7,8 +7,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+from markupsafe import escape
+
 from feeds.model import Conference, Level, Link, Room, Schedule, Session, Speaker, Track
 from server.links import Site
+from server.pages.detail_html import esc
 from server.snapshot.published import Published
 from tests.helpers.build_inspection import site_files
 
@@ -62,3 +66,18 @@ def test_a_links_query_is_escaped_in_its_href() -> None:
     page = files["sessions/h1/index.html"]
 
     assert 'href="https://example.org/?a=1&amp;b=2"' in page
+
+
+@pytest.mark.parametrize(
+    ("text", "escaped"),
+    [
+        ("a & b", "a &amp; b"),
+        ("a < b", "a &lt; b"),
+        ("a > b", "a &gt; b"),
+        ("it's", "it&#39;s"),
+        ('say "hi"', "say &#34;hi&#34;"),
+        ("Room 26 — Hall Z", "Room 26 — Hall Z"),
+    ],
+)
+def test_each_markup_character_is_escaped_as_autoescape_does_even_alone(text: str, escaped: str) -> None:
+    assert (esc(text), str(escape(text))) == (escaped, escaped)
