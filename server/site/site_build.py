@@ -114,13 +114,22 @@ def site_parts(
             prefix = by_version[number] = f"{row}\0{known.versions[number]}\0".encode()
         return hashlib.blake2b(prefix + session.id.encode(), digest_size=16).hexdigest()
 
+    # The QR codes first: a parallel build's first workers make them (`independent`) while this
+    # process keys the sessions. A QR code is made from its feed's link and title alone, so its
+    # worker writes to few of the pages it shares with this process, each of which the kernel
+    # then copies; a session's page reads, and so writes to, every object of its session.
+    remade = kept.feeds if kept is not None else None
+    for feed in published.feeds:
+        if remade is not None and (feed.spec.kind, feed.spec.slug) not in remade:
+            continue
+        url, title = site.url(feed.path), qr_title(feed)
+        yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
     # Made as the pages are yielded, so the first pages reach a worker before every session is
     # digested (else the other cores idle through that part of a large build's start); complete
     # before anything else reads them.
     sessions: dict[str, str] = {}
     events = KeptEvents(output, base, published, sessions) if output is not None else None
-    # Session and speaker pages first: a parallel build's workers make them (`independent`)
-    # while this process renders the feeds, instead of waiting for the feeds' QR codes alone.
+    # Session and speaker pages next, for the workers too, while this process renders the feeds.
     everything = published.feed(FeedKind.ALL.value, "")
     written = kept.written if kept is not None else None
     taken = kept.session if kept is not None else None
@@ -193,7 +202,6 @@ def site_parts(
         )
     zone = KeptZone(output, base, published.conference.timezone) if output is not None else None
     large = KeptFeeds(output, base, at, published, sessions) if output is not None else None
-    remade = kept.feeds if kept is not None else None
     for feed in published.feeds:
         if remade is not None and (feed.spec.kind, feed.spec.slug) not in remade:
             if large is not None and len(feed.sessions) >= LARGE:
@@ -205,8 +213,6 @@ def site_parts(
             large.hold(feed)
             make = partial(large.body, feed, members)
         yield feed.path, listing((base, spec_fields(feed.spec)), members), make
-        url, title = site.url(feed.path), qr_title(feed)
-        yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
     # The downloads after the feeds: each takes its event from the cache the feeds filled.
     own = published.schedule.sessions
     if written is not None:  # every other session's download is taken with the directory
