@@ -8,15 +8,15 @@ First the machine's CPU index (a fixed CPU-bound loop, so runs on other machines
 each conference size (bench/generate.py): `confcal ingest`; `confcal build` into tmpfs and into
 ext4, each beside the file system's floor (bench/fs_floor.py writing the same tree the build
 wrote, in the same minutes; on tmpfs three builds, each beside three floors (the median floor),
-the median CPU ratio's given; on ext4 three pairs, the median wall ratio's given); a build with nothing changed; the re-ingest of one moved session and the
-one-change rebuild (files whose bytes changed, unchanged files rewritten, bytes written, and its
-CPU over the imports a build pays before reading anything, timed at the start and again beside
-the rebuild, the lower taken); `confcal serve`: start, a new ingest served after its commit,
-peak memory. At the size given for the servers (the largest up to 10,000): wrk against the
-ceiling app on every route (bench/serve_bench.py) and through the deploy's nginx
-(bench/nginx_bench.py). Then the many-conference figures (bench/conferences.py). Last the growth
-tables, each step's growth exponent between sizes (1.0 is linear) and what grows faster than
-linearly.
+the median CPU ratio's given; on ext4 three pairs, the median wall ratio's given); a build with
+nothing changed; the re-ingest of one moved session and the one-change rebuild (files whose
+bytes changed, unchanged files rewritten, bytes written, and its CPU over the imports a build
+pays before reading anything, timed at the start and again beside the rebuild, the lower
+taken); `confcal serve`: start, a new ingest served after its commit, peak memory. At the size
+given for the servers (the largest up to 10,000): wrk against the ceiling app on every route
+(bench/serve_bench.py) and through the deploy's nginx (bench/nginx_bench.py). Then the
+many-conference figures (bench/conferences.py). Last the growth tables, each step's growth
+exponent between sizes (1.0 is linear) and what grows faster than linearly.
 
 Wall time and CPU time (the command's own and its workers', wait4) are given together: the
 machine is shared, and the load average is printed with each size. Peak memory of a command is
