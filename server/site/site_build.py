@@ -119,8 +119,13 @@ def site_parts(
     # worker writes to few of the pages it shares with this process, each of which the kernel
     # then copies; a session's page reads, and so writes to, every object of its session.
     remade = kept.feeds if kept is not None else None
+
+    def feed_taken(feed: Feed) -> bool:
+        """Whether the feed is taken with the feeds' directory, as are its QR code and page."""
+        return remade is not None and (feed.spec.kind, feed.spec.slug) not in remade
+
     for feed in published.feeds:
-        if remade is not None and (feed.spec.kind, feed.spec.slug) not in remade:
+        if feed_taken(feed):
             continue
         url, title = site.url(feed.path), qr_title(feed)
         yield urls.feed_qr(feed.path), digest(base, "qr", url, title), partial(_body, qr_svg, url, title)
@@ -203,7 +208,7 @@ def site_parts(
     zone = KeptZone(output, base, published.conference.timezone) if output is not None else None
     large = KeptFeeds(output, base, at, published, sessions) if output is not None else None
     for feed in published.feeds:
-        if remade is not None and (feed.spec.kind, feed.spec.slug) not in remade:
+        if feed_taken(feed):
             if large is not None and len(feed.sessions) >= LARGE:
                 large.hold(feed)
             continue
