@@ -197,7 +197,7 @@ def cpu_index() -> float:
 
 
 # Builds on ext4, each beside its floor: the disk is shared, and one pair's ratio moved threefold
-# from one run to the next.
+# from one run to the next (the floor alone took from 1.7 to 9.1 s for the same 10k tree in an hour).
 EXT4_PAIRS = 3
 # Floors written beside each tmpfs build: a floor is a few seconds, a 50k build most of a minute.
 TMPFS_FLOORS = 3
@@ -258,22 +258,28 @@ def build_and_floor(db: str, where: Path, name: str, floors: int = 1) -> dict[st
     }
 
 
-def tmpfs_builds(db: str, where: Path, builds: int) -> dict[str, float]:
-    """`build_and_floor` on tmpfs `builds` times: the build whose CPU ratio to its floor is the
-    median, with the lowest and highest ratios and the largest build's peak memory. The first
-    build's site stays (`tmpfs-site`) for the rebuilds measured after it; the others are removed."""
-    runs = [build_and_floor(db, where, "tmpfs", TMPFS_FLOORS)]
-    for again in range(1, builds):
-        label = f"tmpfs-{again}"
-        runs.append(build_and_floor(db, where, label, TMPFS_FLOORS))
-        _remove_build(where, label)
-    ratios = [run["build cpu s"] / run["floor cpu s"] for run in runs]
-    median = sorted(range(builds), key=ratios.__getitem__)[builds // 2]
-    return runs[median] | {
-        "builds": builds,
-        "lowest cpu ratio": min(ratios),
-        "highest cpu ratio": max(ratios),
-        "build MiB": max(run["build MiB"] for run in runs),
+def build_and_floor_runs(
+    db: str, where: Path, name: str, runs: int, *, cpu: bool, floors: int = 1, keep_first: bool = False
+) -> dict[str, float]:
+    """`build_and_floor` `runs` times, each build into a new directory removed after it (with
+    `keep_first`, the first stays as `{name}-site`, for the rebuilds measured after it): the run
+    whose ratio to its floor is the median, of CPU time with `cpu` (tmpfs) or of wall time (ext4,
+    where a build and a floor back to back meet the same shared disk), with the lowest and highest
+    ratios and the largest build's peak memory."""
+    results = []
+    for run in range(runs):
+        label = name if keep_first and run == 0 else f"{name}-{run}"
+        results.append(build_and_floor(db, where, label, floors))
+        if label != name:
+            _remove_build(where, label)
+    measured, build, floor = ("cpu", "build cpu s", "floor cpu s") if cpu else ("wall", "build s", "floor s")
+    ratios = [result[build] / result[floor] for result in results]
+    median = sorted(range(runs), key=ratios.__getitem__)[runs // 2]
+    return results[median] | {
+        "runs": runs,
+        f"lowest {measured} ratio": min(ratios),
+        f"highest {measured} ratio": max(ratios),
+        "highest build MiB": max(result["build MiB"] for result in results),
     }
 
 
@@ -285,27 +291,6 @@ def _remove_build(where: Path, label: str) -> None:
             shutil.rmtree(kept)
         else:
             kept.unlink()
-
-
-def paired_build_and_floor(db: str, where: Path, name: str, pairs: int) -> dict[str, float]:
-    """`build_and_floor` `pairs` times, each build into a new directory and each pair's own
-    directories removed after it: the pair whose wall ratio is the median, with the lowest and
-    highest ratios. On a shared disk the floor itself took from 1.7 to 9.1 s for the same 10k tree
-    in the same hour; a build and a floor back to back meet the same disk."""
-    runs = []
-    for pair in range(pairs):
-        label = f"{name}-{pair}"
-        runs.append(build_and_floor(db, where, label))
-        _remove_build(where, label)
-    ratios = [run["build s"] / run["floor s"] for run in runs]
-    median = sorted(range(pairs), key=ratios.__getitem__)[pairs // 2]
-    highest = max(run["build MiB"] for run in runs)
-    return runs[median] | {
-        "pairs": pairs,
-        "lowest wall ratio": min(ratios),
-        "highest wall ratio": max(ratios),
-        "highest build MiB": highest,
-    }
 
 
 def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str, float]:
@@ -321,13 +306,14 @@ def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str,
         figures: dict[str, float] = {"load before": os.getloadavg()[0]}
         ingest = measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")])
         figures |= {"ingest s": ingest.seconds, "ingest cpu s": ingest.cpu, "ingest MiB": ingest.peak_mib}
-        tmpfs = tmpfs_builds(db, fast, TMPFS_BUILDS)
+        tmpfs = build_and_floor_runs(db, fast, "tmpfs", TMPFS_BUILDS, cpu=True, floors=TMPFS_FLOORS, keep_first=True)
         figures |= {f"{k} (tmpfs)": v for k, v in tmpfs.items()}
         figures["build cpu / floor cpu (tmpfs)"] = tmpfs["build cpu s"] / tmpfs["floor cpu s"]
-        ext4 = paired_build_and_floor(db, work, "ext4", EXT4_PAIRS)
+        ext4 = build_and_floor_runs(db, work, "ext4", EXT4_PAIRS, cpu=False)
         figures |= {f"{k} (ext4)": v for k, v in ext4.items()}
         figures["build wall / floor wall (ext4)"] = ext4["build s"] / ext4["floor s"]
-        figures |= {"build s": tmpfs["build s"], "build cpu s": tmpfs["build cpu s"], "build MiB": tmpfs["build MiB"]}
+        figures |= {"build s": tmpfs["build s"], "build cpu s": tmpfs["build cpu s"]}
+        figures["build MiB"] = tmpfs["highest build MiB"]
         site = fast / "tmpfs-site"
         same = measure([*CONFCAL, "build", "--db", db, str(site)])
         figures |= {"no-change rebuild s": same.seconds, "no-change rebuild cpu s": same.cpu}
