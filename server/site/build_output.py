@@ -38,9 +38,11 @@ A file is written beside its target and renamed over it, so a host serving the d
 sees a half-written file. Into an empty directory (a first build, or one whose output was
 deleted) files are written in place instead, created exclusively: no host has served a byte of
 them yet, and the temporary name and the rename are a real cost over tens of thousands of files.
-The default conference's copy at the root is made of hard links to the files under its base
-path: the bytes are the same, written once. The record does not name the links: it names the
-conference the root mirrors, whose files' entries say what the links hold.
+Files made whole, and hard links, are written some dozens at a time once made (`Output.flush`),
+and every file before the record is saved. The default conference's copy at the root is made of
+hard links to the files under its base path: the bytes are the same, written once. The record
+does not name the links: it names the conference the root mirrors, whose files' entries say
+what the links hold.
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ _CODE = ("feeds", "server/links.py", "server/snapshot", "server/pages", "server/
 _LIBRARIES = ("icalendar", "jinja2", "zxing-cpp")
 _SAMPLE = 64
 _DIRS = 1024  # directories known to exist, remembered at most
+# Whole files and links made before any is written (`Output._wait`), at most: rendering many
+# pages and then writing them all costs less CPU than taking turns, where each file's system
+# calls push the renderer's code and data out of the processor's caches.
+_WAITING_FILES = 64
+_WAITING_BYTES = 4 << 20
 T = TypeVar("T")
 # Linux's copy_file_range(2); elsewhere, bytes are copied through the process.
 _COPY: Callable[[int, int, int, int], int] | None = getattr(os, "copy_file_range", None)
@@ -244,6 +251,9 @@ class Output:
         # Directories known to exist: those this build made or found (a mkdir that fails costs
         # less than the dirname of every recorded file).
         self._dirs: set[str] = set()
+        # Files and links made but not yet written (`_wait`): a file's bytes, a link's source path.
+        self._waiting: list[tuple[str, bytes | str]] = []
+        self._waiting_bytes = 0
 
     def _entry(self, relative: str) -> Made | None:
         """What the last build recorded of `relative`."""
@@ -316,15 +326,32 @@ class Output:
         target = f"{self._root}/{relative}"
         if last is None and self._compare and _same_bytes(target, whole):
             return made  # made by a build that kept no record
-        self._parent(relative)
-        if not (self._fresh and _create(target, whole)):
-            # Beside and renamed over, so a host never serves half a file.
-            temporary = _temporary(target)
-            with open(temporary, "wb", buffering=0) as out:
-                out.write(whole)
-            os.replace(temporary, target)
+        self._wait(relative, whole)
         self._changed.append(relative)
         return made
+
+    def _wait(self, relative: str, body: bytes | str) -> None:
+        """Write `relative` with the next files and links (`flush`): `body` is its bytes, or the
+        site-relative path of the file it is a hard link to, which was put before it."""
+        self._waiting.append((relative, body))
+        self._waiting_bytes += len(body)
+        if len(self._waiting) >= _WAITING_FILES or self._waiting_bytes >= _WAITING_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the files and links waiting (`_wait`), in the order they were made."""
+        waiting, self._waiting, self._waiting_bytes = self._waiting, [], 0
+        for relative, body in waiting:
+            self._parent(relative)
+            target = f"{self._root}/{relative}"
+            if isinstance(body, str):
+                _hard_link(f"{self._root}/{body}", target)
+            elif not (self._fresh and _create(target, body)):
+                # Beside and renamed over, so a host never serves half a file.
+                temporary = _temporary(target)
+                with open(temporary, "wb", buffering=0) as out:
+                    out.write(body)
+                os.replace(temporary, target)
 
     def _twin(self, relative: str, key: str | None, last: Made | None, source: str) -> str:
         """`relative` as a hard link to `source` (`Twin`), unless it holds the same bytes already
@@ -335,6 +362,7 @@ class Output:
         same = last[1] == made if last is not None else self._compare and _same_file(target, origin)
         if same:
             return made  # the same bytes as the file there: it stays as it is
+        self.flush()  # `source` may be waiting
         self._parent(relative)
         if _hard_link(origin, target):
             self._changed.append(relative)
@@ -518,7 +546,13 @@ class Output:
         last = self._entry(source) if self._mirrored == self._last_mirrored else None
         if last is not None and last[1] == made[1]:
             return False  # the source unchanged, so not written again: still the same file
+        if self._fresh:
+            # Into an empty directory a link is new, so it is written: with the files (`_wait`).
+            self._wait(relative, source)
+            self._changed.append(relative)
+            return True
         target, origin = f"{self._root}/{relative}", f"{self._root}/{source}"
+        self.flush()  # `source` may be waiting
         self._parent(relative)
         if not _hard_link(origin, target):
             return False
@@ -644,6 +678,7 @@ class Output:
     def finish(self, owned: Iterable[tuple[str, bool]]) -> None:
         """Remove the last build's files this build did not make, and any other .ics file in
         the `owned` directories ((path, recursive)), and save the record."""
+        self.flush()
         if not self._whole:
             # The areas of the record this build neither read nor carried are gone whole (a
             # conference no longer in the store).
@@ -767,6 +802,7 @@ class Output:
         tens of thousands of files stay as the fork left them, shared, instead of being copied
         page by page as the worker adds to them (or whole, when a dict or set grows)."""
         self._made, self._uses, self._changed, self._dirs = {}, {}, [], set()
+        self._waiting, self._waiting_bytes = [], 0  # the build's process writes those
 
     def _parent(self, relative: str) -> None:
         """Make the directory of `relative` if it is not there."""

@@ -238,6 +238,8 @@ def _fork(output: Output, items: list[_Item]) -> _Worker:
     try:
         for current, key, make, link in items:
             entries.append((output.make(current, key, make), None if link is None else output.link(link, current)))
+        current = "writing the files"
+        output.flush()
     except BaseException as error:  # the build's process reports it
         outcome, status = f"{current}: {type(error).__name__}: {error}", 1
     try:

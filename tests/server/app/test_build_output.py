@@ -14,7 +14,18 @@ from pathlib import Path
 import pytest
 from inotify_simple import INotify, flags
 
-from server.site.build_output import Joined, Output, Segment, Span, Twin, _copy_range, body_digest, segment
+from server.site.build_output import (
+    _WAITING_BYTES,
+    _WAITING_FILES,
+    Joined,
+    Output,
+    Segment,
+    Span,
+    Twin,
+    _copy_range,
+    body_digest,
+    segment,
+)
 from server.site.build_record import Stamped
 from tests.helpers.build_inspection import recorded
 
@@ -201,12 +212,55 @@ def test_a_first_build_creates_its_files_in_place_and_leaves_no_temporary(tmp_pa
 
     output.put("sessions/a/index.html", "k1", lambda: b"<p>a</p>")
     output.put("feeds/all.ics", "k2", lambda: b"BEGIN:VCALENDAR")
+    output.flush()
 
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) == [
         "feeds/all.ics",
         "sessions/a/index.html",
     ]
     assert (root / "sessions" / "a" / "index.html").read_bytes() == b"<p>a</p>"
+
+
+def test_files_made_wait_to_be_written_together_no_more_than_the_bound_allows(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    output = Output(root)
+    names = [f"sessions/{n}/index.html" for n in range(_WAITING_FILES)]
+
+    for name in names[:-1]:
+        output.put(name, name, lambda: b"<p>a</p>")
+    before = [(root / name).exists() for name in names]
+    output.put(names[-1], "last", lambda: b"<p>a</p>")
+    after = [(root / name).exists() for name in names]
+    output.put("feeds/all.ics", "large", lambda: b"x" * _WAITING_BYTES)
+
+    assert (before, after, (root / "feeds" / "all.ics").stat().st_size) == (
+        [False] * _WAITING_FILES,
+        [True] * _WAITING_FILES,
+        _WAITING_BYTES,
+    )
+
+
+def test_a_link_waits_behind_the_file_it_links_to(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    output = Output(root)
+    output.put("c/a/feeds/all.ics", "k1", lambda: b"BEGIN:VCALENDAR")
+
+    output.link("feeds/all.ics", "c/a/feeds/all.ics")
+    output.flush()
+
+    assert (root / "feeds" / "all.ics").samefile(root / "c" / "a" / "feeds" / "all.ics")
+
+
+def test_a_forked_output_writes_none_of_the_files_its_parent_made_and_had_not_written(tmp_path: Path) -> None:
+    # The build's process writes them: a worker writing them too would race it for their names.
+    root = tmp_path / "site"
+    output = Output(root)
+    output.put("feeds/all.ics", "k1", lambda: b"BEGIN:VCALENDAR")
+
+    output.forked()
+    output.flush()
+
+    assert not (root / "feeds" / "all.ics").exists()
 
 
 def test_files_made_in_place_or_beside_have_the_mode_open_gives_less_the_umask(tmp_path: Path) -> None:
@@ -238,6 +292,7 @@ def test_a_file_that_appeared_during_a_first_build_is_replaced_not_written_throu
     (root / "feeds" / "all.ics").hardlink_to(outside)
 
     output.put("feeds/all.ics", "k1", lambda: b"BEGIN:VCALENDAR")
+    output.flush()
 
     assert (root / "feeds" / "all.ics").read_bytes() == b"BEGIN:VCALENDAR"
     assert outside.read_bytes() == b"someone else's"

@@ -27,12 +27,12 @@ def build(root: Path, schedule: Schedule) -> dict[str, bytes]:
     """One build of `schedule` into `root`, as `confcal build` writes a conference: every file's bytes."""
     published = Published(schedule, now=NOW, base_url=BASE, lazy=True)
     output = Output(root)
-    made = {}
+    paths = []
     for path, key, make in site_parts(published, Site.of(BASE), output=output):
         output.put(path, key, make)
-        made[path] = (root / path).read_bytes()
+        paths.append(path)
     output.finish(())
-    return made
+    return {path: (root / path).read_bytes() for path in paths}
 
 
 def fresh(schedule: Schedule) -> dict[str, bytes]:

@@ -21,6 +21,17 @@ def made_by_pid(number: int) -> Callable[[], bytes]:
     return lambda: f"{number} {os.getpid()}".encode()
 
 
+def noted(number: int, made: list[int]) -> Callable[[], bytes]:
+    """`made_by_pid`, appending `number` to `made` when made: in this process's list only when
+    made here (a worker appends to its own copy)."""
+
+    def make() -> bytes:
+        made.append(number)
+        return made_by_pid(number)()
+
+    return make
+
+
 # Whatever this test process's size: only the test of the bound forks by it.
 ANY_SIZE = 1 << 50
 
@@ -139,14 +150,15 @@ def test_a_process_too_large_to_fork_makes_each_file_as_it_is_given(tmp_path: Pa
     # conference's snapshot) to the end of a build of many conferences.
     output = PathsOutput(tmp_path / "site")
     workers = Workers(output, 2, fork_below=0)
-    made = []
+    made: list[int] = []
+    after_each = []
     for number in range(COUNT):
-        workers.put(f"f/{number}.txt", f"key {number}", made_by_pid(number), shared=True)
-        made.append((tmp_path / "site" / "f" / f"{number}.txt").exists())
+        workers.put(f"f/{number}.txt", f"key {number}", noted(number, made), shared=True)
+        after_each.append(list(made))
     workers.finish()
     output.finish(())
 
-    assert made == [True] * COUNT
+    assert after_each == [list(range(number + 1)) for number in range(COUNT)]
 
 
 def test_files_beyond_those_that_may_wait_for_a_busy_worker_are_made_here_oldest_first(tmp_path: Path) -> None:
@@ -162,12 +174,13 @@ def test_files_beyond_those_that_may_wait_for_a_busy_worker_are_made_here_oldest
 
     output = PathsOutput(root)
     workers = Workers(output, 2, ANY_SIZE)
+    made: list[int] = []
     try:
         for number in range(FIRST):
             workers.put(f"f/{number}.txt", f"key {number}", held_until_go(number), shared=True)
         for number in range(FIRST, FIRST + WAITING + 10):
-            workers.put(f"f/{number}.txt", f"key {number}", made_by_pid(number), shared=True)
-        made_here = sorted(int(path.stem) for path in (root / "f").iterdir())
+            workers.put(f"f/{number}.txt", f"key {number}", noted(number, made), shared=True)
+        made_here = list(made)
         go.touch()
         workers.finish()
     finally:
