@@ -72,6 +72,9 @@ _DIRS = 1024  # directories known to exist, remembered at most
 # calls push the renderer's code and data out of the processor's caches.
 _WAITING_FILES = 64
 _WAITING_BYTES = 4 << 20
+# Bytes of pieces joined into one write(2), about: a file of pieces is written a run at a time,
+# not a system call a piece (nor one of the file system's block size, what `open` buffers).
+_GATHERED = 1 << 20
 T = TypeVar("T")
 # Linux's copy_file_range(2); elsewhere, bytes are copied through the process.
 _COPY: Callable[[int, int, int, int], int] | None = getattr(os, "copy_file_range", None)
@@ -404,7 +407,7 @@ class Output:
         out = _open_new(target, buffered) if self._fresh else None
         written = target if out is not None else _temporary(target)
         if out is None:
-            out = open(written, "wb", buffering=-1 if buffered else 0)  # noqa: SIM115 - closed below, removed on failure
+            out = open(written, "wb", buffering=_GATHERED if buffered else 0)  # noqa: SIM115 - closed below, removed on failure
         try:
             with out:
                 made = write(out)
@@ -903,7 +906,7 @@ def _write_all(out: int, body: bytes | memoryview) -> None:
 def _open_new(target: str, buffered: bool = True) -> BinaryIO | None:
     """`target` created for writing, or None when a file is there already (`_create`)."""
     try:
-        return open(target, "xb", buffering=-1 if buffered else 0)  # noqa: SIM115 - the caller closes it
+        return open(target, "xb", buffering=_GATHERED if buffered else 0)  # noqa: SIM115 - the caller closes it
     except FileExistsError:
         return None
 
@@ -981,17 +984,29 @@ def _write_named(segments: Iterable[Span | Segment], sha: str, out: BinaryIO) ->
 
 def _copy_in(pieces: Iterable[bytes | memoryview | Span], out: BinaryIO) -> None:
     """Each piece into `out` (unbuffered) in turn, a `Span`'s bytes by copy_file_range(2) from
-    its file, in the kernel (or as shared extents where the file system clones them)."""
+    its file, in the kernel (or as shared extents where the file system clones them). Pieces
+    made here are written a run at a time (`_GATHERED`): a part of events is one piece an event."""
     sources: dict[str, int] = {}
+    gathered: list[bytes | memoryview] = []
+    size = 0
     try:
         for piece in pieces:
             if not isinstance(piece, Span):
-                out.write(piece)
+                gathered.append(piece)
+                size += len(piece)
+                if size >= _GATHERED:
+                    out.write(b"".join(gathered))
+                    gathered, size = [], 0
                 continue
+            if gathered:
+                out.write(b"".join(gathered))
+                gathered, size = [], 0
             source = sources.get(piece.path)
             if source is None:
                 source = sources[piece.path] = os.open(piece.path, os.O_RDONLY)
             _copy_range(source, out.fileno(), piece.start, piece.end)
+        if gathered:
+            out.write(b"".join(gathered))
     finally:
         for source in sources.values():
             os.close(source)
