@@ -5,10 +5,8 @@ Google Calendar's event template and Outlook on the web's compose deeplink pre-f
 feed URL. Times go as UTC instants, so neither service has to guess a zone.
 
 A static build makes two event links for every session's card and two for its page: urllib's
-`urlencode` and `quote` (a Python call per byte) were a large share of a build's time. The query here is joined from values quoted once each by
-`quote_component`, which gives exactly `urllib.parse.quote(value, safe="")` (RFC 3986 section
-2.3's unreserved characters kept, every other UTF-8 byte percent-encoded in upper case) with one
-`str.translate` of the UTF-8 bytes.
+`urlencode` and `quote` (a Python call per byte) were a large share of a build's time. The query
+here is joined from values quoted once each by `server.links.quote_component`.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from feeds.model import Conference, Session
-from server.links import Site
+from server.links import Site, quote_component
 
 GOOGLE_EVENT = "https://calendar.google.com/calendar/render"
 OUTLOOK_EVENT = "https://outlook.live.com/calendar/0/deeplink/compose"
@@ -26,17 +24,6 @@ OUTLOOK_SUBSCRIBE = "https://outlook.live.com/calendar/0/addfromweb"
 # The links are GET requests; keep them well inside what browsers and the services accept.
 _DETAILS_MAX = 300
 _COMPOSE = "%2Fcalendar%2Faction%2Fcompose"  # quote_component("/calendar/action/compose")
-
-# RFC 3986 section 2.3 unreserved characters: what `quote(value, safe="")` leaves as it is.
-_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
-# A byte (as the Latin-1 character of its value) -> its text in a URL.
-_BYTE_TEXT = {byte: chr(byte) if byte in _UNRESERVED else f"%{byte:02X}" for byte in range(256)}
-
-
-def quote_component(value: str) -> str:
-    """`urllib.parse.quote(value, safe="")`, byte for byte (a lone surrogate raises the same
-    UnicodeEncodeError): each UTF-8 byte becomes one Latin-1 character, translated."""
-    return value.encode("utf-8").decode("latin-1").translate(_BYTE_TEXT)
 
 
 def _query(pairs: tuple[tuple[str, str], ...]) -> str:

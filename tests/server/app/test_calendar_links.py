@@ -11,13 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from feeds.model import Conference, Room, Session
+from server.links import quote_component
 from server.pages.calendar_links import (
     GOOGLE_EVENT,
     OUTLOOK_EVENT,
     OUTLOOK_SUBSCRIBE,
     event_links,
     outlook_subscribe_link,
-    quote_component,
 )
 
 names = st.text(min_size=1).filter(str.strip)
