@@ -29,7 +29,7 @@ from feeds.catalogue import FeedKind
 from feeds.model import Session
 from server.links import NO_OTHERS, OtherConferences, Site
 from server.pages.assets import service_worker, static_files
-from server.pages.cards import page_path
+from server.pages.cards import page_path, session_card
 from server.pages.detail_pages import (
     session_representation,
     speaker_path,
@@ -138,6 +138,11 @@ def site_parts(
     everything = published.feed(FeedKind.ALL.value, "")
     written = kept.written if kept is not None else None
     taken = kept.session if kept is not None else None
+    # Every session's card first, here: this process shows them on the day pages, and the workers
+    # forked from now on inherit them, where each worker making session or speaker pages would
+    # make the cards of its sessions again.
+    for session in everything.sessions if everything else ():
+        session_card(published, session)
     for session in everything.sessions if everything else ():
         key = sessions[session.id] = session_key(session)
         if written is not None and session.id not in written:

@@ -277,3 +277,15 @@ def test_search_json_is_made_whole_when_its_last_file_is_not_the_one_recorded(tm
     rebuilt = build(tmp_path / "site", later)
 
     assert rebuilt["search.json"] == search_representation(Published(later, now=NOW, base_url=BASE)).body
+
+
+def test_every_sessions_card_is_made_before_the_first_session_page_is_given(tmp_path: Path) -> None:
+    """The workers forked from then on inherit the cards, instead of each making its sessions' again."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    published = Published(schedule, now=NOW, base_url=BASE, lazy=True)
+    parts = site_parts(published, Site.of(BASE), output=Output(tmp_path / "site"))
+
+    first = next(path for path, _, _ in parts if path.startswith("sessions/"))
+
+    cards: dict[str, object] = published.memo(("cards",), dict)
+    assert (first, sorted(cards)) == ("sessions/c0000/index.html", sorted(s.id for s in schedule.sessions))
