@@ -138,11 +138,12 @@ def site_parts(
     everything = published.feed(FeedKind.ALL.value, "")
     written = kept.written if kept is not None else None
     taken = kept.session if kept is not None else None
-    # Every session's card first, here: this process shows them on the day pages, and the workers
-    # forked from now on inherit them, where each worker making session or speaker pages would
-    # make the cards of its sessions again.
+    # The cards of the sessions whose pages are made, first, here: this process shows them on the
+    # day pages, and the workers forked from now on inherit them, where each worker making session
+    # or speaker pages would make the cards of its sessions again. (A rebuild remakes a few.)
     for session in everything.sessions if everything else ():
-        session_card(published, session)
+        if written is None or session.id in written:
+            session_card(published, session)
     for session in everything.sessions if everything else ():
         key = sessions[session.id] = session_key(session)
         if written is not None and session.id not in written:

@@ -13,7 +13,7 @@ from server.links import Site
 from server.pages.page import search_representation
 from server.pages.subscribe import LISTED_FEEDS
 from server.site.build_output import Output
-from server.site.site_build import site_parts
+from server.site.site_build import Kept, site_parts
 from server.snapshot.published import Published
 from tests.helpers.build_inspection import site_files
 from tests.helpers.crowded import crowded
@@ -289,3 +289,16 @@ def test_every_sessions_card_is_made_before_the_first_session_page_is_given(tmp_
 
     cards: dict[str, object] = published.memo(("cards",), dict)
     assert (first, sorted(cards)) == ("sessions/c0000/index.html", sorted(s.id for s in schedule.sessions))
+
+
+def test_a_rebuild_makes_before_its_session_pages_the_cards_of_the_sessions_written_alone(tmp_path: Path) -> None:
+    """A one-change rebuild makes one card, not one for every session of the conference."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    published = Published(schedule, now=NOW, base_url=BASE, lazy=True)
+    kept = Kept(written=frozenset({"c0004"}))
+    parts = site_parts(published, Site.of(BASE), output=Output(tmp_path / "site"), kept=kept)
+
+    first = next(path for path, _, _ in parts if path.startswith("sessions/"))
+
+    cards: dict[str, object] = published.memo(("cards",), dict)
+    assert (first, sorted(cards)) == ("sessions/c0004/index.html", ["c0004"])
