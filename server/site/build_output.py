@@ -353,7 +353,7 @@ class Output:
                 # Beside and renamed over, so a host never serves half a file.
                 temporary = _temporary(target)
                 with open(temporary, "wb", buffering=0) as out:
-                    out.write(body)
+                    _write_all(out.fileno(), body)
                 os.replace(temporary, target)
 
     def _twin(self, relative: str, key: str | None, last: Made | None, source: str) -> str:
@@ -983,9 +983,10 @@ def _write_named(segments: Iterable[Span | Segment], sha: str, out: BinaryIO) ->
 
 
 def _copy_in(pieces: Iterable[bytes | memoryview | Span], out: BinaryIO) -> None:
-    """Each piece into `out` (unbuffered) in turn, a `Span`'s bytes by copy_file_range(2) from
-    its file, in the kernel (or as shared extents where the file system clones them). Pieces
-    made here are written a run at a time (`_GATHERED`): a part of events is one piece an event."""
+    """Each piece into `out` (unbuffered: written through its descriptor, `_write_all`) in turn, a
+    `Span`'s bytes by copy_file_range(2) from its file, in the kernel (or as shared extents where
+    the file system clones them). Pieces made here are written a run at a time (`_GATHERED`): a
+    part of events is one piece an event."""
     sources: dict[str, int] = {}
     gathered: list[bytes | memoryview] = []
     size = 0
@@ -995,18 +996,18 @@ def _copy_in(pieces: Iterable[bytes | memoryview | Span], out: BinaryIO) -> None
                 gathered.append(piece)
                 size += len(piece)
                 if size >= _GATHERED:
-                    out.write(b"".join(gathered))
+                    _write_all(out.fileno(), b"".join(gathered))
                     gathered, size = [], 0
                 continue
             if gathered:
-                out.write(b"".join(gathered))
+                _write_all(out.fileno(), b"".join(gathered))
                 gathered, size = [], 0
             source = sources.get(piece.path)
             if source is None:
                 source = sources[piece.path] = os.open(piece.path, os.O_RDONLY)
             _copy_range(source, out.fileno(), piece.start, piece.end)
         if gathered:
-            out.write(b"".join(gathered))
+            _write_all(out.fileno(), b"".join(gathered))
     finally:
         for source in sources.values():
             os.close(source)
