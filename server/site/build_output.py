@@ -362,10 +362,10 @@ class Output:
         made = self._made[source][1]
         self._made[relative] = (key, made)
         target, origin = f"{self._root}/{relative}", f"{self._root}/{source}"
+        self.flush()  # `source` may be waiting: compared and linked as written
         same = last[1] == made if last is not None else self._compare and _same_file(target, origin)
         if same:
             return made  # the same bytes as the file there: it stays as it is
-        self.flush()  # `source` may be waiting
         self._parent(relative)
         if _hard_link(origin, target):
             self._changed.append(relative)

@@ -693,3 +693,18 @@ def test_the_parts_a_file_in_pieces_asks_for_as_it_is_written_are_kept_for_it(tm
 
     assert (root / "page").read_bytes() == b"<main>one</main>"
     assert calls == []
+
+
+def test_a_twin_of_a_file_written_anew_where_no_record_was_kept_holds_the_new_bytes(tmp_path: Path) -> None:
+    # Without a record the twin is compared with its source on disk, which must then be the new one.
+    root = tmp_path / "site"
+    (root / "api").mkdir(parents=True)
+    (root / "api" / "sessions").write_bytes(b"[]")
+    (root / "api" / "sessions.json").hardlink_to(root / "api" / "sessions")
+    output = Output(root)
+
+    output.put("api/sessions", "k1", lambda: b'["s1"]')
+    output.put("api/sessions.json", "k2", partial(Twin, "api/sessions"))
+    output.finish(())
+
+    assert (root / "api" / "sessions.json").read_bytes() == b'["s1"]'
