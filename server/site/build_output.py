@@ -990,24 +990,24 @@ def _copy_in(pieces: Iterable[bytes | memoryview | Span], out: BinaryIO) -> None
     sources: dict[str, int] = {}
     gathered: list[bytes | memoryview] = []
     size = 0
+    descriptor = out.fileno()
     try:
         for piece in pieces:
             if not isinstance(piece, Span):
                 gathered.append(piece)
                 size += len(piece)
-                if size >= _GATHERED:
-                    _write_all(out.fileno(), b"".join(gathered))
-                    gathered, size = [], 0
-                continue
-            if gathered:
-                _write_all(out.fileno(), b"".join(gathered))
+                if size < _GATHERED:
+                    continue
+            if gathered:  # before a span, or a full run
+                _write_all(descriptor, b"".join(gathered))
                 gathered, size = [], 0
-            source = sources.get(piece.path)
-            if source is None:
-                source = sources[piece.path] = os.open(piece.path, os.O_RDONLY)
-            _copy_range(source, out.fileno(), piece.start, piece.end)
+            if isinstance(piece, Span):
+                source = sources.get(piece.path)
+                if source is None:
+                    source = sources[piece.path] = os.open(piece.path, os.O_RDONLY)
+                _copy_range(source, descriptor, piece.start, piece.end)
         if gathered:
-            _write_all(out.fileno(), b"".join(gathered))
+            _write_all(descriptor, b"".join(gathered))
     finally:
         for source in sources.values():
             os.close(source)
