@@ -57,8 +57,7 @@ def run(args: argparse.Namespace) -> int:
     # The store and the renderers load here, not with the module: `confcal build --help` and the
     # other commands' parsers do not need them.
     from server.links import Site
-    from server.site.build_changes import changes_files
-    from server.site.build_conferences import loader, write_conferences
+    from server.site.build_conferences import write_store
     from server.site.build_workers import default_jobs
     from server.store import Store
     from server.web.demo import seed_demo
@@ -84,19 +83,16 @@ def run(args: argparse.Namespace) -> int:
         with progress("confcal build", 2 * len(summaries), quiet=args.quiet) as shown:
             # One record for every file of every conference (build_output.py); the changelog
             # of each conference (changes/, changes.atom, api/changes) comes from the store.
-            load = loader(store, now)
-            built = write_conferences(
+            built = write_store(
+                store,
                 summaries,
-                load,
                 args.outdir,
                 Site.of(args.base_url or DEFAULT_BASE_URL),
                 default,
                 now=now,
                 base_url=args.base_url,
-                extra=lambda p, s, o: changes_files(p, s, store, o, load.before(p.conference.slug)),
                 started=shown.step,
                 jobs=args.jobs or default_jobs(),
-                writes=load.writes,
             )
     print(
         f"confcal build: {built.conferences} conference(s), {built.feeds} feeds, {built.sessions} sessions; "

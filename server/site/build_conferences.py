@@ -19,12 +19,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
+from typing import Protocol
 
 from feeds import urls
 from feeds.catalogue import FeedKind, visible_until
 from server.links import ConferenceLinks, Site, calendar_base, conference_site
 from server.pages.index_pages import KINDS as FACET_KINDS
 from server.pages.index_pages import facet_page
+from server.site.build_changes import KeptChangeLog, changes_files
 from server.site.build_output import Output, Twin, code_key, digest
 from server.site.build_record import Stamped
 from server.site.build_schedule import Rows, read_schedule
@@ -83,6 +85,43 @@ class StoreLoader:
 def loader(store: Rows, now: datetime) -> StoreLoader:
     """Each conference's snapshot from `store`, as the server publishes it at `now`."""
     return StoreLoader(store, now)
+
+
+class BuildStore(Rows, KeptChangeLog, Protocol):
+    """What `confcal build` reads of server.store.Store: the conferences' rows and changelogs."""
+
+
+def write_store(
+    store: BuildStore,
+    summaries: Sequence[ConferenceSummary],
+    outdir: Path,
+    root: Site,
+    default: str | None,
+    *,
+    now: datetime,
+    base_url: str | None,
+    started: Callable[[str], None] | None = None,
+    jobs: int = 1,
+    load: StoreLoader | None = None,
+) -> Built:
+    """`write_conferences` of `store`'s conferences as `confcal build` writes them: each read by
+    `load` (default: `loader(store, now)`) from the schedule the last build kept and the rows
+    written since, its files keyed by the writes that made its rows, and its changelog from the
+    store's versions."""
+    reading = load if load is not None else loader(store, now)
+    return write_conferences(
+        summaries,
+        reading,
+        outdir,
+        root,
+        default,
+        now=now,
+        base_url=base_url,
+        extra=lambda p, s, o: changes_files(p, s, store, o, reading.before(p.conference.slug)),
+        started=started,
+        jobs=jobs,
+        writes=reading.writes,
+    )
 
 
 @dataclass

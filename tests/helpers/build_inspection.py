@@ -1,19 +1,57 @@
 """What the tests read of a build and of the feed renders that the code that runs never asks for:
 the paths of the files a build wrote, every file of a site made in one go, the renders in
-progress."""
+progress; and a store's conferences built as `confcal build` builds them."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 from server.links import Site
+from server.site.build_conferences import Built, StoreLoader, write_store
 from server.site.build_output import Body, Joined, Output, Segment, Span, Twin
 from server.site.build_record import Book, Stamped, record_path
 from server.site.site_build import site_parts
 from server.snapshot.feed_renders import FeedRenders
 from server.snapshot.published import Published
+from server.store import Store
+from server.store.report import ConferenceSummary
+
+
+class NotingLoader(StoreLoader):
+    """A `StoreLoader` noting in `read` the conferences whose schedule it read."""
+
+    def __init__(self, store: Store, now: datetime, read: list[str]) -> None:
+        super().__init__(store, now)
+        self.read = read
+
+    def __call__(self, summary: ConferenceSummary, calendars: str | None, output: Output) -> Published | None:
+        self.read.append(summary.slug)
+        return super().__call__(summary, calendars, output)
+
+
+def build_store(
+    store: Store,
+    out: Path,
+    *,
+    now: datetime,
+    base_url: str,
+    default: str | None,
+    read: list[str] | None = None,
+    jobs: int = 1,
+) -> Built:
+    """Build every conference of `store` into `out` as `confcal build` does (in this process
+    and `jobs - 1` workers), noting in `read` the conferences whose schedule was read."""
+    load = NotingLoader(store, now, read if read is not None else [])
+    site = Site.of(base_url)
+    return write_store(store, store.conferences(), out, site, default, now=now, base_url=base_url, jobs=jobs, load=load)
+
+
+def file_bytes(out: Path) -> dict[str, bytes]:
+    """Every file under `out` by its path there."""
+    return {f.relative_to(out).as_posix(): f.read_bytes() for f in sorted(out.rglob("*")) if f.is_file()}
 
 
 class PathsOutput(Output):

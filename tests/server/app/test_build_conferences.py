@@ -13,14 +13,10 @@ import pytest
 
 from feeds.catalogue import CANCELLED_GRACE
 from feeds.model import Conference, Schedule
-from server.links import Site
-from server.site.build_changes import changes_files
-from server.site.build_conferences import Built, Load, loader, write_conferences
-from server.site.build_output import Output
-from server.snapshot.published import Published
+from server.site.build_conferences import Built
 from server.store import Store
-from server.store.report import ConferenceSummary
 from server.web.demo import demo_schedule
+from tests.helpers.build_inspection import build_store, file_bytes
 
 BASE = "https://cal.example.org"
 DEMO = "pytorch-conference-europe-2026"
@@ -37,30 +33,8 @@ def build(
     default: str = DEMO,
     read: list[str] | None = None,
 ) -> Built:
-    """Build every conference of `store` into `out`, as `confcal build` does, noting in `read`
-    the conferences whose schedule was read."""
-    load = loader(store, now)
-
-    def noted(summary: ConferenceSummary, calendars: str | None, output: Output) -> Published | None:
-        if read is not None:
-            read.append(summary.slug)
-        return load(summary, calendars, output)
-
-    reading: Load = noted
-    return write_conferences(
-        store.conferences(),
-        reading,
-        out,
-        Site.of(base_url),
-        default,
-        now=now,
-        base_url=base_url,
-        extra=lambda p, s, o: changes_files(p, s, store, o),
-    )
-
-
-def files(out: Path) -> dict[str, bytes]:
-    return {f.relative_to(out).as_posix(): f.read_bytes() for f in sorted(out.rglob("*")) if f.is_file()}
+    """`build_store` with this module's clock, base URL and default conference."""
+    return build_store(store, out, now=now, base_url=base_url, default=default, read=read)
 
 
 @pytest.fixture
@@ -87,19 +61,19 @@ def test_a_conference_without_a_change_is_carried_over_without_reading_it(store:
     assert built.carried == ["second-conf"]
     assert (built.conferences, built.sessions) == (2, 56)
     build(store, tmp_path / "fresh")
-    assert files(tmp_path / "site") == files(tmp_path / "fresh")
+    assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
 
 
 def test_a_build_without_a_change_reads_no_schedule_and_writes_nothing(store: Store, tmp_path: Path) -> None:
     first = build(store, tmp_path / "site")
-    before = files(tmp_path / "site")
+    before = file_bytes(tmp_path / "site")
     read: list[str] = []
 
     again = build(store, tmp_path / "site", now=NOW + timedelta(days=3), read=read)
 
     assert (read, again.carried, again.changed) == ([], [DEMO, "second-conf"], [])
     assert (again.feeds, again.sessions) == (first.feeds, first.sessions)
-    assert files(tmp_path / "site") == before
+    assert file_bytes(tmp_path / "site") == before
 
 
 @pytest.mark.parametrize(
@@ -116,7 +90,7 @@ def test_another_build_option_remakes_every_conference(
 
     assert built.carried == []
     build(store, tmp_path / "fresh", base_url=base_url, default=default)
-    assert files(tmp_path / "site") == files(tmp_path / "fresh")
+    assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
 
 
 def test_a_renamed_conference_remakes_the_pages_linking_to_it(store: Store, tmp_path: Path) -> None:
@@ -128,7 +102,7 @@ def test_a_renamed_conference_remakes_the_pages_linking_to_it(store: Store, tmp_
 
     assert built.carried == []  # the demo's pages name the other conference
     build(store, tmp_path / "fresh")
-    assert files(tmp_path / "site") == files(tmp_path / "fresh")
+    assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
 
 
 def test_a_conference_added_remakes_every_conference_linking_to_it_and_a_change_in_one_carries_the_others(
@@ -144,7 +118,7 @@ def test_a_conference_added_remakes_every_conference_linking_to_it_and_a_change_
 
     assert (added.carried, changed.carried) == ([], [DEMO, "second-conf"])
     build(store, tmp_path / "fresh")
-    assert files(tmp_path / "site") == files(tmp_path / "fresh")
+    assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
 
 
 def test_the_end_of_a_cancellations_grace_period_remakes_its_conference(store: Store, tmp_path: Path) -> None:
@@ -159,7 +133,7 @@ def test_the_end_of_a_cancellations_grace_period_remakes_its_conference(store: S
     assert (read, after.carried) == ([DEMO], ["second-conf"])
     assert after.changed != []  # the cancelled session left the feeds
     build(store, tmp_path / "fresh", now=NOW + CANCELLED_GRACE + timedelta(seconds=1))
-    assert files(tmp_path / "site") == files(tmp_path / "fresh")
+    assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
 
 
 def test_a_clock_set_back_remakes_every_conference(store: Store, tmp_path: Path) -> None:
@@ -183,4 +157,4 @@ def test_a_store_made_anew_remakes_its_conferences_though_it_counts_versions_ali
 
         assert built.carried == []
         build(anew, tmp_path / "fresh")
-    assert files(tmp_path / "site") == files(tmp_path / "fresh")
+    assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
