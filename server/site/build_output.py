@@ -679,8 +679,9 @@ class Output:
         return stamped
 
     def finish(self, owned: Iterable[tuple[str, bool]]) -> None:
-        """Remove the last build's files this build did not make, and any other .ics file in
-        the `owned` directories ((path, recursive)), and save the record."""
+        """Remove the last build's files this build did not make, any other file of the kinds
+        a build makes in the `owned` directories ((path, recursive): `_owned_files`) and the
+        directories that leaves empty, and save the record."""
         self.flush()
         if not self._whole:
             # The areas of the record this build neither read nor carried are gone whole (a
@@ -729,13 +730,16 @@ class Output:
                     made = root_copies
                 else:
                     kept = self._kept_in(area)
-                found = _ics_files(self.root, directory, recursive)
+                found = _owned_files(self.root, directory, recursive)
                 stale.extend(path for path in found if path not in made and path not in kept)
+        emptied: set[str] = set()
         for path in stale:
             try:
                 os.unlink(f"{self._root}/{path}")
             except FileNotFoundError:
-                pass
+                continue
+            emptied.add(os.path.dirname(path))
+        _remove_empty(self._root, emptied)
         changed.sort()  # in the table's order: SQLite inserts rows so at twice the speed
         # Kept: the parts any recorded file is joined from, and those this build used or held.
         joined = {} if self._whole else self._book.joined()
@@ -825,18 +829,42 @@ class Output:
             self._dirs.add(parent)
 
 
-def _ics_files(root: Path, directory: str, recursive: bool) -> Iterator[str]:
-    """Root-relative names of the .ics files in `directory` (and below, if `recursive`)."""
+# What a build makes in the directories it owns, and nothing else would put there: feeds and
+# downloads, QR codes, and the page of each session, speaker, track, room and day (in its own
+# directory, as `index.html`).
+_OWNED_SUFFIXES = (".ics", ".svg")
+
+
+def _owned_files(root: Path, directory: str, recursive: bool) -> Iterator[str]:
+    """Root-relative names of the files of the kinds a build makes in `directory` (and below,
+    if `recursive`): its .ics and .svg files, and each subdirectory's page (named whether or not
+    it is there: a missing one is not removed)."""
     try:
         entries = list(os.scandir(root / directory))
     except (FileNotFoundError, NotADirectoryError):
         return
     for entry in entries:
         name = f"{directory}/{entry.name}"
-        if entry.is_file(follow_symlinks=False) and entry.name.endswith(".ics"):
-            yield name
-        elif recursive and entry.is_dir(follow_symlinks=False):
-            yield from _ics_files(root, name, recursive)
+        if entry.is_file(follow_symlinks=False):
+            if entry.name.endswith(_OWNED_SUFFIXES):
+                yield name
+        elif entry.is_dir(follow_symlinks=False):
+            yield f"{name}/{urls.PAGE_FILE}"
+            if recursive:
+                yield from _owned_files(root, name, recursive)
+
+
+def _remove_empty(root: str, directories: Iterable[str]) -> None:
+    """Remove each of `directories` (relative to `root`) and its parents below `root` that are
+    empty: a fresh build would not make them (a host would answer a session's removed page with
+    a listing or a refusal instead of not found)."""
+    for directory in sorted(set(directories), key=len, reverse=True):
+        while directory:
+            try:
+                os.rmdir(f"{root}/{directory}")
+            except OSError:  # not empty (or gone already): nor are its parents
+                break
+            directory = os.path.dirname(directory)
 
 
 _ROOT = ("", "")  # the files outside every conference's base (the default's copy)

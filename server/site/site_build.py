@@ -56,9 +56,21 @@ from server.store.store import RowWrites
 Extra = Callable[[Published, Site, Output | None], Iterable[tuple[str, bytes]]]
 EXTRA_PATHS = (urls.CHANGES + urls.PAGE_FILE, urls.CHANGES_ATOM, urls.API_CHANGES)
 
-# Directories whose every .ics file the build owns, whether it wrote it or not (recursive?);
-# anything else in OUTDIR is left alone unless the last build wrote it.
-OWNED = (("feeds", True), ("sessions", False))
+# Directories whose every file of the kinds a build makes (build_output's `_owned_files`: feeds,
+# downloads, QR codes, pages of their own) the build owns, whether it wrote it or not
+# (recursive?): a build after its record was lost (a site checked out of a repository, where the
+# record beside it is not) leaves no session, speaker, track, room or day that is gone. Anything
+# else in OUTDIR is left alone unless the last build wrote it.
+OWNED = (
+    ("feeds", True),
+    ("sessions", False),
+    ("speakers", False),
+    ("tracks", False),
+    ("rooms", False),
+    ("days", False),
+    ("subscribe", False),
+    ("qr", True),
+)
 
 
 @dataclass(frozen=True)

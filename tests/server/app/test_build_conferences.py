@@ -158,3 +158,28 @@ def test_a_store_made_anew_remakes_its_conferences_though_it_counts_versions_ali
         assert built.carried == []
         build(anew, tmp_path / "fresh")
     assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
+
+
+def directories(out: Path) -> set[str]:
+    return {d.relative_to(out).as_posix() for d in out.rglob("*") if d.is_dir()}
+
+
+@pytest.mark.parametrize("record", ["kept", "lost"])
+def test_the_files_of_a_session_gone_are_removed_with_their_directories(
+    store: Store, tmp_path: Path, record: str
+) -> None:
+    # Lost: a site checked out of a repository, without the record kept beside it. The build
+    # then owns the files of the kinds it makes in its directories (feeds, pages, QR codes).
+    gone = demo_schedule().sessions[0]
+    store.ingest(without_first_session(demo_schedule()), now=NOW)
+    build(store, tmp_path / "site")
+    if record == "lost":
+        (tmp_path / ".site.confcal-build.sqlite").unlink()
+    later = NOW + CANCELLED_GRACE + timedelta(seconds=1)  # the cancelled session leaves the site
+
+    build(store, tmp_path / "site", now=later)
+
+    build(store, tmp_path / "fresh", now=later)
+    assert not (tmp_path / "site" / "sessions" / gone.id).exists()
+    assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
+    assert directories(tmp_path / "site") == directories(tmp_path / "fresh")
