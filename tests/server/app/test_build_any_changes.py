@@ -1,0 +1,202 @@
+"""Any sequence of ingests and rebuilds: each rebuild rewrites exactly the files whose bytes
+changed (every other file keeps its inode and modification time), says so, and leaves the site
+byte for byte what a fresh build of the same store writes. The store's own path is taken (ingest,
+versions, `confcal build`'s loader and changelog), over a conference of three days with sessions
+moved across days, rooms and tracks, retitled, given other speakers, cancelled, restored, added,
+and the clock passing a cancellation's grace; sometimes the build's record is lost in between."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+from contextlib import ExitStack
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+
+from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Track
+from server.site.build_record import PARTS, RECORD
+from server.store import Store
+from tests.helpers.build_inspection import build_store
+
+BASE = "https://cal.example.org"
+PARIS = ZoneInfo("Europe/Paris")
+CONFERENCE = Conference("Rebuilds Conf", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 9), city="Paris")
+START = datetime(2026, 3, 1, 9, tzinfo=UTC)
+SPEAKERS = (
+    Speaker("Ada Lovelace", role="Engineer", affiliation="ACME", bio="Writes compilers."),
+    Speaker("Grace Hopper", affiliation="Navy"),
+    Speaker("Alan Turing", bio="Breaks codes."),
+    Speaker("Émilie du Châtelet", role="Physicist"),
+)
+TITLES = (
+    "Scaling Training with FSDP2",
+    'A & B <in> "quotes"; semicolons, commas\\ and a\nnewline',
+    "Überschrift mit Umlauten und einem sehr langen Titel, der in iCalendar gefaltet werden muss",
+    "Graph Breaks Explained",
+)
+ROOMS = ("Hall", "Side Room", "Annex")
+TRACKS = ("Systems", "Compilers", "A New Track")
+TALKS = 8  # at the start; `add` brings more
+NUMBER = st.integers(0, 99)  # which talk: the n-th of those there, modulo their number
+THEN = st.booleans()  # rebuild right after the ingest, or after more steps
+
+
+def talk(number: int, day: int, hour: int, minute: int = 0) -> Session:
+    """A talk matched across ingests by its source id (feeds.identity), 40 minutes long."""
+    start = datetime(2026, 4, 7 + day, hour, minute, tzinfo=PARIS)
+    return Session(
+        id="provisional",
+        source_id=f"talk-{number}",
+        title=f"Talk {number}",
+        start=start,
+        end=start + timedelta(minutes=40),
+        room=Room(ROOMS[number % 2]),
+        track=Track(TRACKS[number % 2]),
+        level=Level("Beginner" if number % 3 else "Advanced"),
+        description=f"What talk {number} is about.",
+        speakers=(SPEAKERS[number % len(SPEAKERS)],),
+    )
+
+
+def directories(root: Path) -> set[str]:
+    """Every directory below `root`, an empty one included."""
+    return {path.relative_to(root).as_posix() for path in root.rglob("*") if path.is_dir()}
+
+
+def bytes_and_file(root: Path) -> dict[str, tuple[bytes, int, int]]:
+    """Every file of the site at `root`: its bytes, inode and modification time (ns)."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            stat = path.stat()
+            found[path.relative_to(root).as_posix()] = (path.read_bytes(), stat.st_ino, stat.st_mtime_ns)
+    return found
+
+
+class Rebuilds(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.closing = ExitStack()
+        self.root = Path(tempfile.mkdtemp(prefix="confcal-rebuilds-"))
+        self.closing.callback(shutil.rmtree, self.root, ignore_errors=True)
+        self.store = self.closing.enter_context(Store.open(str(self.root / "store.sqlite")))
+        self.talks: dict[int, Session] = {n: talk(n, n % 3, 9 + n) for n in range(TALKS)}
+        self.removed: dict[int, Session] = {}
+        self.now = START
+        self.fresh_builds = 0
+        self.ingest()
+        build_store(self.store, self.site, now=self.now, base_url=BASE, default=CONFERENCE.slug)
+
+    @property
+    def site(self) -> Path:
+        return self.root / "site"
+
+    def ingest(self, then: bool = False) -> None:
+        """Ingest the talks as they are now; `then`: rebuild right after (else later, after more)."""
+        self.now += timedelta(minutes=1)
+        schedule = Schedule(CONFERENCE, tuple(self.talks.values()))
+        self.store.ingest(schedule, now=self.now, force=True)  # cancelling many at once is the point
+        if then:
+            self.rebuild()
+
+    def change(self, number: int, then: bool, **fields: object) -> None:
+        numbers = sorted(self.talks)
+        chosen = numbers[number % len(numbers)]
+        self.talks[chosen] = dataclasses.replace(self.talks[chosen], **fields)  # type: ignore[arg-type]
+        self.ingest(then)
+
+    @rule(number=NUMBER, day=st.integers(0, 2), hour=st.integers(8, 18), minute=st.sampled_from([0, 30]), then=THEN)
+    def move(self, number: int, day: int, hour: int, minute: int, then: bool) -> None:
+        start = datetime(2026, 4, 7 + day, hour, minute, tzinfo=PARIS)
+        self.change(number, then, start=start, end=start + timedelta(minutes=40))
+
+    @rule(number=NUMBER, title=st.sampled_from(TITLES), then=THEN)
+    def retitle(self, number: int, title: str, then: bool) -> None:
+        self.change(number, then, title=title)
+
+    @rule(number=NUMBER, room=st.none() | st.sampled_from(ROOMS), track=st.none() | st.sampled_from(TRACKS), then=THEN)
+    def regroup(self, number: int, room: str | None, track: str | None, then: bool) -> None:
+        self.change(number, then, room=Room(room) if room else None, track=Track(track) if track else None)
+
+    @rule(number=NUMBER, speakers=st.sets(st.sampled_from(SPEAKERS), max_size=3), then=THEN)
+    def respeak(self, number: int, speakers: set[Speaker], then: bool) -> None:
+        self.change(number, then, speakers=tuple(sorted(speakers, key=lambda s: s.name)))
+
+    @rule(bio=st.sampled_from(["Writes compilers.", "Now at another lab.", None]), then=THEN)
+    def rewrite_a_bio(self, bio: str | None, then: bool) -> None:
+        # A bio is stored without being a revision of the sessions (server.store.diff).
+        ada = dataclasses.replace(SPEAKERS[0], bio=bio)
+        for number, session in self.talks.items():
+            swapped = tuple(ada if s.name == ada.name else s for s in session.speakers)
+            self.talks[number] = dataclasses.replace(session, speakers=swapped)
+        self.ingest(then)
+
+    @precondition(lambda self: len(self.talks) > 2)
+    @rule(number=NUMBER, then=THEN)
+    def remove(self, number: int, then: bool) -> None:
+        numbers = sorted(self.talks)
+        chosen = numbers[number % len(numbers)]
+        self.removed[chosen] = self.talks.pop(chosen)
+        self.ingest(then)
+
+    @precondition(lambda self: bool(self.removed))
+    @rule(then=THEN)
+    def restore(self, then: bool) -> None:
+        number, session = self.removed.popitem()
+        self.talks[number] = session
+        self.ingest(then)
+
+    @rule(day=st.integers(0, 2), hour=st.integers(8, 18), then=THEN)
+    def add(self, day: int, hour: int, then: bool) -> None:
+        number = max([*self.talks, *self.removed]) + 1
+        self.talks[number] = talk(number, day, hour)
+        self.ingest(then)
+
+    @rule(hours=st.sampled_from([1, 24, 24 * 31]))
+    def pass_time(self, hours: int) -> None:
+        self.now += timedelta(hours=hours)
+
+    @rule()
+    def lose_the_record(self) -> None:
+        # The next build then compares what it makes with the files there instead.
+        (self.root / RECORD.format("site")).unlink(missing_ok=True)
+        shutil.rmtree(self.root / PARTS.format("site"), ignore_errors=True)
+
+    @rule(jobs=st.sampled_from([1, 2]))
+    def rebuild(self, jobs: int = 1) -> None:
+        before = bytes_and_file(self.site)
+
+        built = build_store(self.store, self.site, now=self.now, base_url=BASE, default=CONFERENCE.slug, jobs=jobs)
+
+        after = bytes_and_file(self.site)
+        changed = {path for path, (body, _, _) in after.items() if path not in before or before[path][0] != body}
+        unchanged = {path: found[1:] for path, found in after.items() if path not in changed}
+        assert sorted(built.changed) == sorted(changed)
+        assert unchanged == {path: before[path][1:] for path in unchanged}  # not written again
+        assert ({path: body for path, (body, _, _) in after.items()}, directories(self.site)) == self.fresh_build()
+
+    def fresh_build(self) -> tuple[dict[str, bytes], set[str]]:
+        """Every file and directory of a build of the store into an empty directory, now."""
+        self.fresh_builds += 1
+        fresh = self.root / f"fresh-{self.fresh_builds}"
+        build_store(self.store, fresh, now=self.now, base_url=BASE, default=CONFERENCE.slug)
+        found = {path: body for path, (body, _, _) in bytes_and_file(fresh).items()}, directories(fresh)
+        shutil.rmtree(fresh)
+        (self.root / RECORD.format(fresh.name)).unlink()
+        shutil.rmtree(self.root / PARTS.format(fresh.name), ignore_errors=True)
+        return found
+
+    def teardown(self) -> None:
+        self.closing.close()
+
+
+# A step may build twice (its rebuild and a fresh build to compare with): twenty runs of eight
+# steps keep this within the suite's budget.
+Rebuilds.TestCase.settings = settings(max_examples=20, stateful_step_count=8)
+test_after_any_changes_a_rebuild_writes_only_changed_bytes_and_is_a_fresh_build = Rebuilds.TestCase
