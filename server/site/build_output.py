@@ -546,9 +546,13 @@ class Output:
         bytes; whether it was written."""
         made = self._made[source]
         self._mirror(relative, source)
-        last = self._entry(source) if self._mirrored == self._last_mirrored else None
+        # The root's file is the last build's copy of its default conference's: of this one's,
+        # or of another's with the same bytes (a static file, when the default changed), which
+        # then stays as it is too.
+        mirrored = self._last_mirrored
+        last = self._entry(mirrored + relative) if mirrored is not None else None
         if last is not None and last[1] == made[1]:
-            return False  # the source unchanged, so not written again: still the same file
+            return False  # the same bytes as the file there, so not written again
         if self._fresh:
             # Into an empty directory a link is new, so it is written: with the files (`_wait`).
             self._wait(relative, source)
@@ -557,6 +561,8 @@ class Output:
         target, origin = f"{self._root}/{relative}", f"{self._root}/{source}"
         self.flush()  # `source` may be waiting
         self._parent(relative)
+        if last is None and self._compare and _same_content(target, origin):
+            return False  # made by a build that kept no record
         if not _hard_link(origin, target):
             return False
         if last is None or last[1] != made[1]:
@@ -1071,6 +1077,16 @@ def _same_file(target: str, written: str) -> bool:
         return filecmp.cmp(target, written, shallow=False)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return False
+
+
+def _same_content(target: str, origin: str) -> bool:
+    """Whether `target` is `origin` or holds its bytes: a link to it is then not made again."""
+    try:
+        if os.path.samefile(target, origin):
+            return True
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return _same_file(target, origin)
 
 
 def _same_bytes(target: str, body: bytes) -> bool:

@@ -183,3 +183,27 @@ def test_the_files_of_a_session_gone_are_removed_with_their_directories(
     assert not (tmp_path / "site" / "sessions" / gone.id).exists()
     assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
     assert directories(tmp_path / "site") == directories(tmp_path / "fresh")
+
+
+def bytes_and_inodes(out: Path) -> dict[str, tuple[bytes, int]]:
+    return {f.relative_to(out).as_posix(): (f.read_bytes(), f.stat().st_ino) for f in out.rglob("*") if f.is_file()}
+
+
+@pytest.mark.parametrize("record", ["kept", "lost"])
+def test_another_default_writes_only_the_files_whose_bytes_change(store: Store, tmp_path: Path, record: str) -> None:
+    # The root's copy moves to the other conference; its static files, the same bytes in both,
+    # stay as they are (a host's validators for them with them).
+    build(store, tmp_path / "site")
+    if record == "lost":
+        (tmp_path / ".site.confcal-build.sqlite").unlink()
+    before = bytes_and_inodes(tmp_path / "site")
+
+    built = build(store, tmp_path / "site", default="second-conf")
+
+    after = bytes_and_inodes(tmp_path / "site")
+    changed = sorted(path for path, (body, _) in after.items() if path not in before or before[path][0] != body)
+    assert sorted(built.changed) == changed
+    assert {p: after[p] for p in after if p not in changed} == {p: before[p] for p in after if p not in changed}
+    assert after["static/style.css"] == before["static/style.css"]
+    build(store, tmp_path / "fresh", default="second-conf")
+    assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
