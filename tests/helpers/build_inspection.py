@@ -33,20 +33,14 @@ class NotingLoader(StoreLoader):
 
 
 def build_store(
-    store: Store,
-    out: Path,
-    *,
-    now: datetime,
-    base_url: str,
-    default: str | None,
-    read: list[str] | None = None,
-    jobs: int = 1,
+    store: Store, out: Path, *, now: datetime, base_url: str, default: str | None, read: list[str] | None = None
 ) -> Built:
-    """Build every conference of `store` into `out` as `confcal build` does (in this process
-    and `jobs - 1` workers), noting in `read` the conferences whose schedule was read."""
+    """Build every conference of `store` into `out` as `confcal build` does, in this process,
+    noting in `read` the conferences whose schedule was read."""
     load = NotingLoader(store, now, read if read is not None else [])
-    site = Site.of(base_url)
-    return write_store(store, store.conferences(), out, site, default, now=now, base_url=base_url, jobs=jobs, load=load)
+    return write_store(
+        store, store.conferences(), out, Site.of(base_url), default, now=now, base_url=base_url, load=load
+    )
 
 
 def file_bytes(out: Path) -> dict[str, bytes]:

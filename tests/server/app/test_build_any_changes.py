@@ -2,8 +2,10 @@
 changed (every other file keeps its inode and modification time), says so, and leaves the site
 byte for byte what a fresh build of the same store writes. The store's own path is taken (ingest,
 versions, `confcal build`'s loader and changelog), over a conference of three days with sessions
-moved across days, rooms and tracks, retitled, given other speakers, cancelled, restored, added,
-and the clock passing a cancellation's grace; sometimes the build's record is lost in between."""
+moved across days, rooms and tracks, retitled, described, given other speakers, cancelled,
+restored and added, the conference renamed, another conference ingested beside it, the base URL
+and the default conference changed, and the clock passing a cancellation's grace; sometimes the
+build's record is lost in between."""
 
 from __future__ import annotations
 
@@ -19,14 +21,17 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
-from feeds.model import Conference, Level, Room, Schedule, Session, Speaker, Track
+from feeds.model import Conference, Level, Link, Room, Schedule, Session, Speaker, Track
+from server.site.build_conferences import Built
 from server.site.build_record import PARTS, RECORD
 from server.store import Store
 from tests.helpers.build_inspection import build_store
 
-BASE = "https://cal.example.org"
+BASES = ("https://cal.example.org", "https://other.example.net/schedule")
 PARIS = ZoneInfo("Europe/Paris")
 CONFERENCE = Conference("Rebuilds Conf", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 9), city="Paris")
+# Another conference in the same store: each one's pages link to the other.
+OTHER = Conference("Other Conf", "America/New_York", date(2026, 5, 1), date(2026, 5, 1), slug="other-conf")
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
 SPEAKERS = (
     Speaker("Ada Lovelace", role="Engineer", affiliation="ACME", bio="Writes compilers."),
@@ -88,10 +93,18 @@ class Rebuilds(RuleBasedStateMachine):
         self.store = self.closing.enter_context(Store.open(str(self.root / "store.sqlite")))
         self.talks: dict[int, Session] = {n: talk(n, n % 3, 9 + n) for n in range(TALKS)}
         self.removed: dict[int, Session] = {}
+        self.conference = CONFERENCE
+        self.base = BASES[0]
+        self.default = CONFERENCE.slug
         self.now = START
         self.fresh_builds = 0
         self.ingest()
-        build_store(self.store, self.site, now=self.now, base_url=BASE, default=CONFERENCE.slug)
+        self.build(self.site)
+
+    def build(self, out: Path) -> Built:
+        # In this process: a site this small has too few files to fork a worker for
+        # (test_build_workers.py tests the workers).
+        return build_store(self.store, out, now=self.now, base_url=self.base, default=self.default)
 
     @property
     def site(self) -> Path:
@@ -100,7 +113,7 @@ class Rebuilds(RuleBasedStateMachine):
     def ingest(self, then: bool = False) -> None:
         """Ingest the talks as they are now; `then`: rebuild right after (else later, after more)."""
         self.now += timedelta(minutes=1)
-        schedule = Schedule(CONFERENCE, tuple(self.talks.values()))
+        schedule = Schedule(self.conference, tuple(self.talks.values()))
         self.store.ingest(schedule, now=self.now, force=True)  # cancelling many at once is the point
         if then:
             self.rebuild()
@@ -158,6 +171,56 @@ class Rebuilds(RuleBasedStateMachine):
         self.talks[number] = talk(number, day, hour)
         self.ingest(then)
 
+    @rule(
+        number=NUMBER,
+        kind=st.sampled_from(["talk", "workshop", "keynote"]),
+        level=st.none() | st.sampled_from(["Beginner", "Advanced"]),
+        description=st.sampled_from(["", "Short.", "Long, with a link: https://example.org/a?b=c&d=e."]),
+        extras=st.booleans(),
+        then=THEN,
+    )
+    def describe(self, number: int, kind: str, level: str | None, description: str, extras: bool, then: bool) -> None:
+        links = (Link("https://example.org/slides.pdf", "Slides", "slides"),) if extras else ()
+        language, subtitle = ("fr", "Un sous-titre") if extras else (None, None)
+        self.change(
+            number,
+            then,
+            kind=kind,
+            level=Level(level) if level else None,
+            description=description,
+            links=links,
+            language=language,
+            subtitle=subtitle,
+            do_not_record=extras,
+        )
+
+    @rule(name=st.sampled_from(["Rebuilds Conf", "Rebuilds Conf 2026"]), city=st.none() | st.just("Lyon"), then=THEN)
+    def rename_the_conference(self, name: str, city: str | None, then: bool) -> None:
+        # The slug stays: it names the conference in the store and in the site.
+        self.conference = dataclasses.replace(self.conference, name=name, city=city)
+        self.ingest(then)
+
+    @rule(talks=st.integers(1, 3))
+    def ingest_the_other_conference(self, talks: int) -> None:
+        self.now += timedelta(minutes=1)
+        start = datetime(2026, 5, 1, 10, tzinfo=ZoneInfo(OTHER.timezone))
+        sessions = tuple(
+            Session(
+                "provisional",
+                f"Other talk {n}",
+                start + timedelta(hours=n),
+                start + timedelta(hours=n, minutes=30),
+                source_id=f"other-{n}",
+            )
+            for n in range(talks)
+        )
+        self.store.ingest(Schedule(OTHER, sessions), now=self.now, force=True)
+
+    @precondition(lambda self: len(self.store.conferences()) > 1)
+    @rule(base=st.sampled_from(BASES), default=st.sampled_from([CONFERENCE.slug, OTHER.slug]))
+    def change_the_build_options(self, base: str, default: str) -> None:
+        self.base, self.default = base, default
+
     @rule(hours=st.sampled_from([1, 24, 24 * 31]))
     def pass_time(self, hours: int) -> None:
         self.now += timedelta(hours=hours)
@@ -168,11 +231,11 @@ class Rebuilds(RuleBasedStateMachine):
         (self.root / RECORD.format("site")).unlink(missing_ok=True)
         shutil.rmtree(self.root / PARTS.format("site"), ignore_errors=True)
 
-    @rule(jobs=st.sampled_from([1, 2]))
-    def rebuild(self, jobs: int = 1) -> None:
+    @rule()
+    def rebuild(self) -> None:
         before = bytes_and_file(self.site)
 
-        built = build_store(self.store, self.site, now=self.now, base_url=BASE, default=CONFERENCE.slug, jobs=jobs)
+        built = self.build(self.site)
 
         after = bytes_and_file(self.site)
         changed = {path for path, (body, _, _) in after.items() if path not in before or before[path][0] != body}
@@ -185,7 +248,7 @@ class Rebuilds(RuleBasedStateMachine):
         """Every file and directory of a build of the store into an empty directory, now."""
         self.fresh_builds += 1
         fresh = self.root / f"fresh-{self.fresh_builds}"
-        build_store(self.store, fresh, now=self.now, base_url=BASE, default=CONFERENCE.slug)
+        self.build(fresh)
         found = {path: body for path, (body, _, _) in bytes_and_file(fresh).items()}, directories(fresh)
         shutil.rmtree(fresh)
         (self.root / RECORD.format(fresh.name)).unlink()
