@@ -725,7 +725,8 @@ class Output:
         if mirrored != last_mirrored or (mirrored is not None and _area(mirrored) in unsettled):
             unsettled.add(_ROOT)
         root_copies: set[str] | None = None
-        for directory, recursive in owned:
+        # Into an empty directory, every file there is this build's: nothing to look for.
+        for directory, recursive in () if self._fresh else owned:
             area = _area(f"{directory}/")
             # A conference carried over has the files the last build left: nothing to look for.
             if area not in self._carried and (self._whole or area in unsettled):
