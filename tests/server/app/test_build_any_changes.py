@@ -3,9 +3,9 @@ changed (every other file keeps its inode and modification time), says so, and l
 byte for byte what a fresh build of the same store writes. The store's own path is taken (ingest,
 versions, `confcal build`'s loader and changelog), over a conference of three days with sessions
 moved across days, rooms and tracks, retitled, described, given other speakers, cancelled,
-restored and added, the conference renamed, another conference ingested beside it, the base URL
-and the default conference changed, and the clock passing a cancellation's grace; sometimes the
-build's record is lost in between."""
+restored and added; the conference renamed, or given another zone or last day; another
+conference ingested beside it; the base URL and the default conference changed; the clock
+passing a cancellation's grace; and sometimes the build's record lost in between."""
 
 from __future__ import annotations
 
@@ -198,6 +198,13 @@ class Rebuilds(RuleBasedStateMachine):
     def rename_the_conference(self, name: str, city: str | None, then: bool) -> None:
         # The slug stays: it names the conference in the store and in the site.
         self.conference = dataclasses.replace(self.conference, name=name, city=city)
+        self.ingest(then)
+
+    @rule(zone=st.sampled_from(["Europe/Paris", "Europe/London"]), last_day=st.sampled_from([9, 10]), then=THEN)
+    def reschedule_the_conference(self, zone: str, last_day: int, then: bool) -> None:
+        # The sessions keep their instants: in another zone they show other times, and every
+        # event its VTIMEZONE.
+        self.conference = dataclasses.replace(self.conference, timezone=zone, end_date=date(2026, 4, last_day))
         self.ingest(then)
 
     @rule(talks=st.integers(1, 3))
