@@ -1,72 +1,21 @@
-"""Any sequence of ingests and rebuilds: each rebuild rewrites exactly the files whose bytes
-changed (every other file keeps its inode and modification time), says so, and leaves the site
-byte for byte what a fresh build of the same store writes. The store's own path is taken (ingest,
-versions, `confcal build`'s loader and changelog), over a conference of three days with sessions
-moved across days, rooms and tracks, retitled, described, given other speakers, cancelled,
-restored and added; the conference renamed, or given another zone or last day; another
-conference ingested beside it; the base URL and the default conference changed; the clock
-passing a cancellation's grace; and sometimes the build's record lost in between."""
+"""Any sequence of ingests and rebuilds (tests/helpers/schedule_changes.py): each rebuild rewrites
+exactly the files whose bytes changed (every other file keeps its inode and modification time),
+says so, and leaves the site, file for file and directory for directory, what a fresh build of
+the same store writes. The store's own path is taken (ingest, versions, `confcal build`'s loader
+and changelog); sometimes the build's record is lost in between."""
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
-import tempfile
-from contextlib import ExitStack
-from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 from hypothesis import settings
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+from hypothesis.stateful import rule
 
-from feeds.model import Conference, Level, Link, Room, Schedule, Session, Speaker, Track
 from server.site.build_conferences import Built
 from server.site.build_record import PARTS, RECORD
-from server.store import Store
 from tests.helpers.build_inspection import build_store
-
-BASES = ("https://cal.example.org", "https://other.example.net/schedule")
-PARIS = ZoneInfo("Europe/Paris")
-CONFERENCE = Conference("Rebuilds Conf", "Europe/Paris", date(2026, 4, 7), date(2026, 4, 9), city="Paris")
-# Another conference in the same store: each one's pages link to the other.
-OTHER = Conference("Other Conf", "America/New_York", date(2026, 5, 1), date(2026, 5, 1), slug="other-conf")
-START = datetime(2026, 3, 1, 9, tzinfo=UTC)
-SPEAKERS = (
-    Speaker("Ada Lovelace", role="Engineer", affiliation="ACME", bio="Writes compilers."),
-    Speaker("Grace Hopper", affiliation="Navy"),
-    Speaker("Alan Turing", bio="Breaks codes."),
-    Speaker("Émilie du Châtelet", role="Physicist"),
-)
-TITLES = (
-    "Scaling Training with FSDP2",
-    'A & B <in> "quotes"; semicolons, commas\\ and a\nnewline',
-    "Überschrift mit Umlauten und einem sehr langen Titel, der in iCalendar gefaltet werden muss",
-    "Graph Breaks Explained",
-)
-ROOMS = ("Hall", "Side Room", "Annex")
-TRACKS = ("Systems", "Compilers", "A New Track")
-TALKS = 8  # at the start; `add` brings more
-NUMBER = st.integers(0, 99)  # which talk: the n-th of those there, modulo their number
-THEN = st.booleans()  # rebuild right after the ingest, or after more steps
-
-
-def talk(number: int, day: int, hour: int, minute: int = 0) -> Session:
-    """A talk matched across ingests by its source id (feeds.identity), 40 minutes long."""
-    start = datetime(2026, 4, 7 + day, hour, minute, tzinfo=PARIS)
-    return Session(
-        id="provisional",
-        source_id=f"talk-{number}",
-        title=f"Talk {number}",
-        start=start,
-        end=start + timedelta(minutes=40),
-        room=Room(ROOMS[number % 2]),
-        track=Track(TRACKS[number % 2]),
-        level=Level("Beginner" if number % 3 else "Advanced"),
-        description=f"What talk {number} is about.",
-        speakers=(SPEAKERS[number % len(SPEAKERS)],),
-    )
+from tests.helpers.schedule_changes import ScheduleChanges
 
 
 def directories(root: Path) -> set[str]:
@@ -84,21 +33,10 @@ def bytes_and_file(root: Path) -> dict[str, tuple[bytes, int, int]]:
     return found
 
 
-class Rebuilds(RuleBasedStateMachine):
+class Rebuilds(ScheduleChanges):
     def __init__(self) -> None:
         super().__init__()
-        self.closing = ExitStack()
-        self.root = Path(tempfile.mkdtemp(prefix="confcal-rebuilds-"))
-        self.closing.callback(shutil.rmtree, self.root, ignore_errors=True)
-        self.store = self.closing.enter_context(Store.open(str(self.root / "store.sqlite")))
-        self.talks: dict[int, Session] = {n: talk(n, n % 3, 9 + n) for n in range(TALKS)}
-        self.removed: dict[int, Session] = {}
-        self.conference = CONFERENCE
-        self.base = BASES[0]
-        self.default = CONFERENCE.slug
-        self.now = START
         self.fresh_builds = 0
-        self.ingest()
         self.build(self.site)
 
     def build(self, out: Path) -> Built:
@@ -110,127 +48,8 @@ class Rebuilds(RuleBasedStateMachine):
     def site(self) -> Path:
         return self.root / "site"
 
-    def ingest(self, then: bool = False) -> None:
-        """Ingest the talks as they are now; `then`: rebuild right after (else later, after more)."""
-        self.now += timedelta(minutes=1)
-        schedule = Schedule(self.conference, tuple(self.talks.values()))
-        self.store.ingest(schedule, now=self.now, force=True)  # cancelling many at once is the point
-        if then:
-            self.rebuild()
-
-    def change(self, number: int, then: bool, **fields: object) -> None:
-        numbers = sorted(self.talks)
-        chosen = numbers[number % len(numbers)]
-        self.talks[chosen] = dataclasses.replace(self.talks[chosen], **fields)  # type: ignore[arg-type]
-        self.ingest(then)
-
-    @rule(number=NUMBER, day=st.integers(0, 2), hour=st.integers(8, 18), minute=st.sampled_from([0, 30]), then=THEN)
-    def move(self, number: int, day: int, hour: int, minute: int, then: bool) -> None:
-        start = datetime(2026, 4, 7 + day, hour, minute, tzinfo=PARIS)
-        self.change(number, then, start=start, end=start + timedelta(minutes=40))
-
-    @rule(number=NUMBER, title=st.sampled_from(TITLES), then=THEN)
-    def retitle(self, number: int, title: str, then: bool) -> None:
-        self.change(number, then, title=title)
-
-    @rule(number=NUMBER, room=st.none() | st.sampled_from(ROOMS), track=st.none() | st.sampled_from(TRACKS), then=THEN)
-    def regroup(self, number: int, room: str | None, track: str | None, then: bool) -> None:
-        self.change(number, then, room=Room(room) if room else None, track=Track(track) if track else None)
-
-    @rule(number=NUMBER, speakers=st.sets(st.sampled_from(SPEAKERS), max_size=3), then=THEN)
-    def respeak(self, number: int, speakers: set[Speaker], then: bool) -> None:
-        self.change(number, then, speakers=tuple(sorted(speakers, key=lambda s: s.name)))
-
-    @rule(bio=st.sampled_from(["Writes compilers.", "Now at another lab.", None]), then=THEN)
-    def rewrite_a_bio(self, bio: str | None, then: bool) -> None:
-        # A bio is stored without being a revision of the sessions (server.store.diff).
-        ada = dataclasses.replace(SPEAKERS[0], bio=bio)
-        for number, session in self.talks.items():
-            swapped = tuple(ada if s.name == ada.name else s for s in session.speakers)
-            self.talks[number] = dataclasses.replace(session, speakers=swapped)
-        self.ingest(then)
-
-    @precondition(lambda self: len(self.talks) > 2)
-    @rule(number=NUMBER, then=THEN)
-    def remove(self, number: int, then: bool) -> None:
-        numbers = sorted(self.talks)
-        chosen = numbers[number % len(numbers)]
-        self.removed[chosen] = self.talks.pop(chosen)
-        self.ingest(then)
-
-    @precondition(lambda self: bool(self.removed))
-    @rule(then=THEN)
-    def restore(self, then: bool) -> None:
-        number, session = self.removed.popitem()
-        self.talks[number] = session
-        self.ingest(then)
-
-    @rule(day=st.integers(0, 2), hour=st.integers(8, 18), then=THEN)
-    def add(self, day: int, hour: int, then: bool) -> None:
-        number = max([*self.talks, *self.removed]) + 1
-        self.talks[number] = talk(number, day, hour)
-        self.ingest(then)
-
-    @rule(
-        number=NUMBER,
-        kind=st.sampled_from(["talk", "workshop", "keynote"]),
-        level=st.none() | st.sampled_from(["Beginner", "Advanced"]),
-        description=st.sampled_from(["", "Short.", "Long, with a link: https://example.org/a?b=c&d=e."]),
-        extras=st.booleans(),
-        then=THEN,
-    )
-    def describe(self, number: int, kind: str, level: str | None, description: str, extras: bool, then: bool) -> None:
-        links = (Link("https://example.org/slides.pdf", "Slides", "slides"),) if extras else ()
-        language, subtitle = ("fr", "Un sous-titre") if extras else (None, None)
-        self.change(
-            number,
-            then,
-            kind=kind,
-            level=Level(level) if level else None,
-            description=description,
-            links=links,
-            language=language,
-            subtitle=subtitle,
-            do_not_record=extras,
-        )
-
-    @rule(name=st.sampled_from(["Rebuilds Conf", "Rebuilds Conf 2026"]), city=st.none() | st.just("Lyon"), then=THEN)
-    def rename_the_conference(self, name: str, city: str | None, then: bool) -> None:
-        # The slug stays: it names the conference in the store and in the site.
-        self.conference = dataclasses.replace(self.conference, name=name, city=city)
-        self.ingest(then)
-
-    @rule(zone=st.sampled_from(["Europe/Paris", "Europe/London"]), last_day=st.sampled_from([9, 10]), then=THEN)
-    def reschedule_the_conference(self, zone: str, last_day: int, then: bool) -> None:
-        # The sessions keep their instants: in another zone they show other times, and every
-        # event its VTIMEZONE.
-        self.conference = dataclasses.replace(self.conference, timezone=zone, end_date=date(2026, 4, last_day))
-        self.ingest(then)
-
-    @rule(talks=st.integers(1, 3))
-    def ingest_the_other_conference(self, talks: int) -> None:
-        self.now += timedelta(minutes=1)
-        start = datetime(2026, 5, 1, 10, tzinfo=ZoneInfo(OTHER.timezone))
-        sessions = tuple(
-            Session(
-                "provisional",
-                f"Other talk {n}",
-                start + timedelta(hours=n),
-                start + timedelta(hours=n, minutes=30),
-                source_id=f"other-{n}",
-            )
-            for n in range(talks)
-        )
-        self.store.ingest(Schedule(OTHER, sessions), now=self.now, force=True)
-
-    @precondition(lambda self: len(self.store.conferences()) > 1)
-    @rule(base=st.sampled_from(BASES), default=st.sampled_from([CONFERENCE.slug, OTHER.slug]))
-    def change_the_build_options(self, base: str, default: str) -> None:
-        self.base, self.default = base, default
-
-    @rule(hours=st.sampled_from([1, 24, 24 * 31]))
-    def pass_time(self, hours: int) -> None:
-        self.now += timedelta(hours=hours)
+    def check(self) -> None:
+        self.rebuild()
 
     @rule()
     def lose_the_record(self) -> None:
@@ -261,9 +80,6 @@ class Rebuilds(RuleBasedStateMachine):
         (self.root / RECORD.format(fresh.name)).unlink()
         shutil.rmtree(self.root / PARTS.format(fresh.name), ignore_errors=True)
         return found
-
-    def teardown(self) -> None:
-        self.closing.close()
 
 
 # A step may build twice (its rebuild and a fresh build to compare with): twenty runs of eight
