@@ -13,7 +13,11 @@ the server patches its snapshot, and makes them from scratch only where `patched
 
 The part is kept as it is while the rows written since are few, so a rebuild writes nothing
 of it; past a twentieth of the sessions, or past the changes a patch takes, it is made again
-from what this build read. It is used only when the version it was read at is still the
+from what this build read. A patch from a schedule kept some builds ago names the feeds whose
+members changed since then, but not those a build in between changed and the next changed
+back (a speaker given a session, then not): so each build also keeps the feeds every patch
+since the kept schedule touched, and names them as touched too, for their files to be made
+again rather than taken from the last build. It is used only when the version it was read at is still the
 store's under the same name (a store or conference made anew names its versions anew), and
 only with the digest the record gave it. It is a pickle: only confcal build writes it, into
 the record's own directory beside OUTDIR, never published, and whoever could write there could
@@ -23,6 +27,7 @@ as well write the record or the output.
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import io
 import pickle
 from collections.abc import Callable
@@ -30,10 +35,11 @@ from dataclasses import MISSING, dataclass, fields
 from datetime import datetime
 from typing import Any, Protocol
 
-from feeds.catalogue import FeedSpec
+from feeds.catalogue import FeedKind, FeedSpec
 from feeds.model import Schedule, Session
 from server.collector import lasting
 from server.site.build_output import Output, code_key, digest
+from server.site.build_texts import keep_map, kept_map
 from server.snapshot.patch import MOST, Catalogue, Key, changed_sessions, members_of, patched
 from server.snapshot.persistent import Overlay
 from server.store.changelog_since import Before
@@ -74,12 +80,17 @@ class ScheduleRead:
     _key: str
     _writes: RowWrites
     _remake: bool
+    # The feeds every patch since the kept schedule touched, as kept (`_touched_key`), and now.
+    _touched: tuple[dict[str, int], frozenset[Key]] = ({}, frozenset())
 
     def keep(self, catalogue: Catalogue, now: datetime) -> None:
         """Keep the schedule, with `catalogue` (its feeds' members at `now`), for the next build:
-        the part as it is while the rows written since are few, else made again."""
+        the part as it is while the rows written since are few, with the feeds touched since,
+        else made again (and no feed touched since it)."""
         if not self._remake:
             self._output.hold(self._key)
+            last, touched = self._touched
+            keep_map(self._output, _touched_key(self._key), {_name(key): 1 for key in touched}, last)
             return
         # Every row named was written by the newest version named or one before: the rows
         # written later are read again next time.
@@ -106,7 +117,15 @@ def read_schedule(store: Rows, output: Output, slug: str, writes: RowWrites, now
             remake = written * _REMADE_PAST > len(found.schedule.sessions) or written > MOST
             patched = _patched(feeds, previous, found, now)
             before = Before(since, previous.sessions)
-            return ScheduleRead(found.schedule, patched, before, output, key, writes, remake)
+            last: dict[str, int] = kept_map(output, _touched_key(key))
+            touched: frozenset[Key] = frozenset()
+            if patched is None or patched.touched is None:
+                remake = True  # the feeds that changed since are not known: keep this schedule
+            else:
+                earlier = {_key_of(name) for name in last}
+                touched = patched.touched | frozenset(key for key in earlier if key is not None)
+                patched = dataclasses.replace(patched, touched=touched)
+            return ScheduleRead(found.schedule, patched, before, output, key, writes, remake, (last, touched))
         writes.versions.clear()
         writes.rows.clear()
     schedule = store.live(slug, writes)
@@ -115,6 +134,24 @@ def read_schedule(store: Rows, output: Output, slug: str, writes: RowWrites, now
     return ScheduleRead(
         schedule, None, Before(max(writes.versions, default=0), schedule.sessions), output, key, writes, True
     )
+
+
+def _touched_key(key: str) -> str:
+    """The part keeping the feeds touched since the schedule kept as the part `key`."""
+    return digest(key, "touched since")
+
+
+def _name(key: Key) -> str:
+    kind, slug = key
+    return f"{kind.value}/{slug}"
+
+
+def _key_of(name: str) -> Key | None:
+    kind, _, slug = name.partition("/")
+    try:
+        return FeedKind(kind), slug
+    except ValueError:
+        return None
 
 
 def _patched(feeds: _Feeds, previous: Schedule, found: Since, now: datetime) -> Catalogue | None:

@@ -207,3 +207,26 @@ def test_another_default_writes_only_the_files_whose_bytes_change(store: Store, 
     assert after["static/style.css"] == before["static/style.css"]
     build(store, tmp_path / "fresh", default="second-conf")
     assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
+
+
+def test_a_speaker_given_a_session_and_then_not_has_their_feed_and_page_made_again(
+    store: Store, tmp_path: Path
+) -> None:
+    # One session written at a time is too few to keep the schedule again: each rebuild patches
+    # the feeds from the schedule the first build kept, in which the session never had them.
+    schedule = demo_schedule()
+    first, other = schedule.sessions[0], schedule.sessions[1]
+    guest = other.speakers[0]
+    assert guest not in first.speakers
+    given = dataclasses.replace(first, speakers=(*first.speakers, guest))
+    build(store, tmp_path / "site")
+    store.ingest(dataclasses.replace(schedule, sessions=(given, *schedule.sessions[1:])), now=NOW)
+    build(store, tmp_path / "site", now=NOW + timedelta(minutes=1))
+    store.ingest(schedule, now=NOW + timedelta(minutes=2))
+
+    build(store, tmp_path / "site", now=NOW + timedelta(minutes=3))
+
+    build(store, tmp_path / "fresh", now=NOW + timedelta(minutes=3))
+    speaker = f"feeds/speaker/{guest.slug}.ics"
+    assert (tmp_path / "site" / speaker).read_bytes() == (tmp_path / "fresh" / speaker).read_bytes()
+    assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
