@@ -41,7 +41,9 @@ TITLES = (
 )
 ROOMS = ("Hall", "Side Room", "Annex")
 TRACKS = ("Systems", "Compilers", "A New Track")
-TALKS = 8  # at the start; `add` brings more
+# At the start (`add` brings more): more than twenty, so that a build keeps the schedule it read
+# as it is while one or two sessions change, and makes it again past a few (build_schedule.py).
+TALKS = 24
 NUMBER = st.integers(0, 99)  # which talk: the n-th of those there, modulo their number
 THEN = st.booleans()  # check right after the ingest, or after more steps
 
@@ -72,8 +74,9 @@ class ScheduleChanges(RuleBasedStateMachine):
         self.root = Path(tempfile.mkdtemp(prefix="confcal-changes-"))
         self.closing.callback(shutil.rmtree, self.root, ignore_errors=True)
         self.store = self.closing.enter_context(Store.open(str(self.root / "store.sqlite")))
-        self.talks: dict[int, Session] = {n: talk(n, n % 3, 9 + n) for n in range(TALKS)}
+        self.talks: dict[int, Session] = {n: talk(n, n % 3, 8 + n % 10, 30 * (n // 10 % 2)) for n in range(TALKS)}
         self.removed: dict[int, Session] = {}
+        self.last_change: tuple[int, Session] | None = None  # the talk `change` changed, as it was
         self.conference = CONFERENCE
         self.base = BASES[0]
         self.default = CONFERENCE.slug
@@ -94,8 +97,21 @@ class ScheduleChanges(RuleBasedStateMachine):
     def change(self, number: int, then: bool, **fields: object) -> None:
         numbers = sorted(self.talks)
         chosen = numbers[number % len(numbers)]
+        self.last_change = chosen, self.talks[chosen]
         self.talks[chosen] = dataclasses.replace(self.talks[chosen], **fields)  # type: ignore[arg-type]
         self.ingest(then)
+
+    @precondition(lambda self: self.last_change is not None)
+    @rule()
+    def change_back(self) -> None:
+        # The last change checked, then undone: what was made of it must be unmade.
+        assert self.last_change is not None
+        chosen, before = self.last_change
+        self.last_change = None
+        self.check()
+        if chosen in self.talks:
+            self.talks[chosen] = before
+        self.ingest(then=True)
 
     @rule(number=NUMBER, day=st.integers(0, 2), hour=st.integers(8, 18), minute=st.sampled_from([0, 30]), then=THEN)
     def move(self, number: int, day: int, hour: int, minute: int, then: bool) -> None:
