@@ -561,7 +561,7 @@ class Output:
         target, origin = f"{self._root}/{relative}", f"{self._root}/{source}"
         self.flush()  # `source` may be waiting
         self._parent(relative)
-        if last is None and self._compare and _same_content(target, origin):
+        if last is None and self._compare and _same_file(target, origin):
             return False  # made by a build that kept no record
         if not _hard_link(origin, target):
             return False
@@ -1073,21 +1073,12 @@ def _copied(source: int, out: int, count: int, at: int) -> int:
 
 
 def _same_file(target: str, written: str) -> bool:
-    """Whether the file `target` holds the bytes of the file `written` (read a block at a time)."""
+    """Whether the file `target` is `written` (a hard link to it) or holds its bytes (read a
+    block at a time)."""
     try:
-        return filecmp.cmp(target, written, shallow=False)
+        return os.path.samefile(target, written) or filecmp.cmp(target, written, shallow=False)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return False
-
-
-def _same_content(target: str, origin: str) -> bool:
-    """Whether `target` is `origin` or holds its bytes: a link to it is then not made again."""
-    try:
-        if os.path.samefile(target, origin):
-            return True
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    return _same_file(target, origin)
 
 
 def _same_bytes(target: str, body: bytes) -> bool:
