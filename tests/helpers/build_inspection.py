@@ -20,6 +20,21 @@ from server.store import Store
 from server.store.report import ConferenceSummary
 
 
+def directories(out: Path) -> set[str]:
+    """Every directory below `out`, an empty one included."""
+    return {path.relative_to(out).as_posix() for path in out.rglob("*") if path.is_dir()}
+
+
+def file_states(out: Path) -> dict[str, tuple[bytes, int, int]]:
+    """Every file under `out`: its bytes, inode and modification time (ns)."""
+    found = {}
+    for path in sorted(out.rglob("*")):
+        if path.is_file():
+            stat = path.stat()
+            found[path.relative_to(out).as_posix()] = (path.read_bytes(), stat.st_ino, stat.st_mtime_ns)
+    return found
+
+
 class NotingLoader(StoreLoader):
     """A `StoreLoader` noting in `read` the conferences whose schedule it read."""
 

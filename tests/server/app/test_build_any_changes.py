@@ -14,23 +14,8 @@ from hypothesis.stateful import rule
 
 from server.site.build_conferences import Built
 from server.site.build_record import PARTS, RECORD
-from tests.helpers.build_inspection import build_store
+from tests.helpers.build_inspection import build_store, directories, file_states
 from tests.helpers.schedule_changes import ScheduleChanges
-
-
-def directories(root: Path) -> set[str]:
-    """Every directory below `root`, an empty one included."""
-    return {path.relative_to(root).as_posix() for path in root.rglob("*") if path.is_dir()}
-
-
-def bytes_and_file(root: Path) -> dict[str, tuple[bytes, int, int]]:
-    """Every file of the site at `root`: its bytes, inode and modification time (ns)."""
-    found = {}
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            stat = path.stat()
-            found[path.relative_to(root).as_posix()] = (path.read_bytes(), stat.st_ino, stat.st_mtime_ns)
-    return found
 
 
 class Rebuilds(ScheduleChanges):
@@ -59,11 +44,11 @@ class Rebuilds(ScheduleChanges):
 
     @rule()
     def rebuild(self) -> None:
-        before = bytes_and_file(self.site)
+        before = file_states(self.site)
 
         built = self.build(self.site)
 
-        after = bytes_and_file(self.site)
+        after = file_states(self.site)
         changed = {path for path, (body, _, _) in after.items() if path not in before or before[path][0] != body}
         unchanged = {path: found[1:] for path, found in after.items() if path not in changed}
         assert sorted(built.changed) == sorted(changed)
@@ -75,7 +60,7 @@ class Rebuilds(ScheduleChanges):
         self.fresh_builds += 1
         fresh = self.root / f"fresh-{self.fresh_builds}"
         self.build(fresh)
-        found = {path: body for path, (body, _, _) in bytes_and_file(fresh).items()}, directories(fresh)
+        found = {path: body for path, (body, _, _) in file_states(fresh).items()}, directories(fresh)
         shutil.rmtree(fresh)
         (self.root / RECORD.format(fresh.name)).unlink()
         shutil.rmtree(self.root / PARTS.format(fresh.name), ignore_errors=True)

@@ -16,7 +16,7 @@ from feeds.model import Conference, Schedule
 from server.site.build_conferences import Built
 from server.store import Store
 from server.web.demo import demo_schedule
-from tests.helpers.build_inspection import build_store, file_bytes
+from tests.helpers.build_inspection import build_store, directories, file_bytes, file_states
 
 BASE = "https://cal.example.org"
 DEMO = "pytorch-conference-europe-2026"
@@ -160,10 +160,6 @@ def test_a_store_made_anew_remakes_its_conferences_though_it_counts_versions_ali
     assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
 
 
-def directories(out: Path) -> set[str]:
-    return {d.relative_to(out).as_posix() for d in out.rglob("*") if d.is_dir()}
-
-
 @pytest.mark.parametrize("record", ["kept", "lost"])
 def test_the_files_of_a_session_gone_are_removed_with_their_directories(
     store: Store, tmp_path: Path, record: str
@@ -186,7 +182,7 @@ def test_the_files_of_a_session_gone_are_removed_with_their_directories(
 
 
 def bytes_and_inodes(out: Path) -> dict[str, tuple[bytes, int]]:
-    return {f.relative_to(out).as_posix(): (f.read_bytes(), f.stat().st_ino) for f in out.rglob("*") if f.is_file()}
+    return {path: (body, inode) for path, (body, inode, _) in file_states(out).items()}
 
 
 @pytest.mark.parametrize("record", ["kept", "lost"])
