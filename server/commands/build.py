@@ -96,6 +96,6 @@ def run(args: argparse.Namespace) -> int:
             )
     print(
         f"confcal build: {built.conferences} conference(s), {built.feeds} feeds, {built.sessions} sessions; "
-        f"{len(built.changed)} files written to {args.outdir}"
+        f"{len(built.keyed)} files checked, {len(built.changed)} written to {args.outdir}"
     )
     return 0

@@ -130,6 +130,9 @@ class Built:
     feeds and sessions, those it carried over as they were included."""
 
     changed: list[str] = field(default_factory=list)  # site-relative
+    # The files keyed: made, or found made from the same inputs; not those taken with their
+    # directory or conference. What a rebuild's cost follows.
+    keyed: list[str] = field(default_factory=list)
     conferences: int = 0
     feeds: int = 0
     sessions: int = 0
@@ -210,6 +213,7 @@ def write_conferences(
                 files = conference_key(published, site)
                 kept = _kept(output, last, named, frame, files, now, base, slug == default, published)
                 for path, key, make in site_parts(published, site, others, extra, history, output, named, kept, base):
+                    built.keyed.append(base + path)
                     # The default conference's copy at the root: hard links to the same files.
                     workers.put(base + path, key, make, path if slug == default else None, shared=independent(path))
                 schedule = published.schedule
