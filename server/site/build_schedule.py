@@ -163,7 +163,7 @@ def _patched(feeds: _Feeds, previous: Schedule, found: Since, now: datetime) -> 
     kept = Catalogue.of(specs, Overlay({key: members_of(group) for key, group in members.items()}), until)
     written = {s.id for s in found.written}
     changes = changed_sessions({s.id: s for s in previous.sessions if s.id in written}, found.written)
-    return patched(kept, made_at, changes, found.schedule.conference, now)
+    return patched(kept, made_at, changes, found.schedule.conference, now, len(found.schedule.sessions))
 
 
 # A session's fields with a default, which its class holds as attributes (a dataclass's).

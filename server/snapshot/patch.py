@@ -14,9 +14,11 @@ It is refused (None: make it from scratch) when it could differ:
 - the clock: a cancelled session leaves the feeds when its grace period ends, so the previous
   snapshot's visibility holds only from its instant up to `until` (feeds.catalogue.visible_until);
 - a feed's name: the catalogue names a feed after the alphabetically first name among its
-  sessions (cancelled ones included). A changed session that takes away the name a feed is named
-  after may rename it, or end it, which only a pass over every session can tell; a session that
-  keeps its places (moved, retitled, rescheduled: most changes) never does;
+  sessions (cancelled ones included, even those no longer shown). A changed session that takes
+  away the name a feed is named after may rename it, or end it: the feed's sessions tell which
+  while every session is shown (a speaker swapped, a track emptied), and only a pass over every
+  session can tell while one is not. A session that keeps its places (moved, retitled,
+  rescheduled: most changes) never does;
 - many changes: past `MOST` changed sessions, a pass over all of them is as cheap.
 """
 
@@ -82,9 +84,11 @@ def patched(
     changes: list[tuple[Session | None, Session]],
     conference: Conference,
     now: datetime,
+    size: int,
 ) -> Catalogue | None:
-    """`previous` (made at `since`) with `changes` applied, as at `now`; None when it could differ
-    from a catalogue made from scratch (the module's docstring says when)."""
+    """`previous` (made at `since`) with `changes` applied, as at `now`, of a schedule of `size`
+    sessions (shown or not); None when it could differ from a catalogue made from scratch (the
+    module's docstring says when)."""
     if len(changes) > MOST or now < since or (previous.until is not None and now > previous.until):
         return None
     specs_before, index = previous.specs, previous.index
@@ -92,13 +96,15 @@ def patched(
     touched: dict[Key, list[tuple[Session | None, Session | None]]] = {}
     until = previous.until
     changed = {new.id for _, new in changes}
+    # The feeds whose name a changed session took away: renamed after the sessions they hold now, or ended.
+    unnamed: set[Key] = set()
     for old, new in changes:
         before = {(kind, slug, name) for kind, slug, name in places(old, conference)} if old is not None else set()
         after = places(new, conference)
         for place in before - set(after):
             kind, slug, name = place
             if name == specs_before[index[kind, slug]].name and not _held(place, previous.members, changed, conference):
-                return None  # the feed may be renamed, or end: only every session can tell
+                unnamed.add((kind, slug))
         for kind, slug, name in after:
             at = index.get((kind, slug))
             known = names.get((kind, slug), specs_before[at].name if at is not None else None)
@@ -136,14 +142,29 @@ def patched(
         made_members[key] = members_of(group)
     shared = previous.members if isinstance(previous.members, Overlay) else Overlay(dict(previous.members))
     members = shared.updated(made_members.items())
+    ended: set[Key] = set()
+    if unnamed:
+        if len(members.get((FeedKind.ALL, ""), ())) != size:
+            return None  # a session not shown may name the feed: only every session can tell
+        for key in unnamed:
+            held = [
+                name for s in members.get(key, ()) for kind, slug, name in places(s, conference) if (kind, slug) == key
+            ]
+            if held:
+                names[key] = min(held)
+            else:
+                names.pop(key, None)
+                ended.add(key)
     renamed = {key: name for key, name in names.items() if key not in index or specs_before[index[key]].name != name}
-    if not renamed:
+    if not renamed and not ended:
         return Catalogue(specs_before, members, until, index, frozenset(touched))
     made = {key: spec_of(conference, key[0], key[1], name) for key, name in renamed.items()}
-    specs = [made.pop((spec.kind, spec.slug), spec) for spec in specs_before]
+    specs = [made.pop((spec.kind, spec.slug), spec) for spec in specs_before if (spec.kind, spec.slug) not in ended]
     # New feeds in the catalogue's order: the whole conference first, then by kind and slug.
     specs = [specs[0], *sorted([*specs[1:], *made.values()], key=lambda s: (_ORDER[s.kind], s.slug))]
-    return dataclasses.replace(Catalogue.of(tuple(specs), members, until), touched=frozenset({*touched, *renamed}))
+    return dataclasses.replace(
+        Catalogue.of(tuple(specs), members, until), touched=frozenset({*touched, *renamed, *ended})
+    )
 
 
 def _held(

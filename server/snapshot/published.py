@@ -293,7 +293,7 @@ class Published:
         if held and previous is not None:
             # The feeds the changed sessions were and are in, made again; the others kept (patch.py).
             changes = changed_sessions(previous._sessions, schedule.sessions if written is None else written)
-            made = patched(previous.catalogue, previous.now, changes, schedule.conference, now)
+            made = patched(previous.catalogue, previous.now, changes, schedule.conference, now, len(schedule.sessions))
         if made is None:
             made = known
         if made is None:

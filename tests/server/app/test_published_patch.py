@@ -5,6 +5,7 @@ and bytes; feeds no changed session is in are the previous snapshot's own object
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -65,6 +66,19 @@ def only_track_left(schedule: Schedule) -> Schedule:
     return dataclasses.replace(schedule, sessions=sessions)
 
 
+def speaker_swapped(schedule: Schedule) -> Schedule:
+    """A speaker replaced by another in every session of theirs: the speaker's feed ends."""
+    leaving = next(s.speakers[0] for s in schedule.sessions if len(s.speakers) == 1)
+    coming = Speaker("Ada Example")
+    sessions = tuple(
+        dataclasses.replace(s, speakers=tuple(coming if p == leaving else p for p in s.speakers))
+        if leaving in s.speakers
+        else s
+        for s in schedule.sessions
+    )
+    return dataclasses.replace(schedule, sessions=sessions)
+
+
 def added(schedule: Schedule) -> Schedule:
     base = schedule.sessions[2]
     extra = dataclasses.replace(base, id="ffff000001", title="A Late Addition", source_id=None)
@@ -77,7 +91,7 @@ def cancelled(schedule: Schedule) -> Schedule:
     )
 
 
-CHANGES = [moved_a_day, retitled, new_speaker, renamed_track_first, only_track_left, added, cancelled]
+CHANGES = [moved_a_day, retitled, new_speaker, renamed_track_first, only_track_left, speaker_swapped, added, cancelled]
 
 
 def shape(published: Published) -> list[tuple[object, list[str]]]:
@@ -134,6 +148,67 @@ def test_feeds_without_a_changed_session_are_the_previous_snapshots_own(demo_sch
     assert len(kept) > len(remade) > 1
     assert all(f is previous.feed(f.spec.kind.value, f.spec.slug) for f in kept)
     assert all(f is not previous.feed(f.spec.kind.value, f.spec.slug) for f in remade)
+
+
+@pytest.mark.parametrize("change", [only_track_left, speaker_swapped], ids=lambda c: c.__name__)
+def test_a_feed_its_sessions_leave_ends_in_a_patch(demo_schedule: Schedule, change: Change) -> None:
+    previous = Published(demo_schedule, now=NOW, lazy=True)
+    schedule = change(demo_schedule)
+
+    patched = Published(schedule, now=LATER, previous=previous, lazy=True)
+
+    gone = {(f.spec.kind, f.spec.slug) for f in previous.feeds} - {(f.spec.kind, f.spec.slug) for f in patched.feeds}
+    assert len(gone) == 1
+    assert patched.catalogue.touched is not None
+    assert gone <= patched.catalogue.touched  # a static build looks for its files by its path
+    assert shape(patched) == shape(Published(schedule, now=LATER, lazy=True))
+
+
+def test_a_feed_that_loses_the_session_naming_it_takes_its_next_name_in_a_patch(demo_schedule: Schedule) -> None:
+    # One session spells the track so that it sorts first, and the feed is named after it; then
+    # it spells it as every other session does again.
+    at = next(i for i, s in enumerate(demo_schedule.sessions) if s.track is not None)
+    spelled = with_session(
+        demo_schedule,
+        at,
+        lambda s: dataclasses.replace(s, track=Track(s.track.name.upper(), s.track.slug)),  # type: ignore[union-attr]
+    )
+    at = next(i for i, s in enumerate(spelled.sessions) if s not in demo_schedule.sessions)
+    previous = Published(spelled, now=NOW, lazy=True)
+    schedule = with_session(spelled, at, lambda s: next(d for d in demo_schedule.sessions if d.id == s.id))
+
+    patched = Published(schedule, now=LATER, previous=previous, lazy=True)
+
+    fresh = Published(schedule, now=LATER, lazy=True)
+    assert patched.catalogue.touched is not None
+    assert [f.spec for f in patched.feeds] == [f.spec for f in fresh.feeds] != [f.spec for f in previous.feeds]
+    assert shape(patched) == shape(fresh)
+
+
+def test_a_feed_a_session_no_longer_shown_may_name_is_made_from_scratch(demo_schedule: Schedule) -> None:
+    # The speaker's other session was withdrawn past its grace: the catalogue still names the
+    # speaker's feed from it, and no feed's sessions tell that.
+    talks = Counter(speaker.slug for s in demo_schedule.sessions for speaker in s.speakers)
+    at = next(
+        i for i, s in enumerate(demo_schedule.sessions) if len(s.speakers) == 1 and talks[s.speakers[0].slug] == 1
+    )
+    lone = demo_schedule.sessions[at]
+    hidden = dataclasses.replace(
+        lone,
+        id="ffff000002",
+        source_id=None,
+        status=Status.CANCELLED,
+        modified=NOW - CANCELLED_GRACE - timedelta(days=1),
+    )
+    before = dataclasses.replace(demo_schedule, sessions=(*demo_schedule.sessions, hidden))
+    previous = Published(before, now=NOW, lazy=True)
+    schedule = with_session(before, at, lambda s: dataclasses.replace(s, speakers=(Speaker("Ada Example"),)))
+
+    patched = Published(schedule, now=LATER, previous=previous, lazy=True)
+
+    assert patched.catalogue.touched is None
+    assert shape(patched) == shape(Published(schedule, now=LATER, lazy=True))
+    assert patched.feed("speaker", lone.speakers[0].slug) is not None
 
 
 def test_past_a_cancellations_grace_period_the_snapshot_is_made_from_scratch(demo_schedule: Schedule) -> None:
