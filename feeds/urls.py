@@ -59,9 +59,14 @@ QR = "qr/"  # every catalogue feed's QR code, and nothing else
 
 def feed(spec: FeedSpec) -> str:
     """A catalogue feed: `feeds/all.ics` or `feeds/{kind}/{slug}.ics`."""
-    if spec.kind is FeedKind.ALL:
+    return feed_of(spec.kind, spec.slug)
+
+
+def feed_of(kind: FeedKind, slug: str) -> str:
+    """The path of the catalogue feed of this kind and slug, whether the catalogue has it or not."""
+    if kind is FeedKind.ALL:
         return f"{FEEDS}all.ics"
-    return f"{FEEDS}{spec.kind.value}/{spec.slug}.ics"
+    return f"{FEEDS}{kind.value}/{slug}.ics"
 
 
 def feed_qr(feed_path: str) -> str:

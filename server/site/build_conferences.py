@@ -278,24 +278,24 @@ def _kept(
     directories = [urls.SESSIONS]
     # When the snapshot's feeds were patched from those kept with the schedule, the feeds the
     # patch touched (a superset of those whose members changed since the last build) are made
-    # again; every other feed and its QR code is taken with the sessions' files, unkeyed.
+    # again; every other feed and its QR code is taken with the sessions' files, unkeyed. A
+    # touched feed that ended is looked at by its path too: its files go, as the build's of any
+    # file it no longer makes.
     remade = published.catalogue.touched
-    touched = [published.feed(kind.value, slug) for kind, slug in remade or ()]
     # A speaker's page shows their sessions, each in the speaker's feed while it is shown at all:
     # the speakers whose feeds the patch touched are those whose pages may have changed, and
     # every other speaker's page is taken with the directory. So are the track's and room's
     # pages, each showing its feed's sessions.
     speakers: frozenset[str] | None = None
-    if remade is not None and all(feed is not None for feed in touched):
+    if remade is not None:
         directories += [urls.FEEDS, urls.QR, urls.SPEAKERS, urls.TRACKS, urls.ROOMS]
-        looked += [base + path for feed in touched if feed is not None for path in (feed.path, urls.feed_qr(feed.path))]
+        feeds = [urls.feed_of(kind, slug) for kind, slug in remade]
+        looked += [base + path for feed in feeds for path in (feed, urls.feed_qr(feed))]
         looked += [
             base + facet_page(kind.value, slug) + urls.PAGE_FILE for kind, slug in remade if kind.value in FACET_KINDS
         ]
         speakers = frozenset(slug for kind, slug in remade if kind is FeedKind.SPEAKER)
         looked += [base + urls.speaker_page(slug) + urls.PAGE_FILE for slug in speakers]
-    else:
-        remade = None  # a touched feed that ended would be found only by keying every feed
     if output.keep_range([base + directory for directory in directories], looked, default):
         return Kept(feeds=remade, written=frozenset(written), speakers=speakers)
 

@@ -5,6 +5,7 @@ name, or the clock passing the end of a cancellation's grace period."""
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from feeds.catalogue import CANCELLED_GRACE
-from feeds.model import Conference, Schedule
+from feeds.model import Conference, Schedule, Speaker
 from server.site.build_conferences import Built
 from server.store import Store
 from server.web.demo import demo_schedule
@@ -226,3 +227,40 @@ def test_a_speaker_given_a_session_and_then_not_has_their_feed_and_page_made_aga
     speaker = f"feeds/speaker/{guest.slug}.ics"
     assert (tmp_path / "site" / speaker).read_bytes() == (tmp_path / "fresh" / speaker).read_bytes()
     assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
+
+
+@pytest.mark.parametrize("record", ["kept", "lost"])
+def test_a_speaker_whose_feed_ends_has_their_files_removed_and_no_other_feed_keyed(
+    store: Store, tmp_path: Path, record: str
+) -> None:
+    # The speaker's only session goes to another: their feed ends. The rebuild keys the feeds
+    # the patch touched, finds the ended one's files by its path, and takes every other feed
+    # with its directory (lost: the record by area is gone, so every feed is keyed).
+    schedule = demo_schedule()
+    talks = Counter(speaker for s in schedule.sessions for speaker in s.speakers)
+    session = next(s for s in schedule.sessions if len(s.speakers) == 1 and talks[s.speakers[0]] == 1)
+    (leaving,) = session.speakers
+    swapped = dataclasses.replace(session, speakers=(Speaker("Ada Example"),))
+    build(store, tmp_path / "site")
+    if record == "lost":
+        (tmp_path / ".site.confcal-build.sqlite").unlink()
+    before = file_bytes(tmp_path / "site")
+    store.ingest(
+        dataclasses.replace(schedule, sessions=tuple(swapped if s is session else s for s in schedule.sessions)),
+        now=NOW,
+    )
+
+    built = build(store, tmp_path / "site", now=NOW + timedelta(minutes=1))
+
+    after = file_bytes(tmp_path / "site")
+    feeds = f"c/{DEMO}/feeds/"
+    keyed = sorted(path for path in built.keyed if path.startswith(feeds))
+    changed = sorted(path for path, body in after.items() if path.startswith(feeds) and before.get(path) != body)
+    assert f"{feeds}speaker/{leaving.slug}.ics" not in after
+    if record == "kept":
+        assert keyed == changed
+    else:
+        assert len(keyed) == len([path for path in after if path.startswith(feeds)])
+    build(store, tmp_path / "fresh", now=NOW + timedelta(minutes=1))
+    assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
+    assert directories(tmp_path / "site") == directories(tmp_path / "fresh")
