@@ -39,8 +39,10 @@ TITLES = (
     "Überschrift mit Umlauten und einem sehr langen Titel, der in iCalendar gefaltet werden muss",
     "Graph Breaks Explained",
 )
-ROOMS = ("Hall", "Side Room", "Annex")
-TRACKS = ("Systems", "Compilers", "A New Track")
+# The last of each is spelled as a source may spell the first: the same slug, a name sorting
+# before it, which names the feed while a session has it.
+ROOMS = ("Hall", "Side Room", "Annex", "HALL")
+TRACKS = ("Systems", "Compilers", "A New Track", "SYSTEMS")
 # At the start (`add` brings more): more than twenty, so that a build keeps the schedule it read
 # as it is while one or two sessions change, and makes it again past a few (build_schedule.py).
 TALKS = 24
