@@ -16,9 +16,9 @@ and static files and of the versions of the libraries that write bytes, so a new
 reuses an old rendering. The record is trusted without a stat per file: a sample of its files is
 checked (a deleted or replaced directory is noticed, and every file is then read and compared);
 a single file deleted by hand comes back when its content changes, or at once after deleting
-the record. A stray .ics file in a conference's feed directories is removed by the next build
-that adds or drops any of that conference's files, or that has no record: a build that only
-changes files' bytes lists no directory.
+the record. A stray file of the kinds a build makes in the directories it owns (a feed, a QR
+code, a session's page) is removed by the next build that adds or drops a file in that
+directory, or that has no record: a build that only changes files' bytes lists no directory.
 
 Parts of files (a schedule page's day sections) can be kept as well, in `.OUTDIR.confcal-build.parts/`
 beside the record, by the key of their inputs: a page whose key changed is joined from the parts
@@ -719,17 +719,20 @@ class Output:
         changed = [
             path for path, made in self._made.items() if last.get(path) != made or last_uses.get(path) != uses.get(path)
         ]
-        # The areas whose set of files changed; in any other, every file there not made by this
-        # build is a stray left since the last build that did look: not worth listing directories.
-        unsettled = {_area(path) for path in gone} | {_area(path) for path in changed if path not in last}
-        if mirrored != last_mirrored or (mirrored is not None and _area(mirrored) in unsettled):
-            unsettled.add(_ROOT)
+        # The directories whose set of files changed (a session added: `sessions/`); in any other,
+        # every file there not made by this build is a stray left since the last build that did
+        # look: not worth listing a directory of every session for a speaker's feed that ended.
+        unsettled = {_top(path) for path in gone} | {_top(path) for path in changed if path not in last}
+        if mirrored is not None and mirrored == last_mirrored:
+            unsettled |= {top[len(mirrored) :] for top in unsettled if top.startswith(mirrored)}
         root_copies: set[str] | None = None
         # Into an empty directory, every file there is this build's: nothing to look for.
         for directory, recursive in () if self._fresh else owned:
             area = _area(f"{directory}/")
             # A conference carried over has the files the last build left: nothing to look for.
-            if area not in self._carried and (self._whole or area in unsettled):
+            if area not in self._carried and (
+                self._whole or directory in unsettled or (area == _ROOT and mirrored != last_mirrored)
+            ):
                 made: Collection[str] = self._made
                 kept: Collection[str] = ()
                 if area == _ROOT:
@@ -890,6 +893,15 @@ def _area(relative: str) -> tuple[str, str]:
     if relative in _GLOBAL:
         return relative, relative + "\0"
     return _ROOT
+
+
+def _top(relative: str) -> str:
+    """The directory of its conference (or of the root) that `relative` is in: `c/{slug}/feeds`
+    for `c/{slug}/feeds/day/x.ics`, `feeds` for `feeds/day/x.ics`."""
+    base, _ = _area(relative)
+    start = len(base) if base.endswith("/") else 0
+    end = relative.find("/", start)
+    return relative[:end] if end > 0 else relative
 
 
 def _within(relative: str, ranges: Iterable[tuple[str, str]]) -> bool:
