@@ -12,6 +12,7 @@ when a feed or its number of events changed.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 
 import anyio.to_thread
 from markupsafe import Markup
@@ -26,9 +27,9 @@ from server.pages.context import route_context
 from server.pages.detail_html import feed_entry
 from server.pages.detail_pages import heading, html_page
 from server.pages.render import page_text
-from server.pages.subscribe import indexed_kinds, kind_group
+from server.pages.subscribe import indexed_kinds, subscribe_groups, subscription
 from server.snapshot.conditional import Representation
-from server.snapshot.published import Published
+from server.snapshot.published import Feed, Published
 
 DEPTH = 2  # subscribe/{kind}/ is two directories below the conference's base
 # Where the entries go in the rendered page: no schedule text can hold a NUL.
@@ -48,7 +49,13 @@ def feed_index_pieces(published: Published, site: Site, kind: str) -> list[bytes
     """`feed_index_representation`'s body in pieces: the page up to its first feed, each feed's
     entry, the rest; a build writes them as they are, where joining the speakers' page of a large
     conference (tens of megabytes) took several times its size at once."""
-    group = kind_group(published, site, kind)
+    before, feeds, after = feed_index_frame(published, site, kind)
+    return [before, *(feed_index_entry(feed, site) for feed in feeds), after]
+
+
+def feed_index_frame(published: Published, site: Site, kind: str) -> tuple[bytes, Sequence[Feed], bytes]:
+    """The page up to its first feed's entry, the kind's feeds in the page's order, the rest."""
+    group = next(g for g in subscribe_groups(published, site) if g["kind"] == kind)
     conference = published.conference
     context = {
         **heading(published),
@@ -59,8 +66,12 @@ def feed_index_pieces(published: Published, site: Site, kind: str) -> list[bytes
         "entries": _ENTRIES,
     }
     before, after = page_text("feed_index.html", DEPTH, context).split(_ENTRIES)
-    up = "../" * DEPTH
-    return [before.encode(), *(feed_entry(feed, up, True).encode() for feed in group["feeds"]), after.encode()]
+    return before.encode(), group["sources"], after.encode()
+
+
+def feed_index_entry(feed: Feed, site: Site) -> bytes:
+    """A feed's entry on its kind's page, with its number of events."""
+    return feed_entry(subscription(feed, site), "../" * DEPTH, True).encode()
 
 
 def feed_index_paths(published: Published) -> list[tuple[str, str]]:

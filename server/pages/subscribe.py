@@ -117,7 +117,7 @@ def subscribe_groups(published: Published, site: Site) -> list[dict[str, Any]]:
     and `shown` everything it shows on the schedule pages (its kind, label and feeds; or, for a
     kind with a page of its own, `index`, the number of feeds and the link to that page). A kind
     with a page of its own lists no `feeds` here: its thousands of speakers' ways in would be
-    most of a rebuild's subscribe section, for one link (`kind_group` lists them)."""
+    most of a rebuild's subscribe section, for one link (feed_index.py lists them)."""
 
     def build() -> list[dict[str, Any]]:
         main: list[dict[str, Any]] = []
@@ -151,12 +151,6 @@ def subscribe_groups(published: Published, site: Site) -> list[dict[str, Any]]:
         return groups
 
     return published.memo(("subscribe groups", site.base_url), build)
-
-
-def kind_group(published: Published, site: Site, kind: str) -> dict[str, Any]:
-    """The group of `kind` with every feed's ways in, as its own page lists it (feed_index.py)."""
-    group = next(g for g in subscribe_groups(published, site) if g["kind"] == kind)
-    return {**group, "feeds": tuple(subscription(feed, site) for feed in group["sources"])}
 
 
 def subscribe_section(published: Published, site: Site, depth: int, parts: Fragments | None = None) -> bytes:

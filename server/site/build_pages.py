@@ -30,6 +30,7 @@ from feeds.web_links import web_link
 from server.links import OtherConferences, Site
 from server.pages.cards import Card
 from server.pages.detail_pages import speakers
+from server.pages.feed_index import feed_index_entry, feed_index_frame, feed_index_pieces
 from server.pages.index_pages import (
     directory_entries,
     directory_entry_bytes,
@@ -141,6 +142,30 @@ class PageParts:
         all the page shows of the feeds; a session moved to another day changes two day
         feeds' counts, not the speakers' page."""
         return digest(self._base, "feed index", kind, [shown for of, _, shown in self._runs if of == kind])
+
+    def feed_index_body(self, kind: str) -> Body:
+        """`subscribe/{kind}/` as feed_index.py makes it, each feed's entry taken from the file
+        the last build wrote when the feed shows what it showed then (`_Spliced`, each entry
+        named by the feed's spec, path and number of events): a speaker swapped in a
+        conference of 17,000 speakers makes two entries, not every one."""
+        published, site = self._published, self._site
+        if self._output is None:
+            return feed_index_pieces(published, site, kind)
+        before, feeds, after = feed_index_frame(published, site, kind)
+        texts = {id(feed): text for feed, text in zip(published.feeds, self._shown, strict=True)}
+        names = [_text_key([self._base, texts[id(feed)], str(len(feed.members))]) for feed in feeds]
+        path = self._at + urls.feed_index(kind) + urls.PAGE_FILE
+        spliced = _Spliced(self._output, self._feed_index_entries(kind), path, b"")
+        return spliced.joined(before, names, lambda at: feed_index_entry(feeds[at], site), after)
+
+    def hold_feed_index(self, kind: str) -> None:
+        """Keep where the entries of `subscribe/{kind}/` are in its file for the next build,
+        whether the page is made this time or not."""
+        if self._output is not None:
+            self._output.hold(self._feed_index_entries(kind))
+
+    def _feed_index_entries(self, kind: str) -> str:
+        return digest(self._base, "feed index entries", kind)
 
     def feeds_api(self) -> bytes:
         """`api/feeds`: the same bytes as `api.feeds_representation`, joined from a kept part

@@ -36,7 +36,7 @@ from server.pages.detail_pages import (
     speaker_representation,
     speakers,
 )
-from server.pages.feed_index import feed_index_paths, feed_index_pieces
+from server.pages.feed_index import feed_index_paths
 from server.pages.params import is_safe_id
 from server.pages.qr import qr_svg, qr_title
 from server.site.build_events import KeptEvents, KeptZone
@@ -218,11 +218,8 @@ def site_parts(
     yield from page_extras(published, site, parts, kept.feeds if kept is not None else None)
     # Each page of a kind too long to list on the schedule pages shows only that kind's feeds.
     for kind, path in feed_index_paths(published):
-        yield (
-            path,
-            parts.feed_index_key(kind),
-            partial(feed_index_pieces, published, site, kind),
-        )
+        parts.hold_feed_index(kind)
+        yield path, parts.feed_index_key(kind), partial(parts.feed_index_body, kind)
     zone = KeptZone(output, base, published.conference.timezone) if output is not None else None
     large = KeptFeeds(output, base, at, published, sessions) if output is not None else None
     for feed in published.feeds:

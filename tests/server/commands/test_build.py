@@ -592,6 +592,38 @@ def test_a_crowded_kinds_page_is_built_as_served_and_remade_only_when_its_feeds_
     assert "All 102 speakers" in (out / index).read_text(encoding="utf-8")
 
 
+def with_speaker(schedule: Schedule, at: int, speaker: Speaker) -> Schedule:
+    sessions = list(schedule.sessions)
+    sessions[at] = dataclasses.replace(sessions[at], speakers=(speaker,))
+    return dataclasses.replace(schedule, sessions=tuple(sessions))
+
+
+def test_a_crowded_kinds_page_rebuilt_after_its_feeds_change_is_the_page_served(tmp_path: Path) -> None:
+    # Each entry is taken from the last build's file while its feed shows what it showed then:
+    # the entries of a feed that ended, began, was renamed or counts another event are not.
+    db, out = str(tmp_path / "store.sqlite"), tmp_path / "site"
+    index, paths = "subscribe/speaker/index.html", ["/subscribe/speaker/", f"/c/{CROWDED_SLUG}/subscribe/speaker/"]
+    first = crowded(LISTED_FEEDS + 2)  # one more than the page needs, for one to go
+    renamed = with_speaker(first, 7, Speaker("SPEAKER 007", slug="speaker-007"))  # the same slug
+    swapped = with_speaker(renamed, 40, Speaker("Ada Newcomer"))
+    second = with_speaker(swapped, 41, first.sessions[42].speakers[0])  # one speaker has two events
+    pages = []
+    with Store.open(db) as store:
+        store.ingest(first)
+    main(["build", "--db", db, str(out), "--base-url", BASE])
+
+    for schedule in (renamed, swapped, second):
+        with Store.open(db) as store:
+            store.ingest(schedule)
+            answers = served(store, paths, BASE)
+        main(["build", "--db", db, str(out), "--base-url", BASE])
+        pages.append(([(out / index).read_bytes(), (out / f"c/{CROWDED_SLUG}/{index}").read_bytes()], answers))
+
+    assert [built for built, _ in pages] == [[answers[path] for path in paths] for _, answers in pages]
+    assert "SPEAKER 007" in pages[0][0][0].decode()
+    assert "Ada Newcomer" in pages[1][0][0].decode()
+
+
 # A build in a process of its own, printing how many zones that process computed the VTIMEZONE of.
 _BUILD_COUNTING_ZONES = (
     "import sys; from feeds.ical import timezone; from server.cli import main; "
