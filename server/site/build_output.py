@@ -227,7 +227,6 @@ class Output:
         # area; a file there is read on its own when asked for (`_looked`: those read so far).
         self._ranges: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self._looked: set[str] = set()
-        self._listed: dict[tuple[str, str], set[str]] = {}  # `_kept_in`'s, once asked for
         # The default conference's copy at the root is hard links to its files: not in the record,
         # which names the conference (its base, `c/{slug}/`) whose files the root mirrors.
         self._last_mirrored = self._book.mirrored()
@@ -478,18 +477,30 @@ class Output:
             self._look(path)
         return True
 
-    def _kept_in(self, area: tuple[str, str]) -> set[str]:
-        """The files of `area` this build took whole with a range (`keep_range`), not read on
-        their own: listed only when a directory of theirs is swept."""
-        found = self._listed.get(area)
-        if found is None:
-            found = self._listed[area] = {
-                path
-                for low, high in self._ranges.get(area, ())
-                for path, _, _ in self._book.files(low, high)
-                if path not in self._last
-            }
-        return found
+    def _kept_in(self, directory: str) -> set[str]:
+        """The files under `directory` (a conference's base, or a directory of it) this build
+        took whole with a range (`keep_range`), not read on their own: listed only when the
+        directory is swept, and then only the range's rows below it (a speaker's feed that
+        ended lists the speakers' feeds, not every session's files)."""
+        low = directory if directory.endswith("/") else directory + "/"
+        high = low[:-1] + "0"  # "0" follows "/"
+        return {
+            path
+            for start, end in self._ranges.get(_area(low), ())
+            if start < high and low < end
+            for path, _, _ in self._book.files(max(start, low), min(end, high))
+            if path not in self._last
+        }
+
+    def _taken_under(self, directory: str) -> set[str]:
+        """`_kept_in(directory)`, by the names of the files in `directory`: at the root, the
+        mirrored conference's under the same directory."""
+        if _area(f"{directory}/") != _ROOT:
+            return self._kept_in(directory)
+        if self._mirrored is None:
+            return set()
+        cut = len(self._mirrored)
+        return {path[cut:] for path in self._kept_in(self._mirrored + directory)}
 
     def _take(self, relative: str, last: Made) -> None:
         """`relative` as the last build made it, without making it."""
@@ -734,12 +745,10 @@ class Output:
                 self._whole or directory in unsettled or (area == _ROOT and mirrored != last_mirrored)
             ):
                 made: Collection[str] = self._made
-                kept: Collection[str] = ()
                 if area == _ROOT:
-                    root_copies = self._root_copies() if root_copies is None else root_copies
+                    root_copies = self._root_copies(taken=False) if root_copies is None else root_copies
                     made = root_copies
-                else:
-                    kept = self._kept_in(area)
+                kept = self._taken_under(directory)
                 found = _owned_files(self.root, directory, recursive)
                 stale.extend(path for path in found if path not in made and path not in kept)
         emptied: set[str] = set()
@@ -795,13 +804,15 @@ class Output:
         self._book.close()
         remove_old_record(self.root)
 
-    def _root_copies(self) -> set[str]:
-        """The files at the root this build made: the root's copies and `_GLOBAL`."""
+    def _root_copies(self, taken: bool = True) -> set[str]:
+        """The files at the root this build made: the root's copies and `_GLOBAL`; with those
+        of the files taken with a range when `taken`."""
         found = {path for path in _GLOBAL if path in self._made}
         if self._mirrored is not None:
             cut = len(self._mirrored)
             found.update(source[cut:] for source in self._linked)
-            found.update(source[cut:] for source in self._kept_in(_area(self._mirrored)))
+            if taken:
+                found.update(source[cut:] for source in self._kept_in(self._mirrored))
         return found
 
     def _areas(self) -> Iterator[tuple[str, str]]:
