@@ -213,9 +213,11 @@ def write_conferences(
                 files = conference_key(published, site)
                 kept = _kept(output, last, named, frame, files, now, base, slug == default, published)
                 for path, key, make in site_parts(published, site, others, extra, history, output, named, kept, base):
-                    built.keyed.append(base + path)
+                    # One string, which the record holds too: the list costs a reference a file.
+                    relative = base + path
+                    built.keyed.append(relative)
                     # The default conference's copy at the root: hard links to the same files.
-                    workers.put(base + path, key, make, path if slug == default else None, shared=independent(path))
+                    workers.put(relative, key, make, path if slug == default else None, shared=independent(path))
                 schedule = published.schedule
                 until = visible_until(schedule, now)
                 parts = tuple(sorted(output.held() - before))
