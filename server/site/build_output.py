@@ -748,9 +748,9 @@ class Output:
                 if area == _ROOT:
                     root_copies = self._root_copies(taken=False) if root_copies is None else root_copies
                     made = root_copies
-                kept = self._taken_under(directory)
+                taken = self._taken_under(directory)
                 found = _owned_files(self.root, directory, recursive)
-                stale.extend(path for path in found if path not in made and path not in kept)
+                stale.extend(path for path in found if path not in made and path not in taken)
         emptied: set[str] = set()
         for path in stale:
             try:
