@@ -477,30 +477,25 @@ class Output:
             self._look(path)
         return True
 
-    def _kept_in(self, directory: str) -> set[str]:
-        """The files under `directory` (a conference's base, or a directory of it) this build
-        took whole with a range (`keep_range`), not read on their own: listed only when the
-        directory is swept, and then only the range's rows below it (a speaker's feed that
-        ended lists the speakers' feeds, not every session's files)."""
-        low = directory if directory.endswith("/") else directory + "/"
-        high = low[:-1] + "0"  # "0" follows "/"
+    def _taken_under(self, directory: str) -> set[str]:
+        """The files under `directory` (one a build owns) this build took whole with a range
+        (`keep_range`), not read on their own, by their names there (at the root: the mirrored
+        conference's under the same directory). Read only when the directory is swept, and then
+        only the range's rows below it: a speaker's feed that ended reads the speakers' feeds,
+        not every session's files."""
+        cut = 0
+        if _area(f"{directory}/") == _ROOT:
+            if self._mirrored is None:
+                return set()
+            cut, directory = len(self._mirrored), self._mirrored + directory
+        low, high = f"{directory}/", f"{directory}0"  # "0" follows "/"
         return {
-            path
+            path[cut:]
             for start, end in self._ranges.get(_area(low), ())
             if start < high and low < end
             for path, _, _ in self._book.files(max(start, low), min(end, high))
             if path not in self._last
         }
-
-    def _taken_under(self, directory: str) -> set[str]:
-        """`_kept_in(directory)`, by the names of the files in `directory`: at the root, the
-        mirrored conference's under the same directory."""
-        if _area(f"{directory}/") != _ROOT:
-            return self._kept_in(directory)
-        if self._mirrored is None:
-            return set()
-        cut = len(self._mirrored)
-        return {path[cut:] for path in self._kept_in(self._mirrored + directory)}
 
     def _take(self, relative: str, last: Made) -> None:
         """`relative` as the last build made it, without making it."""
@@ -746,7 +741,7 @@ class Output:
             ):
                 made: Collection[str] = self._made
                 if area == _ROOT:
-                    root_copies = self._root_copies(taken=False) if root_copies is None else root_copies
+                    root_copies = self._root_copies() if root_copies is None else root_copies
                     made = root_copies
                 taken = self._taken_under(directory)
                 found = _owned_files(self.root, directory, recursive)
@@ -804,15 +799,14 @@ class Output:
         self._book.close()
         remove_old_record(self.root)
 
-    def _root_copies(self, taken: bool = True) -> set[str]:
-        """The files at the root this build made: the root's copies and `_GLOBAL`; with those
-        of the files taken with a range when `taken`."""
+    def _root_copies(self) -> set[str]:
+        """The files at the root this build linked or made: the root's copies and `_GLOBAL`
+        (those taken with a range: `_taken_under`; a range is taken only while the root
+        mirrors the conference it did)."""
         found = {path for path in _GLOBAL if path in self._made}
         if self._mirrored is not None:
             cut = len(self._mirrored)
             found.update(source[cut:] for source in self._linked)
-            if taken:
-                found.update(source[cut:] for source in self._kept_in(self._mirrored))
         return found
 
     def _areas(self) -> Iterator[tuple[str, str]]:
