@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+from collections import Counter
 from collections.abc import Collection
 from datetime import timedelta
 from pathlib import Path
@@ -53,3 +54,10 @@ def repeated_weekly(schedule: Schedule, at_least: int) -> Schedule:
         for s in schedule.sessions
     ]
     return dataclasses.replace(schedule, sessions=tuple(sorted(sessions, key=lambda s: (s.start, s.title, s.id))))
+
+
+def lone_speakers_session(schedule: Schedule) -> int:
+    """The place in `schedule` of a session by one speaker who gives no other: given to another
+    speaker, it ends that speaker's feed."""
+    talks = Counter(speaker.slug for s in schedule.sessions for speaker in s.speakers)
+    return next(at for at, s in enumerate(schedule.sessions) if len(s.speakers) == 1 and talks[s.speakers[0].slug] == 1)

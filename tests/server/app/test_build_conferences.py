@@ -5,7 +5,6 @@ name, or the clock passing the end of a cancellation's grace period."""
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -18,6 +17,7 @@ from server.site.build_conferences import Built
 from server.store import Store
 from server.web.demo import demo_schedule
 from tests.helpers.build_inspection import build_store, directories, file_bytes, file_states
+from tests.helpers.demo_changes import lone_speakers_session
 
 BASE = "https://cal.example.org"
 DEMO = "pytorch-conference-europe-2026"
@@ -237,8 +237,7 @@ def test_a_speaker_whose_feed_ends_has_their_files_removed_and_no_other_feed_key
     # the patch touched, finds the ended one's files by its path, and takes every other feed
     # with its directory (lost: the record by area is gone, so every feed is keyed).
     schedule = demo_schedule()
-    talks = Counter(speaker for s in schedule.sessions for speaker in s.speakers)
-    session = next(s for s in schedule.sessions if len(s.speakers) == 1 and talks[s.speakers[0]] == 1)
+    session = schedule.sessions[lone_speakers_session(schedule)]
     (leaving,) = session.speakers
     swapped = dataclasses.replace(session, speakers=(Speaker("Ada Example"),))
     build(store, tmp_path / "site")

@@ -5,7 +5,6 @@ and bytes; feeds no changed session is in are the previous snapshot's own object
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -17,7 +16,7 @@ from server.snapshot.large_feeds import Handover
 from server.snapshot.patch import BIG
 from server.snapshot.persistent import Chunked
 from server.snapshot.published import Published
-from tests.helpers.demo_changes import repeated_weekly
+from tests.helpers.demo_changes import lone_speakers_session, repeated_weekly
 
 NOW = datetime(2026, 4, 1, tzinfo=UTC)
 LATER = NOW + timedelta(minutes=5)
@@ -188,10 +187,7 @@ def test_a_feed_that_loses_the_session_naming_it_takes_its_next_name_in_a_patch(
 def test_a_feed_a_session_no_longer_shown_may_name_is_made_from_scratch(demo_schedule: Schedule) -> None:
     # The speaker's other session was withdrawn past its grace: the catalogue still names the
     # speaker's feed from it, and no feed's sessions tell that.
-    talks = Counter(speaker.slug for s in demo_schedule.sessions for speaker in s.speakers)
-    at = next(
-        i for i, s in enumerate(demo_schedule.sessions) if len(s.speakers) == 1 and talks[s.speakers[0].slug] == 1
-    )
+    at = lone_speakers_session(demo_schedule)
     lone = demo_schedule.sessions[at]
     hidden = dataclasses.replace(
         lone,
