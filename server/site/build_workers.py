@@ -8,10 +8,12 @@ build's own process keeps everything else: the feeds and their kept events, the 
 and their kept parts, the exports, the changelog (which reads the store) and the record.
 
 A file whose key the record already knows is skipped at once, as ever. The others wait in a
-batch; once the batch is worth a fork and a worker is free, a worker is forked for it. It
-inherits the snapshot (fork, copy on write: nothing is pickled but the results), makes and
-writes each file through its copy of `Output`, and sends back what the record needs of each
-file. A rebuild after one session moved has a handful of such files and never forks. Without
+batch until the run of them ends (the build turns to a file of its own), as many wait as may,
+or the build is finishing; then a free worker is forked for the batch. It inherits the snapshot
+(fork, copy on write: nothing is pickled but the results), makes and writes each file through
+its copy of `Output`, and sends back what the record needs of each file. Each fork costs the
+same whatever its batch (both processes copy the pages they touch while they share them), so a
+build forks once per run, not once per few thousand files. A rebuild after one session moved has a handful of such files and never forks. Without
 `os.fork` (Windows) or with one job, every file is made in the build's process, and so are the
 files left once the process is too large to fork without the worker's copies of its pages
 taking the build over its memory budget (`FORK_BELOW`).
@@ -23,6 +25,7 @@ import gc
 import os
 import pickle
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -32,14 +35,10 @@ from server.site.build_output import Body, Entry, Output
 # Pending files that make a fork worth it: a fork and its copy-on-write faults cost a few
 # milliseconds, a page about one.
 FIRST = 64
-# At most this many files to a worker while this process makes its own: the files still pending
-# when it is done are shared with it, and a worker's batch cannot be. Large, since each fork of
-# a large conference's process costs tens of milliseconds of system time (its page tables, then
-# the pages either process writes while they share them), and a batch of this many a second or two.
-BATCH = 10000
-# At most this many files wait for a worker: beyond, this process makes them. Each holds what it
-# is made from until made, and in a build of many conferences that is each one's snapshot.
-WAITING = 2 * BATCH
+# At most this many files wait for a worker: beyond, this process makes them, and a free worker
+# is forked for them without waiting for their run to end. Each holds what it is made from until
+# made, and in a build of many conferences that is each one's snapshot.
+WAITING = 20000
 _LOOK = 0.005  # seconds
 # The resident set (bytes) from which the build's process forks no more workers and makes the
 # files left itself. A worker's pages are the process's until either writes to them, and both
@@ -84,15 +83,17 @@ class Workers:
         self._fork_below = fork_below
         self._small = True  # whether this process is small enough to fork, as last asked
         self._asked_until = 0.0  # when to ask again (time.monotonic)
-        self._pending: list[_Item] = []
+        self._pending: deque[_Item] = deque()  # taken from both ends, up to `WAITING` long
         self._running: list[_Worker] = []
         self._finishing = False
+        self._ended = False  # whether the last file put was this process's own (a run ended)
         self._look = 0.0  # when to look at the workers' pipes next (time.monotonic)
 
     def put(self, relative: str, key: str | None, make: Make, link: str | None = None, *, shared: bool) -> None:
         """Make `relative` as `Output.put` does, and `link` as a hard link to it (`Output.link`),
         here or, when `shared` (`site_build.independent`) and its key is not the last build's, in
         a worker."""
+        self._ended = not shared
         if shared and key is not None and self._jobs > 1 and self._output.outdated(relative, key):
             self._pending.append((relative, key, make, link))
             # A waiting file holds what it is made from (its conference's snapshot) until made:
@@ -100,10 +101,11 @@ class Workers:
             # every one once it is too large to fork (no worker would take them before the end).
             limit = WAITING if self._small_enough() else 0
             while len(self._pending) > limit:
-                self._here(*self._pending.pop(0))
+                self._here(*self._pending.popleft())
+            self.poll()
         else:
+            self.poll()  # a run just ended: its files go to a worker before this one is made here
             self._here(relative, key, make, link)
-        self.poll()
 
     def _here(self, relative: str, key: str | None, make: Make, link: str | None) -> None:
         self._output.put(relative, key, make)
@@ -121,10 +123,15 @@ class Workers:
         free = self._jobs - 1 - len(self._running)
         if free < 1 or len(self._pending) < FIRST or not self._small_enough():
             return
+        # Few large batches rather than many small ones: each fork copies the pages its worker
+        # touches (page tables, reference counts), and the pages this process writes while they
+        # share them, a cost that grows with the process, not with the batch. So the pending
+        # files go when no more are coming for a while: their run ended (the build's files come
+        # in runs: QR codes and session pages, speakers' pages, downloads) or no more may wait.
+        if not (self._finishing or self._ended or len(self._pending) >= WAITING):
+            return
         # While this process has files of its own to make, the free workers share every pending
-        # file; once it has none (finish), it takes a share too. Few large batches rather than
-        # many small ones: each fork copies the pages its worker touches (page tables, reference
-        # counts), a cost in system time that grows with the build.
+        # file; once it has none (finish), it takes a share too.
         shares = free + (1 if self._finishing else 0)
         if self._finishing:
             # Half a share each: files cost unlike amounts (a speaker's page, a QR code, a
@@ -133,12 +140,10 @@ class Workers:
             # build's process does not wait at the end for a worker given an equal share.
             shares *= 2
         size = max(FIRST, -(-len(self._pending) // shares))
-        if not self._finishing:
-            size = min(size, BATCH)  # so that no worker still has a long batch when this process is done
         for _ in range(free):
             if len(self._pending) < FIRST:
                 break
-            batch, self._pending = self._pending[:size], self._pending[size:]
+            batch = [self._pending.popleft() for _ in range(min(size, len(self._pending)))]
             self._running.append(_fork(self._output, batch))
 
     def _small_enough(self) -> bool:

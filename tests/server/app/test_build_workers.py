@@ -178,6 +178,7 @@ def test_files_beyond_those_that_may_wait_for_a_busy_worker_are_made_here_oldest
     try:
         for number in range(FIRST):
             workers.put(f"f/{number}.txt", f"key {number}", held_until_go(number), shared=True)
+        workers.put("own.txt", "own", lambda: b"own", shared=False)  # the run ends: a worker takes it
         for number in range(FIRST, FIRST + WAITING + 10):
             workers.put(f"f/{number}.txt", f"key {number}", noted(number, made), shared=True)
         made_here = list(made)
@@ -188,4 +189,23 @@ def test_files_beyond_those_that_may_wait_for_a_busy_worker_are_made_here_oldest
     output.finish(())
 
     assert made_here == list(range(FIRST, FIRST + 10))
-    assert len(recorded(root)) == FIRST + WAITING + 10
+    assert len(recorded(root)) == FIRST + WAITING + 11
+
+
+def test_a_run_of_files_goes_to_one_worker_when_it_ends(tmp_path: Path) -> None:
+    # Each fork costs its copy-on-write faults whatever its batch: forking as the run grows
+    # would give its first files to one worker and the rest to others.
+    root = tmp_path / "site"
+    output = PathsOutput(root)
+    workers = Workers(output, 2, ANY_SIZE)
+    try:
+        for number in range(COUNT):
+            workers.put(f"f/{number}.txt", f"key {number}", made_by_pid(number), shared=True)
+        workers.put("own.txt", "own", made_by_pid(-1), shared=False)
+        workers.finish()
+    finally:
+        workers.stop()
+    output.finish(())
+
+    made_in = pids(root)
+    assert (len(made_in), made_in == {os.getpid()}) == (1, False)
