@@ -30,9 +30,10 @@ import copyreg
 import dataclasses
 import io
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, fields
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from feeds.catalogue import FeedKind, FeedSpec
@@ -81,7 +82,7 @@ class ScheduleRead:
     _writes: RowWrites
     _remake: bool
     # The feeds every patch since the kept schedule touched, as kept (`_touched_key`), and now.
-    _touched: tuple[dict[str, int], frozenset[Key]] = ({}, frozenset())
+    _touched: tuple[Mapping[str, int], frozenset[Key]] = (MappingProxyType({}), frozenset())
 
     def keep(self, catalogue: Catalogue, now: datetime) -> None:
         """Keep the schedule, with `catalogue` (its feeds' members at `now`), for the next build:
