@@ -32,9 +32,12 @@ from dataclasses import dataclass, field
 from server.errors import ServerError
 from server.site.build_output import Body, Entry, Output
 
-# Pending files that make a fork worth it: a fork and its copy-on-write faults cost a few
-# milliseconds, a page about one.
-FIRST = 64
+# Pending files that make a fork worth it. A fork of a process of a hundred megabytes costs the
+# two processes some ten thousand page faults (copies of the pages either touches while they
+# share them) and its page tables: tens of milliseconds of CPU, as much as a worker spends on a
+# thousand files. A batch of twice that gains time; a smaller one costs more than it saves
+# (in a build of many small conferences, every conference's few hundred pages forked again).
+FIRST = 2000
 # At most this many files wait for a worker: beyond, this process makes them, and a free worker
 # is forked for them without waiting for their run to end. Each holds what it is made from until
 # made, and in a build of many conferences that is each one's snapshot.
@@ -77,10 +80,11 @@ class Workers:
     """`put` for every file of a build into `output`, the independent ones shared with up to
     `jobs - 1` workers."""
 
-    def __init__(self, output: Output, jobs: int, fork_below: int = FORK_BELOW) -> None:
+    def __init__(self, output: Output, jobs: int, fork_below: int = FORK_BELOW, first: int = FIRST) -> None:
         self._output = output
         self._jobs = jobs if hasattr(os, "fork") else 1
         self._fork_below = fork_below
+        self._first = first  # pending files that make a fork worth it
         self._small = True  # whether this process is small enough to fork, as last asked
         self._asked_until = 0.0  # when to ask again (time.monotonic)
         self._pending: deque[_Item] = deque()  # taken from both ends, up to `WAITING` long
@@ -121,7 +125,7 @@ class Workers:
             self._collect(wait=False)
             self._look = time.monotonic() + _LOOK
         free = self._jobs - 1 - len(self._running)
-        if free < 1 or len(self._pending) < FIRST or not self._small_enough():
+        if free < 1 or len(self._pending) < self._first or not self._small_enough():
             return
         # Few large batches rather than many small ones: each fork copies the pages its worker
         # touches (page tables, reference counts), and the pages this process writes while they
@@ -139,9 +143,9 @@ class Workers:
             # meanwhile, and a worker done early takes half a share of what is left, so the
             # build's process does not wait at the end for a worker given an equal share.
             shares *= 2
-        size = max(FIRST, -(-len(self._pending) // shares))
+        size = max(self._first, -(-len(self._pending) // shares))
         for _ in range(free):
-            if len(self._pending) < FIRST:
+            if len(self._pending) < self._first:
                 break
             batch = [self._pending.popleft() for _ in range(min(size, len(self._pending)))]
             self._running.append(_fork(self._output, batch))

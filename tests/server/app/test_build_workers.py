@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from server.site.build_output import body_digest
-from server.site.build_workers import FIRST, WAITING, WorkerFailed, Workers
+from server.site.build_workers import WAITING, WorkerFailed, Workers
 from tests.helpers.build_inspection import PathsOutput, recorded
 
+FIRST = 64  # the pending files worth a fork in these tests: a build's thousands take seconds
 COUNT = 3 * FIRST  # enough files for several workers' batches
 
 
@@ -40,7 +41,7 @@ def build(
     root: Path, jobs: int, make: Callable[[int], Callable[[], bytes]] = made_by_pid, fork_below: int = ANY_SIZE
 ) -> PathsOutput:
     output = PathsOutput(root)
-    workers = Workers(output, jobs, fork_below)
+    workers = Workers(output, jobs, fork_below, FIRST)
     try:
         for number in range(COUNT):
             workers.put(f"f/{number}.txt", f"key {number}", make(number), shared=True)
@@ -103,7 +104,7 @@ def test_files_whose_key_the_record_knows_are_not_made_again(tmp_path: Path) -> 
 def test_a_worker_links_the_files_it_made_and_the_record_names_their_sources(tmp_path: Path) -> None:
     root = tmp_path / "site"
     output = PathsOutput(root)
-    workers = Workers(output, 2, ANY_SIZE)
+    workers = Workers(output, 2, ANY_SIZE, FIRST)
     for number in range(COUNT):
         workers.put(f"c/x/f/{number}.txt", f"key {number}", made_by_pid(number), f"f/{number}.txt", shared=True)
     workers.finish()
@@ -149,7 +150,7 @@ def test_a_process_too_large_to_fork_makes_each_file_as_it_is_given(tmp_path: Pa
     # A file left waiting for a worker that is never forked would hold what it is made from (a
     # conference's snapshot) to the end of a build of many conferences.
     output = PathsOutput(tmp_path / "site")
-    workers = Workers(output, 2, fork_below=0)
+    workers = Workers(output, 2, fork_below=0, first=FIRST)
     made: list[int] = []
     after_each = []
     for number in range(COUNT):
@@ -173,7 +174,7 @@ def test_files_beyond_those_that_may_wait_for_a_busy_worker_are_made_here_oldest
         return make
 
     output = PathsOutput(root)
-    workers = Workers(output, 2, ANY_SIZE)
+    workers = Workers(output, 2, ANY_SIZE, FIRST)
     made: list[int] = []
     try:
         for number in range(FIRST):
@@ -197,7 +198,7 @@ def test_a_run_of_files_goes_to_one_worker_when_it_ends(tmp_path: Path) -> None:
     # would give its first files to one worker and the rest to others.
     root = tmp_path / "site"
     output = PathsOutput(root)
-    workers = Workers(output, 2, ANY_SIZE)
+    workers = Workers(output, 2, ANY_SIZE, FIRST)
     try:
         for number in range(COUNT):
             workers.put(f"f/{number}.txt", f"key {number}", made_by_pid(number), shared=True)
@@ -209,3 +210,19 @@ def test_a_run_of_files_goes_to_one_worker_when_it_ends(tmp_path: Path) -> None:
 
     made_in = pids(root)
     assert (len(made_in), made_in == {os.getpid()}) == (1, False)
+
+
+def test_a_run_shorter_than_a_fork_is_worth_is_made_here(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    output = PathsOutput(root)
+    workers = Workers(output, 2, ANY_SIZE, FIRST)
+    try:
+        for number in range(FIRST - 1):
+            workers.put(f"f/{number}.txt", f"key {number}", made_by_pid(number), shared=True)
+        workers.put("own.txt", "own", made_by_pid(-1), shared=False)
+        workers.finish()
+    finally:
+        workers.stop()
+    output.finish(())
+
+    assert pids(root) == {os.getpid()}
