@@ -542,6 +542,8 @@ def test_a_build_without_a_change_keeps_the_parts_a_later_move_joins_its_pages_f
 def test_two_jobs_write_the_site_and_record_one_job_writes(tmp_path: Path) -> None:
     db = str(tmp_path / "store.sqlite")
     two_conferences(db)
+    with Store.open(db) as store:
+        store.ingest(crowded(FIRST // 3))  # a session's page, download, speaker's page and QR code
     sites = {}
     for jobs in ("1", "2"):
         out = tmp_path / f"site{jobs}"
