@@ -9,11 +9,12 @@ and their kept parts, the exports, the changelog (which reads the store) and the
 
 A file whose key the record already knows is skipped at once, as ever. The others wait in a
 batch until the run of them ends (the build turns to a file of its own), as many wait as may,
-or the build is finishing; then a free worker is forked for the batch. It inherits the snapshot
-(fork, copy on write: nothing is pickled but the results), makes and writes each file through
-its copy of `Output`, and sends back what the record needs of each file. Each fork costs the
-same whatever its batch (both processes copy the pages they touch while they share them), so a
-build forks once per run, not once per few thousand files. A rebuild after one session moved has a handful of such files and never forks. Without
+or the build is finishing; then, if the batch is worth a fork (`FIRST`), a free worker is forked
+for it. It inherits the snapshot (fork, copy on write: nothing is pickled but the results),
+makes and writes each file through its copy of `Output`, and sends back what the record needs of
+each file. Each fork costs about the same whatever its batch (both processes copy the pages they
+touch while they share them), so a build forks once per run, not once per few thousand files.
+A rebuild after one session moved has a handful of such files and never forks. Without
 `os.fork` (Windows) or with one job, every file is made in the build's process, and so are the
 files left once the process is too large to fork without the worker's copies of its pages
 taking the build over its memory budget (`FORK_BELOW`).
