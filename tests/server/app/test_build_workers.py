@@ -193,36 +193,30 @@ def test_files_beyond_those_that_may_wait_for_a_busy_worker_are_made_here_oldest
     assert len(recorded(root)) == FIRST + WAITING + 11
 
 
-def test_a_run_of_files_goes_to_one_worker_when_it_ends(tmp_path: Path) -> None:
-    # Each fork costs its copy-on-write faults whatever its batch: forking as the run grows
-    # would give its first files to one worker and the rest to others.
-    root = tmp_path / "site"
+def run_then_own(root: Path, count: int) -> set[int]:
+    """The processes that made a run of `count` files put before a file of the build's own."""
     output = PathsOutput(root)
     workers = Workers(output, 2, ANY_SIZE, FIRST)
     try:
-        for number in range(COUNT):
+        for number in range(count):
             workers.put(f"f/{number}.txt", f"key {number}", made_by_pid(number), shared=True)
         workers.put("own.txt", "own", made_by_pid(-1), shared=False)
         workers.finish()
     finally:
         workers.stop()
     output.finish(())
+    return pids(root)
 
-    made_in = pids(root)
+
+def test_a_run_of_files_goes_to_one_worker_when_it_ends(tmp_path: Path) -> None:
+    # Each fork costs its copy-on-write faults whatever its batch: forking as the run grows
+    # would give its first files to one worker and the rest to others.
+    made_in = run_then_own(tmp_path / "site", COUNT)
+
     assert (len(made_in), made_in == {os.getpid()}) == (1, False)
 
 
 def test_a_run_shorter_than_a_fork_is_worth_is_made_here(tmp_path: Path) -> None:
-    root = tmp_path / "site"
-    output = PathsOutput(root)
-    workers = Workers(output, 2, ANY_SIZE, FIRST)
-    try:
-        for number in range(FIRST - 1):
-            workers.put(f"f/{number}.txt", f"key {number}", made_by_pid(number), shared=True)
-        workers.put("own.txt", "own", made_by_pid(-1), shared=False)
-        workers.finish()
-    finally:
-        workers.stop()
-    output.finish(())
+    made_in = run_then_own(tmp_path / "site", FIRST - 1)
 
-    assert pids(root) == {os.getpid()}
+    assert made_in == {os.getpid()}
