@@ -706,6 +706,7 @@ class Output:
         mirrored, last_mirrored = self._mirrored, self._last_mirrored
         if _ROOT in self._carried:
             mirrored = last_mirrored
+        root_copies: set[str] | None = None  # `_root_copies()`, made once when first needed
         # The root's copies of the files the last build mirrored there, and this build does not.
         if last_mirrored is not None and _ROOT not in self._carried:
             if last_mirrored == mirrored:
@@ -714,11 +715,11 @@ class Output:
                 area = _area(last_mirrored)
                 if area not in self._loaded:
                     self._load(area)
-                now = self._root_copies()
+                root_copies = self._root_copies()
                 stale.extend(
                     path[len(last_mirrored) :]
                     for path in self._last
-                    if path.startswith(last_mirrored) and path[len(last_mirrored) :] not in now
+                    if path.startswith(last_mirrored) and path[len(last_mirrored) :] not in root_copies
                 )
         last, last_uses, uses = self._last, self._last_uses, self._uses
         # Paths only, the rows made as they are written: a first build records every file.
@@ -731,7 +732,6 @@ class Output:
         unsettled = {_top(path) for path in gone} | {_top(path) for path in changed if path not in last}
         if mirrored is not None and mirrored == last_mirrored:
             unsettled |= {top[len(mirrored) :] for top in unsettled if top.startswith(mirrored)}
-        root_copies: set[str] | None = None
         # Into an empty directory, every file there is this build's: nothing to look for.
         for directory, recursive in () if self._fresh else owned:
             area = _area(f"{directory}/")
