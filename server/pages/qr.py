@@ -18,7 +18,6 @@ and took longer to make than our drawing does.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import islice
@@ -81,7 +80,7 @@ def qr_svg(text: str, title: str) -> Representation:
 
 
 class _Steps(dict[bytes, str]):
-    """Path steps of a code `width` modules wide, by what `_RUN` matched: a dark run and the light
+    """Path steps of a code `width` modules wide, by run (`_runs`): a dark run and the light
     modules and row ends (b"\\n") before it. The step moves from where the last run ended to the
     run's start and draws it: down a row for each row end, and along by the light modules less a
     row (and its row end) for each row end, the way back to the row's start. Made on first use,
@@ -106,9 +105,19 @@ class _Steps(dict[bytes, str]):
         return step
 
 
-# A dark run with the light modules and row ends before it, in the rows joined by b"\n".
-_RUN = re.compile(b"[^\x00]*\x00+")
 _STEPS_BY_WIDTH: dict[int, _Steps] = {}  # one a QR version drawn
+
+
+def _runs(grid: bytes) -> list[bytes]:
+    """Each dark run of `grid` (rows of 0 dark and 255 light modules joined by b"\\n") with the
+    light modules and row ends before it, in order: the grid cut after every dark module that
+    ends a run, two replacements and a split in C, cheaper than a regular expression matching
+    run after run (hundreds of runs a code, a code per feed in a build)."""
+    # b"|" is neither a module nor a row end.
+    runs = grid.replace(b"\x00\xff", b"\x00|\xff").replace(b"\x00\n", b"\x00|\n").split(b"|")
+    if not runs[-1].endswith(b"\x00"):
+        runs.pop()  # the light modules after the last dark run, or a grid with none
+    return runs
 
 
 def svg(rows: Sequence[bytes], title: str) -> bytes:
@@ -122,7 +131,7 @@ def svg(rows: Sequence[bytes], title: str) -> bytes:
     run of a row moves down from the last row drawn, the others along the row. The first run of
     all moves to its absolute place, the others are `_Steps`."""
     size = len(rows) + 2 * BORDER
-    runs = _RUN.findall(b"\n".join(rows))
+    runs = _runs(b"\n".join(rows))
     path = ""
     if runs:
         first = runs[0]
