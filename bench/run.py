@@ -303,7 +303,9 @@ def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str,
         work, fast = Path(tmp), Path(shm)
         db = str(work / "store.sqlite")
         generate(n, work)
-        figures: dict[str, float] = {"load before": os.getloadavg()[0]}
+        # The machine's speed before and after, beside the load: on a shared machine it moved by
+        # half between two sizes of one run, for Python's work and not for the file system's floor.
+        figures: dict[str, float] = {"load before": os.getloadavg()[0], "CPU index before": cpu_index()}
         ingest = measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")])
         figures |= {"ingest s": ingest.seconds, "ingest cpu s": ingest.cpu, "ingest MiB": ingest.peak_mib}
         tmpfs = build_and_floor_runs(db, fast, "tmpfs", TMPFS_BUILDS, cpu=True, floors=TMPFS_FLOORS, keep_first=True)
@@ -357,6 +359,7 @@ def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str,
         )
         figures["peak MiB (every command)"] = max(figures[k] for k in every)
         figures["load after"] = os.getloadavg()[0]
+        figures["CPU index after"] = cpu_index()
         show(f"{n:,} sessions, {int(tmpfs['files']):,} files, {tmpfs['MB']:.0f} MB:", figures)
         if servers:
             import serve_bench
