@@ -303,8 +303,8 @@ def one_size(n: int, *, servers: bool, quick: bool, imports: float) -> dict[str,
         work, fast = Path(tmp), Path(shm)
         db = str(work / "store.sqlite")
         generate(n, work)
-        # The machine's speed before and after, beside the load: on a shared machine it moved by
-        # half between two sizes of one run, for Python's work and not for the file system's floor.
+        # The machine's speed before and after, beside the load: on a shared machine it can move
+        # between two sizes of one run, for Python's work and not for the file system's floor.
         figures: dict[str, float] = {"load before": os.getloadavg()[0], "CPU index before": cpu_index()}
         ingest = measure([*CONFCAL, "ingest", "--db", db, "--tz", "Europe/Paris", str(work / "pages")])
         figures |= {"ingest s": ingest.seconds, "ingest cpu s": ingest.cpu, "ingest MiB": ingest.peak_mib}
