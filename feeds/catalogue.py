@@ -27,6 +27,11 @@ class FeedKind(enum.Enum):
     DAY = "day"
     KIND = "kind"
 
+    # Each member is the only one of its value and equal only to itself, so its identity is its
+    # hash: Enum's own hashes the member's name in Python, and every map of feeds by (kind, slug)
+    # hashes a kind each time it looks one up.
+    __hash__ = object.__hash__
+
 
 LABELS = {
     FeedKind.TRACK: "Track",

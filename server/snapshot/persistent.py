@@ -62,6 +62,17 @@ class Overlay(Mapping[K, V]):
         found = self._top.get(key, _MISSING)
         return self._base[key] if found is _MISSING else found
 
+    @overload
+    def get(self, key: K, /) -> V | None: ...
+
+    @overload
+    def get(self, key: K, default: V | T, /) -> V | T: ...
+
+    def get(self, key: K, default: object = None, /) -> object:
+        # Mapping's own `get` goes through `__getitem__` and a KeyError for every key not here.
+        found = self._top.get(key, _MISSING)
+        return self._base.get(key, default) if found is _MISSING else found
+
     def __contains__(self, key: object) -> bool:
         return key in self._top or key in self._base
 

@@ -400,12 +400,14 @@ class Published:
             # `confcal build` renders only the feeds whose content its record does not know; the
             # server renders them after the snapshot is swapped in (`warm`). The same conference,
             # base URL, spec and sessions as a feed held before: the same bytes, rendered or not.
-            same = held.get((spec.kind.value, spec.slug))
+            same = held.get((spec.kind.value, spec.slug)) if held else None
             if same is not None and same.spec == spec and same_items(same.members, sessions):
                 return same
             # The maker holds what the bytes depend on, never this snapshot: a feed taken over by
             # later snapshots must not keep this one (and its memoized documents) alive.
-            if isinstance(sessions, Chunked):
+            # By its type, not isinstance: an abstract base class's check costs a call in
+            # Python, once for every feed of every snapshot.
+            if type(sessions) is Chunked:
                 # Made from the chunks the feed it replaces holds rendered, and the changed ones.
                 handover = Handover(None if same is None else same.handover)
                 large = partial(render_large, self.conference, self.base_url, self.cache, title, sessions, handover)
