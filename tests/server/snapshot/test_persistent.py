@@ -20,6 +20,16 @@ def test_an_updated_overlay_reads_as_a_changed_copy_and_the_old_one_is_unchanged
     assert (len(old), "new" in old, old.get("new")) == (100, False, None)
 
 
+def test_get_reads_the_changed_entry_over_the_shared_one_and_the_default_only_for_a_missing_key() -> None:
+    old: Overlay[str, int | None] = Overlay({"shared": 1, "changed": 2, "emptied": 3})
+
+    new = old.updated([("changed", 20), ("emptied", None), ("added", 4)])
+
+    found = [new.get(key, "default") for key in ("shared", "changed", "emptied", "added", "missing")]
+    assert found == [1, 20, None, 4, "default"]
+    assert (old.get("changed"), old.get("added"), old.get("added", 0)) == (2, None, 0)
+
+
 def test_overlays_past_their_limit_read_the_same_once_joined() -> None:
     overlay = Overlay({i: 0 for i in range(10)})
     expected = {i: 0 for i in range(10)}
