@@ -33,9 +33,10 @@ def made(count: int) -> list[list[int]]:
 
 def test_objects_made_lasting_within_a_bulk_allocation_are_walked_by_no_pass(passes: list[int]) -> None:
     with bulk_allocation():
+        gc.set_threshold(1_000)  # (the block restores the threshold from before it)
         frozen = gc.get_freeze_count()
         with lasting():
-            kept = made(300_000)  # three times the bulk threshold: passes would start
+            kept = made(3_000)  # three times the threshold: passes would start
         walked = len(passes)
         assert gc.get_freeze_count() >= frozen + len(kept)
         assert gc.isenabled()
