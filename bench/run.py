@@ -50,10 +50,17 @@ CONFCAL = [sys.executable, "-m", "server.cli"]
 ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPATH": str(ROOT)}
 IDENTITY = {"accept-encoding": "identity"}
 TMPFS = Path("/dev/shm")
-# What `confcal build` imports before it reads the store: its floor for a rebuild of nothing.
+# What `confcal build` imports before it reads the store, as it imports them (its renderers and
+# the store with the collector held off: server/commands/build.py), ended as it ends (without
+# the interpreter's teardown and its last collector pass: server/cli.py): its floor for a
+# rebuild of nothing.
 BUILD_IMPORTS = (
-    "import server.cli, server.commands.build, server.links, server.site.build_changes, "
-    "server.site.build_conferences, server.site.build_workers, server.store, server.web.demo"
+    "import os, server.cli, server.commands.build\n"
+    "from server.collector import bulk_allocation\n"
+    "with bulk_allocation():\n"
+    "    import server.links, server.site.build_changes, server.site.build_conferences, "
+    "server.site.build_workers, server.store, server.web.demo\n"
+    "os._exit(0)"
 )
 
 # The targets of issue 32, as (figure, at most, what it is)
@@ -446,7 +453,7 @@ def main() -> None:
     compiled()
     print(f"machine: {os.cpu_count()} cores, CPU index {cpu_index():.2f} s (sum of i*i below 10**7, best of three)")
     imports = imports_cpu()
-    print(f"a build's imports: {imports:.2f} s of CPU (python -c '{BUILD_IMPORTS}')")
+    print(f"a build's imports: {imports:.2f} s of CPU (python -c {BUILD_IMPORTS!r})")
     servers = not args.no_wrk
     if servers:
         import serve_bench

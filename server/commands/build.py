@@ -54,6 +54,13 @@ def _jobs(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    # A build allocates millions of objects without cycles, its modules' among them; the
+    # collector's passes over them find nothing (server/collector.py).
+    with bulk_allocation():
+        return _build(args)
+
+
+def _build(args: argparse.Namespace) -> int:
     # The store and the renderers load here, not with the module: `confcal build --help` and the
     # other commands' parsers do not need them.
     from server.links import Site
@@ -67,9 +74,7 @@ def run(args: argparse.Namespace) -> int:
             f"confcal build: no --base-url; subscribe links point at {DEFAULT_BASE_URL}",
             file=sys.stderr,
         )
-    # A build allocates millions of objects without cycles; the collector's passes over them
-    # find nothing (server/collector.py).
-    with bulk_allocation(), Store.open(args.db) as store:
+    with Store.open(args.db) as store:
         seed_demo(store)
         summaries = store.conferences()
         if not summaries:
