@@ -194,11 +194,6 @@ class PageFrame:
     days: tuple[str, ...]  # the shown days' slugs, in order
     hidden: frozenset[str]  # ids of the sessions the view's filters hide
 
-    @property
-    def fixed(self) -> str:
-        """The text without its markers (which differ per process): what a build keys on."""
-        return self.text.replace(SECTIONS, "").replace(SUBSCRIBE, "")
-
 
 def page_frame(
     published: Published,
@@ -207,10 +202,30 @@ def page_frame(
     others: OtherConferences = NO_OTHERS,
     day_page: bool = False,
 ) -> PageFrame:
-    depth = 2 if day_page else 0
-    context = page_context(published, site, view, others, day_page)
+    return frame_of(page_context(published, site, view, others, day_page), page_depth(day_page))
+
+
+def page_depth(day_page: bool) -> int:
+    """How many directories down the page is: a day's page is `days/{slug}/`."""
+    return 2 if day_page else 0
+
+
+def frame_of(context: dict[str, Any], depth: int) -> PageFrame:
+    """The frame `page_context` gave `context` for, at `depth`."""
     text = page_text("schedule.html", depth, context)
     return PageFrame(text, depth, tuple(context["shown_days"]), frozenset(context["hidden"]))
+
+
+def frame_inputs(context: dict[str, Any]) -> tuple[tuple[str, object], ...]:
+    """Everything the frame of `context` is rendered from besides the code and the depth, for a
+    key that names the frame without rendering it: each value of the context (plain values and
+    frozen dataclasses, whose reprs name them; the hidden ids in order), less the markers, which
+    differ per process."""
+    return tuple(
+        (name, sorted(value) if name == "hidden" else value)
+        for name, value in context.items()
+        if name not in ("sections", "subscribe")
+    )
 
 
 def page_body(published: Published, site: Site, frame: PageFrame, parts: Fragments | None = None) -> bytes:

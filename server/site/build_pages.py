@@ -22,7 +22,7 @@ from collections.abc import Callable, Container, Iterator, Sequence
 from functools import cached_property, partial
 from itertools import accumulate, chain, groupby, pairwise, repeat
 from operator import add, attrgetter, sub
-from typing import cast
+from typing import Any, cast
 
 from feeds import compact_json, urls
 from feeds.catalogue import FeedKind, FeedSpec, day_slug
@@ -40,9 +40,11 @@ from server.pages.index_pages import (
     speakers_index_representation,
 )
 from server.pages.page import (
-    PageFrame,
     day_page_slugs,
-    page_frame,
+    frame_inputs,
+    frame_of,
+    page_context,
+    page_depth,
     page_segments,
     search_representation,
 )
@@ -243,12 +245,16 @@ class PageParts:
     def group(self, shown: tuple[object, ...], depth: int, make: Callable[[], bytes]) -> bytes:
         return self._kept(digest(self._base, "feed group", depth, shown), make)
 
-    def page_key(self, frame: PageFrame) -> str:
-        sections = [self.section_key(slug, frame.depth) for slug in frame.days]
-        if self._output is not None and not frame.hidden:
-            for slug in frame.days:  # kept whether or not a section is made this time
-                self._output.hold(self._cards_key(slug, frame.depth))
-        return digest(self._base, "page", frame.fixed, sections, self.subscribe_key(frame.depth))
+    def page_key(self, context: dict[str, Any], depth: int) -> str:
+        """The key of the schedule page `page_context` gave `context` for: its frame named by
+        what the frame is rendered from (`frame_inputs`), not rendered to be keyed, and its
+        sections' and subscribe section's keys."""
+        days = context["shown_days"]
+        sections = [self.section_key(slug, depth) for slug in days]
+        if self._output is not None and not context["hidden"]:
+            for slug in days:  # kept whether or not a section is made this time
+                self._output.hold(self._cards_key(slug, depth))
+        return digest(self._base, "page", depth, frame_inputs(context), sections, self.subscribe_key(depth))
 
     def search_body(self) -> Body:
         """`search.json` as `search_representation` makes it, each session's row taken from the
@@ -328,9 +334,9 @@ def page_parts(
     views = [(urls.PAGE_FILE, View(), False)]
     views += [(urls.day_page(slug) + urls.PAGE_FILE, View(day=slug), True) for slug in day_page_slugs(published)]
     for path, view, day_page in views:
-        frame = page_frame(published, site, view, others, day_page)
+        context, depth = page_context(published, site, view, others, day_page), page_depth(day_page)
         # Written a section at a time: the all-days page is tens of megabytes at 50,000 sessions.
-        yield path, parts.page_key(frame), partial(_page_body, published, site, frame, parts)
+        yield path, parts.page_key(context, depth), partial(_page_body, published, site, context, depth, parts)
 
 
 def page_extras(
@@ -360,10 +366,10 @@ def page_extras(
     yield urls.HOST, digest(parts.base, "host"), partial(_static_host, published)
 
 
-def _page_body(published: Published, site: Site, frame: PageFrame, parts: PageParts) -> Joined:
+def _page_body(published: Published, site: Site, context: dict[str, Any], depth: int, parts: PageParts) -> Joined:
     """The page (a build's views search nothing, so hide nothing), written a section at a time,
     each section after the first copied from its part."""
-    return Joined.of(page_segments(published, site, frame, parts, parts.section_piece))
+    return Joined.of(page_segments(published, site, frame_of(context, depth), parts, parts.section_piece))
 
 
 def _body_of(make: Callable[[], Representation]) -> bytes:
