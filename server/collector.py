@@ -39,6 +39,12 @@ def bulk_allocation() -> Iterator[None]:
     finally:
         _bulk -= 1
         gc.set_threshold(*before)
+        # What the block made joins the oldest generation unwalked: freezing moves every object
+        # out of the collector's generations (and zeroes the count that would start a pass on
+        # the next allocation), unfreezing moves them all into the oldest. A pass over the young
+        # ones at the block's end walked up to a threshold's worth of objects just before a
+        # command exits; their cycles are found by the next pass over every generation.
+        gc.freeze()
         gc.unfreeze()
 
 

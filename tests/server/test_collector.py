@@ -58,6 +58,16 @@ def test_a_bulk_allocation_ends_with_nothing_frozen() -> None:
     assert gc.get_freeze_count() == 0
 
 
+def test_a_bulk_allocation_ends_without_a_pass_over_what_it_made(passes: list[int]) -> None:
+    with bulk_allocation():
+        kept = made(3_000)  # more than the threshold the block ends with (700 by default)
+        walked = len(passes)
+
+    more = made(10)  # an allocation past the threshold would start a pass here
+    assert (walked, len(passes)) == (0, 0)
+    assert (len(kept), len(more)) == (3_000, 10)
+
+
 def test_lasting_keeps_a_disabled_collector_disabled() -> None:
     gc.disable()
     try:
