@@ -8,10 +8,15 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+from markupsafe import Markup
+
 from feeds.model import Room, Schedule, Speaker
 from server.links import Site
-from server.pages.page import search_representation
+from server.pages import page
+from server.pages.page import day_page_slugs, frame_inputs, page_context, search_representation
 from server.pages.subscribe import LISTED_FEEDS
+from server.pages.view import View
 from server.site.build_output import Output
 from server.site.site_build import Kept, site_parts
 from server.snapshot.published import Published
@@ -302,3 +307,23 @@ def test_a_rebuild_makes_before_its_session_pages_the_cards_of_the_sessions_writ
 
     cards: dict[str, object] = published.memo(("cards",), dict)
     assert (first, sorted(cards)) == ("sessions/c0004/index.html", ["c0004"])
+
+
+def test_a_schedule_pages_frame_is_keyed_the_same_whatever_markers_the_process_drew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page's key names its frame by the frame's inputs, less the markers for its parts, which
+    each process draws anew: else every rebuild in a new process would make every page again."""
+    published = Published(crowded(40), now=NOW, base_url=BASE, lazy=True)
+    site = Site.of(BASE)
+    views = [(View(), False), *((View(day=slug), True) for slug in day_page_slugs(published))]
+    before = [page_context(published, site, view, day_page=day_page) for view, day_page in views]
+
+    monkeypatch.setattr(page, "SECTIONS", Markup("\x00sections-of-another-process\x00"))
+    monkeypatch.setattr(page, "SUBSCRIBE", Markup("\x00subscribe-of-another-process\x00"))
+    after = [page_context(published, site, view, day_page=day_page) for view, day_page in views]
+
+    assert [(a["sections"] == b["sections"], a["subscribe"] == b["subscribe"]) for a, b in zip(after, before)] == [
+        (False, False)
+    ] * len(views)
+    assert repr([frame_inputs(context) for context in after]) == repr([frame_inputs(context) for context in before])
