@@ -86,7 +86,7 @@ def page_context(
 ) -> dict[str, Any]:
     conference = published.conference
     everything = published.feed(FeedKind.ALL.value, "")
-    sessions = list(everything.sessions) if everything else []
+    sessions = everything.sessions if everything else ()
     by_day = day_sessions(published)
     slugs = list(by_day)
     multi_day = len(slugs) > 1
