@@ -205,53 +205,58 @@ def speaker_main(conference: Conference, person: Speaker, cards: Sequence[Card],
     return "".join(out)
 
 
-def facet_main(
-    title: str,
-    name: str,
-    index: tuple[str, str],
-    feed: FeedLinks,
-    days: Iterable[tuple[str, Sequence[Card]]],
-    kind: str,
-) -> str:
-    """A track's or room's page's article: `index` is the page of every track or
-    room and its label, `feed` the feed's links, `days` the sessions' cards by day name; a
-    room's page names no room, a track's no track."""
-    up = "../../"
-    out = [
+def facet_head(title: str, name: str, index: tuple[str, str], feed: FeedLinks) -> str:
+    """A track's or room's page's article before its days: `index` is the page of every track
+    or room and its label, `feed` the feed's links."""
+    up = _FACET_UP
+    return (
         f'<article class="facet-detail">\n<h1>{esc(title)}</h1>\n'
         f'<p><a href="{esc(link(up, index[0]))}">{esc(index[1])}</a></p>\n'
         f'<p class="links"><a class="subscribe" href="{esc(feed.webcal)}">Subscribe to {esc(name)}</a>\n'
         f'<a class="google" href="{esc(feed.google)}">Google Calendar</a>\n'
         f'<a class="outlook" href="{esc(feed.outlook)}">Outlook</a>\n'
         f'<a class="download" href="{esc(link(up, feed.path))}" download>Download .ics</a></p>\n'
-    ]
-    show_room, show_track = kind != "room", kind != "track"
-    for day, cards in days:
-        out.append(f'<h2>{esc(day)}</h2>\n<ul class="listing">\n')
-        for card in cards:
-            s = card.session
-            title_text = esc(s.title)
-            room = (
-                f' · <a href="{esc(up + "rooms/" + s.room.slug + "/")}">{esc(s.room.name)}</a>'
-                if show_room and s.room
-                else ""
-            )
-            track = (
-                f' · <a href="{esc(up + "tracks/" + s.track.slug + "/")}">{esc(s.track.name)}</a>'
-                if show_track and s.track
-                else ""
-            )
-            speakers = " · " + ", ".join(esc(p.name) for p in s.speakers) if s.speakers else ""
-            out.append(
-                f'<li data-session-id="{esc(s.id)}" data-start="{card.start_utc}" data-end="{card.end_utc}">'
-                f'<span class="time"><time datetime="{card.start_local}">{card.start_label}</time>–'
-                f'<time datetime="{card.end_local}">{card.end_label}</time></span>\n'
-                f'<a href="{esc(link(up, card.page))}">'
-                f"{f'<s>{title_text}</s> (cancelled)' if s.cancelled else title_text}</a>{room}{track}{speakers}</li>\n"
-            )
-        out.append("</ul>\n")
-    out.append("</article>\n")
-    return "".join(out)
+    )
+
+
+def facet_day(day: str, first: bool) -> str:
+    """What opens a day's list on a track's or room's page: the day before it ends here, unless
+    it is the first."""
+    return ("" if first else "</ul>\n") + f'<h2>{esc(day)}</h2>\n<ul class="listing">\n'
+
+
+def facet_item(card: Card, kind: str) -> str:
+    """A session in a day's list on a track's or room's page (`kind`): a room's page names no
+    room, a track's no track."""
+    s, up = card.session, _FACET_UP
+    title_text = esc(s.title)
+    room = (
+        f' · <a href="{esc(up + "rooms/" + s.room.slug + "/")}">{esc(s.room.name)}</a>'
+        if kind != "room" and s.room
+        else ""
+    )
+    track = (
+        f' · <a href="{esc(up + "tracks/" + s.track.slug + "/")}">{esc(s.track.name)}</a>'
+        if kind != "track" and s.track
+        else ""
+    )
+    speakers = " · " + ", ".join(esc(p.name) for p in s.speakers) if s.speakers else ""
+    return (
+        f'<li data-session-id="{esc(s.id)}" data-start="{card.start_utc}" data-end="{card.end_utc}">'
+        f'<span class="time"><time datetime="{card.start_local}">{card.start_label}</time>–'
+        f'<time datetime="{card.end_local}">{card.end_label}</time></span>\n'
+        f'<a href="{esc(link(up, card.page))}">'
+        f"{f'<s>{title_text}</s> (cancelled)' if s.cancelled else title_text}</a>{room}{track}{speakers}</li>\n"
+    )
+
+
+def facet_end(days: bool) -> str:
+    """A track's or room's page's article after its days (`days`: whether it lists any)."""
+    return ("</ul>\n" if days else "") + "</article>\n"
+
+
+# Where a track's or room's page is: tracks/{slug}/.
+_FACET_UP = "../../"
 
 
 def card_text(card: Card, up: str, timezone: str, hidden: Collection[str]) -> tuple[str, str, str]:

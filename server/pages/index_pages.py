@@ -12,9 +12,9 @@ holds.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from datetime import date, datetime
 from functools import partial
-from itertools import groupby
+from typing import Literal
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -27,9 +27,18 @@ from feeds.model import Session
 from server.links import Site
 from server.pages import params
 from server.pages.calendar_links import feed_links
-from server.pages.cards import Card, page_path, session_card
+from server.pages.cards import page_path, session_card
 from server.pages.context import route_context
-from server.pages.detail_html import DirectoryEntry, directory_entry, facet_main, shell, speakers_article
+from server.pages.detail_html import (
+    DirectoryEntry,
+    directory_entry,
+    facet_day,
+    facet_end,
+    facet_head,
+    facet_item,
+    shell,
+    speakers_article,
+)
 from server.pages.detail_pages import SpeakerEntry, heading, html_page, speaker_path, speakers
 from server.pages.render import render
 from server.snapshot.conditional import Representation
@@ -57,42 +66,61 @@ def facet_feeds(published: Published, kind: str) -> list[Feed]:
     return sorted(found, key=lambda f: f.spec.name.casefold())
 
 
-@dataclass(frozen=True)
-class DayOfCards:
-    name: str
-    cards: tuple[Card, ...]
+# Whether a session opens its day's list on a track's or room's page: not, as the first day, or
+# as a later day (which ends the list before it).
+Opens = Literal["", "first", "next"]
 
 
-def by_day(published: Published, sessions: tuple[Session, ...]) -> list[DayOfCards]:
-    cards = sorted((session_card(published, s) for s in sessions), key=lambda c: (c.start_utc, c.id))
-    return [
-        DayOfCards(day_name(cards_of[0].session.start.astimezone(published.conference.zone).date()), cards_of)
-        for _, group in groupby(cards, key=lambda c: c.day)
-        for cards_of in (tuple(group),)
-    ]
+def facet_rows(published: Published, sessions: tuple[Session, ...]) -> list[tuple[Session, Opens]]:
+    """A track's or room's sessions in its page's order (by start, then id), each with whether
+    it opens its day (a day named by the date the sessions start on in the conference zone)."""
+    day_of = published.conference.day_of
+    rows: list[tuple[Session, Opens]] = []
+    last: date | None = None
+    for session in sorted(sessions, key=_start_then_id):
+        day = day_of(session.start)
+        rows.append((session, "" if day == last else "next" if rows else "first"))
+        last = day
+    return rows
+
+
+def _start_then_id(session: Session) -> tuple[datetime, str]:
+    return session.start, session.id
+
+
+def facet_row(published: Published, kind: str, session: Session, opens: Opens) -> bytes:
+    """A session's row on a track's or room's page (`kind`): its item, after its day's heading
+    when it opens the day (`facet_rows`)."""
+    item = facet_item(session_card(published, session), kind)
+    if opens:
+        item = facet_day(day_name(published.conference.day_of(session.start)), opens == "first") + item
+    return item.encode()
+
+
+def facet_ends(published: Published, site: Site, kind: str, feed: Feed) -> tuple[bytes, bytes]:
+    """A track's or room's page's bytes before its rows (`facet_row`) and after them."""
+    conference = published.conference
+    label = KINDS[kind][2]
+    name = feed.spec.name
+    count = len(feed.sessions)
+    description = (
+        f"{label} {name} at {conference.name}: {count} "
+        + ("session" if count == 1 else "sessions")
+        + ", and a calendar feed of them."
+    )
+    title = f"{label}: {name}"
+    page = shell(conference, 2)
+    head = facet_head(
+        title, name, (facet_index(kind), f"All {KINDS[kind][1].lower()}"), feed_links(site, feed.path, feed.spec.title)
+    )
+    return page.before(title, description) + head.encode(), facet_end(bool(feed.sessions)).encode() + page.tail
 
 
 def facet_representation(published: Published, site: Site, kind: str, feed: Feed) -> Representation:
     def build() -> Representation:
-        conference = published.conference
-        label = KINDS[kind][2]
-        name = feed.spec.name
-        count = len(feed.sessions)
-        description = (
-            f"{label} {name} at {conference.name}: {count} "
-            + ("session" if count == 1 else "sessions")
-            + ", and a calendar feed of them."
-        )
-        title = f"{label}: {name}"
-        main = facet_main(
-            title,
-            name,
-            (facet_index(kind), f"All {KINDS[kind][1].lower()}"),
-            feed_links(site, feed.path, feed.spec.title),
-            [(day.name, day.cards) for day in by_day(published, feed.sessions)],
-            kind,
-        )
-        return html_page(shell(conference, 2).page(title, description, main), feed.sessions)
+        before, after = facet_ends(published, site, kind, feed)
+        rows = [facet_row(published, kind, session, opens) for session, opens in facet_rows(published, feed.sessions)]
+        return html_page(b"".join((before, *rows, after)), feed.sessions)
 
     return published.memo(("facet page", site.base_url, kind, feed.spec.slug), build)
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from urllib.parse import parse_qs, urlsplit
+from zoneinfo import ZoneInfo
 
-from feeds.model import Conference, Schedule, Session, Speaker, Status
+from feeds.model import Conference, Schedule, Session, Speaker, Status, Track
+from server.links import Site
 from server.pages.detail_pages import speakers
+from server.pages.index_pages import facet_representation
 from server.snapshot.published import Published
 from tests.helpers.app_helpers import NOW, Http, paris
 
@@ -105,6 +108,26 @@ def test_track_room_and_speaker_index_pages_list_what_the_feeds_hold(http: Http)
     assert '<a href="../rooms/founders-cafe/">Founders Cafe</a>' in rooms
     assert '<h2 id="speaker-valerian-rey"><a href="../speakers/valerian-rey/">Valérian Rey</a></h2>' in directory
     assert http.get("/tracks/no-such-track/").status == 404
+
+
+def test_a_track_page_lists_a_session_after_midnight_under_the_day_it_belongs_to() -> None:
+    zone, track = ZoneInfo("Europe/Paris"), Track("Talks")
+
+    def at(day: int, hour: int) -> Session:
+        start = datetime(2026, 4, day, hour, tzinfo=zone)
+        return Session(f"s{day}-{hour}", f"Talk {day} {hour}", start, start + timedelta(minutes=30), track=track)
+
+    # A day changes at 04:00: the talk at 01:00 on Tuesday is Monday's, as the day feeds have it,
+    # though it is the first of that day the track has.
+    conference = Conference("Conf", "Europe/Paris", date(2026, 4, 6), date(2026, 4, 7), day_change=time(4))
+    published = Published(Schedule(conference, (at(7, 1), at(7, 10))), now=NOW)
+    feed = published.feed("track", "talks")
+    assert feed is not None
+
+    page = facet_representation(published, Site.of("https://cal.example.org"), "track", feed).body.decode()
+
+    assert re.findall(r"<h2>([^<]+)</h2>", page) == ["Monday 6 April 2026", "Tuesday 7 April 2026"]
+    assert re.findall(r'data-session-id="([^"]+)"', page) == ["s7-1", "s7-10"]
 
 
 def talk(session_id: str, hour: int, *speakers: Speaker, status: Status = Status.CONFIRMED) -> Session:
