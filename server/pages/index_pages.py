@@ -60,6 +60,11 @@ def facet_page(kind: str, slug: str) -> str:
     return f"{KINDS[kind][0]}/{slug}/"
 
 
+def facet_page_path(feed: Feed) -> str:
+    """A track's or room's page as a file, relative to the conference's base."""
+    return facet_page(feed.spec.kind.value, feed.spec.slug) + urls.PAGE_FILE
+
+
 def facet_feeds(published: Published, kind: str) -> list[Feed]:
     """The catalogue's feeds of `kind` (track or room) that have sessions, by name."""
     found = [f for f in published.feeds_of(FeedKind(kind)) if f.sessions]
@@ -226,9 +231,8 @@ def index_files(published: Published, site: Site) -> Iterator[IndexFile]:
         )
         for feed in feeds:
             if params.is_safe_id(feed.spec.slug):
-                path = facet_page(kind, feed.spec.slug) + urls.PAGE_FILE
                 yield (
-                    path,
+                    facet_page_path(feed),
                     ("facet", kind, feed.spec),
                     partial(facet_representation, published, site, kind, feed),
                     feed,

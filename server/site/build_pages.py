@@ -32,9 +32,15 @@ from server.pages.cards import Card
 from server.pages.detail_pages import speakers
 from server.pages.feed_index import feed_index_entry, feed_index_frame, feed_index_pieces
 from server.pages.index_pages import (
+    Opens,
     directory_entries,
     directory_entry_bytes,
     directory_place,
+    facet_ends,
+    facet_page_path,
+    facet_representation,
+    facet_row,
+    facet_rows,
     index_files,
     speakers_index_ends,
     speakers_index_representation,
@@ -74,6 +80,8 @@ _ROWS_END = b"]}"
 # Made rows are written in segments of about this size: one write each, and a first build makes
 # every row of documents of tens of megabytes.
 _MADE_BYTES = 1 << 20
+# What a row of a track's or room's page opens, in its name (a session's key is hexadecimal).
+_OPENS: dict[Opens, str] = {"": "", "first": "^", "next": "|"}
 
 
 def spec_fields(spec: FeedSpec) -> tuple[str, str, str, str]:
@@ -323,6 +331,36 @@ class PageParts:
     def _speakers_key(self) -> str:
         return digest(self._base, "speaker entries")
 
+    def facet_body(self, feed: Feed) -> Body:
+        """A track's or room's page as `facet_representation` makes it, each session's row taken
+        from the file the last build wrote when the session is as it was then and opens its day
+        as it did (`_Spliced`, each row named by the session's key and what it opens: the key
+        names the day, by the session's start in the conference `base` names); the rows are
+        as many as the feed's sessions, a twelfth of a large conference, of which a move
+        makes one or two."""
+        published, kind = self._published, feed.spec.kind.value
+        if self._output is None:
+            return facet_representation(published, self._site, kind, feed).body
+        before, after = facet_ends(published, self._site, kind, feed)
+        rows = facet_rows(published, feed.sessions)
+        keys = self._sessions
+        names = [keys[session.id] + _OPENS[opens] for session, opens in rows]
+        spliced = _Spliced(self._output, self._facet_key(feed), self._at + facet_page_path(feed), b"")
+
+        def row(at: int) -> bytes:
+            return facet_row(published, kind, *rows[at])
+
+        return spliced.joined(before, names, row, after)
+
+    def hold_facet(self, feed: Feed) -> None:
+        """Keep where the rows of a track's or room's page are in its file for the next build,
+        whether the page is made this time or not."""
+        if self._output is not None:
+            self._output.hold(self._facet_key(feed))
+
+    def _facet_key(self, feed: Feed) -> str:
+        return digest(self._base, "facet rows", feed.spec.kind.value, feed.spec.slug)
+
     def _kept(self, key: str, make: Callable[[], bytes]) -> bytes:
         return make() if self._output is None else self._output.part(key, make)
 
@@ -351,13 +389,18 @@ def page_extras(
     the other feeds are taken with them, not keyed on every session they list."""
     parts.hold_named()
     yield urls.SEARCH_INDEX, digest(parts.base, "search index", parts.days), parts.search_body
-    # The track and room index pages: each keyed on the sessions it lists.
+    # The track and room index pages: each keyed on the sessions it lists; a track's or room's
+    # own page joined from its rows in the file the last build wrote.
     for path, shown, make, feed in index_files(published, site):
-        if remade is not None and feed is not None and (feed.spec.kind, feed.spec.slug) not in remade:
-            continue
+        body: Callable[[], Body] = partial(_body_of, make)
+        if feed is not None:
+            parts.hold_facet(feed)
+            if remade is not None and (feed.spec.kind, feed.spec.slug) not in remade:
+                continue
+            body = partial(parts.facet_body, feed)
         sessions = feed.sessions if feed is not None else ()
         key = listing((parts.base, "index page", site.base_url, shown), [parts.session_key(s.id) for s in sessions])
-        yield path, key, partial(_body_of, make)
+        yield path, key, body
     # The speakers' directory: keyed on the speakers' pages' keys, which name all it shows (each
     # speaker's fields and sessions, in order), not on the repr of its entries (at 50,000
     # sessions that repr cost as much as making the page); joined from kept entries.
