@@ -48,24 +48,35 @@ def matching(sessions: Iterable[Session], query: str) -> set[str]:
 
 
 def index_rows(by_day: dict[str, tuple[Session, ...]]) -> list[list[str]]:
-    """`search.json`'s rows (FIELDS), by session id: what the page's script needs to count a
-    search's and the filters' matches on every day, not only the day on screen. No times: a
-    session moved within its day leaves the index as it was."""
-    rows = [
-        [
-            s.id,
-            day,
-            card_text(s),
-            s.track.slug if s.track else "",
-            s.room.slug if s.room else "",
-            s.level.slug if s.level else "",
-            kind_slug(s.kind),
-            " ".join(p.slug for p in s.speakers),
-        ]
-        for day, sessions in by_day.items()
-        for s in sessions
+    """`search.json`'s rows (FIELDS), by day and in each day by session id: what the page's
+    script needs to count a search's and the filters' matches on every day, not only the day on
+    screen (it counts them in any order). No times, and nothing ordered by time: a session moved
+    within its day leaves the index as it was. Each day's rows are a function of its sessions
+    alone, so a build keeps them by day."""
+    return [row for day, sessions in by_day.items() for row in day_rows(day, sessions)]
+
+
+def day_rows(day: str, sessions: Iterable[Session]) -> list[list[str]]:
+    """One day's rows of `index_rows`."""
+    return [index_row(day, s) for s in sorted(sessions, key=_id)]
+
+
+def _id(session: Session) -> str:
+    return session.id
+
+
+def index_row(day: str, s: Session) -> list[str]:
+    """A session's row in `search.json`, on `day`."""
+    return [
+        s.id,
+        day,
+        card_text(s),
+        s.track.slug if s.track else "",
+        s.room.slug if s.room else "",
+        s.level.slug if s.level else "",
+        kind_slug(s.kind),
+        " ".join(p.slug for p in s.speakers),
     ]
-    return sorted(rows)
 
 
 def index_body(conference: Conference, rows: list[list[str]]) -> bytes:

@@ -21,11 +21,12 @@ import os
 from collections.abc import Callable, Container, Iterator, Sequence
 from functools import cached_property, partial
 from itertools import accumulate, chain, groupby, pairwise, repeat
-from operator import add, attrgetter, sub
+from operator import add, sub
 from typing import Any, cast
 
 from feeds import compact_json, urls
-from feeds.catalogue import FeedKind, FeedSpec, day_slug
+from feeds.catalogue import FeedKind, FeedSpec
+from feeds.model import Session
 from feeds.web_links import web_link
 from server.links import OtherConferences, Site
 from server.pages.cards import Card
@@ -55,7 +56,7 @@ from server.pages.page import (
     search_representation,
 )
 from server.pages.page_parts import CardText, CardTexts, day_sessions
-from server.pages.search import index_body, index_rows
+from server.pages.search import day_rows, index_body
 from server.pages.view import View
 from server.site.build_output import (
     Body,
@@ -265,39 +266,27 @@ class PageParts:
         return digest(self._base, "page", depth, frame_inputs(context), sections, self.subscribe_key(depth))
 
     def search_body(self) -> Body:
-        """`search.json` as `search_representation` makes it, each session's row taken from the
-        file the last build wrote when the session is as it was then, so a rebuild encodes the
-        changed sessions' rows alone and copies the others in runs. Its rows are in session id
-        order (search.index_rows sorts them, and a session is on one day), each JSON-encoded as
-        the whole document encodes it, so the document is its head, the rows joined with commas
-        and its tail (`_Spliced`, each row named by its session's key, which names its day as
-        well: the session's start, in the conference `base` names)."""
+        """`search.json` as `search_representation` makes it: its head, each day's rows (joined
+        with commas) and its tail, each day's rows a part keyed on the day's sessions, so a
+        rebuild makes the changed days' rows alone and copies the others from their parts."""
         published = self._published
         if self._output is None:
             return search_representation(published).body
         head = index_body(published.conference, [])[: -len(_ROWS_END)]
-        keys = self._sessions
-        conference = published.conference
-        ordered = sorted(chain.from_iterable(day_sessions(published).values()), key=attrgetter("id"))
-        spliced = _Spliced(self._output, self._search_key, self._at + urls.SEARCH_INDEX, b",")
+        return Joined.of(chain([head], self._search_days(self._output), [_ROWS_END]))
 
-        def row(at: int) -> bytes:
-            session = ordered[at]
-            (found,) = index_rows({day_slug(session, conference): (session,)})
-            return compact_json.dumps(found).encode("utf-8")
-
-        return spliced.joined(head, [keys[session.id] for session in ordered], row, _ROWS_END)
-
-    @property
-    def _search_key(self) -> str:
-        return digest(self._base, "search rows")
+    def _search_days(self, output: Output) -> Iterator[bytes | Span | Segment]:
+        for at, (slug, sessions) in enumerate(day_sessions(self._published).items()):
+            if at:
+                yield b","
+            key = digest(self._base, "search day", slug, self._days[slug])
+            yield output.piece(key, partial(_search_rows, slug, sessions))
 
     def hold_named(self) -> None:
-        """Keep the parts named by the conference, not by what they hold, for the next build,
-        whether the files joined from them are made this time or not: where the rows of
-        `search.json` and the entries of the speakers' directory are in their files."""
+        """Keep the part named by the conference, not by what it holds, for the next build,
+        whether the file joined from it is made this time or not: where the entries of the
+        speakers' directory are in its file."""
         if self._output is not None:
-            self._output.hold(self._search_key)
             self._output.hold(self._speakers_key)
 
     def speakers_index_key(self) -> str:
@@ -382,8 +371,9 @@ def page_extras(
 ) -> Iterator[tuple[str, str, Callable[[], Body]]]:
     """(path, key, make) of what the schedule pages fetch or link besides: `search.json`, keyed on
     each day's sessions (its rows are each session's card text and facets, by day), which the
-    day sections key on already: its rows are made only when the key changed, not to key it
-    (a session moved within its day then makes it, and leaves its bytes as they were).
+    day sections key on already: a changed day's rows are made only when the key changed, not
+    to key it (a session moved within its day then makes them, and leaves their bytes as they
+    were, so the file's digest too).
     `remade`: the feeds made again, when every other feed is taken as the last build made it
     (site_build.Kept): a track's or room's page shows its feed's sessions alone, so those of
     the other feeds are taken with them, not keyed on every session they list."""
@@ -419,6 +409,11 @@ def _body_of(make: Callable[[], Representation]) -> bytes:
     return make().body
 
 
+def _search_rows(day: str, sessions: tuple[Session, ...]) -> bytes:
+    """A day's rows in `search.json`, joined with commas, as the whole document encodes them."""
+    return b",".join(compact_json.dumps(row).encode("utf-8") for row in day_rows(day, sessions))
+
+
 def _static_host(published: Published) -> bytes:
     """`host.json` of a static build: no server behind the pages; the conference's own site, if
     known, is where to go for the rest."""
@@ -435,8 +430,9 @@ class _Spliced:
     (`Output.source`) and the size those places add up to. The file's digest is made from its
     rows' (`Joined.sha`), so a row made again with the same bytes (a session moved within its
     day) leaves the file as it was. The rows are matched and cut into runs with whole-list
-    passes: a large conference's documents have 50,000 rows, of which a rebuild makes a few,
-    and the rows kept are neither read nor digested again."""
+    passes: a large conference's speakers' directory has thousands of rows, and a track's page
+    a twelfth of its sessions, of which a rebuild makes a few, and the rows kept are neither
+    read nor digested again."""
 
     def __init__(self, output: Output, key: str, relative: str, separator: bytes) -> None:
         self._output, self._key, self._separator = output, key, separator
