@@ -14,12 +14,13 @@ from markupsafe import Markup
 from feeds.model import Room, Schedule, Speaker
 from server.links import Site
 from server.pages import page
+from server.pages.index_pages import facet_representation
 from server.pages.page import day_page_slugs, frame_inputs, page_context, search_representation
 from server.pages.subscribe import LISTED_FEEDS
 from server.pages.view import View
 from server.site.build_output import Output
 from server.site.site_build import Kept, site_parts
-from server.snapshot.published import Published
+from server.snapshot.published import Feed, Published
 from tests.helpers.build_inspection import site_files
 from tests.helpers.crowded import crowded
 
@@ -296,6 +297,27 @@ def test_search_json_makes_a_days_rows_again_when_their_part_is_not_the_one_reco
     rebuilt = build(tmp_path / "site", later)
 
     assert rebuilt["search.json"] == search_representation(Published(later, now=NOW, base_url=BASE)).body
+
+
+def test_a_track_page_copies_the_rows_of_the_sessions_a_change_leaves_from_its_last_file(tmp_path: Path) -> None:
+    """Talks 1 and 4 are both in track 1: retitling talk 4 makes its row, and copies talk 1's
+    from the file the last build wrote, trusted by its size and modification time."""
+    schedule = crowded(LISTED_FEEDS + 1)
+    later = edited(schedule, "c0004", title="Talk 4, retitled")
+    build(tmp_path / "site", schedule)
+    edit_in_place(tmp_path / "site" / "tracks" / "track-1" / "index.html", b">Talk 1<", b">Talk X<", 0)
+
+    rebuilt = build(tmp_path / "site", later)
+
+    made = facet_representation(Published(later, now=NOW, base_url=BASE), Site.of(BASE), "track", track_1(later)).body
+    page = rebuilt["tracks/track-1/index.html"]
+    assert (page == made, page == made.replace(b">Talk 1<", b">Talk X<")) == (False, True)
+
+
+def track_1(schedule: Schedule) -> Feed:
+    feed = Published(schedule, now=NOW, base_url=BASE).feed("track", "track-1")
+    assert feed is not None
+    return feed
 
 
 def test_every_sessions_card_is_made_before_the_first_session_page_is_given(tmp_path: Path) -> None:

@@ -530,8 +530,9 @@ def test_a_build_without_a_change_keeps_the_parts_a_later_move_joins_its_pages_f
     # all-days page) and its day in schedule.xml, schedule.json, api/sessions and search.json;
     # the conference's events, that day's cards, its events' texts in schedule.xml and
     # schedule.json and entries' in api/sessions, the speakers' directory entries, the rows of
-    # its track's and its room's pages and the speakers' pages' keys written again under the same names (build_events.py,
-    # build_pages.py, build_texts.py, site_build.py); the new version's changelog entry
+    # its track's and its room's pages and the speakers' pages' keys written again under the
+    # same names (build_events.py, build_pages.py, build_texts.py, site_build.py); the new
+    # version's changelog entry
     # (build_changes.py) and the feeds the move touched since the kept schedule
     # (build_schedule.py); every other part kept from the first build.
     made = set(after) - set(first)
