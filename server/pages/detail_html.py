@@ -183,12 +183,14 @@ def speaker_main(conference: Conference, person: Speaker, cards: Sequence[Card],
     if person.bio:
         out.append(f'<p class="bio">{esc(person.bio)}</p>')
     out.append(f'<h2>{"Session" if len(cards) == 1 else "Sessions"}</h2>\n<ul class="speaker-sessions">\n')
+    # Each start with its own date (its ISO 8601 text begins with it), not its conference day's:
+    # a talk after midnight belongs to the day before when the day changes later.
     for card in cards:
         room = card.session.room
         out.append(
             f'<li data-session-id="{esc(card.id)}" data-start="{card.start_utc}" data-end="{card.end_utc}">'
             f'<a href="{esc(link(up, card.page))}">{esc(card.session.title)}</a>\n'
-            f'<span class="time">{time_span(card, conference.timezone, card.day + " ")}'
+            f'<span class="time">{time_span(card, conference.timezone, card.start_local[:10] + " ")}'
             f'<span class="local-time" hidden></span></span>{" · " + esc(room.name) if room else ""}</li>\n'
         )
     out.append("</ul>\n")

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from feeds.model import Conference, Schedule, Session, Speaker, Status, Track
 from server.links import Site
-from server.pages.detail_pages import speakers
+from server.pages.detail_pages import speaker_representation, speakers
 from server.pages.index_pages import facet_representation
 from server.snapshot.published import Published
 from tests.helpers.app_helpers import NOW, Http, paris
@@ -128,6 +128,21 @@ def test_a_track_page_lists_a_session_after_midnight_under_the_day_it_belongs_to
 
     assert re.findall(r"<h2>([^<]+)</h2>", page) == ["Monday 6 April 2026", "Tuesday 7 April 2026"]
     assert re.findall(r'data-session-id="([^"]+)"', page) == ["s7-1", "s7-10"]
+
+
+def test_a_speaker_page_gives_a_session_after_midnight_its_own_date() -> None:
+    start = datetime(2026, 4, 7, 0, 30, tzinfo=ZoneInfo("Europe/Paris"))
+    late = Session("s1", "Late talk", start, start + timedelta(minutes=30), speakers=(Speaker("Ana"),))
+    # A day changes at 04:00: the talk is Monday's, but starts on Tuesday.
+    conference = Conference("Conf", "Europe/Paris", date(2026, 4, 6), date(2026, 4, 7), day_change=time(4))
+    published = Published(Schedule(conference, (late,)), now=NOW)
+
+    page = speaker_representation(published, Site.of("https://cal.example.org"), speakers(published)["ana"]).body
+
+    assert re.findall(rb'<time datetime="([^"]+)">([^<]+)</time>', page)[0] == (
+        b"2026-04-07T00:30:00+02:00",
+        b"2026-04-07 00:30",
+    )
 
 
 def talk(session_id: str, hour: int, *speakers: Speaker, status: Status = Status.CONFIRMED) -> Session:
