@@ -532,9 +532,8 @@ def test_a_build_without_a_change_keeps_the_parts_a_later_move_joins_its_pages_f
     # schedule.json and entries' in api/sessions, the speakers' directory entries, the rows of
     # its track's and its room's pages and the speakers' pages' keys written again under the
     # same names (build_events.py, build_pages.py, build_texts.py, site_build.py); the new
-    # version's changelog entry
-    # (build_changes.py) and the feeds the move touched since the kept schedule
-    # (build_schedule.py); every other part kept from the first build.
+    # version's changelog entry (build_changes.py) and the feeds the move touched since the kept
+    # schedule (build_schedule.py); every other part kept from the first build.
     made = set(after) - set(first)
     assert (len(made), len(set(first) - set(after))) == (7, 5)
     assert len([key for key, inode in after.items() if key not in made and first[key] != inode]) == 9
