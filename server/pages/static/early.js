@@ -18,6 +18,10 @@
   var now = new Date();
   try {
     var today = day(data.zone, now);
+    // Before the day change (a night's sessions) it is still the evening's conference day.
+    if (clock(data.zone, now) < (data.dayChange || "00:00")) {
+      today = new Date(Date.parse(today + "T00:00:00Z") - 864e5).toISOString().slice(0, 10);
+    }
     if (today >= data.startDate && today <= data.endDate) html.classList.add("during");
     var viewer = Intl.DateTimeFormat().resolvedOptions().timeZone;
     var noon = new Date(data.startDate + "T12:00:00Z");

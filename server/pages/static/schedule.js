@@ -39,6 +39,15 @@
     return formatter("day", zone, "en-CA", { year: "numeric", month: "2-digit", day: "2-digit" })
       .format(date);
   }
+  // The conference day a moment belongs to, as the server names days: the date in the
+  // conference's zone, the day before while it is earlier than the day change (a night's
+  // sessions are the evening's, on its page).
+  var dayChange = body.dataset.dayChange || "00:00";
+  function conferenceDay(date) {
+    var day = isoDay(date, conferenceZone);
+    if (hhmm(date, conferenceZone) >= dayChange) return day;
+    return new Date(Date.parse(day + "T00:00:00Z") - 864e5).toISOString().slice(0, 10);
+  }
 
   // ---- The viewer's own zone, only where it shows a different time ----
   var viewerZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -753,7 +762,7 @@
     };
     tick = function () {
       var now = Date.now();
-      var today = isoDay(new Date(now), conferenceZone);
+      var today = conferenceDay(new Date(now));
       var during = today >= conferenceDays[0] && today <= conferenceDays[1];
       html.classList.toggle("during", during);
       all(".now-line").forEach(function (mark) { mark.hidden = true; });

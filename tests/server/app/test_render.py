@@ -4,7 +4,7 @@ a page must still show its own conference and link from its own depth."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date
+from datetime import date, time
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader
@@ -32,14 +32,14 @@ def session_page(conference: Conference) -> bytes:
 
 
 def test_a_renamed_conference_gets_a_frame_of_its_own() -> None:
-    renamed = replace(CONFERENCE, name="Renamed <Conf>", slug="renamed", timezone="Europe/London")
+    renamed = replace(CONFERENCE, name="Renamed <Conf>", slug="renamed", timezone="Europe/London", day_change=time(6))
     session_page(CONFERENCE)
 
     lines = framed_lines(session_page(renamed))
 
     assert lines == [
         '<body class="detail-page" data-conference="renamed" data-timezone="Europe/London" data-start-date="2026-04-07" data-end-date="2026-04-07" '
-        'data-storage-key="confcal:picks:renamed" data-api="../../api/picks" data-home="../../" '
+        'data-day-change="06:00" data-storage-key="confcal:picks:renamed" data-api="../../api/picks" data-home="../../" '
         'data-sw="../../sw.js">',
         '<p class="crumbs"><a href="../../">Renamed &lt;Conf&gt;: schedule</a></p>',
     ]
