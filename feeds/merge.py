@@ -9,6 +9,8 @@
   page reader joins list and detail pages), and two records never collapse here.
 - A speaker is one person across sessions and sources (feeds.people); the first spelling seen wins.
 - Provisional session ids come from feeds.identity, the one place that computes ids.
+- The conference's dates are the first and the last conference day (`Conference.day_of`, cut at the
+  day change) a session runs on.
 - Only http(s) links are kept (feeds.web_links): any other link a source gives (`javascript:`, `data:`,
   `file:`, a relative path) is dropped with a warning naming its file, line and field.
 """
@@ -18,12 +20,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, time
+from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from feeds.errors import NotASchedule, SourceError, TimeZoneError
 from feeds.identity import assign_ids
-from feeds.model import Conference, Level, Link, Room, Schedule, Session, Speaker, Status, Track
+from feeds.model import Conference, Level, Link, Room, Schedule, Session, Speaker, Status, Track, conference_day
 from feeds.people import unify
 from feeds.slug import fold, slugify, unique_slugs
 from feeds.sources.records import Person, SessionRecord, SourceBatch, SourceWarning
@@ -135,19 +137,31 @@ def merge(
     places = Counter(b.place for b in batches if b.place)
     if slug is not None and not slugify(slug):
         raise SourceError(f"conference slug {slug!r} has no letters or digits")
+    # `--day-change`, else the one a source states, else midnight.
+    change = day_change or next((b.day_change for b in batches if b.day_change is not None), time())
     conference = Conference(
         name=names.most_common(1)[0][0] if names else slug or "Untitled conference",
         slug=slugify(slug) if slug else "",
         timezone=zone.key,
-        start_date=min(s.start.astimezone(zone).date() for s in identified),
-        end_date=max(s.end.astimezone(zone).date() for s in identified),
+        start_date=min(conference_day(s.start, zone, change) for s in identified),
+        end_date=max(conference_day(_last_instant(s), zone, change) for s in identified),
         city=places.most_common(1)[0][0] if places else None,
         source_url=next((u for b in batches if (u := _conference_link(b, dropped))), None) or web_link(source_url),
-        # `--day-change`, else the one a source states, else midnight.
-        day_change=day_change or next((b.day_change for b in batches if b.day_change is not None), time()),
+        day_change=change,
     )
     warnings = tuple(w for b in batches for w in b.warnings) + tuple(dropped)
     return Merged(Schedule(conference, identified), warnings)
+
+
+def _last_instant(session: Session) -> datetime:
+    """The last instant a session runs: one that ends at a day change (at midnight, by default)
+    does not run into the next day, and one after it (a party to 01:00 where the day changes at
+    06:00) ends on the conference day it started on, as the day feeds and the pages count it."""
+    return max(session.start, session.end - _INSTANT)
+
+
+# The smallest step of a datetime.
+_INSTANT = timedelta(microseconds=1)
 
 
 def _shown(url: str) -> str:

@@ -94,8 +94,14 @@ class Conference:
         """The conference day `instant` belongs to: its local date, the day before when it is
         earlier than `day_change`. The one place day feeds, pages, the changelog and every export
         group by day."""
-        local = instant.astimezone(self.zone)
-        return local.date() - timedelta(days=1) if local.time() < self.day_change else local.date()
+        return conference_day(instant, self.zone, self.day_change)
+
+
+def conference_day(instant: datetime, zone: ZoneInfo, day_change: time) -> date:
+    """The day `instant` belongs to in a conference in `zone` whose days begin at `day_change`:
+    `Conference.day_of`, for the merge, which works out a conference's dates before it makes it."""
+    local = instant.astimezone(zone)
+    return local.date() - timedelta(days=1) if local.time() < day_change else local.date()
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from feeds.catalogue import day_slug
 from feeds.exports.frab_layout import layout
+from feeds.merge import merge
 from feeds.model import Conference, Schedule, Session
 from feeds.pipeline import load_schedule
+from feeds.sources.records import SessionRecord, SourceBatch
 from tests.helpers.paths import SHARED
 
 NIGHT = Conference("Night Conf", "Europe/Berlin", date(2024, 12, 27), date(2024, 12, 28), day_change=time(6))
@@ -72,3 +77,68 @@ def test_day_change_given_at_ingest_wins_over_the_source() -> None:
     path = str(SHARED / "data" / "ccc_38c3_2024_schedule.xml")
 
     assert load_schedule([path], day_change=time(5)).schedule.conference.day_change == time(5)
+
+
+def merged_dates(spans: list[tuple[datetime, datetime]], day_change: time) -> tuple[date, date]:
+    """The dates of the conference merged from sessions at `spans` (wall times in Berlin)."""
+    records = tuple(SessionRecord("s.ics", n, f"Talk {n}", start, end) for n, (start, end) in enumerate(spans))
+    conference = merge([SourceBatch("ics", records, day_change=day_change)], "Europe/Berlin").schedule.conference
+    return conference.start_date, conference.end_date
+
+
+def test_a_session_ending_at_midnight_leaves_the_conference_on_its_day() -> None:
+    assert merged_dates([(datetime(2024, 12, 27, 10), datetime(2024, 12, 28, 0))], time()) == (
+        date(2024, 12, 27),
+        date(2024, 12, 27),
+    )
+
+
+def test_a_party_after_midnight_ends_the_conference_on_the_day_it_began_when_the_day_changes_later() -> None:
+    spans = [
+        (datetime(2024, 12, 27, 10), datetime(2024, 12, 27, 11)),
+        (datetime(2024, 12, 27, 22), datetime(2024, 12, 28, 2)),
+    ]
+
+    assert merged_dates(spans, time(6)) == (date(2024, 12, 27), date(2024, 12, 27))
+
+
+def test_a_conference_opening_after_midnight_starts_on_the_day_its_first_session_belongs_to() -> None:
+    assert merged_dates([(datetime(2024, 12, 28, 1), datetime(2024, 12, 28, 2))], time(6)) == (
+        date(2024, 12, 27),
+        date(2024, 12, 27),
+    )
+
+
+def test_a_session_running_past_the_day_change_ends_the_conference_on_the_next_day() -> None:
+    assert merged_dates([(datetime(2024, 12, 27, 22), datetime(2024, 12, 28, 7))], time(6)) == (
+        date(2024, 12, 27),
+        date(2024, 12, 28),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.datetimes(datetime(2024, 3, 28), datetime(2024, 4, 3), timezones=st.just(UTC)),
+            st.timedeltas(timedelta(0), timedelta(hours=30)),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from([time(), time(4), time(6, 30)]),
+)
+def test_every_day_a_day_feed_names_is_within_the_conference_dates(
+    spans: list[tuple[datetime, timedelta]], day_change: time
+) -> None:
+    """Whatever the sessions' times, across Berlin's spring change, and wherever the day
+    changes: the first day feed is the conference's first day, and none is after its last."""
+    records = tuple(
+        SessionRecord("s.ics", n, f"Talk {n}", start, start + length) for n, (start, length) in enumerate(spans)
+    )
+
+    schedule = merge([SourceBatch("ics", records, day_change=day_change)], "Europe/Berlin").schedule
+
+    conference = schedule.conference
+    days = {date.fromisoformat(day_slug(s, conference)) for s in schedule.sessions}
+    assert (min(days), max(days) <= conference.end_date) == (conference.start_date, True)
