@@ -11,7 +11,6 @@ at teardown that none left the server's origin and that the console stayed clean
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +24,7 @@ from tests.helpers.browser_helpers import (
     checked_visit,
     unavailable,
 )
-from tests.helpers.serve_process import Running, confcal_command, running_confcal
+from tests.helpers.serve_process import Running, running_confcal, serving_schedule
 
 if TYPE_CHECKING:
     # Annotations only: without playwright the browser tests skip, so this module must import.
@@ -41,12 +40,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
 @pytest.fixture(scope="module")
 def fosdem(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Iterator[Running]:
     """`confcal serve` on FOSDEM 2025 (943 sessions, 29 rooms, two days): the size a page must
-    stay usable at. Ingested by the CLI in a process of its own, as an organiser would."""
-    work = tmp_path_factory.mktemp("browser-fosdem")
-    db = str(work / "store.sqlite")
-    source = str(shared_data / "fosdem_2025_schedule.xml")
-    subprocess.run([*confcal_command(), "ingest", "--db", db, "--quiet", source], check=True, capture_output=True)
-    with running_confcal(work, "--no-demo", db=db) as running:
+    stay usable at."""
+    with serving_schedule(
+        tmp_path_factory.mktemp("browser-fosdem"), shared_data / "fosdem_2025_schedule.xml"
+    ) as running:
         yield running
 
 

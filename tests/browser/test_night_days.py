@@ -5,7 +5,6 @@ the now line across the evening's timetable, where its night's sessions are.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,7 +13,7 @@ import httpx
 import pytest
 
 from tests.helpers.browser_helpers import Visit, checked_visit
-from tests.helpers.serve_process import Running, confcal_command, running_confcal
+from tests.helpers.serve_process import Running, serving_schedule
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -25,11 +24,9 @@ NIGHT = "2024-12-28T00:30:00+01:00"
 
 @pytest.fixture(scope="module")
 def ccc(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Iterator[Running]:
-    work = tmp_path_factory.mktemp("browser-38c3")
-    db = str(work / "store.sqlite")
-    source = str(shared_data / "ccc_38c3_2024_schedule.xml")
-    subprocess.run([*confcal_command(), "ingest", "--db", db, "--quiet", source], check=True, capture_output=True)
-    with running_confcal(work, "--no-demo", db=db) as running:
+    with serving_schedule(
+        tmp_path_factory.mktemp("browser-38c3"), shared_data / "ccc_38c3_2024_schedule.xml"
+    ) as running:
         yield running
 
 

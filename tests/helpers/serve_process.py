@@ -55,6 +55,16 @@ def running_confcal(work: Path, *extra: str, db: str | None = None, ready: str =
         log.close()
 
 
+@contextmanager
+def serving_schedule(work: Path, source: Path) -> Iterator[Running]:
+    """`confcal serve` on a store in `work` holding `source` alone (no demo), ingested by the CLI
+    in a process of its own, as an organiser would."""
+    db = str(work / "store.sqlite")
+    subprocess.run([*confcal_command(), "ingest", "--db", db, "--quiet", str(source)], check=True, capture_output=True)
+    with running_confcal(work, "--no-demo", db=db) as running:
+        yield running
+
+
 def wait_ready(process: subprocess.Popen[bytes], url: str, output: Callable[[], str] = lambda: "") -> None:
     """Until `url` answers 200; fails the test if the server exits first or never answers."""
     for _ in range(300):  # up to ~30 s on a busy machine; not a timing assertion
