@@ -1,7 +1,12 @@
 """A real HTTP proxy on 127.0.0.1 in front of a running server that sends each HTML page in
 small pieces with a pause after each, as a slow phone network does: the browser paints the page
-as it streams in, so a test sees every partly-arrived state a visitor may see. Everything else
-(stylesheets, scripts, JSON) passes through whole and at once."""
+as it streams in, so a test sees the partly-arrived states a visitor may see. Everything else
+(stylesheets, scripts, JSON) passes through whole and at once.
+
+Each piece ends with an end tag, so every text arrives whole. A word cut in two may wrap when
+its rest arrives, and a space cut off before the next element is laid out as the end of its
+line: either is a shift no layout can prevent, and whether the browser paints that moment
+depends on its timing, not on the page."""
 
 from __future__ import annotations
 
@@ -29,9 +34,8 @@ def trickling(upstream: str, piece: int = 512, pause: float = 0.015) -> Iterator
         answer, body = ask_upstream(port, handler.command, handler.path, asked, headers)
         send_head(handler, answer.status, answer.reason, passed_on(answer.getheaders()), len(body))
         html = answer.getheader("Content-Type", "").startswith("text/html")
-        step = piece if html else max(len(body), 1)
-        for start in range(0, len(body), step):
-            handler.wfile.write(body[start : start + step])
+        for part in _pieces(body, piece) if html else (body,):
+            handler.wfile.write(part)
             handler.wfile.flush()
             if html:
                 time.sleep(pause)
@@ -39,3 +43,15 @@ def trickling(upstream: str, piece: int = 512, pause: float = 0.015) -> Iterator
     proxy = forwarding_server(forward)
     with in_thread(proxy):
         yield f"http://127.0.0.1:{proxy.server_address[1]}"
+
+
+def _pieces(body: bytes, size: int) -> Iterator[bytes]:
+    """`body` in pieces of at least `size` bytes, each ending with an end tag (the last with
+    the body)."""
+    start = 0
+    while start < len(body):
+        tag = body.find(b"</", start + size - 2)
+        cut = body.find(b">", tag) if tag >= 0 else -1
+        end = len(body) if cut < 0 else cut + 1
+        yield body[start:end]
+        start = end
