@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from tests.helpers.browser_helpers import DESKTOP, PHONE, Visit, attached, new_visit, unfold
+from tests.helpers.browser_helpers import DESKTOP, PHONE, Visit, api_sessions, attached, new_visit, strip_ids, unfold
 from tests.helpers.serve_process import Running
 from tests.helpers.trickle_proxy import trickling
 
@@ -27,14 +27,8 @@ DURING = "2026-04-07T11:05:00+02:00"  # three talks running, one starting at 11:
 LATER = "2026-04-07T11:20:00+02:00"
 
 
-def sessions(server: Running) -> list[dict[str, Any]]:
-    # The API's JSON as it comes: a session's fields are of several types.
-    found: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()["sessions"]
-    return found
-
-
 def ids_where(server: Running, test: Callable[[dict[str, Any]], bool]) -> list[str]:
-    return sorted(s["id"] for s in sessions(server) if test(s))
+    return sorted(s["id"] for s in api_sessions(server) if test(s))
 
 
 def feed_uids(url: str) -> list[str]:
@@ -42,15 +36,7 @@ def feed_uids(url: str) -> list[str]:
 
 
 def uids_of(server: Running, ids: list[str]) -> list[str]:
-    return sorted(s["uid"] for s in sessions(server) if s["id"] in ids)
-
-
-def strip_ids(visit: Visit, strip: str) -> list[str]:
-    found: list[str] = visit.page.eval_on_selector_all(
-        f"#now-next {strip} [data-session-id]",
-        "cards => cards.map(c => c.dataset.sessionId).sort()",
-    )
-    return found
+    return sorted(s["uid"] for s in api_sessions(server) if s["id"] in ids)
 
 
 def visible_ids(visit: Visit) -> list[str]:
@@ -95,7 +81,7 @@ def test_now_lists_one_line_per_room_in_room_order(visit: Visit, server: Running
     visit.open()
 
     rooms = visit.page.locator("#now-next [data-now] .strip-room").all_text_contents()
-    running = [s for s in sessions(server) if s["start"] <= "2026-04-07T11:05" < s["end"]]
+    running = [s for s in api_sessions(server) if s["start"] <= "2026-04-07T11:05" < s["end"]]
 
     assert rooms == sorted(s["room"] for s in running)
 
@@ -170,7 +156,7 @@ def test_grid_cards_show_all_they_hold_and_keep_time_order(visit: Visit) -> None
 
 
 def test_grid_and_phone_list_have_time_headings(browser: Browser, server: Running) -> None:
-    starts = sorted({s["start"][11:16] for s in sessions(server)})
+    starts = sorted({s["start"][11:16] for s in api_sessions(server)})
     headings = {}
     for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
         visit = new_visit(browser, server)
@@ -187,7 +173,7 @@ def test_grid_and_phone_list_have_time_headings(browser: Browser, server: Runnin
 
 def test_tab_goes_left_to_right_through_a_slot(visit: Visit, server: Running) -> None:
     visit.open()
-    eleven = [s["id"] for s in sessions(server) if s["start"].startswith("2026-04-07T11:00")]
+    eleven = [s["id"] for s in api_sessions(server) if s["start"].startswith("2026-04-07T11:00")]
 
     lefts = visit.page.eval_on_selector_all(
         '.slot[data-slot="11:00"] a[data-session-link]',
@@ -203,7 +189,7 @@ def test_tab_goes_left_to_right_through_a_slot(visit: Visit, server: Running) ->
 
 def test_card_links_to_its_session_page_and_on_to_the_speaker(browser: Browser, server: Running) -> None:
     visit = new_visit(browser, server, timezone_id="America/New_York")
-    torchjd = next(s for s in sessions(server) if s["title"].startswith("TorchJD"))
+    torchjd = next(s for s in api_sessions(server) if s["title"].startswith("TorchJD"))
     visit.open()
 
     visit.page.click(f"#session-{torchjd['id']} a[data-session-link]")
@@ -226,7 +212,7 @@ def test_card_links_to_its_session_page_and_on_to_the_speaker(browser: Browser, 
 
 
 def test_pick_on_a_session_page_joins_the_picks(visit: Visit, server: Running) -> None:
-    chosen = sessions(server)[3]
+    chosen = api_sessions(server)[3]
     visit.open(f"/sessions/{chosen['id']}/")
 
     with visit.page.expect_response(lambda r: "/api/picks" in r.url):
@@ -291,7 +277,7 @@ def test_picks_bar_stays_in_view_with_titles_and_overlap_warning(browser: Browse
     visit = new_visit(browser, server)
     visit.page.set_viewport_size(PHONE)
     helion, flexible = (
-        next(s for s in sessions(server) if s["title"].startswith(prefix))
+        next(s for s in api_sessions(server) if s["title"].startswith(prefix))
         for prefix in ("Helion", "Flexible Deployment")
     )
     visit.open()
@@ -333,7 +319,7 @@ def pick_offline_then_reconnect(visit: Visit, session_id: str) -> str | None:
 
 
 def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(visit: Visit, server: Running) -> None:
-    chosen = sessions(server)[5]
+    chosen = api_sessions(server)[5]
     visit.open()
 
     visit.context.set_offline(True)
@@ -347,7 +333,7 @@ def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(visit: V
 
 
 def test_share_link_opens_the_same_picks_in_another_browser(browser: Browser, server: Running) -> None:
-    chosen = sessions(server)[8]
+    chosen = api_sessions(server)[8]
     first = new_visit(browser, server)
     first.open()
     pick(first, chosen["id"])
@@ -383,7 +369,7 @@ def test_a_new_tab_with_nothing_picked_shows_no_error(visit: Visit) -> None:
 
 
 def test_after_one_visit_the_page_opens_offline_and_saves_picks_later(visit: Visit, server: Running) -> None:
-    chosen = sessions(server)[11]
+    chosen = api_sessions(server)[11]
     visit.open()
     visit.page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     visit.page.reload()  # now under the service worker's control
@@ -405,7 +391,7 @@ def test_after_one_visit_the_page_opens_offline_and_saves_picks_later(visit: Vis
 def test_offline_a_session_or_speaker_page_never_opened_is_shown_styled_in_the_saved_schedule(
     visit: Visit, server: Running
 ) -> None:
-    chosen = sessions(server)[5]
+    chosen = api_sessions(server)[5]
     speaker = "valerian-rey"
     visit.open()
     visit.page.evaluate("navigator.serviceWorker.ready.then(() => true)")

@@ -6,13 +6,13 @@ the now line across the evening's timetable, where its night's sessions are.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import httpx
 import pytest
 
-from tests.helpers.browser_helpers import Visit, checked_visit
+from tests.helpers.browser_helpers import Visit, api_sessions, checked_visit, strip_ids
 from tests.helpers.serve_process import Running, serving_schedule
 
 if TYPE_CHECKING:
@@ -30,25 +30,29 @@ def ccc(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Iterator
         yield running
 
 
-@pytest.fixture
-def night(browser: Browser, ccc: Running) -> Iterator[Visit]:
-    with checked_visit(browser, ccc) as visit:
-        visit.page.clock.install(time=NIGHT)
+@contextmanager
+def opened_at(browser: Browser, server: Running, moment: str) -> Iterator[Visit]:
+    """The schedule page, opened with the clock at `moment`."""
+    with checked_visit(browser, server) as visit:
+        visit.page.clock.install(time=moment)
         visit.open("/")
         yield visit
 
 
+@pytest.fixture
+def night(browser: Browser, ccc: Running) -> Iterator[Visit]:
+    with opened_at(browser, ccc, NIGHT) as visit:
+        yield visit
+
+
 def running_at_night(server: Running) -> list[str]:
-    sessions = httpx.get(server.url + "/api/sessions").json()["sessions"]
     # Every time is at +01:00 (the API gives the conference's), so their minutes compare as text.
-    return sorted(s["id"] for s in sessions if s["start"][:16] <= "2024-12-28T00:30" < s["end"][:16])
+    return sorted(s["id"] for s in api_sessions(server) if s["start"][:16] <= "2024-12-28T00:30" < s["end"][:16])
 
 
 def during(browser: Browser, server: Running, moment: str) -> bool:
     """Whether the page, opened at `moment`, says the conference is on (now and next shown)."""
-    with checked_visit(browser, server) as visit:
-        visit.page.clock.install(time=moment)
-        visit.open("/")
+    with opened_at(browser, server, moment) as visit:
         on: bool = visit.page.evaluate("document.documentElement.classList.contains('during')")
     return on
 
@@ -60,9 +64,7 @@ def test_the_conference_is_on_from_its_first_day_change_through_its_nights(brows
 
 
 def test_now_lists_what_runs_in_the_night(night: Visit, ccc: Running) -> None:
-    found = night.page.eval_on_selector_all(
-        "#now-next [data-now] [data-session-id]", "lines => lines.map(l => l.dataset.sessionId).sort()"
-    )
+    found = strip_ids(night, "[data-now]")
 
     assert (found, len(found)) == (running_at_night(ccc), 11)
 

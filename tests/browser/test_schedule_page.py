@@ -8,11 +8,11 @@ Every visit is checked at teardown for console errors and for requests leaving t
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import httpx
 
-from tests.helpers.browser_helpers import DESKTOP, PHONE, Visit, attached, new_visit, unfold
+from tests.helpers.browser_helpers import DESKTOP, PHONE, Visit, api_sessions, attached, new_visit, unfold
 from tests.helpers.serve_process import Running
 
 if TYPE_CHECKING:
@@ -21,12 +21,6 @@ if TYPE_CHECKING:
 
 PICK = '[data-action="pick"]'
 CARD = "#sessions [data-session-id]"
-
-
-def api_sessions(server: Running) -> list[dict[str, Any]]:
-    # The API's JSON as it comes: a session's fields are of several types.
-    sessions: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()["sessions"]
-    return sessions
 
 
 def feed_uids(url: str) -> list[str]:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-import httpx
 import pytest
 
-from tests.helpers.browser_helpers import Visit, new_visit
+from tests.helpers.browser_helpers import Visit, api_sessions, new_visit
 from tests.helpers.serve_process import Running
 
 if TYPE_CHECKING:
@@ -25,12 +24,6 @@ if TYPE_CHECKING:
 CARD = "[data-session-id]"
 VIEWER_TIME = ".local-time"  # the element that shows the viewer's own time
 NEW_YORK = ZoneInfo("America/New_York")
-
-
-def sessions(server: Running) -> list[dict[str, Any]]:
-    # The API's JSON as it comes: a session's fields are of several types.
-    found: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()["sessions"]
-    return found
 
 
 @pytest.fixture
@@ -51,7 +44,7 @@ def viewer_time(visit: Visit, session_id: str) -> str:
 def test_eleven_cest_is_five_in_new_york(new_york: Visit, server: Running) -> None:
     eleven = next(
         s
-        for s in sessions(server)
+        for s in api_sessions(server)
         if (s["start"], s["end"]) == ("2026-04-07T11:00:00+02:00", "2026-04-07T11:10:00+02:00")
     )
 
@@ -80,7 +73,7 @@ def test_every_card_shows_its_own_instant_in_new_york(new_york: Visit, server: R
             datetime.fromisoformat(s["end"]).astimezone(NEW_YORK),
         )
         + " your time"
-        for s in sessions(server)
+        for s in api_sessions(server)
     }
 
     shown = {session_id: viewer_time(new_york, session_id) for session_id in expected}

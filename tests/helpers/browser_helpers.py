@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+import httpx
 import pytest
 
 from tests.helpers.serve_process import Running
@@ -117,3 +118,19 @@ def unfold(page: Page, summary: str) -> None:
     first.focus()
     page.keyboard.press("Enter")
     expect(first.locator("xpath=..")).to_have_attribute("open", "")
+
+
+def api_sessions(server: Running) -> list[dict[str, Any]]:
+    """The server's sessions as `/api/sessions` gives them."""
+    # The API's JSON as it comes: a session's fields are of several types.
+    found: list[dict[str, Any]] = httpx.get(server.url + "/api/sessions").json()["sessions"]
+    return found
+
+
+def strip_ids(visit: Visit, strip: str) -> list[str]:
+    """The session ids the now-and-next box lists under `strip` (`[data-now]` or `[data-next]`), sorted."""
+    found: list[str] = visit.page.eval_on_selector_all(
+        f"#now-next {strip} [data-session-id]",
+        "cards => cards.map(c => c.dataset.sessionId).sort()",
+    )
+    return found
