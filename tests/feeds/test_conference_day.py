@@ -79,10 +79,14 @@ def test_day_change_given_at_ingest_wins_over_the_source() -> None:
     assert load_schedule([path], day_change=time(5)).schedule.conference.day_change == time(5)
 
 
-def merged_dates(spans: list[tuple[datetime, datetime]], day_change: time) -> tuple[date, date]:
-    """The dates of the conference merged from sessions at `spans` (wall times in Berlin)."""
+def merged(spans: list[tuple[datetime, datetime]], day_change: time) -> Schedule:
+    """The schedule merged from sessions at `spans` (wall times in Berlin, or instants)."""
     records = tuple(SessionRecord("s.ics", n, f"Talk {n}", start, end) for n, (start, end) in enumerate(spans))
-    conference = merge([SourceBatch("ics", records, day_change=day_change)], "Europe/Berlin").schedule.conference
+    return merge([SourceBatch("ics", records, day_change=day_change)], "Europe/Berlin").schedule
+
+
+def merged_dates(spans: list[tuple[datetime, datetime]], day_change: time) -> tuple[date, date]:
+    conference = merged(spans, day_change).conference
     return conference.start_date, conference.end_date
 
 
@@ -133,11 +137,7 @@ def test_every_day_a_day_feed_names_is_within_the_conference_dates(
 ) -> None:
     """Whatever the sessions' times, across Berlin's spring change, and wherever the day
     changes: the first day feed is the conference's first day, and none is after its last."""
-    records = tuple(
-        SessionRecord("s.ics", n, f"Talk {n}", start, start + length) for n, (start, length) in enumerate(spans)
-    )
-
-    schedule = merge([SourceBatch("ics", records, day_change=day_change)], "Europe/Berlin").schedule
+    schedule = merged([(start, start + length) for start, length in spans], day_change)
 
     conference = schedule.conference
     days = {date.fromisoformat(day_slug(s, conference)) for s in schedule.sessions}
