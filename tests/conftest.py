@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +13,7 @@ from feeds.demo import DEMO_DIR, DEMO_TZ
 from feeds.pipeline import Loaded, load_schedule
 from tests.helpers import shared_caldav
 from tests.helpers.dav_proxy import DavProxy
-from tests.helpers.paths import FIXTURES, SHARED
+from tests.helpers.paths import FIXTURES, SHARED, with_system_tools
 from tests.helpers.postgres_cluster import running_postgres
 from tests.helpers.shared_caldav import SharedServer
 
@@ -20,6 +21,12 @@ from tests.helpers.shared_caldav import SharedServer
 # failure (Hypothesis's 200 ms default turned load into flaky fuzz tests).
 settings.register_profile("confcal", deadline=None)
 settings.load_profile("confcal")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every process the tests start finds the system's administration tools
+    (tests/helpers/paths.py, `SYSTEM_TOOLS`)."""
+    os.environ["PATH"] = with_system_tools(os.environ.get("PATH", ""))
 
 
 @pytest.fixture(scope="session")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
+
+from tests.helpers.paths import SYSTEM_TOOLS, with_system_tools
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,3 +64,23 @@ def test_the_lock_holds_every_dependency_pyproject_names() -> None:
 
 def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_system_tools_are_added_after_a_users_path() -> None:
+    assert (
+        with_system_tools("/home/me/bin:/usr/bin:/bin") == "/home/me/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
+    )
+
+
+def test_system_tools_already_on_the_path_keep_their_place() -> None:
+    assert with_system_tools("/usr/sbin:/usr/bin") == "/usr/sbin:/usr/bin:/usr/local/sbin:/sbin"
+
+
+def test_an_empty_path_gets_the_system_tools_alone() -> None:
+    assert with_system_tools("") == "/usr/local/sbin:/usr/sbin:/sbin"
+
+
+def test_the_tests_processes_run_with_the_system_tools() -> None:
+    path = os.environ["PATH"].split(os.pathsep)
+
+    assert [tool for tool in SYSTEM_TOOLS if tool in path] == list(SYSTEM_TOOLS)

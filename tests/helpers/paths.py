@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,3 +21,17 @@ def _shared_dir() -> Path:
 
 
 SHARED = _shared_dir()
+
+
+# Where Debian keeps the administration tools the tests' servers are started with: `runuser` (the
+# PostgreSQL cluster as root) and `saslpasswd2` (../shared's Cyrus script). A user's shell, `su`
+# without `-` and `sudo` without its secure_path leave them off PATH, and the suite should not
+# depend on which shell started it.
+SYSTEM_TOOLS = ("/usr/local/sbin", "/usr/sbin", "/sbin")
+
+
+def with_system_tools(path: str) -> str:
+    """`path` (a PATH value) with every directory of `SYSTEM_TOOLS` it lacks added after its own,
+    so a tool the user's PATH already finds stays the one found."""
+    have = path.split(os.pathsep) if path else []
+    return os.pathsep.join(have + [tool for tool in SYSTEM_TOOLS if tool not in have])

@@ -55,7 +55,9 @@ def running_postgres() -> Iterator[str]:
     initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
     if initdb is None or pg_ctl is None:
         _unavailable("PostgreSQL server binaries not installed (tests/install-system-deps.sh)")
-    if os.geteuid() == 0 and (shutil.which("runuser") is None or not _has_user("postgres")):
+    if os.geteuid() == 0 and shutil.which("runuser") is None:
+        _unavailable("running as root and runuser(1) is not on PATH to run the server as postgres")
+    if os.geteuid() == 0 and not _has_user("postgres"):
         _unavailable("running as root without a postgres user to run the server as")
     # Not pytest's tmp_path: its parents are private to root, and the server runs as postgres.
     base = Path(tempfile.mkdtemp(prefix="confcal-pg-"))
