@@ -15,10 +15,12 @@ from zoneinfo import ZoneInfo
 KEEP_AFTER_END = timedelta(days=90)
 
 
-def conference_over(end_date: date, zone: str) -> datetime:
-    """The instant the conference's last day ends: midnight after it, in its own zone."""
-    midnight = datetime.combine(end_date + timedelta(days=1), time(0), ZoneInfo(zone))
-    return midnight.astimezone(UTC)
+def conference_over(end_date: date, zone: str, day_change: time = time()) -> datetime:
+    """The instant the conference's last day ends: its day change (feeds.model.Conference) on
+    the calendar day after it, in its own zone; midnight for most, but 06:00 where the last
+    night's sessions belong to the last day."""
+    over = datetime.combine(end_date + timedelta(days=1), day_change, ZoneInfo(zone))
+    return over.astimezone(UTC)
 
 
 def expires_at(last_touch: datetime, over: datetime, keep: timedelta = KEEP_AFTER_END) -> datetime:

@@ -25,7 +25,7 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 from sqlalchemy import (
     Connection,
@@ -199,10 +199,11 @@ class PickStore:
         """Delete the sets that expired by `now` (server.store.expiry); how many went. Sets of a
         conference the store does not hold are kept: nothing says when it ended."""
         with self._writing() as conn:
-            ended = conn.execute(select(conferences.c.slug, conferences.c.end_date, conferences.c.timezone)).all()
+            columns = (conferences.c.slug, conferences.c.end_date, conferences.c.timezone, conferences.c.day_change)
+            ended = conn.execute(select(*columns)).all()
             gone = 0
-            for slug, end_date, zone in ended:
-                cutoff = purge_cutoff(conference_over(end_date, zone), now, keep)
+            for slug, end_date, zone, day_change in ended:
+                cutoff = purge_cutoff(conference_over(end_date, zone, time.fromisoformat(day_change)), now, keep)
                 if cutoff is None:
                     continue
                 before = to_db_time(cutoff)

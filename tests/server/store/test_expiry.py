@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -13,6 +13,11 @@ from server.store.expiry import KEEP_AFTER_END, conference_over, expires_at, pur
 def test_a_conference_is_over_at_midnight_after_its_last_day_in_its_own_zone() -> None:
     assert conference_over(date(2026, 4, 7), "Europe/Paris") == datetime(2026, 4, 7, 22, tzinfo=UTC)
     assert conference_over(date(2026, 6, 10), "America/Chicago") == datetime(2026, 6, 11, 5, tzinfo=UTC)
+
+
+def test_a_conference_whose_days_change_at_six_is_over_at_six_after_its_last_day() -> None:
+    # 38C3's last conference day, 30 December, runs until 06:00 on the 31st (CET, +01:00).
+    assert conference_over(date(2024, 12, 30), "Europe/Berlin", time(6)) == datetime(2024, 12, 31, 5, tzinfo=UTC)
 
 
 def test_a_set_untouched_since_before_the_end_expires_keep_after_the_end() -> None:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlalchemy import create_engine, select
 
+from feeds.model import Conference, Schedule, Session
 from server.errors import StoreBusy
 from server.store import Store, tables
 from server.store.expiry import KEEP_AFTER_END
@@ -114,6 +116,25 @@ def test_purge_keeps_sets_read_or_changed_recently_and_drops_the_rest(demo_store
     assert after_first == {subscribed, edited, elsewhere}
     assert picks.get(elsewhere) is not None
     assert picks.get(subscribed) is None and picks.get(edited) is None
+
+
+def test_a_night_conferences_sets_are_kept_until_its_last_night_is_over(tmp_path: Path) -> None:
+    # Its days change at 06:00 (Berlin, +01:00): the talk at 01:00 on the 31st is the 30th's,
+    # and the conference is over at 05:00 UTC on the 31st, not at midnight before that talk.
+    berlin = ZoneInfo("Europe/Berlin")
+    night = Conference("Night Congress", "Europe/Berlin", date(2024, 12, 30), date(2024, 12, 30), day_change=time(6))
+    late = datetime(2024, 12, 31, 1, tzinfo=berlin)
+    store = Store.open(str(tmp_path / "store.sqlite"))
+    store.ingest(Schedule(night, (Session("late", "Late talk", late, late + timedelta(hours=1)),)))
+    picks = PickStore(store.engine, clock=Clock(datetime(2024, 12, 1, tzinfo=UTC)))
+    token = picks.create(night.slug, ["late"]).token
+
+    at_midnight = picks.purge(datetime(2024, 12, 30, 23, tzinfo=UTC) + KEEP_AFTER_END)
+    at_six = picks.purge(datetime(2024, 12, 31, 5, tzinfo=UTC) + KEEP_AFTER_END)
+
+    assert (at_midnight, at_six) == (0, 1)
+    assert picks.get(token) is None
+    store.close()
 
 
 def test_touch_writes_the_day_once_and_ignores_unknown_tokens(demo_store: Store) -> None:
