@@ -15,7 +15,7 @@ from datetime import date, datetime, time, timedelta
 from html.parser import HTMLParser
 
 from feeds.errors import SourceError, TimeZoneError
-from feeds.sources.records import SourceWarning
+from feeds.sources.records import SourceBatch, SourceWarning
 from feeds.zones import load_zone
 
 # HH:MM ("00:30", "25:00") or D:HH:MM ("1:02:00", a day and two hours): frab writes a duration of
@@ -199,3 +199,24 @@ def link_kind(title: str, url: str) -> str:
         if pattern.search(text):
             return kind
     return "link"
+
+
+def joined_batches(format_name: str, batches: Sequence[SourceBatch]) -> SourceBatch:
+    """The batches of several documents of one schedule (one per day or per room, as some
+    conferences publish) as one: their sessions, warnings and defects in order, the first's name
+    and link, the zone they state and the first day change stated. Documents stating different
+    zones are refused: their sessions' wall times could not all be right."""
+    zones = {b.zone for b in batches if b.zone}
+    if len(zones) > 1:
+        raise SourceError(f"the documents state different time zones: {', '.join(sorted(zones))}")
+    first = batches[0]
+    return SourceBatch(
+        format=format_name,
+        sessions=tuple(s for b in batches for s in b.sessions),
+        conference=first.conference,
+        zone=next(iter(zones), None),
+        url=first.url,
+        warnings=tuple(w for b in batches for w in b.warnings),
+        defects=tuple(d for b in batches for d in b.defects),
+        day_change=next((b.day_change for b in batches if b.day_change is not None), None),
+    )

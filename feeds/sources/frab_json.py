@@ -27,6 +27,7 @@ from feeds.sources.frab_common import (
     event_start,
     is_name,
     join_text,
+    joined_batches,
     link_kind,
     parse_day,
     parse_duration,
@@ -79,21 +80,7 @@ class FrabJsonReader:
         )
 
     def read(self, documents: Sequence[Document], tz: str | None) -> SourceBatch:
-        batches = [self._read_one(doc) for doc in documents]
-        zones = {b.zone for b in batches if b.zone}
-        if len(zones) > 1:
-            raise SourceError(f"the documents state different time zones: {', '.join(sorted(zones))}")
-        first = batches[0]
-        return SourceBatch(
-            format=self.name,
-            sessions=tuple(s for b in batches for s in b.sessions),
-            conference=first.conference,
-            zone=next(iter(zones), None),
-            url=first.url,
-            warnings=tuple(w for b in batches for w in b.warnings),
-            defects=tuple(d for b in batches for d in b.defects),
-            day_change=next((b.day_change for b in batches if b.day_change is not None), None),
-        )
+        return joined_batches(self.name, [self._read_one(doc) for doc in documents])
 
     def _read_one(self, doc: Document) -> SourceBatch:
         data = load_json(doc.text, doc.name)
