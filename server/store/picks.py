@@ -25,7 +25,7 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import (
     Connection,
@@ -44,7 +44,7 @@ from sqlalchemy.pool import StaticPool
 from server.errors import StoreBusy
 from server.store import schema
 from server.store.expiry import KEEP_AFTER_END, conference_over, purge_cutoff
-from server.store.rows import from_db_time, to_db_time
+from server.store.rows import conference_from_row, from_db_time, to_db_time
 from server.store.tables import conferences, pick_change_counter, pick_changes, picks
 
 TOKEN_BYTES = 18  # 144 bits, above the 128 a bearer secret needs against guessing
@@ -199,16 +199,16 @@ class PickStore:
         """Delete the sets that expired by `now` (server.store.expiry); how many went. Sets of a
         conference the store does not hold are kept: nothing says when it ended."""
         with self._writing() as conn:
-            columns = (conferences.c.slug, conferences.c.end_date, conferences.c.timezone, conferences.c.day_change)
-            ended = conn.execute(select(*columns)).all()
+            ended = [conference_from_row(row) for row in conn.execute(select(conferences)).mappings()]
             gone = 0
-            for slug, end_date, zone, day_change in ended:
-                cutoff = purge_cutoff(conference_over(end_date, zone, time.fromisoformat(day_change)), now, keep)
+            for conference in ended:
+                over = conference_over(conference.end_date, conference.timezone, conference.day_change)
+                cutoff = purge_cutoff(over, now, keep)
                 if cutoff is None:
                     continue
                 before = to_db_time(cutoff)
                 stale = and_(
-                    picks.c.conference == slug,
+                    picks.c.conference == conference.slug,
                     picks.c.updated <= before,
                     or_(picks.c.last_access.is_(None), picks.c.last_access <= before),
                 )
