@@ -17,6 +17,8 @@ default folder is created 0700. A file or folder that exists already keeps the m
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -96,9 +98,23 @@ def _create_private(database: str) -> Callable[..., None]:
 
 
 def _use_wal(dbapi_connection: Any, _record: object) -> None:
-    # The journal mode is stored in the database file; setting it again is a cheap no-op.
+    # The journal mode is stored in the database file; setting it again is a cheap no-op. Turning
+    # a new file to WAL needs it alone, and SQLite refuses at once (SQLITE_BUSY, its busy timeout
+    # not applied) while another process writes it: the first connections of processes started
+    # together on a new store. So this waits as every other writer does, up to BUSY_TIMEOUT_S.
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
     cursor = dbapi_connection.cursor()
     try:
-        cursor.execute("PRAGMA journal_mode=WAL")
+        while True:
+            try:
+                cursor.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                    raise
+                time.sleep(_WAL_RETRY_S)
     finally:
         cursor.close()
+
+
+_WAL_RETRY_S = 0.01

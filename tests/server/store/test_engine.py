@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
 from server.errors import StoreError
 from server.store import Store
-from server.store.engine import resolve_url
+from server.store.engine import make_engine, resolve_url
 
 
 def test_plain_path_is_a_sqlite_file(tmp_path: Path) -> None:
@@ -64,3 +66,20 @@ def test_password_is_not_shown_in_errors() -> None:
         Store.open("nosuchdb://user:secret@localhost/db")
 
     assert "secret" not in str(caught.value)
+
+
+def test_a_new_store_another_process_is_writing_is_waited_for_then_turned_to_wal(tmp_path: Path) -> None:
+    # Another process's first write to a new file, still in SQLite's rollback journal mode.
+    path = tmp_path / "new.sqlite"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("CREATE TABLE first (x)")
+    writer.execute("BEGIN IMMEDIATE")
+    done = threading.Timer(0.2, writer.execute, ["COMMIT"])
+    done.start()
+
+    with make_engine(f"sqlite:///{path}").connect() as conn:
+        mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+    done.join()
+    writer.close()
+
+    assert mode == "wal"
