@@ -24,7 +24,8 @@ from feeds import urls
 from server.links import Site
 from server.pages.changes import ChangeLog, entries
 from server.pages.changes_entries import Entry, atom_body, entry_of, page_body, recent_body
-from server.site.build_output import Output, code_key, digest
+from server.site.build_keys import code_key, digest
+from server.site.build_output import Output
 from server.snapshot.published import Published
 from server.store.changelog_since import Before, Stamps
 from server.store.changes import VersionChanges

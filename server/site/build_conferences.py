@@ -26,8 +26,10 @@ from feeds.catalogue import FeedKind, visible_until
 from server.links import ConferenceLinks, Site, calendar_base, conference_site
 from server.pages.index_pages import KINDS as FACET_KINDS
 from server.pages.index_pages import facet_page
+from server.site.build_bodies import Twin
 from server.site.build_changes import KeptChangeLog, changes_files
-from server.site.build_output import Output, Twin, code_key, digest
+from server.site.build_keys import code_key, digest
+from server.site.build_output import Output
 from server.site.build_record import Stamped
 from server.site.build_schedule import Rows, read_schedule
 from server.site.build_workers import Workers

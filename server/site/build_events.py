@@ -31,10 +31,12 @@ from pathlib import Path
 
 from feeds.ical import timezone
 from feeds.model import Conference, Session
-from server.site.build_output import Output, Span, body_digest, digest
+from server.site.build_bodies import Span
+from server.site.build_keys import body_digest, digest
+from server.site.build_output import Output
 from server.snapshot.published import Published
 
-_DIGEST = 32  # hex characters of a session's digest (build_output.digest)
+_DIGEST = 32  # hex characters of a session's digest (build_keys.digest)
 _LENGTH = 10  # decimal digits of an event's length
 _RUN = 1 << 22  # bytes of kept events read at once, at most about
 # The base is merged with the events since once these and the base's events of no session are

@@ -29,7 +29,9 @@ from feeds.exports.chunks import ChunkedExporter, DayChunk, Texts
 from feeds.exports.frab_layout import FrabDay, FrabEvent, id_hashes, layout
 from feeds.model import Session
 from server.links import Site
-from server.site.build_output import Joined, Output, Segment, Span, digest, listing
+from server.site.build_bodies import Joined, Segment, Span
+from server.site.build_keys import digest, listing
+from server.site.build_output import Output
 from server.site.build_texts import keep_map, kept_map, kept_texts
 from server.snapshot.api import sessions_pieces
 from server.snapshot.exports import EXPORT_ROUTES

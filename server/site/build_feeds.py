@@ -23,7 +23,9 @@ from collections.abc import Container, Iterable, Sequence
 
 from feeds.model import Session
 from feeds.query import feed_title
-from server.site.build_output import Joined, Output, Span, digest, listing, segment
+from server.site.build_bodies import Joined, Span, segment
+from server.site.build_keys import digest, listing
+from server.site.build_output import Output
 from server.snapshot.large_feeds import Taken, join_chunks
 from server.snapshot.published import Feed, Published
 

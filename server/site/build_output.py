@@ -47,24 +47,36 @@ what the links hold.
 
 from __future__ import annotations
 
-import errno
-import filecmp
-import hashlib
 import os
 import zlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from functools import lru_cache, partial
-from importlib.metadata import version
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 from feeds import urls
+from server.site.build_bodies import Body, Joined, Segment, Span, Twin, segment
+from server.site.build_files import (
+    GATHERED,
+    copy_in,
+    create_new,
+    file_stamp,
+    hard_link,
+    holds_files,
+    open_new,
+    read_if_there,
+    remove_empty,
+    same_bytes,
+    same_file,
+    temporary_path,
+    write_all,
+    write_digested,
+    write_named,
+    write_segments,
+)
+from server.site.build_keys import body_digest, joined_digest
 from server.site.build_record import PARTS, Book, Changes, Made, Stamped, record_path, remove_old_record
 
-# Whose bytes a build's output depends on: confcal's rendering code and its data files.
-_CODE = ("feeds", "server/links.py", "server/snapshot", "server/pages", "server/site")
-_LIBRARIES = ("icalendar", "jinja2", "zxing-cpp")
 _SAMPLE = 64
 _DIRS = 1024  # directories known to exist, remembered at most
 # Whole files and links made before any is written (`Output._wait`), at most: rendering many
@@ -72,135 +84,22 @@ _DIRS = 1024  # directories known to exist, remembered at most
 # calls push the renderer's code and data out of the processor's caches.
 _WAITING_FILES = 64
 _WAITING_BYTES = 4 << 20
-# Bytes of pieces joined into one write(2), about: a file of pieces is written a run at a time,
-# not a system call a piece (nor one of the file system's block size, what `open` buffers).
-_GATHERED = 1 << 20
 T = TypeVar("T")
-# Linux's copy_file_range(2); elsewhere, bytes are copied through the process.
-_COPY: Callable[[int, int, int, int], int] | None = getattr(os, "copy_file_range", None)
 
-
-@dataclass(frozen=True)
-class Span:
-    """Bytes `start` to `end` of a file a build wrote before (the last build's file of the same
-    path, `Output.source`, or a kept part, `Output.piece`, `Output.kept_unread`), whose SHA-256 is
-    `sha` (empty where no file's digest is made from it: a part copied into a part, a file whose
-    maker gives its digest, `Joined.sha`): copied into the file being written by the kernel,
-    never read here."""
-
-    path: str
-    start: int
-    end: int
-    sha: str
-
-    def __len__(self) -> int:
-        return self.end - self.start
-
-
-@dataclass(frozen=True)
-class Segment:
-    """Bytes made by this build, in pieces, with their SHA-256 (`segment`; empty where the file's
-    digest is not made from its segments': `Joined.sha`)."""
-
-    pieces: Sequence[bytes | memoryview]
-    sha: str
-
-
-def segment(pieces: Sequence[bytes | memoryview]) -> Segment:
-    sha = hashlib.sha256()
-    for piece in pieces:
-        sha.update(piece)
-    return Segment(pieces, sha.hexdigest())
-
-
-@dataclass(frozen=True)
-class Joined:
-    """A file's bytes as segments, each with its SHA-256: those of the last build's file or of
-    kept parts (`Span`s), and those made now. A document listing every session is tens of
-    megabytes at 50,000 sessions, of which one change touches a segment or two: the file's
-    digest is the SHA-256 of its segments' digests, so unchanged bytes are neither read nor
-    digested again, and their copy is the kernel's (copy_file_range). The segments may come
-    one at a time (an iterator), so the file is never held whole."""
-
-    segments: Iterable[Span | Segment]
-    # The file's digest when its maker has it from finer parts than the segments (`joined_digest`
-    # of a document's rows, each row's kept): the same bytes then have the same digest however
-    # they are cut into segments, so a file made again with the same bytes is not written.
-    sha: str | None = None
-
-    @classmethod
-    def of(cls, pieces: Iterable[bytes | Span | Segment]) -> Joined:
-        """The file of `pieces`, each made piece's bytes a segment of their own, one at a time."""
-        return cls(segment([piece]) if isinstance(piece, bytes) else piece for piece in pieces)
-
-
-@dataclass(frozen=True)
-class Twin:
-    """A file with the bytes of `source`, a file this build put before it (a document's `.json`
-    twin): a hard link to it, so its bytes are neither made nor written twice."""
-
-    source: str
-
-
-def joined_digest(shas: Iterable[str]) -> str:
-    return hashlib.sha256("".join(shas).encode("ascii")).hexdigest()[:32]
-
-
-# A file's bytes as its maker gives them: whole, the pieces they are joined from in order, their
-# segments, or another file's.
-Body = bytes | Joined | Twin | Iterable[bytes | memoryview]
 
 # What the record needs of a file made (in this process or a worker): (its key, the digest of
 # its bytes), the parts it was joined from, whether its bytes were written.
 Entry = tuple[Made, list[str] | None, bool]
 
 
-def digest(*parts: object) -> str:
-    """A short content key of `parts` (their reprs: frozen dataclasses, strings, numbers)."""
-    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
-
-
-def listing(head: tuple[object, ...], members: list[str]) -> str:
-    """The key of a file listing sessions: `digest` of `head` (what it is made from besides
-    them) and the sessions' keys, which are all `digest`s of one length, so joined they name
-    the list as their repr would, at a fraction of the cost (thousands of feeds list every
-    session several times over)."""
-    key = hashlib.blake2b(repr(head).encode(), digest_size=16)
-    key.update("".join(members).encode())
-    return key.hexdigest()
-
-
 def _part_check(crc: int, length: int) -> str:
     """What the record keeps of a part to know it intact: its CRC-32 and length (then, for a part
-    `Output.piece` gave, `:` its SHA-256 `:` its size and modification time, `_stamp`; a part
+    `Output.piece` gave, `:` its SHA-256 `:` its size and modification time, `file_stamp`; a part
     `Output.renew_unread` wrote has only the last, after `::`). A part is this build's own
     file, named by a digest of its inputs, so the check is against damage (a torn or cut
     write), not a forger; CRC-32 runs at twice SHA-256's speed, and a rebuild of a large
     conference reads hundreds of megabytes of parts."""
     return f"{crc:08x}{length:x}"
-
-
-def body_digest(body: bytes) -> str:
-    """A digest of a file's bytes: SHA-256, which CPUs compute in hardware (SHA-NI, ARMv8's SHA2
-    extension) at twice blake2b's speed here (1.7 against 0.9 GB/s); a 10,000-session build hashes
-    270 MB of files and parts."""
-    return hashlib.sha256(body).hexdigest()[:32]
-
-
-@lru_cache(maxsize=1)
-def code_key() -> str:
-    """A digest of every file of the rendering code (`_CODE`) and of the library versions."""
-    root = Path(__file__).resolve().parents[2]
-    sha = hashlib.blake2b(digest_size=16)
-    for package in _CODE:
-        top = root / package
-        for path in [top] if top.is_file() else sorted(top.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                sha.update(path.relative_to(root).as_posix().encode() + b"\0")
-                sha.update(path.read_bytes())
-    for library in _LIBRARIES:
-        sha.update(f"{library}={version(library)}\0".encode())
-    return sha.hexdigest()
 
 
 class Output:
@@ -243,7 +142,7 @@ class Output:
         # Without a record, a file already there may hold the bytes this build makes (a build that
         # kept no record): compare before writing. With one, or into an empty directory, a file the
         # record does not name is new: a failed open per file was 4% of a first build.
-        self._compare = self._whole and _holds_files(self._root)
+        self._compare = self._whole and holds_files(self._root)
         # Into an empty directory nothing is published yet: files are created in place (`put`).
         self._fresh = self._whole and not self._compare
         self._made: dict[str, Made] = {}
@@ -326,7 +225,7 @@ class Output:
         if whole is None or (last is not None and last[1] == made):
             return made
         target = f"{self._root}/{relative}"
-        if last is None and self._compare and _same_bytes(target, whole):
+        if last is None and self._compare and same_bytes(target, whole):
             return made  # made by a build that kept no record
         self._wait(relative, whole)
         self._changed.append(relative)
@@ -347,12 +246,12 @@ class Output:
             self._parent(relative)
             target = f"{self._root}/{relative}"
             if isinstance(body, str):
-                _hard_link(f"{self._root}/{body}", target)
-            elif not (self._fresh and _create(target, body)):
+                hard_link(f"{self._root}/{body}", target)
+            elif not (self._fresh and create_new(target, body)):
                 # Beside and renamed over, so a host never serves half a file.
-                temporary = _temporary(target)
+                temporary = temporary_path(target)
                 with open(temporary, "wb", buffering=0) as out:
-                    _write_all(out.fileno(), body)
+                    write_all(out.fileno(), body)
                 os.replace(temporary, target)
 
     def _twin(self, relative: str, key: str | None, last: Made | None, source: str) -> str:
@@ -362,11 +261,11 @@ class Output:
         self._made[relative] = (key, made)
         target, origin = f"{self._root}/{relative}", f"{self._root}/{source}"
         self.flush()  # `source` may be waiting: compared and linked as written
-        same = last[1] == made if last is not None else self._compare and _same_file(target, origin)
+        same = last[1] == made if last is not None else self._compare and same_file(target, origin)
         if same:
             return made  # the same bytes as the file there: it stays as it is
         self._parent(relative)
-        if _hard_link(origin, target):
+        if hard_link(origin, target):
             self._changed.append(relative)
         return made
 
@@ -374,7 +273,7 @@ class Output:
         """Write `pieces` as `relative` as `put` writes bytes, without ever joining them (the
         documents listing every session are tens of megabytes each at 50,000 sessions),
         digested as written (`_write_beside`). Returns the digest."""
-        return self._write_beside(relative, last, partial(_write_digested, pieces), buffered=True)[0]
+        return self._write_beside(relative, last, partial(write_digested, pieces), buffered=True)[0]
 
     def _write_joined(self, relative: str, last: Made | None, joined: Joined) -> str:
         """Write `joined` as `relative` as `_write_pieces` writes pieces, each `Span` copied from
@@ -386,13 +285,13 @@ class Output:
             known = joined_digest(s.sha for s in segments)
         if known is not None and last is not None and last[1].partition(":")[0] == known:
             return last[1]  # the same bytes as the file there: it stays as it is
-        write: Callable[[BinaryIO], str] = partial(_write_segments, segments)
+        write: Callable[[BinaryIO], str] = partial(write_segments, segments)
         if joined.sha is not None:
-            write = partial(_write_named, segments, joined.sha)
+            write = partial(write_named, segments, joined.sha)
         made, wrote = self._write_beside(relative, last, write, buffered=False)
         if not wrote:
             return made if last is None else last[1]
-        return f"{made}:{_stamp(f'{self._root}/{relative}')}"
+        return f"{made}:{file_stamp(f'{self._root}/{relative}')}"
 
     def _write_beside(
         self, relative: str, last: Made | None, write: Callable[[BinaryIO], str], *, buffered: bool
@@ -403,10 +302,10 @@ class Output:
         mtime); into an empty directory, in place. The digest, and whether the file was written."""
         target = f"{self._root}/{relative}"
         self._parent(relative)
-        out = _open_new(target, buffered) if self._fresh else None
-        written = target if out is not None else _temporary(target)
+        out = open_new(target, buffered) if self._fresh else None
+        written = target if out is not None else temporary_path(target)
         if out is None:
-            out = open(written, "wb", buffering=_GATHERED if buffered else 0)  # noqa: SIM115 - closed below, removed on failure
+            out = open(written, "wb", buffering=GATHERED if buffered else 0)  # noqa: SIM115 - closed below, removed on failure
         try:
             with out:
                 made = write(out)
@@ -415,7 +314,7 @@ class Output:
             raise
         if written != target:
             same = (
-                last[1].partition(":")[0] == made if last is not None else self._compare and _same_file(target, written)
+                last[1].partition(":")[0] == made if last is not None else self._compare and same_file(target, written)
             )
             if same:
                 os.unlink(written)  # the same bytes as the file there: it stays as it is
@@ -432,7 +331,7 @@ class Output:
         last = self._entry(relative)
         stamp = None if last is None else last[1].partition(":")[2]
         path = f"{self._root}/{relative}"
-        return path if stamp and stamp == _stamp(path) else None
+        return path if stamp and stamp == file_stamp(path) else None
 
     def keep(self, relative: str, root: str | None = None) -> bool:
         """Take `relative` as the last build made it, without making, keying or reading it (the
@@ -567,9 +466,9 @@ class Output:
         target, origin = f"{self._root}/{relative}", f"{self._root}/{source}"
         self.flush()  # `source` may be waiting
         self._parent(relative)
-        if last is None and self._compare and _same_file(target, origin):
+        if last is None and self._compare and same_file(target, origin):
             return False  # made by a build that kept no record
-        if not _hard_link(origin, target):
+        if not hard_link(origin, target):
             return False
         if last is None or last[1] != made[1]:
             self._changed.append(relative)
@@ -582,7 +481,7 @@ class Output:
         if self._using is not None:
             self._using.append(key)
         if key in self._parts:
-            return _read(self.parts / key) or make()
+            return read_if_there(self.parts / key) or make()
         body = self.kept(key)
         if body is None:
             body = make()
@@ -597,13 +496,13 @@ class Output:
         known = self._parts.get(key) or self._last_parts.get(key)
         check, sha, stamp = _recorded(known or "")
         path = f"{self.parts}/{key}"
-        if sha and stamp and stamp == _stamp(path):
+        if sha and stamp and stamp == file_stamp(path):
             if self._using is not None:
                 self._using.append(key)
             self._parts[key] = f"{check}:{sha}:{stamp}"
             return Span(path, 0, int(stamp.partition(":")[0]), sha)
         made = segment([self.part(key, make)])
-        self._parts[key] = f"{self._parts[key].partition(':')[0]}:{made.sha}:{_stamp(path)}"
+        self._parts[key] = f"{self._parts[key].partition(':')[0]}:{made.sha}:{file_stamp(path)}"
         return made
 
     def kept(self, key: str) -> bytes | None:
@@ -611,7 +510,7 @@ class Output:
         known = self._last_parts.get(key)
         if known is None:
             return None
-        body = _read(self.parts / key)
+        body = read_if_there(self.parts / key)
         if body is None or _part_check(zlib.crc32(body), len(body)) != known.partition(":")[0]:
             return None
         self._parts[key] = known
@@ -626,7 +525,7 @@ class Output:
             return None
         stamp = _recorded(known)[2]
         path = f"{self.parts}/{key}"
-        if not stamp or stamp != _stamp(path):
+        if not stamp or stamp != file_stamp(path):
             return None
         self._parts[key] = known
         return path
@@ -647,8 +546,8 @@ class Output:
         from `Span`s of files a build wrote (copied by the kernel, never read here): it is known
         by its size and modification time, as a file copied from is, not by a CRC-32 of bytes
         never read (so `kept` never takes it)."""
-        self._write_part(key, partial(_copy_in, pieces))
-        self._parts[key] = f"::{_stamp(f'{self.parts}/{key}') or ''}"
+        self._write_part(key, partial(copy_in, pieces))
+        self._parts[key] = f"::{file_stamp(f'{self.parts}/{key}') or ''}"
 
     def _write_part(self, key: str, write: Callable[[BinaryIO], T]) -> T:
         """The part `key` written by `write` (unbuffered) beside it and renamed into place, the
@@ -753,7 +652,7 @@ class Output:
             except FileNotFoundError:
                 continue
             emptied.add(os.path.dirname(path))
-        _remove_empty(self._root, emptied)
+        remove_empty(self._root, emptied)
         changed.sort()  # in the table's order: SQLite inserts rows so at twice the speed
         # Kept: the parts any recorded file is joined from, and those this build used or held.
         joined = {} if self._whole else self._book.joined()
@@ -869,19 +768,6 @@ def _owned_files(root: Path, directory: str, recursive: bool) -> Iterator[str]:
                 yield from _owned_files(root, name, recursive)
 
 
-def _remove_empty(root: str, directories: Iterable[str]) -> None:
-    """Remove each of `directories` (relative to `root`) and its parents below `root` that are
-    empty: a fresh build would not make them (a host would answer a session's removed page with
-    a listing or a refusal instead of not found)."""
-    for directory in sorted(set(directories), key=len, reverse=True):
-        while directory:
-            try:
-                os.rmdir(f"{root}/{directory}")
-            except OSError:  # not empty (or gone already): nor are its parents
-                break
-            directory = os.path.dirname(directory)
-
-
 _ROOT = ("", "")  # the files outside every conference's base (the default's copy)
 _CONFERENCES = urls.conference_base("")  # every conference's base is below it
 # Files written at the root for every build, whatever conference is the default.
@@ -913,201 +799,9 @@ def _within(relative: str, ranges: Iterable[tuple[str, str]]) -> bool:
     return any(low <= relative < high for low, high in ranges)
 
 
-def _holds_files(root: str) -> bool:
-    """Whether the directory `root` is there and not empty."""
-    try:
-        with os.scandir(root) as entries:
-            return any(True for _ in entries)
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-
-
-def _temporary(target: str) -> str:
-    """Where `target`'s new bytes are written before they are renamed over it: beside it, hidden."""
-    directory, name = os.path.split(target)
-    return f"{directory}/.{name}.tmp"
-
-
-# A new file's flags: made by this call or not at all, its bytes as given (no newline
-# translation on Windows). Python makes the descriptor non-inheritable itself (PEP 446).
-_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-
-
-def _create(target: str, body: bytes) -> bool:
-    """Write `body` as the new file `target`; False when a file is there already (made since the
-    build began: it is replaced whole instead). Through its descriptor alone: a file object
-    costs an fstat(2) and an object for each of a build's hundreds of thousands of files."""
-    try:
-        out = os.open(target, _NEW, 0o666)  # the mode open() gives, less the umask
-    except FileExistsError:
-        return False
-    try:
-        _write_all(out, body)
-    finally:
-        os.close(out)
-    return True
-
-
-def _write_all(out: int, body: bytes | memoryview) -> None:
-    """Every byte of `body` to the descriptor `out` (a write(2) may take fewer than given)."""
-    view = memoryview(body)
-    while view:
-        view = view[os.write(out, view) :]
-
-
-def _open_new(target: str, buffered: bool = True) -> BinaryIO | None:
-    """`target` created for writing, or None when a file is there already (`_create`)."""
-    try:
-        return open(target, "xb", buffering=_GATHERED if buffered else 0)  # noqa: SIM115 - the caller closes it
-    except FileExistsError:
-        return None
-
-
-def _hard_link(origin: str, target: str) -> bool:
-    """`target` as a hard link to `origin`, in place of any file there; whether it was not one
-    already."""
-    try:
-        os.link(origin, target)  # a new file: nothing to replace
-    except FileExistsError:
-        if os.path.samefile(origin, target):
-            # Already that file (a build whose record was lost): renaming a link over another
-            # of the same file does nothing (rename(2)), so the temporary link would stay.
-            return False
-        temporary = _temporary(target)
-        try:
-            os.link(origin, temporary)
-        except FileExistsError:
-            os.unlink(temporary)
-            os.link(origin, temporary)
-        os.replace(temporary, target)
-    return True
-
-
 def _recorded(known: str) -> tuple[str, str, str]:
     """A part's record as (its CRC-32 and length, its SHA-256, its size and modification time),
     each empty when not recorded (`_part_check`)."""
     check, _, kept = known.partition(":")
     sha, _, stamp = kept.partition(":")
     return check, sha, stamp
-
-
-def _stamp(path: str) -> str | None:
-    """A file's size and modification time in nanoseconds, as recorded with a file or part
-    that is copied from unread; None when there is no file."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return f"{stat.st_size}:{stat.st_mtime_ns}"
-
-
-def _write_digested(pieces: Iterable[bytes | memoryview], out: BinaryIO) -> str:
-    """Each piece into `out` in turn; the SHA-256 of them all."""
-    sha = hashlib.sha256()
-    for piece in pieces:
-        sha.update(piece)
-        out.write(piece)
-    return sha.hexdigest()[:32]
-
-
-def _write_segments(segments: Iterable[Span | Segment], out: BinaryIO) -> str:
-    """Each segment's bytes into `out` (unbuffered) in turn (`_copy_in`); returns the file's
-    digest (`Joined`)."""
-    shas: list[str] = []
-
-    def each() -> Iterator[bytes | memoryview | Span]:
-        for found in segments:
-            shas.append(found.sha)
-            if isinstance(found, Span):
-                yield found
-            else:
-                # One write a segment: a chunk of a feed is hundreds of events.
-                yield found.pieces[0] if len(found.pieces) == 1 else b"".join(found.pieces)
-
-    _copy_in(each(), out)
-    return joined_digest(shas)
-
-
-def _write_named(segments: Iterable[Span | Segment], sha: str, out: BinaryIO) -> str:
-    """`_write_segments`, for a file whose digest its maker gave (`Joined.sha`): returns that."""
-    _write_segments(segments, out)
-    return sha
-
-
-def _copy_in(pieces: Iterable[bytes | memoryview | Span], out: BinaryIO) -> None:
-    """Each piece into `out` (unbuffered: written through its descriptor, `_write_all`) in turn, a
-    `Span`'s bytes by copy_file_range(2) from its file, in the kernel (or as shared extents where
-    the file system clones them). Pieces made here are written a run at a time (`_GATHERED`): a
-    part of events is one piece an event."""
-    sources: dict[str, int] = {}
-    gathered: list[bytes | memoryview] = []
-    size = 0
-    descriptor = out.fileno()
-    try:
-        for piece in pieces:
-            if not isinstance(piece, Span):
-                gathered.append(piece)
-                size += len(piece)
-                if size < _GATHERED:
-                    continue
-            if gathered:  # before a span, or a full run
-                _write_all(descriptor, b"".join(gathered))
-                gathered, size = [], 0
-            if isinstance(piece, Span):
-                source = sources.get(piece.path)
-                if source is None:
-                    source = sources[piece.path] = os.open(piece.path, os.O_RDONLY)
-                _copy_range(source, descriptor, piece.start, piece.end)
-        if gathered:
-            _write_all(descriptor, b"".join(gathered))
-    finally:
-        for source in sources.values():
-            os.close(source)
-
-
-def _copy_range(source: int, out: int, start: int, end: int) -> None:
-    at = start
-    while at < end:
-        copied = _copied(source, out, end - at, at)
-        if copied == 0:
-            raise OSError(errno.EIO, f"{end - at} bytes missing: a file the build copies from was cut")
-        at += copied
-
-
-def _copied(source: int, out: int, count: int, at: int) -> int:
-    """Copy up to `count` bytes of `source` from `at` to `out`'s end; how many were copied. Where
-    the kernel cannot copy between these files (no copy_file_range, or other file systems),
-    through this process."""
-    if _COPY is not None:
-        try:
-            return _COPY(source, out, count, at)
-        except OSError as error:
-            if error.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
-                raise
-    block = os.pread(source, min(count, 1 << 20), at)
-    _write_all(out, block)
-    return len(block)
-
-
-def _same_file(target: str, written: str) -> bool:
-    """Whether the file `target` is `written` (a hard link to it) or holds its bytes (read a
-    block at a time)."""
-    try:
-        return os.path.samefile(target, written) or filecmp.cmp(target, written, shallow=False)
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return False
-
-
-def _same_bytes(target: str, body: bytes) -> bool:
-    try:
-        with open(target, "rb") as existing:
-            return existing.read() == body
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return False
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None

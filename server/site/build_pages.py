@@ -58,18 +58,9 @@ from server.pages.page import (
 from server.pages.page_parts import CardText, CardTexts, day_sessions
 from server.pages.search import day_rows, index_body
 from server.pages.view import View
-from server.site.build_output import (
-    Body,
-    Joined,
-    Output,
-    Segment,
-    Span,
-    body_digest,
-    digest,
-    joined_digest,
-    listing,
-    segment,
-)
+from server.site.build_bodies import Body, Joined, Segment, Span, segment
+from server.site.build_keys import body_digest, digest, joined_digest, listing
+from server.site.build_output import Output
 from server.site.build_texts import kept_pieces
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.snapshot.conditional import Representation

@@ -5,7 +5,7 @@ rebuild reads the entries of the conferences it makes (not of those it carries o
 the entries that changed (not every file's):
 - `files`: each file the build wrote, by site-relative path: the key of its inputs, a digest of
   its bytes (of a file written joined, of its segments' digests, then `:size:mtime_ns` as it
-  was written: build_output.Joined) and the parts it was joined from (keys separated by
+  was written: build_bodies.Joined) and the parts it was joined from (keys separated by
   spaces, or NULL);
 - `parts`: each kept part (in `.OUTDIR.confcal-build.parts/`), by key: its CRC-32 and length
   (then, for a part copied into joined files, `:` its SHA-256 `:size:mtime_ns`; for a part

@@ -39,7 +39,8 @@ from typing import Any, Protocol
 from feeds.catalogue import FeedKind, FeedSpec
 from feeds.model import Schedule, Session
 from server.collector import lasting
-from server.site.build_output import Output, code_key, digest
+from server.site.build_keys import code_key, digest
+from server.site.build_output import Output
 from server.site.build_texts import keep_map, kept_map
 from server.snapshot.patch import MOST, Catalogue, Key, changed_sessions, members_of, patched
 from server.snapshot.persistent import Overlay

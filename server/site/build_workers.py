@@ -31,7 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from server.errors import ServerError
-from server.site.build_output import Body, Entry, Output
+from server.site.build_bodies import Body
+from server.site.build_output import Entry, Output
 
 # Pending files that make a fork worth it. A fork of a process of a hundred megabytes costs the
 # two processes some ten thousand page faults (copies of the pages either touches while they

@@ -39,10 +39,12 @@ from server.pages.detail_pages import (
 from server.pages.feed_index import feed_index_paths
 from server.pages.params import is_safe_id
 from server.pages.qr import qr_svg, qr_title
+from server.site.build_bodies import Body, Twin
 from server.site.build_events import KeptEvents, KeptZone
 from server.site.build_exports import CHUNKED, export_body, sessions_api_body
 from server.site.build_feeds import LARGE, KeptFeeds
-from server.site.build_output import Body, Output, Twin, code_key, digest, listing
+from server.site.build_keys import code_key, digest, listing
+from server.site.build_output import Output
 from server.site.build_pages import PageParts, page_extras, page_parts, spec_fields
 from server.site.build_texts import keep_map, kept_map
 from server.snapshot.conditional import Representation

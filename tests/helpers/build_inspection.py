@@ -10,8 +10,9 @@ from datetime import datetime
 from pathlib import Path
 
 from server.links import Site
+from server.site.build_bodies import Body, Joined, Segment, Span, Twin
 from server.site.build_conferences import Built, StoreLoader, write_store
-from server.site.build_output import Body, Joined, Output, Segment, Span, Twin
+from server.site.build_output import Output
 from server.site.build_record import Book, Stamped, record_path
 from server.site.site_build import site_parts
 from server.snapshot.feed_renders import FeedRenders

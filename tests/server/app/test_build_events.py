@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 
 from feeds.model import Schedule, Session
 from server.links import Site
+from server.site.build_bodies import Span
 from server.site.build_events import Events, merged
-from server.site.build_output import Output, Span, digest
+from server.site.build_keys import digest
+from server.site.build_output import Output
 from server.site.site_build import conference_key, site_parts
 from server.snapshot.published import Published
 from server.web.demo import demo_schedule

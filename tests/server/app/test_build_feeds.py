@@ -12,8 +12,9 @@ from pathlib import Path
 
 from feeds.model import Conference, Schedule, Session
 from server.links import Site
+from server.site.build_bodies import Body, Joined, Twin
 from server.site.build_feeds import LARGE, chunks, cuts
-from server.site.build_output import Body, Joined, Output, Twin
+from server.site.build_output import Output
 from server.site.site_build import site_parts
 from server.snapshot.published import Published
 from server.web.demo import demo_schedule

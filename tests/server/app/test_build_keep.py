@@ -9,7 +9,8 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from server.site.build_output import Output, body_digest
+from server.site.build_keys import body_digest
+from server.site.build_output import Output
 from server.site.build_record import Stamped
 from tests.helpers.build_inspection import recorded
 

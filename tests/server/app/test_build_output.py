@@ -14,18 +14,10 @@ from pathlib import Path
 import pytest
 from inotify_simple import INotify, flags
 
-from server.site.build_output import (
-    _WAITING_BYTES,
-    _WAITING_FILES,
-    Joined,
-    Output,
-    Segment,
-    Span,
-    Twin,
-    _copy_range,
-    body_digest,
-    segment,
-)
+from server.site.build_bodies import Joined, Segment, Span, Twin, segment
+from server.site.build_files import copy_range
+from server.site.build_keys import body_digest
+from server.site.build_output import _WAITING_BYTES, _WAITING_FILES, Output
 from server.site.build_record import Stamped
 from tests.helpers.build_inspection import recorded
 
@@ -499,7 +491,7 @@ def test_a_span_the_kernel_cannot_copy_is_copied_through_the_process(tmp_path: P
     read, write = os.pipe()
     with open(source, "rb") as found, open(read, "rb") as out:
         try:
-            _copy_range(found.fileno(), write, 5, 13)
+            copy_range(found.fileno(), write, 5, 13)
         finally:
             os.close(write)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from server.site.build_output import body_digest
+from server.site.build_keys import body_digest
 from server.site.build_workers import WAITING, WorkerFailed, Workers
 from tests.helpers.build_inspection import PathsOutput, recorded
 
