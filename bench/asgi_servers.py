@@ -90,7 +90,9 @@ def server_command(server: str, module: str, port: int, logging: list[str]) -> l
     line of each server every benchmark here starts."""
     if server == "granian":
         return [
-            *("granian", "--interface", "asgi", "--host", "127.0.0.1", "--port", str(port)),
+            # Through this interpreter, as uvicorn below: a venv's scripts are not on PATH
+            # unless it is activated.
+            *(sys.executable, "-m", "granian", "--interface", "asgi", "--host", "127.0.0.1", "--port", str(port)),
             *("--workers", "1", "--no-ws", "--loop", "uvloop", *logging, module),
         ]
     return [

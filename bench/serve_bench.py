@@ -22,6 +22,7 @@ Last, the CPU `confcal serve` spends a second while idle, holding the personal f
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import statistics
@@ -162,7 +163,7 @@ def ensure_tools() -> None:
     """wrk from Debian, and the ceiling's servers from PyPI, installed when missing."""
     if shutil.which("wrk") is None:
         subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True)
-    if shutil.which("granian") is None:
+    if importlib.util.find_spec("granian") is None:
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "granian", "uvloop", "httptools"], check=True)
 
 
