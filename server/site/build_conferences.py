@@ -23,6 +23,7 @@ from typing import Protocol
 
 from feeds import urls
 from feeds.catalogue import FeedKind, visible_until
+from server.collector import release_cycles
 from server.links import ConferenceLinks, Site, calendar_base, conference_site
 from server.pages.index_pages import KINDS as FACET_KINDS
 from server.pages.index_pages import facet_page
@@ -231,6 +232,10 @@ def write_conferences(
                 made = Stamped(stamp, now, until, feeds, sessions, parts, frame, files, version, shows)
                 output.stamp(slug, made)
                 built.add(len(published.feeds), len(schedule.sessions))
+                # Its pages' cycles hold its sessions: freed before the next conference is read,
+                # or a build of many conferences grows by each one's (and stops forking).
+                del published, schedule
+                release_cycles()
             owned += [(base + directory, recursive) for directory, recursive in OWNED]
             if slug == default:
                 owned += OWNED

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from feeds.model import Session
 from server.links import Site
 from server.site.build_conferences import loader, write_conferences
 from server.site.build_output import Output
@@ -77,6 +78,29 @@ def test_a_snapshot_the_build_is_done_with_is_freed_without_the_collector(store:
         gc.enable()
 
     assert alive == [False]
+
+
+def test_a_conference_written_leaves_none_of_its_sessions_in_reference_cycles(store: Store, tmp_path: Path) -> None:
+    # Rendering leaves cycles (Jinja's macros refer to the context they were made in, which
+    # holds a day's cards and their sessions), and a build's collector passes are rare: without
+    # a collection once each conference is written, a build of many conferences held every
+    # one's sessions, and its process grew past the size it forks workers below.
+    second = demo_schedule()
+    store.ingest(dataclasses.replace(second, conference=dataclasses.replace(second.conference, slug="second")), now=NOW)
+    sessions: dict[str, list[weakref.ref[Session]]] = {}
+
+    def note(published: Published) -> None:
+        sessions[published.conference.slug] = [weakref.ref(session) for session in published.schedule.sessions]
+
+    gc.disable()
+    try:
+        build(store, tmp_path / "site", 1, note)
+        first, *_ = store.conferences()
+        alive = sum(ref() is not None for ref in sessions[first.slug])
+    finally:
+        gc.enable()
+
+    assert (len(sessions), len(sessions[first.slug]) > 0, alive) == (2, True, 0)
 
 
 def test_a_build_leaves_no_large_feeds_body_for_a_next_snapshot(tmp_path: Path) -> None:
