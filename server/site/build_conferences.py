@@ -206,6 +206,7 @@ def write_conferences(
                 _step(started, f"{slug} unchanged")
             else:
                 _step(started, f"rendering {slug}")
+                output.spill()
                 before = output.held()  # the parts the conference keeps are those held from here on
                 published = load(summary, calendars, output)
                 if published is None:

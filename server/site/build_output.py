@@ -9,6 +9,8 @@ path, the key of the inputs it was made from, and a digest of its bytes. A rebui
 - removes the files of the last build it did not make this time (a dropped feed disappears).
 The record is read a conference at a time, when the build first asks for one of its files (a
 conference carried over is never read), and only the entries that changed are written back.
+This build's own entries are written at its end; until then those of the conferences it is done
+with go to disk once they are many (build_spill.py).
 
 Keys are digests of everything a file is made from (the sessions' fields, the conference, the
 site's base URL) together with `code_key()`, a digest of confcal's own rendering code, templates
@@ -76,6 +78,7 @@ from server.site.build_files import (
 )
 from server.site.build_keys import body_digest, joined_digest
 from server.site.build_record import PARTS, Book, Changes, Made, Stamped, record_path, remove_old_record
+from server.site.build_spill import Spilled
 
 _SAMPLE = 64
 _DIRS = 1024  # directories known to exist, remembered at most
@@ -145,7 +148,7 @@ class Output:
         self._compare = self._whole and holds_files(self._root)
         # Into an empty directory nothing is published yet: files are created in place (`put`).
         self._fresh = self._whole and not self._compare
-        self._made: dict[str, Made] = {}
+        self._made = Spilled()  # those of the conferences done moved to disk (`spill`)
         # Part keys each file of this build was joined from; `_using` collects them during a make.
         self._uses: dict[str, list[str]] = {}
         self._using: list[str] | None = None
@@ -563,6 +566,11 @@ class Output:
         os.replace(temporary, self.parts / key)
         return made
 
+    def spill(self) -> None:
+        """Between two conferences: what this build made of the files so far goes to disk when
+        it has grown large (build_spill.py), read back only at `finish`."""
+        self._made.spill()
+
     def stamped(self, conference: str) -> Stamped | None:
         """What the last build recorded of `conference` (slug), if it wrote it."""
         return self._last_stamps.get(conference)
@@ -688,14 +696,17 @@ class Output:
             or samples != self._samples
         ):
             self._book.close()
+            self._made.close()
             return  # the record on disk says all this already (a build without a change)
         self.root.mkdir(parents=True, exist_ok=True)
-        entries = self._made
-        files = ((path, *entries[path], " ".join(uses[path]) if path in uses else None) for path in changed)
+        files = (
+            (path, *made, " ".join(uses[path]) if path in uses else None) for path, made in self._made.among(changed)
+        )
         every = self._stamps if self._whole else stamps
         changes = Changes(files, gone, parts, parts_gone, every, samples, self._whole, mirrored)
         self._book.save(changes)
         self._book.close()
+        self._made.close()
         remove_old_record(self.root)
 
     def _root_copies(self) -> set[str]:
@@ -722,7 +733,10 @@ class Output:
         build's, build_workers.py, which sends back each file's entry): the build's tallies of
         tens of thousands of files stay as the fork left them, shared, instead of being copied
         page by page as the worker adds to them (or whole, when a dict or set grows)."""
-        self._made, self._uses, self._changed, self._dirs = {}, {}, [], set()
+        # The build's entries stay as the fork left them, never read here: dropped, the
+        # mapping would close its database, which this process shares with the build's.
+        self._inherited = self._made
+        self._made, self._uses, self._changed, self._dirs = Spilled(), {}, [], set()
         self._waiting, self._waiting_bytes = [], 0  # the build's process writes those
 
     def _parent(self, relative: str) -> None:
