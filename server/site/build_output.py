@@ -568,7 +568,7 @@ class Output:
 
     def spill(self) -> None:
         """Between two conferences: what this build made of the files so far goes to disk when
-        it has grown large (build_spill.py), read back only at `finish`."""
+        it has grown large (build_spill.py), read back when asked for (at `finish`)."""
         self._made.spill()
 
     def stamped(self, conference: str) -> Stamped | None:
