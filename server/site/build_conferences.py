@@ -235,7 +235,6 @@ def write_conferences(
                 built.add(len(published.feeds), len(schedule.sessions))
                 # Its pages' cycles hold its sessions: freed before the next conference is read,
                 # or a build of many conferences grows by each one's (and stops forking).
-                del published, schedule
                 release_cycles()
             owned += [(base + directory, recursive) for directory, recursive in OWNED]
             if slug == default:

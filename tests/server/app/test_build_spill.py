@@ -90,7 +90,7 @@ def test_a_missing_entry_is_a_key_error() -> None:
 
 
 def three_conferences(path: Path) -> Store:
-    """A store at `path` holding the demo as three conferences, the first the default."""
+    """A store at `path` holding the demo as three conferences, a month apart."""
     store = Store.open(str(path))
     for number, day in enumerate((date(2026, 4, 7), date(2026, 5, 5), date(2026, 6, 2))):
         conference = Conference(f"Conf {number}", "Europe/Paris", day, day + timedelta(days=1))
@@ -105,10 +105,10 @@ def recorded_rows(out: Path) -> list[tuple[str, str | None, str, str | None]]:
     return [(path, key, made.partition(":")[0], uses) for path, key, made, uses in rows]
 
 
-Site = tuple[dict[str, bytes], set[str], list[tuple[str, str | None, str, str | None]]]
+BuiltSite = tuple[dict[str, bytes], set[str], list[tuple[str, str | None, str, str | None]]]
 
 
-def built_twice(out: Path) -> Site:
+def built_twice(out: Path) -> BuiltSite:
     """Build a store of three conferences into `out`, drop a session of the second one and make
     the last one the default, build again; the site's files, directories and record."""
     with three_conferences(out.with_suffix(".sqlite")) as store:
