@@ -177,6 +177,7 @@ def write_conferences(
     links = ConferenceLinks.of(summaries, root)
     everyone = links.key
     try:
+        last_summary = summaries[-1] if summaries else None
         for summary in summaries:
             slug = summary.slug
             site = conference_site(root, slug, default)
@@ -234,8 +235,11 @@ def write_conferences(
                 output.stamp(slug, made)
                 built.add(len(published.feeds), len(schedule.sessions))
                 # Its pages' cycles hold its sessions: freed before the next conference is read,
-                # or a build of many conferences grows by each one's (and stops forking).
-                release_cycles()
+                # or a build of many conferences grows by each one's (and stops forking). After
+                # the last one the walk would free nothing that matters: the build ends soon after,
+                # and a large conference's young generation is every object its rendering kept.
+                if summary is not last_summary:
+                    release_cycles()
             owned += [(base + directory, recursive) for directory, recursive in OWNED]
             if slug == default:
                 owned += OWNED

@@ -103,6 +103,28 @@ def test_a_conference_written_leaves_none_of_its_sessions_in_reference_cycles(st
     assert (len(sessions), len(sessions[first.slug]) > 0, alive) == (2, True, 0)
 
 
+def test_only_the_conferences_before_the_last_have_their_cycles_walked(store: Store, tmp_path: Path) -> None:
+    # A walk of the young generation after the last conference frees nothing the build still
+    # needs room for, and in a large conference it is every object the rendering kept.
+    second = demo_schedule()
+    store.ingest(dataclasses.replace(second, conference=dataclasses.replace(second.conference, slug="second")), now=NOW)
+    walked: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            walked.append(info["generation"])
+
+    gc.disable()
+    gc.callbacks.append(count)
+    try:
+        build(store, tmp_path / "site", 1, lambda published: None)
+    finally:
+        gc.callbacks.remove(count)
+        gc.enable()
+
+    assert walked == [1]
+
+
 def test_a_build_leaves_no_large_feeds_body_for_a_next_snapshot(tmp_path: Path) -> None:
     # A large feed served keeps its body's parts for the feed that replaces it; a build's
     # snapshot has no next one, and holding every large feed's body took a 50,000-session
