@@ -159,7 +159,9 @@ class Session:
 
     def __post_init__(self) -> None:
         for label, value in (("start", self.start), ("end", self.end), ("modified", self.modified)):
-            if value is None:
+            # Held in UTC already (a store's rows, a session replaced): nothing to convert, and a
+            # large schedule's pipeline makes every session several times.
+            if value is None or value.tzinfo is UTC:
                 continue
             if value.utcoffset() is None:
                 raise ModelError(f"session {self.id!r}: {label} must be timezone-aware")
