@@ -20,6 +20,10 @@ class Status(enum.Enum):
     CONFIRMED = "confirmed"
     CANCELLED = "cancelled"
 
+    # Each member is equal only to itself, so its identity is its hash: Enum's own hashes the
+    # member's name in Python, and every rendered event is looked up by a key holding its status.
+    __hash__ = object.__hash__
+
 
 @dataclass(frozen=True)
 class Named:
