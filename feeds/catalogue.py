@@ -8,17 +8,16 @@ feeds/query.py.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 
-from feeds.model import Conference, Named, Schedule, Session, Speaker
+from feeds.model import Conference, KeyEnum, Named, Schedule, Session, Speaker
 from feeds.slug import slugify
 
 
-class FeedKind(enum.Enum):
+class FeedKind(KeyEnum):
     ALL = "all"
     TRACK = "track"
     ROOM = "room"
@@ -26,11 +25,6 @@ class FeedKind(enum.Enum):
     LEVEL = "level"
     DAY = "day"
     KIND = "kind"
-
-    # Each member is the only one of its value and equal only to itself, so its identity is its
-    # hash: Enum's own hashes the member's name in Python, and every map of feeds by (kind, slug)
-    # hashes a kind each time it looks one up.
-    __hash__ = object.__hash__
 
 
 LABELS = {

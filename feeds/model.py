@@ -16,13 +16,17 @@ from feeds.errors import ModelError
 from feeds.slug import slugify
 
 
-class Status(enum.Enum):
+class KeyEnum(enum.Enum):
+    """An enum whose members key maps looked up by the million (a feed by its kind, a rendered
+    event by its status): each member is equal only to itself, so its identity is its hash,
+    where Enum's own hashes the member's name in Python."""
+
+    __hash__ = object.__hash__
+
+
+class Status(KeyEnum):
     CONFIRMED = "confirmed"
     CANCELLED = "cancelled"
-
-    # Each member is equal only to itself, so its identity is its hash: Enum's own hashes the
-    # member's name in Python, and every rendered event is looked up by a key holding its status.
-    __hash__ = object.__hash__
 
 
 @dataclass(frozen=True)
