@@ -7,12 +7,33 @@ whitespace stand between any tokens; writing none is the spelling every writer c
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from json import encoder
 
 # One encoder for every call: `json.dumps` given options makes a new one each time, a quarter
 # of the cost of an event's entry, and a build dumps one for each event of each export.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
+def _chunks() -> Callable[[object, int], tuple[str, ...]] | None:
+    """The C encoder `_ENCODER.encode` makes anew for every call, made once: `encode` spends a
+    third of a small document's time making it. Without the circular-reference markers (every
+    value dumped here is a tree made for it: a cycle would still fail, with RecursionError).
+    None where the interpreter has no C accelerator (`encode` is then the pure-Python one)."""
+    make = getattr(encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    made: Callable[[object, int], tuple[str, ...]] = make(
+        None, _ENCODER.default, encoder.encode_basestring, None, ":", ",", False, False, True
+    )
+    return made
+
+
+_C_CHUNKS = _chunks()
+
+
 def dumps(value: object) -> str:
     """`value` as compact JSON text."""
-    return _ENCODER.encode(value)
+    if _C_CHUNKS is None:
+        return _ENCODER.encode(value)
+    return "".join(_C_CHUNKS(value, 0))
