@@ -22,8 +22,6 @@ import time
 from datetime import UTC, datetime
 from typing import IO, Any
 
-import uvicorn.config
-
 FORMATS = ("text", "json")
 LEVELS = ("debug", "info", "warning", "error")
 
@@ -152,6 +150,10 @@ def log_config(log_format: str = "text", level: str = "info") -> dict[str, Any]:
     and the job workers: uvicorn's layout and loggers (its middleware may log), granian's and
     confcal's; access lines on stdout, the rest on stderr. The server's own access log stays off:
     the app writes it without pick tokens."""
+    # Here, not with the module: every command reads this module's names with its settings,
+    # and only a process that logs as a server needs uvicorn.
+    import uvicorn.config
+
     config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
     if log_format == "json":
         json_formatter = {"()": f"{__name__}.JsonFormatter"}

@@ -21,7 +21,15 @@ LAYERS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     (
         "server core",
         1,
-        ("server.errors", "server.logs", "server.config", "server.crypto", "server.metrics", "server.collector"),
+        (
+            "server.errors",
+            "server.logs",
+            "server.config",
+            "server.crypto",
+            "server.metrics",
+            "server.collector",
+            "server.lazy",
+        ),
     ),
     ("server.store", 2, ("server.store",)),
     ("server.links", 3, ("server.links",)),

@@ -22,7 +22,8 @@ from server.commands import add_db_option
 from server.commands.terminal import safe_lines
 from server.errors import StoreError
 from server.store import integrity, schema
-from server.store.engine import display, make_engine, resolve_url
+from server.store.engine import display, make_engine
+from server.store.location import resolve_url, sqlite_file
 
 
 def register(subparsers: Any) -> None:
@@ -83,14 +84,10 @@ def run_check(args: argparse.Namespace) -> int:
         raise StoreError(
             f"{display(url)}: `confcal db check` checks SQLite files; PostgreSQL checks its own pages (pg_amcheck)"
         )
-    path = integrity.sqlite_file(url)
+    path = sqlite_file(url)
     if path is None:
         raise StoreError(f"no store at {parsed.database}")
-    engine = make_engine(url)
-    try:
-        found = integrity.problems(engine, full=True)
-    finally:
-        engine.dispose()
+    found = integrity.problems(path, full=True)
     if not found:
         print(f"{path}: ok")
         return 0

@@ -36,8 +36,8 @@ from server.commands.terminal import safe_lines
 from server.errors import IngestRefused
 from server.store import IngestReport, Store, integrity, removal
 from server.store.caldav_wanted import wanted
-from server.store.engine import resolve_url
 from server.store.invitations import Invitations
+from server.store.location import resolve_url
 from server.store.report import no_change_line
 
 
@@ -114,6 +114,8 @@ def _day_change(text: str) -> time:
 def run(args: argparse.Namespace) -> int:
     demo: str | None = None
     with bulk_allocation(), progress("confcal ingest", 2, quiet=args.quiet) as shown:
+        # The store file is checked while the sources are read; a dry run stores into a copy.
+        checking = None if args.dry_run else integrity.Check(args.db)
         shown.step(f"reading {_plural(len(args.sources), 'source')}")
         loaded = load_schedule(
             args.sources,
@@ -131,11 +133,11 @@ def run(args: argparse.Namespace) -> int:
             if args.dry_run
             else f"storing {loaded.schedule.conference.slug}"
         )
-        if args.dry_run:
+        if checking is None:
             with Store.open(_preview_url(args.db)) as store:
                 report = store.ingest(loaded.schedule, force=args.force, dry_run=True)
         else:
-            integrity.check_intact(args.db)
+            checking.verdict()
             with Store.open(args.db) as store:
                 report = store.ingest(loaded.schedule, force=args.force)
                 demo = _demo_left_behind(store, report)

@@ -38,19 +38,18 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from server.commands import settings
 from server.config import add_options, resolve
 from server.errors import ServerError
-from server.jobs import jobs_in_process
 from server.logs import log_config
 from server.metrics import MULTIPROC_ENV
-from server.store import Store, integrity
-from server.store.sources import SourceStore
+from server.store import integrity
 from server.web.app_settings import FACTORY, SETTINGS_ENV, AppSettings
-from server.web.demo import seed_demo
-from server.web.guards import default_hosts
+
+if TYPE_CHECKING:
+    from server.store import Store
 
 # glibc's setting of the size from which a block is mapped on its own (malloc(3), mallopt).
 MMAP_THRESHOLD_ENV = "MALLOC_MMAP_THRESHOLD_"
@@ -105,10 +104,14 @@ def wants_demo(store: Store, demo: bool | None) -> bool:
         return demo
     if store.engine.dialect.name != "sqlite" or store.version() != 0:
         return False
+    from server.store.sources import SourceStore  # with SQLAlchemy, as `run` loads the store
+
     return not SourceStore(store.engine).all()
 
 
 def app_settings(args: argparse.Namespace) -> AppSettings:
+    from server.web.guards import default_hosts  # with the web app's code, as `run` loads the store
+
     return AppSettings(
         db=args.db,
         base_url=args.base_url,
@@ -144,7 +147,14 @@ def run(args: argparse.Namespace) -> int:
     args = resolve(args, settings.SERVE)
     if not args.reuse_port:
         check_port_free(args.host, args.port)
-    integrity.check_intact(args.db)
+    # The store file is checked while the store, the jobs and the web app's settings load: this
+    # module and what it loads at the top are light for that (tests/server/commands/test_serve.py).
+    checking = integrity.Check(args.db)
+    from server.jobs import jobs_in_process
+    from server.store import Store
+    from server.web.demo import seed_demo
+
+    checking.verdict()
     with Store.open(args.db) as store:
         if wants_demo(store, args.demo):
             seed_demo(store)

@@ -6,14 +6,17 @@ from __future__ import annotations
 import argparse
 import ipaddress
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from server.commands.values import base_url as base_url  # re-exported: every check in one place
 from server.commands.values import conference_slug as conference_slug
 from server.config import Setting
-from server.jobs.caldav_sync import PER_HOST, SyncSettings
+from server.jobs.limits import PER_HOST
 from server.logs import FORMATS, LEVELS
-from server.web.hosts import allowed_entries
 from server.web.ratelimit import DEFAULT_RATE, RENDER_RATE
+
+if TYPE_CHECKING:
+    from server.jobs.caldav_sync import SyncSettings
 
 
 def port(value: str) -> int:
@@ -51,6 +54,10 @@ def positive_float(value: str) -> float:
 
 
 def host_name(value: str) -> str:
+    # Here, not with the module: the Host allow list lives with its middleware (Starlette), which
+    # `confcal serve` loads while its store is checked (server.store.integrity), after parsing.
+    from server.web.hosts import allowed_entries
+
     try:
         allowed_entries([value])
     except ValueError as exc:
@@ -69,6 +76,9 @@ def proxy(value: str) -> str:
 def sync_settings(args: argparse.Namespace) -> SyncSettings:
     """The CalDAV sync settings of `serve` and `worker` (resolved arguments with CALDAV_PER_HOST,
     CALDAV_SYNC_LEASE, BASE_URL and DEFAULT) as the jobs take them."""
+    # Here, not with the module: the jobs bring SQLAlchemy (server.jobs.limits says the default).
+    from server.jobs.caldav_sync import SyncSettings
+
     return SyncSettings(
         per_host=args.caldav_per_host,
         lease=timedelta(seconds=args.caldav_sync_lease),

@@ -13,8 +13,9 @@ sweep. Huey gives retries (`retries=`, `retry_delay=`, `retry_backoff=`, or rais
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from server.lazy import exports
 
 if TYPE_CHECKING:
     from server.jobs.runner import jobs_for, jobs_in_process, run_worker
@@ -24,7 +25,7 @@ __all__ = ["Jobs", "jobs_for", "jobs_in_process", "run_worker"]
 
 # Loaded on first use (PEP 562): the queue brings Huey, peewee and psycopg (slow to import), which
 # `confcal build` and `ingest` never use but reach through a light module of this package
-# (the sync settings every command reads).
+# (limits.py, the default of a setting every command reads).
 _HOME = {
     "Jobs": "server.jobs.tasks",
     "jobs_for": "server.jobs.runner",
@@ -33,7 +34,4 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOME:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_HOME[name]), name)
+__getattr__ = exports(__name__, _HOME)

@@ -32,19 +32,12 @@ from sqlalchemy import Engine
 from server.errors import ServerError
 from server.jobs import sync_leases
 from server.jobs.backoff import DEFAULT_BACKOFF, Backoff, Judged, Verdict, judge
+from server.jobs.limits import PER_HOST
 from server.jobs.sync_leases import Claimed, Refused
 from server.store.rows import to_db_time
 from server.store.sync_counts import SyncCounts
 
 log = logging.getLogger("confcal.jobs.caldav")
-
-# Four at once per calendar host. Large providers (iCloud, Fastmail, Google) throttle each
-# client address with 429s well before the dozens of connections a fleet of workers could
-# open, and a self-hosted Radicale or Nextcloud on a small machine serialises writes anyway
-# (Radicale holds one storage lock per write), so more parallel syncs only queue up there.
-# Four keeps a slow server busy without looking like a flood; CONFCAL_CALDAV_PER_HOST changes it
-# (read once, with the other settings, in server/commands/settings.py).
-PER_HOST = 4
 
 
 Push = Callable[[Claimed], SyncCounts]

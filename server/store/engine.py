@@ -1,6 +1,4 @@
-"""Where the store lives: `--db PATH_OR_URL`, else $CONFCAL_DB, else a SQLite file in the user's
-data directory. A value containing "://" is a SQLAlchemy URL (e.g. postgresql+psycopg://...);
-anything else is a SQLite file path.
+"""How the store is opened (where it lives: server.store.location).
 
 SQLite is opened in WAL journal mode with a busy timeout. WAL lets readers and one writer work
 at once (https://sqlite.org/wal.html): the server keeps answering and polling while an ingest
@@ -20,43 +18,13 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import platformdirs
 from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from server.errors import StoreError
-
-ENV_VAR = "CONFCAL_DB"
-DEFAULT_FILE = "confcal.sqlite"
-# Longer than the write phase of a 20,000-session ingest on a slow, busy machine; short enough
-# that a request waiting for the lock still gets an answer (503) within a client's patience.
-BUSY_TIMEOUT_S = 20.0
-
-
-def default_path() -> Path:
-    return Path(platformdirs.user_data_dir("confcal")) / DEFAULT_FILE
-
-
-def resolve_url(target: str | None) -> str:
-    """The SQLAlchemy URL for a `--db` value (None: environment, then the default file)."""
-    if not target:
-        target = os.environ.get(ENV_VAR) or None
-    if not target:
-        path = default_path()
-        # Only the default location is created for the user; an explicit path must exist.
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        return f"sqlite:///{path}"
-    if "://" in target:
-        return target
-    path = Path(target).expanduser().absolute()
-    if not path.parent.is_dir():
-        raise StoreError(f"cannot open store {target}: directory {path.parent} does not exist")
-    if path.is_dir():
-        raise StoreError(f"cannot open store {target}: it is a directory")
-    return f"sqlite:///{path}"
+from server.store.location import BUSY_TIMEOUT_S
 
 
 def display(url: str) -> str:

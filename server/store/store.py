@@ -26,7 +26,8 @@ from server.store.caldav_wanted import want_for_conference
 from server.store.changelog import changelog
 from server.store.changes import VersionChanges
 from server.store.diff import Plan, check_not_destructive, plan_ingest, plan_snapshot
-from server.store.engine import display, make_engine, resolve_url
+from server.store.engine import display, make_engine
+from server.store.location import resolve_url
 from server.store.report import ConferenceSummary, IngestReport
 from server.store.schema import StoreOutdated
 from server.store.tables import conferences, sessions, versions

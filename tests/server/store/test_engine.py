@@ -8,7 +8,7 @@ import pytest
 
 from server.errors import StoreError
 from server.store import Store
-from server.store.engine import make_engine, resolve_url
+from server.store.engine import make_engine
 
 
 def test_plain_path_is_a_sqlite_file(tmp_path: Path) -> None:
@@ -19,28 +19,6 @@ def test_plain_path_is_a_sqlite_file(tmp_path: Path) -> None:
 
     assert version == 0
     assert target.is_file()
-
-
-def test_url_is_used_as_is(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'b.sqlite'}"
-
-    assert resolve_url(url) == url
-
-
-def test_environment_variable_is_the_fallback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CONFCAL_DB", str(tmp_path / "env.sqlite"))
-
-    assert resolve_url(None) == f"sqlite:///{tmp_path / 'env.sqlite'}"
-
-
-def test_default_is_a_file_in_the_user_data_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("CONFCAL_DB", raising=False)
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-
-    url = resolve_url(None)
-
-    assert url == f"sqlite:///{tmp_path / 'data' / 'confcal' / 'confcal.sqlite'}"
-    assert (tmp_path / "data" / "confcal").is_dir()
 
 
 def test_missing_directory_is_a_store_error(tmp_path: Path) -> None:

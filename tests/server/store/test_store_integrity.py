@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from feeds.demo import DEMO_TZ, demo_sources
+from server.store import integrity
+from tests.helpers.loaded import loaded
 
 ROOT = Path(__file__).resolve().parents[3]
 FOSDEM = Path("/work/shared/data/fosdem_2025_schedule.xml")
@@ -101,3 +103,33 @@ def test_db_check_of_an_intact_store_says_ok(intact: Path) -> None:
     done = confcal("db", "check", "--db", str(intact))
 
     assert (done.returncode, done.stdout, done.stderr) == (0, f"{intact}: ok\n", "")
+
+
+def test_a_check_of_an_intact_store_passes(intact: Path) -> None:
+    checking = integrity.Check(str(intact))
+
+    checking.verdict()  # StoreDamaged if the check found anything
+
+
+def test_a_check_of_a_damaged_store_names_the_file_and_what_to_do(damaged: Path) -> None:
+    checking = integrity.Check(str(damaged))
+
+    with pytest.raises(integrity.StoreDamaged) as raised:
+        checking.verdict()
+
+    assert str(raised.value).startswith(f"store {damaged} is damaged (")
+    assert str(raised.value).endswith(damaged_message(damaged).removesuffix("\n"))
+
+
+def test_a_check_of_a_store_file_not_made_yet_passes(tmp_path: Path) -> None:
+    checking = integrity.Check(str(tmp_path / "new.sqlite"))
+
+    checking.verdict()  # StoreDamaged if the check found anything
+    assert not (tmp_path / "new.sqlite").exists()
+
+
+def test_serve_checks_its_store_before_it_loads_sqlalchemy_the_jobs_or_the_server() -> None:
+    # What `confcal serve` loads before it starts the check: the check runs while the rest loads.
+    found = loaded("server.commands.serve", packages=("sqlalchemy", "huey", "granian", "starlette"))
+
+    assert found == []
