@@ -35,8 +35,8 @@ import os
 import shutil
 import socket
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -147,13 +147,13 @@ def run(args: argparse.Namespace) -> int:
     args = resolve(args, settings.SERVE)
     if not args.reuse_port:
         check_port_free(args.host, args.port)
-    # The store file is checked while the store, the jobs and the web app's settings load: this
-    # module and what it loads at the top are light for that (tests/server/commands/test_serve.py).
+    # The store file is checked while the store and the jobs this serve runs load: this module
+    # and what it loads at its top are light for that (tests/server/store/test_store_integrity.py).
     checking = integrity.Check(args.db)
-    from server.jobs import jobs_in_process
     from server.store import Store
     from server.web.demo import seed_demo
 
+    jobs = _jobs() if args.jobs else None
     checking.verdict()
     with Store.open(args.db) as store:
         if wants_demo(store, args.demo):
@@ -164,9 +164,16 @@ def run(args: argparse.Namespace) -> int:
         # Started before the server, in the main thread (see server.jobs.runner.jobs_in_process).
         lease = timedelta(seconds=args.refresh_lease)
         sync = settings.sync_settings(args)
-        with jobs_in_process(store, lease=lease, sync=sync) if args.jobs else nullcontext():
+        with jobs(store, lease=lease, sync=sync) if jobs else nullcontext():
             serve_http(args)
     return 0
+
+
+def _jobs() -> Callable[..., AbstractContextManager[object]]:
+    """`jobs_in_process`, loaded (Huey and every job's modules) only for a serve that runs them."""
+    from server.jobs import jobs_in_process
+
+    return jobs_in_process
 
 
 def serve_http(args: argparse.Namespace) -> None:
