@@ -24,6 +24,11 @@ share their port through SO_REUSEPORT, so a second serve on it would otherwise s
 and the kernel would split the requests between the two servers and their stores. With
 --reuse-port the serve shares the port on purpose (e.g. to start a new version beside the old
 one, then stop the old).
+
+The store file is checked first (server.store.integrity: SQLite reads every page, a third of a
+second for a thousand conferences), in a thread, while the rest of the starting process's code
+loads: this module loads the store, the jobs and the web app's modules only in `run`, once the
+check has started (tests/server/store/test_store_integrity.py keeps its own imports light).
 """
 
 from __future__ import annotations
@@ -104,13 +109,13 @@ def wants_demo(store: Store, demo: bool | None) -> bool:
         return demo
     if store.engine.dialect.name != "sqlite" or store.version() != 0:
         return False
-    from server.store.sources import SourceStore  # with SQLAlchemy, as `run` loads the store
+    from server.store.sources import SourceStore  # loaded by `run` (see the module's docstring)
 
     return not SourceStore(store.engine).all()
 
 
 def app_settings(args: argparse.Namespace) -> AppSettings:
-    from server.web.guards import default_hosts  # with the web app's code, as `run` loads the store
+    from server.web.guards import default_hosts  # loaded by `run` (see the module's docstring)
 
     return AppSettings(
         db=args.db,
@@ -147,8 +152,7 @@ def run(args: argparse.Namespace) -> int:
     args = resolve(args, settings.SERVE)
     if not args.reuse_port:
         check_port_free(args.host, args.port)
-    # The store file is checked while the store and the jobs this serve runs load: this module
-    # and what it loads at its top are light for that (tests/server/store/test_store_integrity.py).
+    # Checked while the store, and the jobs if this serve runs them, load.
     checking = integrity.Check(args.db)
     from server.store import Store
     from server.web.demo import seed_demo

@@ -54,8 +54,8 @@ def positive_float(value: str) -> float:
 
 
 def host_name(value: str) -> str:
-    # Here, not with the module: the Host allow list lives with its middleware (Starlette), which
-    # `confcal serve` loads while its store is checked (server.store.integrity), after parsing.
+    # Loaded when a host name is checked, not with the settings every command reads: the allow
+    # list lives with its middleware (Starlette).
     from server.web.hosts import allowed_entries
 
     try:
