@@ -16,10 +16,11 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def _chunks() -> Callable[[object, int], tuple[str, ...]] | None:
-    """The C encoder `_ENCODER.encode` makes anew for every call, made once: `encode` spends a
-    third of a small document's time making it. Without the circular-reference markers (every
-    value dumped here is a tree made for it: a cycle would still fail, with RecursionError).
-    None where the interpreter has no C accelerator (`encode` is then the pure-Python one)."""
+    """The C encoder `_ENCODER.encode` makes anew for every call (and a closure with it), made
+    once: a build dumps a small value for every event of each export and API document. Without
+    the circular-reference markers (every value dumped here is a tree made for it: a cycle would
+    still fail, with RecursionError). None where the interpreter has no C accelerator (`encode`
+    is then the pure-Python one)."""
     make = getattr(encoder, "c_make_encoder", None)
     if make is None:
         return None

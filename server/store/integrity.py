@@ -60,6 +60,7 @@ class Check:
         self._failed: BaseException | None = None
         self._thread: threading.Thread | None = None
         if self._path is not None:
+            # A daemon: a command that fails before it asks for the verdict does not wait for it.
             self._thread = threading.Thread(target=self._run, args=(self._path,), name="store check", daemon=True)
             self._thread.start()
 
