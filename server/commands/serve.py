@@ -28,7 +28,7 @@ one, then stop the old).
 The store file is checked first (server.store.integrity: SQLite reads every page, a third of a
 second for a thousand conferences), in a thread, while the rest of the starting process's code
 loads: this module loads the store, the jobs and the web app's modules only in `run`, once the
-check has started (tests/server/store/test_store_integrity.py keeps its own imports light).
+check has started (tests/server/commands/test_serve.py keeps its own imports light).
 """
 
 from __future__ import annotations
@@ -109,13 +109,13 @@ def wants_demo(store: Store, demo: bool | None) -> bool:
         return demo
     if store.engine.dialect.name != "sqlite" or store.version() != 0:
         return False
-    from server.store.sources import SourceStore  # loaded by `run` (see the module's docstring)
+    from server.store.sources import SourceStore  # not at the top (see the module's docstring)
 
     return not SourceStore(store.engine).all()
 
 
 def app_settings(args: argparse.Namespace) -> AppSettings:
-    from server.web.guards import default_hosts  # loaded by `run` (see the module's docstring)
+    from server.web.guards import default_hosts  # not at the top (see the module's docstring)
 
     return AppSettings(
         db=args.db,

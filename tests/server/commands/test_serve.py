@@ -14,6 +14,7 @@ from feeds.demo import DEMO_TZ, demo_sources
 from feeds.pipeline import load_schedule
 from server.cli import main
 from server.store import Store
+from tests.helpers.loaded import loaded
 from tests.helpers.serve_process import Running, running_confcal
 
 CHANGED_PAGE = Path(__file__).resolve().parents[1] / "app" / "fixtures" / "002_changed.txt"
@@ -90,3 +91,10 @@ def test_bad_options_are_usage_errors(option: list[str]) -> None:
         main(["serve", *option])
 
     assert exit_info.value.code == 2
+
+
+def test_serve_checks_its_store_before_it_loads_sqlalchemy_the_jobs_or_the_server() -> None:
+    # What `confcal serve` loads before it starts the check: the check runs while the rest loads.
+    found = loaded("server.commands.serve", packages=("sqlalchemy", "huey", "granian", "starlette"))
+
+    assert found == []

@@ -14,7 +14,6 @@ import pytest
 
 from feeds.demo import DEMO_TZ, demo_sources
 from server.store import integrity
-from tests.helpers.loaded import loaded
 
 ROOT = Path(__file__).resolve().parents[3]
 FOSDEM = Path("/work/shared/data/fosdem_2025_schedule.xml")
@@ -126,10 +125,3 @@ def test_a_check_of_a_store_file_not_made_yet_passes(tmp_path: Path) -> None:
 
     checking.verdict()  # StoreDamaged if the check found anything
     assert not (tmp_path / "new.sqlite").exists()
-
-
-def test_serve_checks_its_store_before_it_loads_sqlalchemy_the_jobs_or_the_server() -> None:
-    # What `confcal serve` loads before it starts the check: the check runs while the rest loads.
-    found = loaded("server.commands.serve", packages=("sqlalchemy", "huey", "granian", "starlette"))
-
-    assert found == []
