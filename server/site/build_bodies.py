@@ -11,7 +11,8 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Span:
     """Bytes `start` to `end` of a file a build wrote before (the last build's file of the same
-    path, `Output.source`, or a kept part, `Output.piece`, `Output.kept_unread`), whose SHA-256 is
+    path, `Output.source`; a file a piece was joined into, or a kept part, `Output.piece`,
+    `Output.kept_unread`), whose SHA-256 is
     `sha` (empty where no file's digest is made from it: a part copied into a part, a file whose
     maker gives its digest, `Joined.sha`): copied into the file being written by the kernel,
     never read here."""
@@ -20,6 +21,9 @@ class Span:
     start: int
     end: int
     sha: str
+    # The piece it is (`Output.piece`), kept where the file being written holds it; empty for
+    # any other bytes.
+    key: str = ""
 
     def __len__(self) -> int:
         return self.end - self.start
@@ -32,13 +36,14 @@ class Segment:
 
     pieces: Sequence[bytes | memoryview]
     sha: str
+    key: str = ""  # as a `Span`'s
 
 
-def segment(pieces: Sequence[bytes | memoryview]) -> Segment:
+def segment(pieces: Sequence[bytes | memoryview], key: str = "") -> Segment:
     sha = hashlib.sha256()
     for piece in pieces:
         sha.update(piece)
-    return Segment(pieces, sha.hexdigest())
+    return Segment(pieces, sha.hexdigest(), key)
 
 
 @dataclass(frozen=True)

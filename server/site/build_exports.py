@@ -1,6 +1,7 @@
 """The documents listing every session in a static build: schedule.xml,
-schedule.json and `api/sessions`, each joined from one kept part per day, so a rebuild after a
-session moved renders only the days it touched.
+schedule.json and `api/sessions`, each joined from one piece per day (`Output.piece`, kept
+where the document holds it), so a rebuild after a session moved renders only the days it
+touched.
 
 A day's part is keyed on what its chunk is made from (feeds/exports/frab_layout.py, whose
 docstring says what crosses days): the day's index and date, and each of its sessions' numeric
@@ -55,7 +56,7 @@ def export_body(
 ) -> Iterator[bytes] | Joined:
     """The export `exporter.render` writes for this snapshot and base URL, in pieces (written
     one by one: schedule.xml is tens of megabytes at 50,000 sessions), each day's chunk kept by
-    `output` (session id -> digest in `sessions`) and copied from its part when kept."""
+    `output` (session id -> digest in `sessions`) and copied from the last file when kept."""
     if output is not None:
         published.memo(("laid out", base), partial(_lay_out, published, output, base))
     chunks = exporter.chunks(published.schedule, now=published.now, base_url=site.base_url)

@@ -26,7 +26,10 @@ Parts of files (a schedule page's day sections) can be kept as well, in `.OUTDIR
 beside the record, by the key of their inputs: a page whose key changed is joined from the parts
 that did not change instead of rendered whole. A part read back is used only when its bytes have
 the check the record gave them; one copied into a `Joined` file unread, when it has the length
-and modification time the record gave it.
+and modification time the record gave it. A piece of a `Joined` file (`Output.piece`: a day of a
+document listing every session) is kept where that file holds it rather than in a part file,
+so its bytes are written once: the record gives its place, its SHA-256 and the file's size and
+modification time, and it is copied from there (or read back and checked) while the file has them.
 The record names the parts each file was joined from, so a file skipped by
 its key keeps its parts for a later build that needs them (a build with no change uses no part
 but must not lose them); the other parts this build did not use are removed.
@@ -49,6 +52,7 @@ what the links hold.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import zlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -103,6 +107,12 @@ def _part_check(crc: int, length: int) -> str:
     write), not a forger; CRC-32 runs at twice SHA-256's speed, and a rebuild of a large
     conference reads hundreds of megabytes of parts."""
     return f"{crc:08x}{length:x}"
+
+
+# What the record keeps of a piece held in a file a build joined it into (`Output.piece`), in
+# place of a part's check: `@start:end:sha:size:mtime:path` (the file's stamp, `file_stamp`, as
+# it was written; the site-relative path last, as it may hold a colon).
+_PLACED = "@"
 
 
 class Output:
@@ -288,13 +298,21 @@ class Output:
             known = joined_digest(s.sha for s in segments)
         if known is not None and last is not None and last[1].partition(":")[0] == known:
             return last[1]  # the same bytes as the file there: it stays as it is
-        write: Callable[[BinaryIO], str] = partial(write_segments, segments)
+        placed: list[tuple[str, int, int, str]] = []
+        held = _placing(segments, placed)
+        write: Callable[[BinaryIO], str] = partial(write_segments, held)
         if joined.sha is not None:
-            write = partial(write_named, segments, joined.sha)
+            write = partial(write_named, held, joined.sha)
         made, wrote = self._write_beside(relative, last, write, buffered=False)
+        # The pieces are kept where the file holds them (its bytes are those written, or the
+        # same bytes already there), while it has the size and modification time it has now.
+        stamp = file_stamp(f"{self._root}/{relative}")
+        if stamp is not None:
+            for key, start, end, sha in placed:
+                self._parts[key] = f"{_PLACED}{start}:{end}:{sha}:{stamp}:{relative}"
         if not wrote:
             return made if last is None else last[1]
-        return f"{made}:{file_stamp(f'{self._root}/{relative}')}"
+        return f"{made}:{stamp}"
 
     def _write_beside(
         self, relative: str, last: Made | None, write: Callable[[BinaryIO], str], *, buffered: bool
@@ -479,34 +497,61 @@ class Output:
         return False
 
     def part(self, key: str, make: Callable[[], bytes]) -> bytes:
-        """The part made from the inputs `key` names: the last build's copy when it is intact,
-        else `make()`, kept for the next build."""
+        """The part made from the inputs `key` names: read back from where a file holds it
+        (`piece`) or from the last build's copy when intact, else `make()`, kept for the next
+        build."""
         if self._using is not None:
             self._using.append(key)
-        if key in self._parts:
-            return read_if_there(self.parts / key) or make()
-        body = self.kept(key)
+        placed = self._placed(key)
+        if placed is not None:
+            body = _span_bytes(placed)
+            if body is not None:
+                return body
+        body = self._part_file(key)
         if body is None:
             body = make()
             self.renew(key, body)
         return body
 
+    def _part_file(self, key: str) -> bytes | None:
+        """The bytes of the part file `key`: this build's as written, the last build's when intact."""
+        known = self._parts.get(key)
+        if known is not None and not known.startswith(_PLACED):
+            return read_if_there(self.parts / key)
+        return self.kept(key)
+
     def piece(self, key: str, make: Callable[[], bytes]) -> Span | Segment:
-        """`part`, as a segment of a `Joined` file: a part kept with its SHA-256, with the size
-        and modification time recorded, as a `Span` of its file, unread (as `source` takes a
-        file); else the part's bytes (`part`: read and checked, or made) with their SHA-256,
-        which is kept with it from then on."""
+        """`part`, as a segment of a `Joined` file: a `Span` of the file a build joined it
+        into (`_placed`) or of its part file, unread; else its bytes (the part file's, checked,
+        or made) with their SHA-256. Kept where the file being written then holds it, not as a
+        part file of its own: the documents listing every session are joined from a piece a
+        day, whose bytes would otherwise be written twice."""
+        if self._using is not None:
+            self._using.append(key)
+        placed = self._placed(key)
+        if placed is not None:
+            return placed
         known = self._parts.get(key) or self._last_parts.get(key)
-        check, sha, stamp = _recorded(known or "")
+        _, sha, stamp = _recorded(known or "")
         path = f"{self.parts}/{key}"
         if sha and stamp and stamp == file_stamp(path):
-            if self._using is not None:
-                self._using.append(key)
-            self._parts[key] = f"{check}:{sha}:{stamp}"
-            return Span(path, 0, int(stamp.partition(":")[0]), sha)
-        made = segment([self.part(key, make)])
-        self._parts[key] = f"{self._parts[key].partition(':')[0]}:{made.sha}:{file_stamp(path)}"
-        return made
+            self._parts[key] = known or ""
+            return Span(path, 0, int(stamp.partition(":")[0]), sha, key)
+        body = self._part_file(key)
+        return segment([body if body is not None else make()], key)
+
+    def _placed(self, key: str) -> Span | None:
+        """The piece `key` as a `Span` of the file a build (this one or the last) joined it into,
+        while that file has the size and modification time it had then."""
+        known = self._parts.get(key) or self._last_parts.get(key)
+        if known is None or not known.startswith(_PLACED):
+            return None
+        start, end, sha, size, modified, relative = known[1:].split(":", 5)
+        path = f"{self._root}/{relative}"
+        if file_stamp(path) != f"{size}:{modified}":
+            return None
+        self._parts[key] = known
+        return Span(path, int(start), int(end), sha, key)
 
     def kept(self, key: str) -> bytes | None:
         """The last build's part `key` when it is intact (kept for the next build too), else None."""
@@ -678,6 +723,9 @@ class Output:
         for key in parts_gone:
             (self.parts / key).unlink(missing_ok=True)
         parts = {key: known for key, known in kept.items() if self._last_parts.get(key) != known}
+        for key, known in parts.items():
+            if known.startswith(_PLACED):
+                (self.parts / key).unlink(missing_ok=True)  # kept in a file now, not in a part
         stamps = None if self._stamps == self._last_stamps else self._stamps
         moved = mirrored != self._last_mirrored
         samples = [path for path in self._samples if path not in stale]
@@ -813,9 +861,33 @@ def _within(relative: str, ranges: Iterable[tuple[str, str]]) -> bool:
     return any(low <= relative < high for low, high in ranges)
 
 
+def _placing(segments: Iterable[Span | Segment], placed: list[tuple[str, int, int, str]]) -> Iterator[Span | Segment]:
+    """`segments` in turn, noting in `placed` where the file they are written into holds each
+    piece (`Output.piece`: its key, start, end and SHA-256)."""
+    at = 0
+    for found in segments:
+        size = len(found) if isinstance(found, Span) else sum(map(len, found.pieces))
+        if found.key and found.sha:
+            placed.append((found.key, at, at + size, found.sha))
+        at += size
+        yield found
+
+
+def _span_bytes(span: Span) -> bytes | None:
+    """The bytes of `span` when they have its SHA-256, else None."""
+    try:
+        with open(span.path, "rb", buffering=0) as source:
+            body = os.pread(source.fileno(), len(span), span.start)
+    except OSError:
+        return None
+    return body if len(body) == len(span) and hashlib.sha256(body).hexdigest() == span.sha else None
+
+
 def _recorded(known: str) -> tuple[str, str, str]:
     """A part's record as (its CRC-32 and length, its SHA-256, its size and modification time),
-    each empty when not recorded (`_part_check`)."""
+    each empty when not recorded (`_part_check`) or kept in a file (`_PLACED`)."""
+    if known.startswith(_PLACED):
+        return "", "", ""
     check, _, kept = known.partition(":")
     sha, _, stamp = kept.partition(":")
     return check, sha, stamp

@@ -57,7 +57,7 @@ from server.pages.page import (
 )
 from server.pages.page_parts import CardText, CardTexts, day_sessions
 from server.pages.search import day_rows, index_body
-from server.pages.view import View
+from server.pages.view import ALL_DAYS, View
 from server.site.build_bodies import Body, Joined, Segment, Span, segment
 from server.site.build_keys import body_digest, digest, joined_digest, listing
 from server.site.build_output import Output
@@ -216,7 +216,7 @@ class PageParts:
         return self._kept(self.section_key(slug, depth), make)
 
     def section_piece(self, slug: str, depth: int, make: Callable[[], bytes]) -> Span | Segment:
-        """`section`, as a segment of the page written `Joined`: the kept part's `Span`."""
+        """`section`, as a segment of the page written `Joined`: a `Span` of where a file kept it."""
         if self._output is None:
             return segment([make()])
         return self._output.piece(self.section_key(slug, depth), make)
@@ -350,7 +350,10 @@ def page_parts(
 ) -> Iterator[tuple[str, str, Callable[[], Body]]]:
     """(path, key, make) of the front page (its first day) and of each day's page."""
     views = [(urls.PAGE_FILE, View(), False)]
-    views += [(urls.day_page(slug) + urls.PAGE_FILE, View(day=slug), True) for slug in day_page_slugs(published)]
+    # The all-days page before the days': it joins each day's section (but the first) as a
+    # piece, kept where it writes it, from which each day's own page then reads its section.
+    slugs = sorted(day_page_slugs(published), key=lambda slug: slug != ALL_DAYS)
+    views += [(urls.day_page(slug) + urls.PAGE_FILE, View(day=slug), True) for slug in slugs]
     for path, view, day_page in views:
         context, depth = page_context(published, site, view, others, day_page), page_depth(day_page)
         # Written a section at a time: the all-days page is tens of megabytes at 50,000 sessions.
@@ -392,7 +395,7 @@ def page_extras(
 
 def _page_body(published: Published, site: Site, context: dict[str, Any], depth: int, parts: PageParts) -> Joined:
     """The page (a build's views search nothing, so hide nothing), written a section at a time,
-    each section after the first copied from its part."""
+    each section after the first copied from where a file kept it (`Output.piece`)."""
     return Joined.of(page_segments(published, site, frame_of(context, depth), parts, parts.section_piece))
 
 

@@ -530,7 +530,7 @@ def pieced_build(root: Path, key: str, calls: list[bytes]) -> Output:
     return output
 
 
-def test_a_kept_piece_is_taken_from_its_part_as_a_span_instead_of_made(tmp_path: Path) -> None:
+def test_a_kept_piece_is_taken_from_the_file_it_was_joined_into_as_a_span_instead_of_made(tmp_path: Path) -> None:
     root = tmp_path / "site"
     pieced_build(root, "k1", [])
     calls: list[bytes] = []
@@ -539,31 +539,103 @@ def test_a_kept_piece_is_taken_from_its_part_as_a_span_instead_of_made(tmp_path:
     found = second.piece("day1", lambda: made(calls, b"never made"))
 
     assert calls == []
-    assert found == Span(str(tmp_path / ".site.confcal-build.parts" / "day1"), 0, 14, sha(b"<day>one</day>"))
+    assert found == Span(str(root / "schedule.xml"), 10, 24, sha(b"<day>one</day>"), "day1")
 
 
-def cut_short(part: Path) -> None:
-    part.write_bytes(part.read_bytes()[:-1])
+def test_a_piece_is_kept_in_its_file_and_not_in_a_part_of_its_own(tmp_path: Path) -> None:
+    pieced_build(tmp_path / "site", "k1", [])
+
+    parts = tmp_path / ".site.confcal-build.parts"
+
+    assert not (parts / "day1").exists()
 
 
-def altered_to_the_same_length(part: Path) -> None:
-    written = part.stat()
-    part.write_bytes(b"<day>two</day>")
+def test_a_piece_asked_for_as_bytes_is_read_from_the_file_holding_it(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    pieced_build(root, "k1", [])
+    calls: list[bytes] = []
+
+    found = Output(root).part("day1", lambda: made(calls, b"never made"))
+
+    assert (found, calls) == (b"<day>one</day>", [])
+
+
+def test_a_piece_kept_as_a_part_of_its_own_moves_into_the_file_joined_from_it(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    first = Output(root)
+    first.part("day1", lambda: b"<day>one</day>")
+    first.finish(())
+    part = tmp_path / ".site.confcal-build.parts" / "day1"
+    calls: list[bytes] = []
+
+    pieced_build(root, "k1", calls)
+
+    assert calls == []
+    assert (root / "schedule.xml").read_bytes() == b"<schedule><day>one</day></schedule>"
+    assert not part.exists()
+    assert Output(root).piece("day1", bytes) == Span(str(root / "schedule.xml"), 10, 24, sha(b"<day>one</day>"), "day1")
+
+
+def test_a_piece_is_taken_from_its_file_as_this_build_rewrote_it(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    pieced_build(root, "k1", [])
+    output = Output(root)
+    day = output.piece("day1", bytes)
+    output.put("schedule.xml", "k2", lambda: Joined(iter([segment([b"<schedule version='2'>"]), day])))
+
+    found = output.piece("day1", bytes)
+
+    assert found == Span(str(root / "schedule.xml"), 22, 36, sha(b"<day>one</day>"), "day1")
+
+
+def test_a_piece_whose_file_this_build_rewrote_without_it_is_made_again(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    pieced_build(root, "k1", [])
+    output = Output(root)
+    output.put("schedule.xml", "k2", lambda: Joined(iter([segment([b"<schedule/>"])])))
+    calls: list[bytes] = []
+
+    found = output.piece("day1", lambda: made(calls, b"<day>one</day>"))
+
+    assert calls == [b"<day>one</day>"]
+    assert found == segment([b"<day>one</day>"], "day1")
+
+
+def cut_short(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:-1])
+
+
+def altered_to_the_same_length(path: Path) -> None:
+    written = path.stat()
+    path.write_bytes(b"x" * written.st_size)
     # Altered later than the build wrote it (not within the clock's step).
-    os.utime(part, ns=(written.st_atime_ns, written.st_mtime_ns + 1_000_000))
+    os.utime(path, ns=(written.st_atime_ns, written.st_mtime_ns + 1_000_000))
 
 
 @pytest.mark.parametrize("damage", [cut_short, altered_to_the_same_length])
-def test_a_piece_damaged_on_disk_is_made_again(tmp_path: Path, damage: Callable[[Path], None]) -> None:
+def test_a_piece_in_a_file_damaged_on_disk_is_made_again(tmp_path: Path, damage: Callable[[Path], None]) -> None:
     root = tmp_path / "site"
     pieced_build(root, "k1", [])
-    damage(tmp_path / ".site.confcal-build.parts" / "day1")
+    damage(root / "schedule.xml")
     calls: list[bytes] = []
 
     pieced_build(root, "k2", calls)
 
     assert calls == [b"<day>one</day>"]
-    assert (root / "schedule.xml").read_bytes() == b"<schedule><day>one</day></schedule>"
+
+
+@pytest.mark.parametrize("damage", [cut_short, altered_to_the_same_length])
+def test_a_piece_in_a_file_damaged_on_disk_is_not_read_back_as_bytes(
+    tmp_path: Path, damage: Callable[[Path], None]
+) -> None:
+    root = tmp_path / "site"
+    pieced_build(root, "k1", [])
+    damage(root / "schedule.xml")
+    calls: list[bytes] = []
+
+    found = Output(root).part("day1", lambda: made(calls, b"<day>one</day>"))
+
+    assert (found, calls) == (b"<day>one</day>", [b"<day>one</day>"])
 
 
 def twin_build(root: Path, key: str, body: bytes) -> Output:

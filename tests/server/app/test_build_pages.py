@@ -257,24 +257,14 @@ def test_search_json_with_a_new_first_row_before_the_kept_ones_is_what_the_serve
     assert rebuilt["search.json"] == search_representation(Published(added, now=NOW, base_url=BASE)).body
 
 
-def search_rows_part(root: Path, session_id: str) -> Path:
-    """The part a build keeps the search rows of `session_id`'s day in (a row is a JSON list
-    starting with its session's id)."""
-    parts = root.parent / f".{root.name}.confcal-build.parts"
-    (found,) = [
-        p for p in parts.iterdir() if p.read_bytes().startswith(b'["') and f'["{session_id}"'.encode() in p.read_bytes()
-    ]
-    return found
-
-
-def test_search_json_copies_the_days_a_change_leaves_from_their_parts_unread(tmp_path: Path) -> None:
-    """An unchanged day's rows are the kernel's copy of its part, trusted by its size and
-    modification time: a byte changed under them with both kept (which no build does) shows
-    through. Talk 4 is on the first day, talk 5 on the second."""
+def test_search_json_copies_the_days_a_change_leaves_from_the_last_file_unread(tmp_path: Path) -> None:
+    """An unchanged day's rows are the kernel's copy of them from the file the last build
+    wrote, trusted by its size and modification time: a byte changed under them with both kept
+    (which no build does) shows through. Talk 4 is on the first day, talk 5 on the second."""
     schedule = crowded(LISTED_FEEDS + 1)
     later = edited(schedule, "c0004", title="Talk 4, retitled")
     build(tmp_path / "site", schedule)
-    edit_in_place(search_rows_part(tmp_path / "site", "c0005"), b"talk 5 speaker", b"talk y speaker", 0)
+    edit_in_place(tmp_path / "site" / "search.json", b"talk 5 speaker", b"talk y speaker", 0)
 
     rebuilt = build(tmp_path / "site", later)
 
@@ -288,11 +278,11 @@ def test_search_json_copies_the_days_a_change_leaves_from_their_parts_unread(tmp
     )
 
 
-def test_search_json_makes_a_days_rows_again_when_their_part_is_not_the_one_recorded(tmp_path: Path) -> None:
+def test_search_json_makes_a_days_rows_again_when_the_last_file_is_not_the_one_recorded(tmp_path: Path) -> None:
     schedule = crowded(LISTED_FEEDS + 1)
     later = edited(schedule, "c0004", title="Talk 4, retitled")
     build(tmp_path / "site", schedule)
-    edit_in_place(search_rows_part(tmp_path / "site", "c0005"), b"talk 5 speaker", b"talk y speaker", 1_000_000)
+    edit_in_place(tmp_path / "site" / "search.json", b"talk 5 speaker", b"talk y speaker", 1_000_000)
 
     rebuilt = build(tmp_path / "site", later)
 
