@@ -33,7 +33,7 @@ from server.links import Site
 from server.site.build_bodies import Joined, Segment, Span
 from server.site.build_keys import digest, listing
 from server.site.build_output import Output
-from server.site.build_texts import keep_map, kept_map, kept_texts
+from server.site.build_texts import ChunkTexts, keep_map, kept_map
 from server.snapshot.api import sessions_pieces
 from server.snapshot.exports import EXPORT_ROUTES
 from server.snapshot.published import Published
@@ -98,7 +98,14 @@ def _day_part(
     """The day's part `key`, made when it is not kept from its items' texts as the part `texts`
     keeps them (by `name`), which is kept for the next build whether or not the day is made."""
     output.hold(texts)
-    return output.piece(key, partial(make, kept_texts(output, texts, name)))
+    return output.piece(key, partial(_made, output, key, make, ChunkTexts(output, texts, name)))
+
+
+def _made(output: Output, key: str, make: Callable[[Texts[T]], bytes], texts: ChunkTexts[T]) -> bytes:
+    """The day's part `key` made with `texts`' keeper, which keeps where it holds them."""
+    body = make(texts.texts)
+    texts.keep(key, body)
+    return body
 
 
 def _day_inputs(published: Published, base: str, sessions: dict[str, str], day: FrabDay) -> str:

@@ -502,12 +502,9 @@ class Output:
         build."""
         if self._using is not None:
             self._using.append(key)
-        placed = self._placed(key)
-        if placed is not None:
-            body = _span_bytes(placed)
-            if body is not None:
-                return body
-        body = self._part_file(key)
+        body = self.placed_bytes(key)
+        if body is None:
+            body = self._part_file(key)
         if body is None:
             body = make()
             self.renew(key, body)
@@ -539,6 +536,12 @@ class Output:
             return Span(path, 0, int(stamp.partition(":")[0]), sha, key)
         body = self._part_file(key)
         return segment([body if body is not None else make()], key)
+
+    def placed_bytes(self, key: str) -> bytes | None:
+        """The bytes of the piece `key` where a file holds it (`piece`), checked by their SHA-256;
+        None when no file holds it as recorded."""
+        placed = self._placed(key)
+        return None if placed is None else _span_bytes(placed)
 
     def _placed(self, key: str) -> Span | None:
         """The piece `key` as a `Span` of the file a build (this one or the last) joined it into,

@@ -1,6 +1,8 @@
 """Texts a static build keeps by name in one part, so a rebuild renders only what changed in a
 day: a day's cards on the schedule pages (build_pages.py), a day's events in schedule.xml and
-schedule.json and its entries in `api/sessions` (build_exports.py).
+schedule.json and its entries in `api/sessions` (build_exports.py). The cards' part holds their
+bytes; a document's day holds its items' texts in order, so its part holds where they are in it
+(`ChunkTexts`), and the file holding the day gives their bytes.
 
 Each item's text is a function of its name alone (a session's key, which names everything it is
 made from besides the conference and the base URL, with what else the text shows of it), never
@@ -17,9 +19,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate, chain, islice
-from typing import TypeVar
+from typing import Generic, TypeVar
 
-from feeds.exports.chunks import Texts
 from server.site.build_output import Output
 
 T = TypeVar("T")
@@ -43,14 +44,55 @@ def kept_pieces(
     return [texts[name] for name in names]
 
 
-def kept_texts(output: Output, key: str, name: Callable[[T], str]) -> Texts[T]:
-    """`kept_pieces` as a keeper of one text an item (feeds.exports.chunks.Texts), each named by `name`."""
+class ChunkTexts(Generic[T]):
+    """The texts of a chunk's items (a day of schedule.xml, schedule.json or `api/sessions`),
+    each named by `name`, kept as the part `key`: not their bytes, which the chunk holds in
+    order (a day's chunk is its items' texts joined, with what stands between them), but where
+    the chunk holds each, and the chunk's own key, so the next build reads them from where a
+    file holds the chunk (`Output.placed_bytes`). A part of the texts' bytes (`kept_pieces`,
+    as an earlier build kept them) is read as well."""
 
-    def texts(items: Sequence[T], render: Callable[[Sequence[T]], list[str]]) -> list[str]:
-        names = [name(item) for item in items]
-        return [text for (text,) in kept_pieces(output, key, items, names, lambda todo: [(t,) for t in render(todo)])]
+    def __init__(self, output: Output, key: str, name: Callable[[T], str]) -> None:
+        self._output, self._key, self._name = output, key, name
+        self._given: tuple[list[str], list[str]] = ([], [])  # the names and texts last given
 
-    return texts
+    def texts(self, items: Sequence[T], render: Callable[[Sequence[T]], list[str]]) -> list[str]:
+        """`items`' texts (feeds.exports.chunks.Texts): those the last chunk held, `render`'s
+        for the others (called once, with those items in order)."""
+        names = [self._name(item) for item in items]
+        known = self._known()
+        todo = [(item, name) for item, name in zip(items, names, strict=True) if name not in known]
+        if todo:
+            known.update(zip([name for _, name in todo], render([item for item, _ in todo]), strict=True))
+        texts = [known[name] for name in names]
+        self._given = (names, texts)
+        return texts
+
+    def keep(self, chunk: str, body: bytes) -> None:
+        """Keep where `body`, the bytes of the piece `chunk`, holds the texts last given; when it
+        does not hold them in order, their bytes."""
+        names, texts = self._given
+        starts, ends, at = [], [], 0
+        for text in texts:
+            encoded = text.encode("utf-8")
+            found = body.find(encoded, at)
+            if found < 0:
+                self._output.renew(self._key, encode_pieces({n: (t,) for n, t in zip(names, texts, strict=True)}))
+                return
+            starts.append(found)
+            at = found + len(encoded)
+            ends.append(at)
+        self._output.renew(self._key, json.dumps([chunk, names, starts, ends], separators=(",", ":")).encode())
+
+    def _known(self) -> dict[str, str]:
+        stored = self._output.kept(self._key)
+        if not stored or not stored.startswith(b'["'):
+            return {name: text for name, (text, *_) in decode_pieces(stored).items()}
+        chunk, names, starts, ends = json.loads(stored)
+        body = self._output.placed_bytes(chunk)
+        if body is None:
+            return {}
+        return {name: body[start:end].decode("utf-8") for name, start, end in zip(names, starts, ends, strict=True)}
 
 
 def encode_pieces(texts: Mapping[str, Sequence[str]]) -> bytes:

@@ -1,13 +1,25 @@
 """Texts a build keeps by name in one part (build_texts.py): the next build renders only the items
-whose names the part does not hold, and the part then holds exactly the items asked for; and a
-map kept whole for the next build, its part left as it is while the map is the same."""
+whose names the part does not hold, and the part then holds exactly the items asked for; a
+chunk's texts kept as their places in the file holding the chunk; and a map kept whole for the
+next build, its part left as it is while the map is the same."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
+from server.site.build_bodies import Joined, segment
 from server.site.build_output import Output
-from server.site.build_texts import Pieces, decode_pieces, encode_pieces, keep_map, kept_map, kept_pieces
+from server.site.build_texts import (
+    ChunkTexts,
+    Pieces,
+    decode_pieces,
+    encode_pieces,
+    keep_map,
+    kept_map,
+    kept_pieces,
+)
 
 KEY = "0123456789abcdef0123456789abcdef"
 
@@ -102,3 +114,83 @@ def test_a_build_without_the_last_builds_record_finds_no_map(tmp_path: Path) -> 
     (tmp_path / ".site.confcal-build.sqlite").unlink()
 
     assert keep(tmp_path / "site", {"ada": "k1"}) == {}
+
+
+def chunk_build(root: Path, names: list[str], chunk: str = "day") -> tuple[list[str], list[str]]:
+    """One build of `doc` joined from a head and the chunk `chunk` of the texts of `names`
+    (one text each, between brackets): the texts, and the names it rendered."""
+    output = Output(root)
+    rendered: list[str] = []
+
+    def render(todo: Sequence[str]) -> list[str]:
+        rendered.extend(todo)
+        return [f"<{name} é>" for name in todo]
+
+    keeper = ChunkTexts[str](output, KEY, str)
+    given: list[str] = []
+
+    def made() -> bytes:
+        given.extend(keeper.texts(names, render))
+        body = ("[" + ",".join(given) + "]").encode()
+        keeper.keep(chunk, body)
+        return body
+
+    piece = output.piece(chunk, made)
+    output.put("doc", chunk, lambda: Joined(iter([segment([b"head"]), piece])))
+    output.finish(())
+    return given, rendered
+
+
+def test_a_chunks_texts_are_read_from_the_file_holding_the_chunk(tmp_path: Path) -> None:
+    chunk_build(tmp_path / "site", ["a", "b", "c"], "day v1")
+
+    texts, rendered = chunk_build(tmp_path / "site", ["a", "d", "c"], "day v2")
+
+    assert rendered == ["d"]
+    assert texts == ["<a é>", "<d é>", "<c é>"]
+    assert (tmp_path / "site" / "doc").read_bytes() == "head[<a é>,<d é>,<c é>]".encode()
+
+
+def test_a_chunks_texts_are_kept_as_places_not_as_their_bytes(tmp_path: Path) -> None:
+    chunk_build(tmp_path / "site", ["a", "b"])
+
+    kept = (tmp_path / ".site.confcal-build.parts" / KEY).read_bytes()
+
+    assert "<a é>".encode() not in kept
+
+
+def test_a_chunks_texts_are_rendered_again_when_its_file_changed_since(tmp_path: Path) -> None:
+    chunk_build(tmp_path / "site", ["a", "b"], "day v1")
+    doc = tmp_path / "site" / "doc"
+    written = doc.stat()
+    doc.write_bytes(doc.read_bytes().replace(b"<a", b"<x"))
+    os.utime(doc, ns=(written.st_atime_ns, written.st_mtime_ns + 1_000_000))
+
+    texts, rendered = chunk_build(tmp_path / "site", ["a", "b", "c"], "day v2")
+
+    assert (texts, rendered) == (["<a é>", "<b é>", "<c é>"], ["a", "b", "c"])
+
+
+def test_a_chunk_not_holding_its_texts_in_order_keeps_their_bytes(tmp_path: Path) -> None:
+    output = Output(tmp_path / "site")
+    keeper = ChunkTexts[str](output, KEY, str)
+    keeper.texts(["a", "b"], lambda todo: [f"<{name}>" for name in todo])
+
+    keeper.keep("day", b"<b><a>")
+    output.finish(())
+
+    assert decode_pieces((tmp_path / ".site.confcal-build.parts" / KEY).read_bytes()) == {"a": ("<a>",), "b": ("<b>",)}
+
+
+def test_texts_kept_as_their_bytes_by_an_earlier_build_are_read_back(tmp_path: Path) -> None:
+    build(tmp_path / "site", ["a", "b"])  # the texts' bytes, as `kept_pieces` keeps them
+    output = Output(tmp_path / "site")
+    rendered: list[str] = []
+
+    def render(todo: Sequence[str]) -> list[str]:
+        rendered.extend(todo)
+        return [f"<{name}>" for name in todo]
+
+    texts = ChunkTexts[str](output, KEY, str).texts(["a", "c"], render)
+
+    assert (texts, rendered) == (["<a>", "<c>"], ["c"])
