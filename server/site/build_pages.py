@@ -61,7 +61,7 @@ from server.pages.view import ALL_DAYS, View
 from server.site.build_bodies import Body, Joined, Segment, Span, segment
 from server.site.build_keys import body_digest, digest, joined_digest, listing
 from server.site.build_output import Output
-from server.site.build_texts import kept_pieces
+from server.site.build_texts import ChunkTexts, kept_pieces
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
@@ -113,6 +113,7 @@ class PageParts:
         self._sessions = sessions  # session id -> digest of the session
         self.speakers = speakers  # each speaker's page's key, in the speakers' order, if known
         self._subscribe: dict[int, bytes] = {}
+        self._cards: dict[tuple[str, int], ChunkTexts[Card]] = {}  # the sections being made
 
     @cached_property
     def _shown(self) -> list[str]:
@@ -213,25 +214,45 @@ class PageParts:
         return digest(self._base, "subscribe", depth, self._site.base_url, self._listed)
 
     def section(self, slug: str, depth: int, make: Callable[[], bytes]) -> bytes:
-        return self._kept(self.section_key(slug, depth), make)
+        key = self.section_key(slug, depth)
+        return self._kept(key, partial(self._section, key, slug, depth, make))
 
     def section_piece(self, slug: str, depth: int, make: Callable[[], bytes]) -> Span | Segment:
         """`section`, as a segment of the page written `Joined`: a `Span` of where a file kept it."""
         if self._output is None:
             return segment([make()])
-        return self._output.piece(self.section_key(slug, depth), make)
+        key = self.section_key(slug, depth)
+        return self._output.piece(key, partial(self._section, key, slug, depth, make))
+
+    def _section(self, key: str, slug: str, depth: int, make: Callable[[], bytes]) -> bytes:
+        """The section `key` made, its cards' markup kept where it holds them (`cards`)."""
+        if self._output is None:
+            return make()
+        keeper = self._cards[slug, depth] = ChunkTexts(self._output, self._cards_key(slug, depth), self._card_name)
+        try:
+            body = make()
+        finally:
+            del self._cards[slug, depth]
+        keeper.keep(key, body)
+        return body
+
+    def _card_name(self, card: Card) -> str:
+        return self._sessions[card.id]
 
     def cards(self, slug: str, depth: int, cards: Sequence[Card], make: CardTexts) -> list[CardText]:
         """The cards' markup: the last build's for every session it knew the same (by the
-        session's key, whatever its place in the grid now), `make` for the others. Kept as one
-        part per day and depth named by the day, not by its sessions (`page_key` holds it for
-        the next build): a moved session's day renders that card alone, though the move may
-        shift every column (a room's number of sessions orders the columns, cards.room_order)."""
+        session's key, whatever its place in the grid now), `make` for the others. Kept per day
+        and depth, named by the day, not by its sessions (`page_key` holds it for the next
+        build), as where the day's section holds each card's pieces: a moved session's day
+        renders that card alone, though the move may shift every column (a room's number of
+        sessions orders the columns, cards.room_order)."""
         if self._output is None:
             return make(cards)
-        # The part holds a card's three pieces by session key (its digest is checked).
-        keys = [self._sessions[card.id] for card in cards]
-        return cast(list[CardText], kept_pieces(self._output, self._cards_key(slug, depth), cards, keys, make))
+        keeper = self._cards.get((slug, depth))
+        if keeper is None:  # asked for outside its section (`_section`): kept as their bytes
+            keys = [self._sessions[card.id] for card in cards]
+            return cast(list[CardText], kept_pieces(self._output, self._cards_key(slug, depth), cards, keys, make))
+        return cast(list[CardText], keeper.pieces(cards, make))
 
     def _cards_key(self, slug: str, depth: int) -> str:
         return digest(self._base, "day cards", depth, slug)

@@ -1,8 +1,8 @@
 """Texts a static build keeps by name in one part, so a rebuild renders only what changed in a
 day: a day's cards on the schedule pages (build_pages.py), a day's events in schedule.xml and
-schedule.json and its entries in `api/sessions` (build_exports.py). The cards' part holds their
-bytes; a document's day holds its items' texts in order, so its part holds where they are in it
-(`ChunkTexts`), and the file holding the day gives their bytes.
+schedule.json and its entries in `api/sessions` (build_exports.py). The day holds them in
+order, so the part holds where they are in it (`ChunkTexts`), and the day as kept gives their
+bytes.
 
 Each item's text is a function of its name alone (a session's key, which names everything it is
 made from besides the conference and the base URL, with what else the text shows of it), never
@@ -45,54 +45,60 @@ def kept_pieces(
 
 
 class ChunkTexts(Generic[T]):
-    """The texts of a chunk's items (a day of schedule.xml, schedule.json or `api/sessions`),
-    each named by `name`, kept as the part `key`: not their bytes, which the chunk holds in
-    order (a day's chunk is its items' texts joined, with what stands between them), but where
-    the chunk holds each, and the chunk's own key, so the next build reads them from where a
-    file holds the chunk (`Output.placed_bytes`). A part of the texts' bytes (`kept_pieces`,
-    as an earlier build kept them) is read as well."""
+    """The texts of a chunk's items (a day of schedule.xml, schedule.json or `api/sessions`, a
+    day's section of the schedule pages), each named by `name`, kept as the part `key`: not
+    their bytes, which the chunk holds in order (a day's chunk is its items' texts joined, with
+    what stands between them), but where the chunk holds each piece of them, with the chunk's
+    own key, so the next build reads them from where the chunk is kept (`Output.placed_bytes`,
+    or its part). A part of the texts' bytes (`kept_pieces`, as an earlier build kept them) is
+    read as well, and kept when the chunk does not hold the texts in order."""
 
     def __init__(self, output: Output, key: str, name: Callable[[T], str]) -> None:
         self._output, self._key, self._name = output, key, name
-        self._given: tuple[list[str], list[str]] = ([], [])  # the names and texts last given
+        self._given: dict[str, Pieces] = {}  # the texts last given, by name, in order
 
     def texts(self, items: Sequence[T], render: Callable[[Sequence[T]], list[str]]) -> list[str]:
-        """`items`' texts (feeds.exports.chunks.Texts): those the last chunk held, `render`'s
-        for the others (called once, with those items in order)."""
+        """`items`' texts, one an item (feeds.exports.chunks.Texts): those the last chunk held,
+        `render`'s for the others (called once, with those items in order)."""
+        return [text for (text,) in self.pieces(items, lambda todo: [(text,) for text in render(todo)])]
+
+    def pieces(self, items: Sequence[T], render: Callable[[Sequence[T]], Sequence[Pieces]]) -> list[Pieces]:
+        """`texts`, in pieces (as many an item as the first has)."""
         names = [self._name(item) for item in items]
         known = self._known()
         todo = [(item, name) for item, name in zip(items, names, strict=True) if name not in known]
         if todo:
             known.update(zip([name for _, name in todo], render([item for item, _ in todo]), strict=True))
-        texts = [known[name] for name in names]
-        self._given = (names, texts)
-        return texts
+        self._given = {name: known[name] for name in names}
+        return list(self._given.values())
 
     def keep(self, chunk: str, body: bytes) -> None:
-        """Keep where `body`, the bytes of the piece `chunk`, holds the texts last given; when it
-        does not hold them in order, their bytes."""
-        names, texts = self._given
-        starts, ends, at = [], [], 0
-        for text in texts:
-            encoded = text.encode("utf-8")
+        """Keep where `body`, the bytes of the kept chunk `chunk`, holds the texts last given; their
+        bytes when it does not hold them in order. Any bytes equal to a piece serve as its place."""
+        given = self._given
+        places: list[int] = []
+        at = 0
+        for piece in chain.from_iterable(given.values()):
+            encoded = piece.encode("utf-8")
             found = body.find(encoded, at)
             if found < 0:
-                self._output.renew(self._key, encode_pieces({n: (t,) for n, t in zip(names, texts, strict=True)}))
+                self._output.renew(self._key, encode_pieces(given))
                 return
-            starts.append(found)
             at = found + len(encoded)
-            ends.append(at)
-        self._output.renew(self._key, json.dumps([chunk, names, starts, ends], separators=(",", ":")).encode())
+            places += (found, at)
+        width = len(next(iter(given.values()), ()))
+        self._output.renew(self._key, json.dumps([chunk, width, list(given), places], separators=(",", ":")).encode())
 
-    def _known(self) -> dict[str, str]:
+    def _known(self) -> dict[str, Pieces]:
         stored = self._output.kept(self._key)
         if not stored or not stored.startswith(b'["'):
-            return {name: text for name, (text, *_) in decode_pieces(stored).items()}
-        chunk, names, starts, ends = json.loads(stored)
-        body = self._output.placed_bytes(chunk)
+            return decode_pieces(stored)
+        chunk, width, names, places = json.loads(stored)
+        body = self._output.placed_bytes(chunk) or self._output.kept(chunk)
         if body is None:
             return {}
-        return {name: body[start:end].decode("utf-8") for name, start, end in zip(names, starts, ends, strict=True)}
+        texts = iter([body[start:end].decode("utf-8") for start, end in zip(places[::2], places[1::2], strict=True)])
+        return {name: tuple(islice(texts, width)) for name in names}
 
 
 def encode_pieces(texts: Mapping[str, Sequence[str]]) -> bytes:

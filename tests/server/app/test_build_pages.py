@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -13,9 +14,11 @@ from markupsafe import Markup
 
 from feeds.model import Room, Schedule, Speaker
 from server.links import Site
-from server.pages import page
+from server.pages import page, page_parts
+from server.pages.cards import Card
 from server.pages.index_pages import facet_representation
 from server.pages.page import day_page_slugs, frame_inputs, page_context, search_representation
+from server.pages.page_parts import CardText
 from server.pages.subscribe import LISTED_FEEDS
 from server.pages.view import View
 from server.site.build_output import Output
@@ -353,3 +356,24 @@ def test_a_schedule_pages_frame_is_keyed_the_same_whatever_markers_the_process_d
         (False, False)
     ] * len(views)
     assert repr([frame_inputs(context) for context in after]) == repr([frame_inputs(context) for context in before])
+
+
+def test_a_rebuild_renders_the_changed_sessions_cards_alone_taking_the_others_from_their_section(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schedule = crowded(LISTED_FEEDS + 1)
+    later = edited(schedule, "c0004", title="Talk 4, retitled")
+    build(tmp_path / "site", schedule)
+    rendered: list[str] = []
+    card_texts = page_parts.card_texts
+
+    def counted(published: Published, depth: int, hidden: Collection[str], cards: Sequence[Card]) -> list[CardText]:
+        rendered.extend(card.id for card in cards)
+        return card_texts(published, depth, hidden, cards)
+
+    monkeypatch.setattr(page_parts, "card_texts", counted)
+
+    rebuilt = build(tmp_path / "site", later)
+
+    assert set(rendered) == {"c0004"}
+    assert rebuilt == fresh(later)

@@ -183,7 +183,9 @@ def test_a_chunk_not_holding_its_texts_in_order_keeps_their_bytes(tmp_path: Path
 
 
 def test_texts_kept_as_their_bytes_by_an_earlier_build_are_read_back(tmp_path: Path) -> None:
-    build(tmp_path / "site", ["a", "b"])  # the texts' bytes, as `kept_pieces` keeps them
+    earlier = Output(tmp_path / "site")
+    kept_pieces(earlier, KEY, ["a", "b"], ["a", "b"], lambda todo: [(f"<{name}>",) for name in todo])
+    earlier.finish(())
     output = Output(tmp_path / "site")
     rendered: list[str] = []
 
