@@ -44,6 +44,10 @@ def kept_pieces(
     return [texts[name] for name in names]
 
 
+# What a part of `ChunkTexts` starts with: places in the chunk's text (characters, not bytes).
+_PLACES = "text places"
+
+
 class ChunkTexts(Generic[T]):
     """The texts of a chunk's items (a day of schedule.xml, schedule.json or `api/sessions`, a
     day's section of the schedule pages), each named by `name`, kept as the part `key`: not
@@ -73,31 +77,39 @@ class ChunkTexts(Generic[T]):
         return list(self._given.values())
 
     def keep(self, chunk: str, body: bytes) -> None:
-        """Keep where `body`, the bytes of the kept chunk `chunk`, holds the texts last given; their
-        bytes when it does not hold them in order. Any bytes equal to a piece serve as its place."""
+        """Keep where `body`, the bytes of the kept chunk `chunk`, holds the texts last given (as
+        places in its UTF-8 text); their bytes when it does not hold them in order. Any text equal
+        to a piece serves as its place."""
         given = self._given
+        # Places in the chunk's text, not its bytes: one decoding of the chunk, not an encoding
+        # of every piece, and the next build slices the text it decodes once.
+        text = body.decode("utf-8")
         places: list[int] = []
         at = 0
         for piece in chain.from_iterable(given.values()):
-            encoded = piece.encode("utf-8")
-            found = body.find(encoded, at)
+            found = text.find(piece, at)
             if found < 0:
                 self._output.renew(self._key, encode_pieces(given))
                 return
-            at = found + len(encoded)
+            at = found + len(piece)
             places += (found, at)
         width = len(next(iter(given.values()), ()))
-        self._output.renew(self._key, json.dumps([chunk, width, list(given), places], separators=(",", ":")).encode())
+        kept = [_PLACES, chunk, width, list(given), places]
+        self._output.renew(self._key, json.dumps(kept, separators=(",", ":")).encode())
 
     def _known(self) -> dict[str, Pieces]:
         stored = self._output.kept(self._key)
         if not stored or not stored.startswith(b'["'):
-            return decode_pieces(stored)
-        chunk, width, names, places = json.loads(stored)
+            return decode_pieces(stored)  # the texts' bytes (`kept_pieces`), or none
+        found = json.loads(stored)
+        if found[0] != _PLACES:
+            return {}  # places of another form
+        _, chunk, width, names, places = found
         body = self._output.placed_bytes(chunk) or self._output.kept(chunk)
         if body is None:
             return {}
-        texts = iter([body[start:end].decode("utf-8") for start, end in zip(places[::2], places[1::2], strict=True)])
+        text = body.decode("utf-8")
+        texts = iter([text[start:end] for start, end in zip(places[::2], places[1::2], strict=True)])
         return {name: tuple(islice(texts, width)) for name in names}
 
 

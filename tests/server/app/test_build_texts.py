@@ -196,3 +196,14 @@ def test_texts_kept_as_their_bytes_by_an_earlier_build_are_read_back(tmp_path: P
     texts = ChunkTexts[str](output, KEY, str).texts(["a", "c"], render)
 
     assert (texts, rendered) == (["<a>", "<c>"], ["c"])
+
+
+def test_places_of_another_form_are_not_read_and_every_text_is_rendered(tmp_path: Path) -> None:
+    chunk_build(tmp_path / "site", ["a", "b"], "day v1")
+    earlier = Output(tmp_path / "site")
+    earlier.renew(KEY, b'["byte places","day v1",1,["a","b"],[1,6,7,12]]')
+    earlier.finish(())
+
+    texts, rendered = chunk_build(tmp_path / "site", ["a", "b"], "day v2")
+
+    assert (texts, rendered) == (["<a é>", "<b é>"], ["a", "b"])
