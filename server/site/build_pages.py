@@ -61,7 +61,7 @@ from server.pages.view import ALL_DAYS, View
 from server.site.build_bodies import Body, Joined, Segment, Span, segment
 from server.site.build_keys import body_digest, digest, joined_digest, listing
 from server.site.build_output import Output
-from server.site.build_texts import ChunkTexts, kept_pieces
+from server.site.build_texts import ChunkTexts
 from server.snapshot.api import FEEDS_HEAD, FEEDS_TAIL, feed_entries_json
 from server.snapshot.conditional import Representation
 from server.snapshot.published import Feed, Published
@@ -248,11 +248,8 @@ class PageParts:
         sessions orders the columns, cards.room_order)."""
         if self._output is None:
             return make(cards)
-        keeper = self._cards.get((slug, depth))
-        if keeper is None:  # asked for outside its section (`_section`): kept as their bytes
-            keys = [self._sessions[card.id] for card in cards]
-            return cast(list[CardText], kept_pieces(self._output, self._cards_key(slug, depth), cards, keys, make))
-        return cast(list[CardText], keeper.pieces(cards, make))
+        # Asked for by the day's section while it is made (`_section`), whose keeper reads them.
+        return cast(list[CardText], self._cards[slug, depth].pieces(cards, make))
 
     def _cards_key(self, slug: str, depth: int) -> str:
         return digest(self._base, "day cards", depth, slug)

@@ -28,22 +28,6 @@ V = TypeVar("V", str, int)
 Pieces = tuple[str, ...]
 
 
-def kept_pieces(
-    output: Output, key: str, items: Sequence[T], names: Sequence[str], make: Callable[[list[T]], Sequence[Pieces]]
-) -> list[Pieces]:
-    """The texts (in pieces) of `items`, named `names`: those the part `key` holds from the last
-    build, `make`'s for the others (called once, with those items in order); the part renewed
-    when what it holds changes, so that it holds these items' texts for the next build."""
-    known = decode_pieces(output.kept(key))
-    todo = [(item, name) for item, name in zip(items, names, strict=True) if name not in known]
-    if todo:
-        known.update(zip([name for _, name in todo], make([item for item, _ in todo]), strict=True))
-    texts = {name: known[name] for name in names}
-    if todo or texts.keys() != known.keys():
-        output.renew(key, encode_pieces(texts))
-    return [texts[name] for name in names]
-
-
 # What a part of `ChunkTexts` starts with: places in the chunk's text (characters, not bytes).
 _PLACES = "text places"
 
@@ -54,7 +38,7 @@ class ChunkTexts(Generic[T]):
     their bytes, which the chunk holds in order (a day's chunk is its items' texts joined, with
     what stands between them), but where the chunk holds each piece of them, with the chunk's
     own key, so the next build reads them from where the chunk is kept (`Output.placed_bytes`,
-    or its part). A part of the texts' bytes (`kept_pieces`, as an earlier build kept them) is
+    or its part). A part of the texts' bytes (`encode_pieces`, as earlier builds kept them) is
     read as well, and kept when the chunk does not hold the texts in order."""
 
     def __init__(self, output: Output, key: str, name: Callable[[T], str]) -> None:
@@ -100,7 +84,7 @@ class ChunkTexts(Generic[T]):
     def _known(self) -> dict[str, Pieces]:
         stored = self._output.kept(self._key)
         if not stored or not stored.startswith(b'["'):
-            return decode_pieces(stored)  # the texts' bytes (`kept_pieces`), or none
+            return decode_pieces(stored)  # the texts' bytes (`encode_pieces`), or none
         found = json.loads(stored)
         if found[0] != _PLACES:
             return {}  # places of another form

@@ -11,56 +11,61 @@ from pathlib import Path
 
 from server.site.build_bodies import Joined, segment
 from server.site.build_output import Output
-from server.site.build_texts import (
-    ChunkTexts,
-    Pieces,
-    decode_pieces,
-    encode_pieces,
-    keep_map,
-    kept_map,
-    kept_pieces,
-)
+from server.site.build_texts import ChunkTexts, Pieces, decode_pieces, encode_pieces, keep_map, kept_map
 
 KEY = "0123456789abcdef0123456789abcdef"
 
 
-def build(root: Path, names: list[str]) -> tuple[list[Pieces], list[str]]:
-    """One build asking for the texts of `names`: the texts, and the names it rendered."""
+def build(root: Path, names: list[str], chunk: str = "day") -> tuple[list[Pieces], list[str]]:
+    """One build of `doc`, joined from a head and the chunk `chunk`, which holds the texts of
+    `names` in two pieces each (with what stands between them): the texts, and the names it
+    rendered. A chunk made again is named anew, as a build names a day by its inputs."""
     output = Output(root)
     rendered: list[str] = []
 
-    def render(todo: list[str]) -> list[Pieces]:
+    def render(todo: Sequence[str]) -> list[Pieces]:
         rendered.extend(todo)
-        return [(f"<{name}>", f"</{name}>") for name in todo]
+        return [(f"<{name} é>", f"</{name}>") for name in todo]
 
-    texts = kept_pieces(output, KEY, names, names, render)
+    keeper = ChunkTexts[str](output, KEY, str)
+    given: list[Pieces] = []
+
+    def made() -> bytes:
+        given.extend(keeper.pieces(names, render))
+        body = "".join(f"{start}text{end}" for start, end in given).encode()
+        keeper.keep(chunk, body)
+        return body
+
+    piece = output.piece(chunk, made)
+    output.put("doc", chunk, lambda: Joined(iter([segment([b"head"]), piece])))
     output.finish(())
-    return texts, rendered
+    return given, rendered
 
 
 def test_the_next_build_renders_only_the_names_the_part_does_not_hold(tmp_path: Path) -> None:
-    build(tmp_path / "site", ["a", "b", "c"])
+    build(tmp_path / "site", ["a", "b", "c"], "day v1")
 
-    texts, rendered = build(tmp_path / "site", ["a", "d", "c"])
+    texts, rendered = build(tmp_path / "site", ["a", "d", "c"], "day v2")
 
     assert rendered == ["d"]
-    assert texts == [("<a>", "</a>"), ("<d>", "</d>"), ("<c>", "</c>")]
+    assert texts == [("<a é>", "</a>"), ("<d é>", "</d>"), ("<c é>", "</c>")]
+    assert (tmp_path / "site" / "doc").read_bytes() == "head<a é>text</a><d é>text</d><c é>text</c>".encode()
 
 
 def test_the_part_holds_only_the_names_last_asked_for(tmp_path: Path) -> None:
-    build(tmp_path / "site", ["a", "b"])
-    build(tmp_path / "site", ["a"])
+    build(tmp_path / "site", ["a", "b"], "day v1")
+    build(tmp_path / "site", ["a"], "day v2")
 
-    _, rendered = build(tmp_path / "site", ["a", "b"])
+    _, rendered = build(tmp_path / "site", ["a", "b"], "day v3")
 
     assert rendered == ["b"]
 
 
 def test_a_build_without_the_last_builds_record_renders_every_name(tmp_path: Path) -> None:
-    build(tmp_path / "site", ["a", "b"])
+    build(tmp_path / "site", ["a", "b"], "day v1")
     (tmp_path / ".site.confcal-build.sqlite").unlink()
 
-    _, rendered = build(tmp_path / "site", ["a", "b"])
+    _, rendered = build(tmp_path / "site", ["a", "b"], "day v2")
 
     assert rendered == ["a", "b"]
 
@@ -116,43 +121,16 @@ def test_a_build_without_the_last_builds_record_finds_no_map(tmp_path: Path) -> 
     assert keep(tmp_path / "site", {"ada": "k1"}) == {}
 
 
-def chunk_build(root: Path, names: list[str], chunk: str = "day") -> tuple[list[str], list[str]]:
-    """One build of `doc` joined from a head and the chunk `chunk` of the texts of `names`
-    (one text each, between brackets): the texts, and the names it rendered."""
-    output = Output(root)
-    rendered: list[str] = []
+def test_one_text_an_item_is_its_one_piece(tmp_path: Path) -> None:
+    keeper = ChunkTexts[str](Output(tmp_path / "site"), KEY, str)
 
-    def render(todo: Sequence[str]) -> list[str]:
-        rendered.extend(todo)
-        return [f"<{name} é>" for name in todo]
+    texts = keeper.texts(["a", "b"], lambda todo: [f"<{name}>" for name in todo])
 
-    keeper = ChunkTexts[str](output, KEY, str)
-    given: list[str] = []
-
-    def made() -> bytes:
-        given.extend(keeper.texts(names, render))
-        body = ("[" + ",".join(given) + "]").encode()
-        keeper.keep(chunk, body)
-        return body
-
-    piece = output.piece(chunk, made)
-    output.put("doc", chunk, lambda: Joined(iter([segment([b"head"]), piece])))
-    output.finish(())
-    return given, rendered
-
-
-def test_a_chunks_texts_are_read_from_the_file_holding_the_chunk(tmp_path: Path) -> None:
-    chunk_build(tmp_path / "site", ["a", "b", "c"], "day v1")
-
-    texts, rendered = chunk_build(tmp_path / "site", ["a", "d", "c"], "day v2")
-
-    assert rendered == ["d"]
-    assert texts == ["<a é>", "<d é>", "<c é>"]
-    assert (tmp_path / "site" / "doc").read_bytes() == "head[<a é>,<d é>,<c é>]".encode()
+    assert texts == ["<a>", "<b>"]
 
 
 def test_a_chunks_texts_are_kept_as_places_not_as_their_bytes(tmp_path: Path) -> None:
-    chunk_build(tmp_path / "site", ["a", "b"])
+    build(tmp_path / "site", ["a", "b"])
 
     kept = (tmp_path / ".site.confcal-build.parts" / KEY).read_bytes()
 
@@ -160,15 +138,15 @@ def test_a_chunks_texts_are_kept_as_places_not_as_their_bytes(tmp_path: Path) ->
 
 
 def test_a_chunks_texts_are_rendered_again_when_its_file_changed_since(tmp_path: Path) -> None:
-    chunk_build(tmp_path / "site", ["a", "b"], "day v1")
+    build(tmp_path / "site", ["a", "b"], "day v1")
     doc = tmp_path / "site" / "doc"
     written = doc.stat()
     doc.write_bytes(doc.read_bytes().replace(b"<a", b"<x"))
     os.utime(doc, ns=(written.st_atime_ns, written.st_mtime_ns + 1_000_000))
 
-    texts, rendered = chunk_build(tmp_path / "site", ["a", "b", "c"], "day v2")
+    _, rendered = build(tmp_path / "site", ["a", "b", "c"], "day v2")
 
-    assert (texts, rendered) == (["<a é>", "<b é>", "<c é>"], ["a", "b", "c"])
+    assert rendered == ["a", "b", "c"]
 
 
 def test_a_chunk_not_holding_its_texts_in_order_keeps_their_bytes(tmp_path: Path) -> None:
@@ -184,26 +162,20 @@ def test_a_chunk_not_holding_its_texts_in_order_keeps_their_bytes(tmp_path: Path
 
 def test_texts_kept_as_their_bytes_by_an_earlier_build_are_read_back(tmp_path: Path) -> None:
     earlier = Output(tmp_path / "site")
-    kept_pieces(earlier, KEY, ["a", "b"], ["a", "b"], lambda todo: [(f"<{name}>",) for name in todo])
+    earlier.renew(KEY, encode_pieces({"a": ("<a>", "</a>"), "b": ("<b>", "</b>")}))
     earlier.finish(())
-    output = Output(tmp_path / "site")
-    rendered: list[str] = []
 
-    def render(todo: Sequence[str]) -> list[str]:
-        rendered.extend(todo)
-        return [f"<{name}>" for name in todo]
+    texts, rendered = build(tmp_path / "site", ["a", "c"])
 
-    texts = ChunkTexts[str](output, KEY, str).texts(["a", "c"], render)
-
-    assert (texts, rendered) == (["<a>", "<c>"], ["c"])
+    assert (texts, rendered) == ([("<a>", "</a>"), ("<c é>", "</c>")], ["c"])
 
 
 def test_places_of_another_form_are_not_read_and_every_text_is_rendered(tmp_path: Path) -> None:
-    chunk_build(tmp_path / "site", ["a", "b"], "day v1")
+    build(tmp_path / "site", ["a", "b"], "day v1")
     earlier = Output(tmp_path / "site")
-    earlier.renew(KEY, b'["byte places","day v1",1,["a","b"],[1,6,7,12]]')
+    earlier.renew(KEY, b'["byte places","day v1",2,["a","b"],[0,6,10,14,14,20,24,28]]')
     earlier.finish(())
 
-    texts, rendered = chunk_build(tmp_path / "site", ["a", "b"], "day v2")
+    _, rendered = build(tmp_path / "site", ["a", "b"], "day v2")
 
-    assert (texts, rendered) == (["<a é>", "<b é>"], ["a", "b"])
+    assert rendered == ["a", "b"]
