@@ -11,7 +11,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Span:
     """Bytes `start` to `end` of a file a build wrote before (the last build's file of the same
-    path, `Output.source`; a file a piece was joined into, or a kept part, `Output.piece`,
+    path, `Output.source`; a file a piece was joined into, `Output.piece`; a part taken unread,
     `Output.kept_unread`), whose SHA-256 is
     `sha` (empty where no file's digest is made from it: a part copied into a part, a file whose
     maker gives its digest, `Joined.sha`): copied into the file being written by the kernel,

@@ -98,10 +98,10 @@ def _day_part(
     """The day's part `key`, made when it is not kept from its items' texts as the part `texts`
     keeps them (by `name`), which is kept for the next build whether or not the day is made."""
     output.hold(texts)
-    return output.piece(key, partial(_made, output, key, make, ChunkTexts(output, texts, name)))
+    return output.piece(key, partial(_made, key, make, ChunkTexts(output, texts, name)))
 
 
-def _made(output: Output, key: str, make: Callable[[Texts[T]], bytes], texts: ChunkTexts[T]) -> bytes:
+def _made(key: str, make: Callable[[Texts[T]], bytes], texts: ChunkTexts[T]) -> bytes:
     """The day's part `key` made with `texts`' keeper, which keeps where it holds them."""
     body = make(texts.texts)
     texts.keep(key, body)

@@ -25,8 +25,8 @@ directory, or that has no record: a build that only changes files' bytes lists n
 Parts of files (a schedule page's day sections) can be kept as well, in `.OUTDIR.confcal-build.parts/`
 beside the record, by the key of their inputs: a page whose key changed is joined from the parts
 that did not change instead of rendered whole. A part read back is used only when its bytes have
-the check the record gave them; one copied into a `Joined` file unread, when it has the length
-and modification time the record gave it. A piece of a `Joined` file (`Output.piece`: a day of a
+the check the record gave them; one copied unread (the events'), when it has the length and
+modification time the record gave it. A piece of a `Joined` file (`Output.piece`: a day of a
 document listing every session) is kept where that file holds it rather than in a part file,
 so its bytes are written once: the record gives its place, its SHA-256 and the file's size and
 modification time, and it is copied from there (or read back and checked) while the file has them.
@@ -100,9 +100,9 @@ Entry = tuple[Made, list[str] | None, bool]
 
 
 def _part_check(crc: int, length: int) -> str:
-    """What the record keeps of a part to know it intact: its CRC-32 and length (then, for a part
-    `Output.piece` gave, `:` its SHA-256 `:` its size and modification time, `file_stamp`; a part
-    `Output.renew_unread` wrote has only the last, after `::`). A part is this build's own
+    """What the record keeps of a part to know it intact: its CRC-32 and length (a part
+    `Output.renew_unread` wrote has its size and modification time instead, `file_stamp`, after
+    `::`; a piece kept in a file, its place, `_PLACED`). A part is this build's own
     file, named by a digest of its inputs, so the check is against damage (a torn or cut
     write), not a forger; CRC-32 runs at twice SHA-256's speed, and a rebuild of a large
     conference reads hundreds of megabytes of parts."""
@@ -503,8 +503,10 @@ class Output:
         if self._using is not None:
             self._using.append(key)
         body = self.placed_bytes(key)
-        if body is None:
-            body = self._part_file(key)
+        if body is not None:
+            self.hold(key)
+            return body
+        body = self._part_file(key)
         if body is None:
             body = make()
             self.renew(key, body)
@@ -519,21 +521,16 @@ class Output:
 
     def piece(self, key: str, make: Callable[[], bytes]) -> Span | Segment:
         """`part`, as a segment of a `Joined` file: a `Span` of the file a build joined it
-        into (`_placed`) or of its part file, unread; else its bytes (the part file's, checked,
-        or made) with their SHA-256. Kept where the file being written then holds it, not as a
-        part file of its own: the documents listing every session are joined from a piece a
-        day, whose bytes would otherwise be written twice."""
+        into (`_placed`), unread; else its bytes (its part file's, checked, or made) with their
+        SHA-256. Kept where the file being written then holds it, not as a part file of its
+        own: the documents listing every session are joined from a piece a day, whose bytes
+        would otherwise be written twice."""
         if self._using is not None:
             self._using.append(key)
         placed = self._placed(key)
         if placed is not None:
+            self.hold(key)
             return placed
-        known = self._parts.get(key) or self._last_parts.get(key)
-        _, sha, stamp = _recorded(known or "")
-        path = f"{self.parts}/{key}"
-        if sha and stamp and stamp == file_stamp(path):
-            self._parts[key] = known or ""
-            return Span(path, 0, int(stamp.partition(":")[0]), sha, key)
         body = self._part_file(key)
         return segment([body if body is not None else make()], key)
 
@@ -553,7 +550,6 @@ class Output:
         path = f"{self._root}/{relative}"
         if file_stamp(path) != f"{size}:{modified}":
             return None
-        self._parts[key] = known
         return Span(path, int(start), int(end), sha, key)
 
     def kept(self, key: str) -> bytes | None:
@@ -574,7 +570,7 @@ class Output:
         known = self._last_parts.get(key)
         if known is None:
             return None
-        stamp = _recorded(known)[2]
+        stamp = _unread_stamp(known)
         path = f"{self.parts}/{key}"
         if not stamp or stamp != file_stamp(path):
             return None
@@ -886,11 +882,8 @@ def _span_bytes(span: Span) -> bytes | None:
     return body if len(body) == len(span) and hashlib.sha256(body).hexdigest() == span.sha else None
 
 
-def _recorded(known: str) -> tuple[str, str, str]:
-    """A part's record as (its CRC-32 and length, its SHA-256, its size and modification time),
-    each empty when not recorded (`_part_check`) or kept in a file (`_PLACED`)."""
-    if known.startswith(_PLACED):
-        return "", "", ""
-    check, _, kept = known.partition(":")
-    sha, _, stamp = kept.partition(":")
-    return check, sha, stamp
+def _unread_stamp(known: str) -> str:
+    """The size and modification time a part taken unread was recorded with (`_part_check`),
+    empty for any other part."""
+    check, _, stamp = known.partition("::")
+    return "" if check else stamp

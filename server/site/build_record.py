@@ -8,9 +8,9 @@ the entries that changed (not every file's):
   was written: build_bodies.Joined) and the parts it was joined from (keys separated by
   spaces, or NULL);
 - `parts`: each kept part (in `.OUTDIR.confcal-build.parts/`), by key: its CRC-32 and length
-  (then, for a part copied into joined files, `:` its SHA-256 `:size:mtime_ns`; for a part
-  taken unread, the events', only `::size:mtime_ns`); or, for a piece kept in the file joined
-  from it, `@start:end:sha256:size:mtime_ns:path` (the file's size and modification time);
+  (for a part taken unread, the events', `::size:mtime_ns` instead); or, for a piece kept in the
+  file joined from it, `@start:end:sha256:size:mtime_ns:path` (the file's size and modification
+  time);
 - `conferences`: each conference's `Stamped` (build_conferences.py), as JSON;
 - `samples`: a few recorded files spread over the output, checked for presence by the next
   build (a deleted or replaced output directory is noticed for a few dozen stats);

@@ -38,8 +38,8 @@ class ChunkTexts(Generic[T]):
     their bytes, which the chunk holds in order (a day's chunk is its items' texts joined, with
     what stands between them), but where the chunk holds each piece of them, with the chunk's
     own key, so the next build reads them from where the chunk is kept (`Output.placed_bytes`,
-    or its part). A part of the texts' bytes (`encode_pieces`, as earlier builds kept them) is
-    read as well, and kept when the chunk does not hold the texts in order."""
+    or its part). When the chunk does not hold the texts in order, their bytes are kept
+    instead (`encode_pieces`), and read back as well."""
 
     def __init__(self, output: Output, key: str, name: Callable[[T], str]) -> None:
         self._output, self._key, self._name = output, key, name
