@@ -9,9 +9,12 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from server.site.build_bodies import Joined, segment
 from server.site.build_output import Output
-from server.site.build_texts import ChunkTexts, Pieces, decode_pieces, encode_pieces, keep_map, kept_map
+from server.site.build_texts import ChunkTexts, Pieces, _place, decode_pieces, encode_pieces, keep_map, kept_map
 
 KEY = "0123456789abcdef0123456789abcdef"
 
@@ -76,6 +79,31 @@ def test_any_text_comes_back_as_it_was_kept() -> None:
     assert decode_pieces(encode_pieces(texts)) == texts
     assert decode_pieces(encode_pieces({})) == {}
     assert decode_pieces(None) == {}
+
+
+# Few letters, so a piece's head recurs before the piece itself (a cut copy of it comes first);
+# pieces longer than the head `_place` looks for (a long run), and gaps long enough to put the
+# piece beyond where it looks first.
+_LETTERS = st.text(alphabet="ab\u2728", max_size=40)
+
+
+@given(
+    before=_LETTERS,
+    run=st.integers(min_value=0, max_value=150),
+    tail=_LETTERS,
+    cut=st.integers(min_value=0, max_value=200),
+    gap=st.integers(min_value=0, max_value=5000),
+    after=_LETTERS,
+    at=st.integers(min_value=0, max_value=60),
+)
+@settings(max_examples=300, deadline=None)
+def test_a_piece_is_placed_where_find_finds_it(
+    before: str, run: int, tail: str, cut: int, gap: int, after: str, at: int
+) -> None:
+    piece = "a" * run + tail
+    text = before + piece[:cut] + "b" + "a" * gap + piece + after
+
+    assert _place(text, piece, at) == text.find(piece, at)
 
 
 def keep(root: Path, values: dict[str, str]) -> dict[str, str]:
