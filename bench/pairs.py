@@ -1,0 +1,209 @@
+"""Two versions of confcal timed on one command, in pairs whose order alternates (ABBA).
+
+    python bench/pairs.py --pairs 8 OLD NEW -- build --db /tmp/10k.db {out}
+    python bench/pairs.py --pairs 8 OLD NEW \\
+        --before "ingest --db /tmp/{label}.db --tz Europe/Paris {alternate}" \\
+        --alternate /tmp/p10k_m --alternate /tmp/p10k \\
+        -- build --db /tmp/{label}.db /dev/shm/rebuild-{label}
+
+OLD and NEW are source trees (a `git archive` of each commit), compiled first; each command
+runs as `python -m server.cli ARGS` with the tree as its working directory and import path.
+In ARGS and `--before`: {out} is a new directory in tmpfs, removed before each run with the
+record a build keeps beside it (a build beside the last one's record is not a first build: it
+reads the parts it can, and which it can depends on the version); {label} is `a` (OLD) or `b`
+(NEW), for a store or site of each version's own; {alternate} goes through the `--alternate`
+values in turn, one a run of that version (a session moved back and forth). A `--before`
+command runs untimed before each timed one.
+
+    python bench/pairs.py --instructions OLD NEW -- build --jobs 1 --db /tmp/1k.db {out}
+
+counts the instructions each version's command runs instead (valgrind's cachegrind, every
+process of it, with string hashing fixed by PYTHONHASHSEED): the same to four digits from one
+run to the next, so a change of a percent shows, which CPU time on a shared machine cannot show
+(the same build's CPU time moved by a fifth within minutes). It leaves out what the CPU does
+besides (cache misses, page faults, the kernel's share), so it says whether a change does less
+work, and the timed pairs whether that is less time. Each version runs once untimed first:
+Jinja compiles a tree's templates on first use.
+
+Timed pairs alternate their order (ABBA), so each version runs first in half of them, and the
+medians of the first and second runs of a pair are printed beside the figures: a machine that
+drifts, or a run that leaves something for the next, then shows instead of favouring one version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+TMPFS = Path("/dev/shm")
+
+
+@dataclass(frozen=True)
+class Timed:
+    label: str  # "a" or "b"
+    pair: int
+    first: bool  # whether it ran first in its pair
+    cpu: float  # user + system, its workers' included (wait4)
+    wall: float
+
+
+def compile_tree(tree: Path) -> None:
+    """Its bytecode, as `pip install` leaves it: no timed run pays for compiling."""
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "feeds", "server"], cwd=tree, check=True, stdout=subprocess.DEVNULL
+    )
+
+
+def environment(tree: Path) -> dict[str, str]:
+    kept = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**kept, "PYTHONPATH": str(tree)}
+
+
+def counted(tree: Path, args: list[str]) -> int:
+    """The instructions `python -m server.cli ARGS` runs in `tree`, its forked workers' included."""
+    process = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+        + [sys.executable, "-m", "server.cli", *args],
+        cwd=tree,
+        env={**environment(tree), "PYTHONHASHSEED": "0"},
+        capture_output=True,
+        text=True,
+    )
+    if process.returncode != 0:
+        raise SystemExit(f"{tree}: confcal {' '.join(args)} failed under valgrind:\n{process.stderr[-2000:]}")
+    # One "I refs" line a process: the command's and each worker's.
+    return sum(int(found.replace(",", "")) for found in re.findall(r"I\s+refs:\s+([\d,]+)", process.stderr))
+
+
+def count_both(trees: dict[str, Path], command: list[str], before: list[str] | None, alternates: list[str]) -> str:
+    """Each version's command once untimed, then counted (`counted`): the two counts and their ratio."""
+    counts: dict[str, int] = {}
+    for label, tree in trees.items():
+        out = TMPFS / f"confcal-pairs-{os.getpid()}-{label}"
+        alternate = alternates[0] if alternates else ""
+        for run in (confcal, counted):
+            fresh(out)
+            if before:
+                confcal(tree, filled(before, label, out, alternate))
+            result = run(tree, filled(command, label, out, alternate))
+        fresh(out)
+        assert isinstance(result, int)
+        counts[label] = result
+    return f"instructions: A {counts['a'] / 1e9:.4f} G, B {counts['b'] / 1e9:.4f} G ({counts['b'] / counts['a']:.4f}x)"
+
+
+def confcal(tree: Path, args: list[str]) -> tuple[float, float]:
+    """`python -m server.cli ARGS` run in `tree`: (CPU, wall) seconds; exits if it fails."""
+    os.sync()  # the last run's writeback is not this one's
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", *args],
+        cwd=tree,
+        env=environment(tree),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    assert process.stdout is not None
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{tree}: confcal {' '.join(args)} failed:\n{output.decode(errors='replace')}")
+    return usage.ru_utime + usage.ru_stime, wall
+
+
+def fresh(out: Path) -> None:
+    """No `out`, and no record of a build beside it (`.{name}.confcal-build.*`)."""
+    shutil.rmtree(out, ignore_errors=True)
+    for kept in out.parent.glob(f".{out.name}.confcal-build.*"):
+        if kept.is_dir():
+            shutil.rmtree(kept)
+        else:
+            kept.unlink()
+
+
+def filled(template: list[str], label: str, out: Path, alternate: str) -> list[str]:
+    return [word.format(label=label, out=out, alternate=alternate) for word in template]
+
+
+def run_pairs(
+    trees: dict[str, Path], pairs: int, command: list[str], before: list[str] | None, alternates: list[str]
+) -> list[Timed]:
+    turns = {label: 0 for label in trees}
+    timed: list[Timed] = []
+    for pair in range(pairs):
+        order = ["a", "b"] if pair % 2 == 0 else ["b", "a"]
+        for position, label in enumerate(order):
+            out = TMPFS / f"confcal-pairs-{os.getpid()}-{label}"
+            fresh(out)
+            alternate = alternates[turns[label] % len(alternates)] if alternates else ""
+            turns[label] += 1
+            if before:
+                confcal(trees[label], filled(before, label, out, alternate))
+            cpu, wall = confcal(trees[label], filled(command, label, out, alternate))
+            fresh(out)
+            timed.append(Timed(label, pair, position == 0, cpu, wall))
+            print(
+                f"pair {pair + 1} {label} {'first ' if position == 0 else 'second'} cpu {cpu:.3f} s wall {wall:.3f} s"
+            )
+    return timed
+
+
+def summary(timed: list[Timed]) -> str:
+    """Medians of each version, in how many pairs B came out lower, and the position effect."""
+    lines = []
+    for figure in ("cpu", "wall"):
+        a = [getattr(t, figure) for t in timed if t.label == "a"]
+        b = [getattr(t, figure) for t in timed if t.label == "b"]
+        lower = sum(getattr(y, figure) < getattr(x, figure) for x, y in _paired(timed))
+        lines.append(
+            f"{figure}: A median {statistics.median(a):.3f} s, B median {statistics.median(b):.3f} s "
+            f"({statistics.median(b) / statistics.median(a):.3f}x); B lower in {lower} of {len(a)} pairs"
+        )
+    first = statistics.median(t.cpu for t in timed if t.first)
+    second = statistics.median(t.cpu for t in timed if not t.first)
+    lines.append(f"position: the first run of a pair median {first:.3f} s of CPU, the second {second:.3f} s")
+    return "\n".join(lines)
+
+
+def _paired(timed: list[Timed]) -> list[tuple[Timed, Timed]]:
+    by_pair: dict[int, dict[str, Timed]] = {}
+    for t in timed:
+        by_pair.setdefault(t.pair, {})[t.label] = t
+    return [(runs["a"], runs["b"]) for runs in by_pair.values() if len(runs) == 2]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("a", type=Path, help="the source tree of version A (the one before)")
+    parser.add_argument("b", type=Path, help="the source tree of version B")
+    parser.add_argument("--pairs", type=int, default=8)
+    parser.add_argument("--before", help="confcal arguments run untimed before each timed run")
+    parser.add_argument("--alternate", action="append", default=[], help="a value of {alternate}, in turn")
+    parser.add_argument("--instructions", action="store_true", help="count instructions (valgrind), once each")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- then the confcal arguments timed")
+    args = parser.parse_args()
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("no command: give the confcal arguments after --")
+    trees = {"a": args.a.resolve(), "b": args.b.resolve()}
+    for tree in trees.values():
+        compile_tree(tree)
+    before = args.before.split() if args.before else None
+    if args.instructions:
+        print(count_both(trees, command, before, args.alternate))
+        return
+    timed = run_pairs(trees, args.pairs, command, before, args.alternate)
+    print(summary(timed))
+
+
+if __name__ == "__main__":
+    main()
