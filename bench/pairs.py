@@ -84,19 +84,24 @@ def counted(tree: Path, args: list[str]) -> int:
 
 
 def count_both(trees: dict[str, Path], command: list[str], before: list[str] | None, alternates: list[str]) -> str:
-    """Each version's command once untimed, then counted (`counted`): the two counts and their ratio."""
+    """Each version's command once untimed, then counted (`counted`), the next `--alternate`
+    for each (a rebuild counted after a move, not after nothing): the two counts and their ratio."""
     counts: dict[str, int] = {}
     for label, tree in trees.items():
         out = TMPFS / f"confcal-pairs-{os.getpid()}-{label}"
-        alternate = alternates[0] if alternates else ""
-        for run in (confcal, counted):
-            fresh(out)
-            if before:
-                confcal(tree, filled(before, label, out, alternate))
-            result = run(tree, filled(command, label, out, alternate))
+        runs = [filled(command, label, out, alternate) for alternate in (alternates or [""]) * 2][:2]
+        befores = (
+            [filled(before, label, out, alternate) for alternate in (alternates or [""]) * 2][:2] if before else []
+        )
         fresh(out)
-        assert isinstance(result, int)
-        counts[label] = result
+        if befores:
+            confcal(tree, befores[0])
+        confcal(tree, runs[0])
+        fresh(out)
+        if befores:
+            confcal(tree, befores[1])
+        counts[label] = counted(tree, runs[1])
+        fresh(out)
     return f"instructions: A {counts['a'] / 1e9:.4f} G, B {counts['b'] / 1e9:.4f} G ({counts['b'] / counts['a']:.4f}x)"
 
 
