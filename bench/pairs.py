@@ -20,7 +20,7 @@ command runs untimed before each timed one.
 counts the instructions each version's command runs instead (valgrind's cachegrind, every
 process of it, with string hashing fixed by PYTHONHASHSEED): the same to four digits from one
 run to the next, so a change of a percent shows, which CPU time on a shared machine cannot show
-(the same build's CPU time moved by a fifth within minutes). It leaves out what the CPU does
+(the same build's CPU time moved by a sixth within minutes). It leaves out what the CPU does
 besides (cache misses, page faults, the kernel's share), so it says whether a change does less
 work, and the timed pairs whether that is less time. Each version runs once untimed first:
 Jinja compiles a tree's templates on first use.
