@@ -28,8 +28,6 @@ V = TypeVar("V", str, int)
 Pieces = tuple[str, ...]
 
 
-# What a part of `ChunkTexts` starts with: places in the chunk's text (characters, not bytes).
-_PLACES = "text places"
 # How far past the last piece `_place` looks for the next one's start before searching the rest
 # of the chunk: what stands between two pieces (a room's element, a comma) is far shorter.
 _NEAR = 2000
@@ -84,17 +82,15 @@ class ChunkTexts(Generic[T]):
             at = found + len(piece)
             places += (found, at)
         width = len(next(iter(given.values()), ()))
-        kept = [_PLACES, chunk, width, list(given), places]
+        kept = [chunk, width, list(given), places]
         self._output.renew(self._key, json.dumps(kept, separators=(",", ":")).encode())
 
     def _known(self) -> dict[str, Pieces]:
         stored = self._output.kept(self._key)
         if not stored or not stored.startswith(b'["'):
             return decode_pieces(stored)  # the texts' bytes (`encode_pieces`), or none
-        found = json.loads(stored)
-        if found[0] != _PLACES:
-            return {}  # places of another form
-        _, chunk, width, names, places = found
+        # Places in the chunk's text, as this code kept them: the key names the code (`code_key`).
+        chunk, width, names, places = json.loads(stored)
         body = self._output.placed_bytes(chunk) or self._output.kept(chunk)
         if body is None:
             return {}

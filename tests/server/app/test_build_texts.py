@@ -196,14 +196,3 @@ def test_texts_kept_as_their_bytes_by_an_earlier_build_are_read_back(tmp_path: P
     texts, rendered = build(tmp_path / "site", ["a", "c"])
 
     assert (texts, rendered) == ([("<a>", "</a>"), ("<c é>", "</c>")], ["c"])
-
-
-def test_places_of_another_form_are_not_read_and_every_text_is_rendered(tmp_path: Path) -> None:
-    build(tmp_path / "site", ["a", "b"], "day v1")
-    earlier = Output(tmp_path / "site")
-    earlier.renew(KEY, b'["byte places","day v1",2,["a","b"],[0,6,10,14,14,20,24,28]]')
-    earlier.finish(())
-
-    _, rendered = build(tmp_path / "site", ["a", "b"], "day v2")
-
-    assert rendered == ["a", "b"]
