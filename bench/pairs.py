@@ -35,15 +35,19 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+from run import remove_site  # bench/, beside this script
 
 TMPFS = Path("/dev/shm")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -86,23 +90,31 @@ def counted(tree: Path, args: list[str]) -> int:
 def count_both(trees: dict[str, Path], command: list[str], before: list[str] | None, alternates: list[str]) -> str:
     """Each version's command once untimed, then counted (`counted`), the next `--alternate`
     for each (a rebuild counted after a move, not after nothing): the two counts and their ratio."""
+    first, second = (alternates * 2)[:2] if alternates else ("", "")
     counts: dict[str, int] = {}
     for label, tree in trees.items():
-        out = TMPFS / f"confcal-pairs-{os.getpid()}-{label}"
-        runs = [filled(command, label, out, alternate) for alternate in (alternates or [""]) * 2][:2]
-        befores = (
-            [filled(before, label, out, alternate) for alternate in (alternates or [""]) * 2][:2] if before else []
-        )
-        fresh(out)
-        if befores:
-            confcal(tree, befores[0])
-        confcal(tree, runs[0])
-        fresh(out)
-        if befores:
-            confcal(tree, befores[1])
-        counts[label] = counted(tree, runs[1])
-        fresh(out)
+        run_once(tree, label, first, command, before, confcal)
+        counts[label] = run_once(tree, label, second, command, before, counted)
     return f"instructions: A {counts['a'] / 1e9:.4f} G, B {counts['b'] / 1e9:.4f} G ({counts['b'] / counts['a']:.4f}x)"
+
+
+def run_once(
+    tree: Path,
+    label: str,
+    alternate: str,
+    command: list[str],
+    before: list[str] | None,
+    run: Callable[[Path, list[str]], R],
+) -> R:
+    """`command` run by `run` in `tree` after `before` (untimed), from a fresh {out}."""
+    out = TMPFS / f"confcal-pairs-{os.getpid()}-{label}"
+    remove_site(out)
+    try:
+        if before:
+            confcal(tree, filled(before, label, out, alternate))
+        return run(tree, filled(command, label, out, alternate))
+    finally:
+        remove_site(out)
 
 
 def confcal(tree: Path, args: list[str]) -> tuple[float, float]:
@@ -125,16 +137,6 @@ def confcal(tree: Path, args: list[str]) -> tuple[float, float]:
     return usage.ru_utime + usage.ru_stime, wall
 
 
-def fresh(out: Path) -> None:
-    """No `out`, and no record of a build beside it (`.{name}.confcal-build.*`)."""
-    shutil.rmtree(out, ignore_errors=True)
-    for kept in out.parent.glob(f".{out.name}.confcal-build.*"):
-        if kept.is_dir():
-            shutil.rmtree(kept)
-        else:
-            kept.unlink()
-
-
 def filled(template: list[str], label: str, out: Path, alternate: str) -> list[str]:
     return [word.format(label=label, out=out, alternate=alternate) for word in template]
 
@@ -147,14 +149,9 @@ def run_pairs(
     for pair in range(pairs):
         order = ["a", "b"] if pair % 2 == 0 else ["b", "a"]
         for position, label in enumerate(order):
-            out = TMPFS / f"confcal-pairs-{os.getpid()}-{label}"
-            fresh(out)
             alternate = alternates[turns[label] % len(alternates)] if alternates else ""
             turns[label] += 1
-            if before:
-                confcal(trees[label], filled(before, label, out, alternate))
-            cpu, wall = confcal(trees[label], filled(command, label, out, alternate))
-            fresh(out)
+            cpu, wall = run_once(trees[label], label, alternate, command, before, confcal)
             timed.append(Timed(label, pair, position == 0, cpu, wall))
             print(
                 f"pair {pair + 1} {label} {'first ' if position == 0 else 'second'} cpu {cpu:.3f} s wall {wall:.3f} s"

@@ -295,8 +295,14 @@ def build_and_floor_runs(
 
 def _remove_build(where: Path, label: str) -> None:
     """A build's site under `where` and the record kept beside it."""
-    shutil.rmtree(where / f"{label}-site")
-    for kept in where.glob(f".{label}-site.confcal-build.*"):
+    remove_site(where / f"{label}-site")
+
+
+def remove_site(site: Path) -> None:
+    """No `site`, and no record of a build beside it (`.{name}.confcal-build.*`): a build into a
+    directory beside the last one's record reads the parts it can, and is no first build."""
+    shutil.rmtree(site, ignore_errors=True)
+    for kept in site.parent.glob(f".{site.name}.confcal-build.*"):
         if kept.is_dir():
             shutil.rmtree(kept)
         else:
