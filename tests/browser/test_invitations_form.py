@@ -88,7 +88,10 @@ def test_ask_confirm_receive_and_stop(browser: Browser, mailing: Running, smtp: 
     visit.page.reload()
     visit.wait_ready()
     visit.page.click("#picks-toggle")
-    visit.page.wait_for_selector("#invitations-form", state="hidden")
+    # The section is hidden, and the form with it, until the state is fetched; the stop line
+    # shows in the same step that fills the status and hides the form for an active state.
+    visit.page.wait_for_selector("#invitations-stop-line:visible")
+    form_shown = visit.page.is_visible("#invitations-form")
     active = visit.page.text_content("#invitations-status")
     visit.page.evaluate(AXE.read_text(encoding="utf-8"))
     violations = visit.page.evaluate(RUN, {"runOnly": {"type": "tag", "values": TAGS}})
@@ -103,6 +106,7 @@ def test_ask_confirm_receive_and_stop(browser: Browser, mailing: Running, smtp: 
     assert confirmed.status_code == 200
     assert [m.method for m in arrived] == [None, "REQUEST"]
     assert (active or "").startswith("Invitations go to a***@mail.example.net.")
+    assert form_shown is False
     assert violations == []
     assert [m.method for m in smtp.delivered] == [None, "REQUEST", "CANCEL"]
     assert stopped == "Stopped; the sessions sent were removed from your calendar."
