@@ -378,6 +378,14 @@ def test_after_one_visit_the_page_opens_offline_and_saves_picks_later(visit: Vis
     visit.context.set_offline(True)
     visit.page.reload()
     visit.wait_ready()
+    # The status says "You are offline." at once and the fetch date only once the page's cache
+    # lookup answers, which the ready mark does not wait for.
+    # Imported here so a machine without Playwright skips (conftest) instead of failing to collect.
+    from playwright.sync_api import expect
+
+    expect(visit.page.locator("#data-status")).to_have_text(
+        re.compile("^You are offline: this schedule was fetched on ")
+    )
     status = visit.page.text_content("#data-status")
     cards = visit.page.locator(CARD).count()
     href = pick_offline_then_reconnect(visit, chosen["id"])
