@@ -3,7 +3,9 @@ that records every request and console error of one browser context."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -96,6 +98,49 @@ def checked_visit(browser: Browser, server: Running) -> Iterator[Visit]:
     current.context.close()
     assert current.console_errors == []
     assert current.foreign_requests() == []
+
+
+# Marks the document once the page has dealt with the answer to its GET of a path ending in
+# `ending`: in a task after the one that read the answer's JSON (or, where the page reads no body,
+# after the one that got the answer), so whatever the page does with it synchronously is done.
+READ_MARK = """
+(() => {
+  const ending = %s, mark = %s;
+  const fetch_ = window.fetch;
+  const done = () => setTimeout(() => document.documentElement.setAttribute(mark, ""), 0);
+  window.fetch = function (resource, options) {
+    const answered = fetch_.apply(this, arguments);
+    const request = resource instanceof Request ? resource : null;
+    const method = ((options && options.method) || (request ? request.method : "GET")).toUpperCase();
+    const url = new URL(request ? request.url : String(resource), location.href);
+    if (method !== "GET" || !url.pathname.endsWith(ending)) return answered;
+    return answered.then(response => {
+      let reading = null;
+      const json_ = response.json;
+      response.json = function () {
+        reading = json_.apply(this, arguments);
+        return reading;
+      };
+      // The page's own continuation runs in the microtasks after the answer: by this task it
+      // has asked for the body, if it ever does.
+      setTimeout(() => (reading || Promise.resolve()).then(done, done), 0);
+      return response;
+    }, error => {
+      done();
+      throw error;
+    });
+  };
+})();
+"""
+
+
+def mark_when_read(page: Page, ending: str) -> str:
+    """From the next document `page` loads on: the selector of a mark set once the page has
+    acted on the answer to its GET of a path ending in `ending`. For a test that checks that the
+    answer changed nothing, where no change in the document says the page is done with it."""
+    mark = "data-test-read-" + re.sub(r"[^a-z0-9]+", "-", ending.lower()).strip("-")
+    page.add_init_script(READ_MARK % (json.dumps(ending), json.dumps(mark)))
+    return f"html[{mark}]"
 
 
 def attached(page: Page, selector: str) -> ElementHandle:
