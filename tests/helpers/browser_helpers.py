@@ -156,13 +156,18 @@ def unfold(page: Page, summary: str) -> None:
 
     Not a click: the subscribe section is laid out only when scrolled to (content-visibility),
     so on a loaded machine it can still be moving when a click's point is computed, and the
-    click lands beside the summary."""
+    click lands beside the summary.
+
+    Returns once what the <details> holds is laid out: a feed's ways in wait in a <noscript> that
+    the page's script replaces on the "toggle" event, which comes in a task after `open` is set."""
     from playwright.sync_api import expect
 
     first = page.locator(summary).first
     first.focus()
     page.keyboard.press("Enter")
-    expect(first.locator("xpath=..")).to_have_attribute("open", "")
+    details = first.locator("xpath=..")
+    expect(details).to_have_attribute("open", "")
+    expect(details.locator(":scope > noscript.unfold")).to_have_count(0)
 
 
 def api_sessions(server: Running) -> list[dict[str, Any]]:
