@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.helpers.axe import AXE, RUN, TAGS
-from tests.helpers.browser_helpers import Visit, new_visit, unavailable
+from tests.helpers.browser_helpers import Visit, mark_when_read, new_visit, unavailable, unmark_read
 from tests.helpers.push_helpers import PASSWORD, USER, DavServer
 from tests.helpers.serve_process import Running, running_confcal
 
@@ -93,6 +93,35 @@ def test_attach_see_the_status_and_detach(browser: Browser, server: Running, rad
     assert [e for e in visit.console_errors if "422" not in e] == []
     assert visit.foreign_requests() == []
     visit.context.close()
+
+
+def test_a_status_read_answered_after_the_detach_does_not_show_the_calendar_again(
+    browser: Browser, server: Running, radicale: DavServer
+) -> None:
+    visit = new_visit(browser, server)
+    # Every status read's answer reaches the page 1.5 s late: the one the page asks for while a
+    # sync is pending (3 s after the attach) is still on its way when the detach is answered.
+    read = mark_when_read(visit.page, "/caldav", late=1500)
+    visit.open("/")
+    pick_first(visit)
+    visit.page.click("#picks-toggle")
+    visit.page.wait_for_selector(read, state="attached")  # the first read, with nothing attached
+    calendar = radicale.new_calendar()
+    attach(visit, calendar, PASSWORD)
+    visit.page.wait_for_selector("#caldav-detach-line:visible")
+    with visit.page.expect_request(lambda r: r.url.endswith("/caldav") and r.method == "GET", timeout=10_000):
+        pass  # the read asked for while the sync is pending
+    unmark_read(visit.page, "/caldav")
+    with visit.page.expect_response(lambda r: r.request.method == "DELETE"):
+        visit.page.click("#caldav-detach")
+    visit.page.wait_for_selector("#caldav-detach-line", state="hidden")
+    visit.page.wait_for_selector(read, state="attached")
+    summary = visit.page.text_content("#caldav-summary")
+    shown = visit.page.is_visible("#caldav-detach-line")
+    visit.context.close()
+
+    assert summary == "Stopped syncing."
+    assert shown is False
 
 
 def open_form(browser: Browser, server: Running) -> tuple[Visit, str]:

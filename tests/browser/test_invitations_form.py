@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.helpers.axe import AXE, RUN, TAGS
-from tests.helpers.browser_helpers import Visit, mark_when_read, new_visit, unavailable
+from tests.helpers.browser_helpers import Visit, mark_when_read, new_visit, unavailable, unmark_read
 from tests.helpers.serve_process import Running, running_confcal
 from tests.helpers.smtp_server import SmtpServer, running_smtp
 
@@ -116,3 +116,32 @@ def test_ask_confirm_receive_and_stop(browser: Browser, mailing: Running, smtp: 
     assert violations == []
     assert [m.method for m in smtp.delivered] == [None, "REQUEST", "CANCEL"]
     assert stopped == "Stopped; the sessions sent were removed from your calendar."
+
+
+def test_a_state_read_answered_after_the_stop_does_not_show_the_invitations_again(
+    browser: Browser, mailing: Running, smtp: SmtpServer
+) -> None:
+    visit = new_visit(browser, mailing)
+    # Every state read's answer reaches the page 1.5 s late: the one the page asks for while the
+    # address is unconfirmed (10 s after asking) is still on its way when the stop is answered.
+    read = mark_when_read(visit.page, "/invitations", late=1500)
+    visit.open("/")
+    pick_first(visit)
+    visit.page.wait_for_selector(read, state="attached")  # the first read, with nothing asked
+    visit.page.fill("#invitations-email", ADDRESS)
+    with visit.page.expect_response(lambda r: r.url.endswith("/invitations") and r.request.method == "POST"):
+        visit.page.click("#invitations-submit")
+    visit.page.wait_for_selector("#invitations-stop-line:visible")
+    with visit.page.expect_request(lambda r: r.url.endswith("/invitations") and r.method == "GET", timeout=20_000):
+        pass  # the read asked for while the address is unconfirmed
+    unmark_read(visit.page, "/invitations")
+    with visit.page.expect_response(lambda r: r.request.method == "DELETE"):
+        visit.page.click("#invitations-stop")
+    visit.page.wait_for_selector("#invitations-stop-line", state="hidden")
+    visit.page.wait_for_selector(read, state="attached")
+    status = visit.page.text_content("#invitations-status")
+    shown = visit.page.is_visible("#invitations-stop-line")
+    visit.context.close()
+
+    assert status == "Stopped; the sessions sent stay in your calendar."
+    assert shown is False

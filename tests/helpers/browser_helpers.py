@@ -103,9 +103,10 @@ def checked_visit(browser: Browser, server: Running) -> Iterator[Visit]:
 # Marks the document once the page has dealt with the answer to its GET of a path ending in
 # `ending`: in a task after the one that read the answer's JSON (or, where the page reads no body,
 # after the one that got the answer), so whatever the page does with it synchronously is done.
+# The answer reaches the page `late` milliseconds after it arrived.
 READ_MARK = """
 (() => {
-  const ending = %s, mark = %s;
+  const ending = %s, mark = %s, late = %d;
   const fetch_ = window.fetch;
   const done = () => setTimeout(() => document.documentElement.setAttribute(mark, ""), 0);
   window.fetch = function (resource, options) {
@@ -114,7 +115,8 @@ READ_MARK = """
     const method = ((options && options.method) || (request ? request.method : "GET")).toUpperCase();
     const url = new URL(request ? request.url : String(resource), location.href);
     if (method !== "GET" || !url.pathname.endsWith(ending)) return answered;
-    return answered.then(response => {
+    const delayed = late ? answered.then(r => new Promise(resolve => setTimeout(resolve, late, r))) : answered;
+    return delayed.then(response => {
       let reading = null;
       const json_ = response.json;
       response.json = function () {
@@ -134,13 +136,24 @@ READ_MARK = """
 """
 
 
-def mark_when_read(page: Page, ending: str) -> str:
+def mark_when_read(page: Page, ending: str, *, late: int = 0) -> str:
     """From the next document `page` loads on: the selector of a mark set once the page has
     acted on the answer to its GET of a path ending in `ending`. For a test that checks that the
-    answer changed nothing, where no change in the document says the page is done with it."""
-    mark = "data-test-read-" + re.sub(r"[^a-z0-9]+", "-", ending.lower()).strip("-")
-    page.add_init_script(READ_MARK % (json.dumps(ending), json.dumps(mark)))
+    answer changed nothing, where no change in the document says the page is done with it.
+    With `late`, each such answer reaches the page that many milliseconds after it came, as on
+    a slow link (the server answered at once: with the state as it was then)."""
+    mark = _mark_name(ending)
+    page.add_init_script(READ_MARK % (json.dumps(ending), json.dumps(mark), late))
     return f"html[{mark}]"
+
+
+def unmark_read(page: Page, ending: str) -> None:
+    """Take the mark of `mark_when_read(page, ending)` away, to wait for the next answer read."""
+    page.evaluate("mark => document.documentElement.removeAttribute(mark)", _mark_name(ending))
+
+
+def _mark_name(ending: str) -> str:
+    return "data-test-read-" + re.sub(r"[^a-z0-9]+", "-", ending.lower()).strip("-")
 
 
 def attached(page: Page, selector: str) -> ElementHandle:

@@ -17,6 +17,10 @@
   var apiUrl = document.body.dataset.api;
   var token = null;
   var poll = null;
+  // Counts the status reads and the attaches' and detaches' answers: a read's answer is shown
+  // only when no other came after the read was asked, so a read in flight at a detach (the
+  // poll's, on a slow link) cannot show the calendar as synced again after "Stopped syncing.".
+  var answers = 0;
   var choice = document.getElementById("caldav-choice");
   var choices = document.getElementById("caldav-choices");
   var account = document.getElementById("caldav-account");
@@ -117,16 +121,17 @@
   }
 
   async function refresh() {
+    var mine = ++answers;
     var response;
     try {
       response = await fetch(url(), { cache: "no-store" });
     } catch (e) {
       return;  // offline: keep what is shown
     }
+    var doc = response.ok ? await answer(response) : null;
+    if (mine !== answers) return;
     if (response.status === 404) { show(null); return; }  // the pick set is gone
-    if (!response.ok) return;
-    var doc = await answer(response);
-    show(doc.state === "detached" ? null : doc);
+    if (doc) show(doc.state === "detached" ? null : doc);
   }
 
   async function post(path, sent) {
@@ -155,6 +160,7 @@
     summary.textContent = "Connecting to your calendar…";
     var response = await post(url(), wanted);
     var doc = await answer(response);
+    answers++;
     if (!response.ok) {
       summary.textContent = "";
       fail("Your calendar could not be attached: " + (doc.error || response.status));
@@ -305,6 +311,7 @@
       fail("Could not stop syncing: no connection to this server.");
       return;
     }
+    answers++;
     if (response.ok || response.status === 404) {
       show(null);
       summary.textContent = remove ? "Stopped syncing; the synced events were removed." : "Stopped syncing.";

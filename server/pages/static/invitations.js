@@ -15,6 +15,10 @@
   var apiUrl = document.body.dataset.api;
   var token = null;
   var poll = null;
+  // Counts the state reads and the asks' and stops' answers: a read's answer is shown only when
+  // no other came after the read was asked, so a read in flight at a stop (the poll's, on a slow
+  // link) cannot show the invitations as pending again after "Stopped".
+  var answers = 0;
 
   function url() { return apiUrl + "/" + encodeURIComponent(token) + "/invitations"; }
 
@@ -63,15 +67,17 @@
   }
 
   async function refresh() {
+    var mine = ++answers;
     var response;
     try {
       response = await fetch(url(), { cache: "no-store" });
     } catch (e) {
       return;  // offline: keep what is shown
     }
+    var doc = response.ok ? await answer(response) : null;
+    if (mine !== answers) return;
     if (response.status === 404) { section.hidden = true; return; }  // the pick set is gone
-    if (!response.ok) return;
-    var doc = await answer(response);
+    if (!doc) return;
     if (!doc.offered) { section.hidden = true; return; }
     show(doc);
   }
@@ -88,6 +94,7 @@
         body: JSON.stringify({ email: form.elements.email.value.trim() })
       });
       var doc = await answer(response);
+      answers++;
       if (!response.ok) {
         fail("No invitations yet: " + (doc.error || response.status));
         return;
@@ -111,6 +118,7 @@
       fail("Could not stop the invitations: no connection to this server.");
       return;
     }
+    answers++;
     if (response.ok || response.status === 404) {
       show(null);
       status.textContent = cancel ? "Stopped; the sessions sent were removed from your calendar."
