@@ -13,7 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from tests.helpers.browser_helpers import DESKTOP, PHONE, Visit, api_sessions, attached, new_visit, strip_ids, unfold
+from tests.helpers.browser_helpers import (
+    DESKTOP,
+    PHONE,
+    Visit,
+    api_sessions,
+    attached,
+    mark_when_read,
+    new_visit,
+    strip_ids,
+    unfold,
+)
 from tests.helpers.serve_process import Running
 from tests.helpers.trickle_proxy import trickling
 
@@ -330,6 +340,30 @@ def test_a_save_that_failed_offline_is_sent_when_the_connection_returns(visit: V
     assert href is not None
     assert feed_uids(href) == [chosen["uid"]]
     assert visit.page.is_hidden("#picks-error")
+
+
+def test_a_pick_made_while_the_saved_picks_are_read_is_kept(visit: Visit, server: Running) -> None:
+    first, second = api_sessions(server)[2:4]
+    visit.open()
+    with visit.page.expect_response(lambda r: r.url.endswith("/api/picks") and r.request.method == "POST") as made:
+        visit.page.click(f"#session-{first['id']} {PICK}")
+    token = made.value.json()["token"]
+    # The saved set's answer reaches the page 1.5 s late, as on a slow link: the second pick is
+    # made while the page is still reading it.
+    read = mark_when_read(visit.page, f"/api/picks/{token}", late=1500)
+    visit.page.reload()
+    visit.wait_ready()
+
+    pick(visit, second["id"])
+    visit.page.wait_for_selector(read, state="attached")
+    pressed = visit.page.eval_on_selector_all(
+        f'#sessions {PICK}[aria-pressed="true"]',
+        "bs => bs.map(b => b.closest('[data-session-id]').dataset.sessionId).sort()",
+    )
+    saved = httpx.get(f"{server.url}/api/picks/{token}").json()["sessions"]
+
+    assert sorted(saved) == sorted([first["id"], second["id"]])
+    assert pressed == sorted([first["id"], second["id"]])
 
 
 def test_share_link_opens_the_same_picks_in_another_browser(browser: Browser, server: Running) -> None:

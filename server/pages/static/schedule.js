@@ -293,6 +293,9 @@
     showPicks();
     if (unsaved) return save();  // picked offline last time: the server has not seen them
     if (!token) return;
+    // What is picked or unpicked while the server's set is on its way is applied to that set,
+    // which the save queued behind this read then sends: the server's set alone would drop it.
+    var before = new Set(picked);
     var response;
     try {
       response = await fetch(apiUrl + "/" + encodeURIComponent(token), { cache: "no-store" });
@@ -306,7 +309,10 @@
     }
     if (!response.ok) return;
     var doc = await response.json();
-    picked = new Set(doc.sessions);
+    var kept = new Set(doc.sessions);
+    picked.forEach(function (id) { if (!before.has(id)) kept.add(id); });
+    before.forEach(function (id) { if (!picked.has(id)) kept.delete(id); });
+    picked = kept;
     showFeed(doc);
     showPicks();
     remember();
