@@ -17,8 +17,10 @@ command runs untimed before each timed one.
 
     python bench/pairs.py --instructions OLD NEW -- build --jobs 1 --db /tmp/1k.db {out}
 
-counts the instructions each version's command runs instead (valgrind's cachegrind, every
-process of it, with string hashing fixed by PYTHONHASHSEED): the same to four digits from one
+counts the instructions each version's command runs instead (valgrind's cachegrind, with
+string hashing fixed by PYTHONHASHSEED; one process: a forked worker's count starts from its
+parent's at the fork, which cachegrind copies with the rest, so a command that forks is
+refused and a build is counted with `--jobs 1`): the same to four digits from one
 run to the next, so a change of a percent shows, which CPU time on a shared machine cannot show
 (the same build's CPU time moved by a sixth within minutes). It leaves out what the CPU does
 besides (cache misses, page faults, the kernel's share), so it says whether a change does less
@@ -72,7 +74,7 @@ def environment(tree: Path) -> dict[str, str]:
 
 
 def counted(tree: Path, args: list[str]) -> int:
-    """The instructions `python -m server.cli ARGS` runs in `tree`, its forked workers' included."""
+    """The instructions `python -m server.cli ARGS` runs in `tree`, in one process."""
     process = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
         + [sys.executable, "-m", "server.cli", *args],
@@ -83,8 +85,12 @@ def counted(tree: Path, args: list[str]) -> int:
     )
     if process.returncode != 0:
         raise SystemExit(f"{tree}: confcal {' '.join(args)} failed under valgrind:\n{process.stderr[-2000:]}")
-    # One "I refs" line a process: the command's and each worker's.
-    return sum(int(found.replace(",", "")) for found in re.findall(r"I\s+refs:\s+([\d,]+)", process.stderr))
+    # One "I refs" line a process. A forked one's counts begin as a copy of its parent's at the
+    # fork, so the sum would count the parent's work up to each fork again.
+    found = re.findall(r"I\s+refs:\s+([\d,]+)", process.stderr)
+    if len(found) != 1:
+        raise SystemExit(f"confcal {' '.join(args)} ran {len(found)} processes: count it in one (--jobs 1)")
+    return int(found[0].replace(",", ""))
 
 
 def count_both(trees: dict[str, Path], command: list[str], before: list[str] | None, alternates: list[str]) -> str:
