@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.helpers.axe import AXE, RUN, TAGS
-from tests.helpers.browser_helpers import Visit, mark_when_read, new_visit, unavailable, unmark_read
+from tests.helpers.browser_helpers import Visit, mark_when_read, new_visit, stop_during_read, unavailable
 from tests.helpers.push_helpers import PASSWORD, USER, DavServer
 from tests.helpers.serve_process import Running, running_confcal
 
@@ -109,13 +109,7 @@ def test_a_status_read_answered_after_the_detach_does_not_show_the_calendar_agai
     calendar = radicale.new_calendar()
     attach(visit, calendar, PASSWORD)
     visit.page.wait_for_selector("#caldav-detach-line:visible")
-    with visit.page.expect_request(lambda r: r.url.endswith("/caldav") and r.method == "GET", timeout=10_000):
-        pass  # the read asked for while the sync is pending
-    unmark_read(visit.page, "/caldav")
-    with visit.page.expect_response(lambda r: r.request.method == "DELETE"):
-        visit.page.click("#caldav-detach")
-    visit.page.wait_for_selector("#caldav-detach-line", state="hidden")
-    visit.page.wait_for_selector(read, state="attached")
+    stop_during_read(visit.page, "/caldav", "#caldav-detach", "#caldav-detach-line", asked_within=10_000)
     summary = visit.page.text_content("#caldav-summary")
     shown = visit.page.is_visible("#caldav-detach-line")
     visit.context.close()

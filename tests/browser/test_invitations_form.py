@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.helpers.axe import AXE, RUN, TAGS
-from tests.helpers.browser_helpers import Visit, mark_when_read, new_visit, unavailable, unmark_read
+from tests.helpers.browser_helpers import Visit, mark_when_read, new_visit, stop_during_read, unavailable
 from tests.helpers.serve_process import Running, running_confcal
 from tests.helpers.smtp_server import SmtpServer, running_smtp
 
@@ -132,13 +132,7 @@ def test_a_state_read_answered_after_the_stop_does_not_show_the_invitations_agai
     with visit.page.expect_response(lambda r: r.url.endswith("/invitations") and r.request.method == "POST"):
         visit.page.click("#invitations-submit")
     visit.page.wait_for_selector("#invitations-stop-line:visible")
-    with visit.page.expect_request(lambda r: r.url.endswith("/invitations") and r.method == "GET", timeout=20_000):
-        pass  # the read asked for while the address is unconfirmed
-    unmark_read(visit.page, "/invitations")
-    with visit.page.expect_response(lambda r: r.request.method == "DELETE"):
-        visit.page.click("#invitations-stop")
-    visit.page.wait_for_selector("#invitations-stop-line", state="hidden")
-    visit.page.wait_for_selector(read, state="attached")
+    stop_during_read(visit.page, "/invitations", "#invitations-stop", "#invitations-stop-line", asked_within=20_000)
     status = visit.page.text_content("#invitations-status")
     shown = visit.page.is_visible("#invitations-stop-line")
     visit.context.close()

@@ -147,9 +147,23 @@ def mark_when_read(page: Page, ending: str, *, late: int = 0) -> str:
     return f"html[{mark}]"
 
 
-def unmark_read(page: Page, ending: str) -> None:
+def _unmark_read(page: Page, ending: str) -> None:
     """Take the mark of `mark_when_read(page, ending)` away, to wait for the next answer read."""
     page.evaluate("mark => document.documentElement.removeAttribute(mark)", _mark_name(ending))
+
+
+def stop_during_read(page: Page, ending: str, stop: str, stop_line: str, *, asked_within: float) -> None:
+    """Click `stop` (a button whose click sends a DELETE and hides `stop_line`) while the answer
+    to the page's next GET of a path ending in `ending` is on its way (`mark_when_read` with
+    `late`: the GET is asked within `asked_within` milliseconds); return once the page has dealt
+    with both answers, the GET's last."""
+    with page.expect_request(lambda r: r.url.endswith(ending) and r.method == "GET", timeout=asked_within):
+        pass
+    _unmark_read(page, ending)
+    with page.expect_response(lambda r: r.request.method == "DELETE"):
+        page.click(stop)
+    page.wait_for_selector(stop_line, state="hidden")
+    page.wait_for_selector(f"html[{_mark_name(ending)}]", state="attached")
 
 
 def _mark_name(ending: str) -> str:
