@@ -281,7 +281,7 @@ def build_and_floor_runs(
         label = name if keep_first and run == 0 else f"{name}-{run}"
         results.append(build_and_floor(db, where, label, floors))
         if label != name:
-            _remove_build(where, label)
+            remove_site(where / f"{label}-site")
     measured, build, floor = ("cpu", "build cpu s", "floor cpu s") if cpu else ("wall", "build s", "floor s")
     ratios = [result[build] / result[floor] for result in results]
     median = sorted(range(runs), key=ratios.__getitem__)[runs // 2]
@@ -291,11 +291,6 @@ def build_and_floor_runs(
         f"highest {measured} ratio": max(ratios),
         "highest build MiB": max(result["build MiB"] for result in results),
     }
-
-
-def _remove_build(where: Path, label: str) -> None:
-    """A build's site under `where` and the record kept beside it."""
-    remove_site(where / f"{label}-site")
 
 
 def remove_site(site: Path) -> None:

@@ -147,11 +147,6 @@ def mark_when_read(page: Page, ending: str, *, late: int = 0) -> str:
     return f"html[{mark}]"
 
 
-def _unmark_read(page: Page, ending: str) -> None:
-    """Take the mark of `mark_when_read(page, ending)` away, to wait for the next answer read."""
-    page.evaluate("mark => document.documentElement.removeAttribute(mark)", _mark_name(ending))
-
-
 def stop_during_read(page: Page, ending: str, stop: str, stop_line: str, *, asked_within: float) -> None:
     """Click `stop` (a button whose click sends a DELETE and hides `stop_line`) while the answer
     to the page's next GET of a path ending in `ending` is on its way (`mark_when_read` with
@@ -159,11 +154,12 @@ def stop_during_read(page: Page, ending: str, stop: str, stop_line: str, *, aske
     with both answers, the GET's last."""
     with page.expect_request(lambda r: r.url.endswith(ending) and r.method == "GET", timeout=asked_within):
         pass
-    _unmark_read(page, ending)
+    mark = _mark_name(ending)
+    page.evaluate("mark => document.documentElement.removeAttribute(mark)", mark)  # wait for the next
     with page.expect_response(lambda r: r.request.method == "DELETE"):
         page.click(stop)
     page.wait_for_selector(stop_line, state="hidden")
-    page.wait_for_selector(f"html[{_mark_name(ending)}]", state="attached")
+    page.wait_for_selector(f"html[{mark}]", state="attached")
 
 
 def _mark_name(ending: str) -> str:
