@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from feeds import urls
-from feeds.catalogue import FeedKind, visible_until
+from feeds.catalogue import FeedKind
 from server.collector import release_cycles
 from server.links import ConferenceLinks, Site, calendar_base, conference_site
 from server.pages.index_pages import KINDS as FACET_KINDS
@@ -224,7 +224,9 @@ def write_conferences(
                     # The default conference's copy at the root: hard links to the same files.
                     workers.put(relative, key, make, path if slug == default else None, shared=independent(path))
                 schedule = published.schedule
-                until = visible_until(schedule, now)
+                # The catalogue's, as made at `now` (visible_until) or patched: then the earliest end
+                # of a grace period it knew of, which may come before one ended early by a change.
+                until = published.catalogue.until
                 parts = tuple(sorted(output.held() - before))
                 # The last version whose rows the files show: every row read was written by it or
                 # one before (Store.live reads the versions first), or is not named.

@@ -137,6 +137,19 @@ def test_the_end_of_a_cancellations_grace_period_remakes_its_conference(store: S
     assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
 
 
+def test_the_end_of_a_grace_period_a_rebuild_patched_in_remakes_its_conference(store: Store, tmp_path: Path) -> None:
+    build(store, tmp_path / "site")
+    store.ingest(without_first_session(demo_schedule()), now=NOW)  # cancelled at NOW
+    build(store, tmp_path / "site", now=NOW + timedelta(days=1))  # the last build's feeds, patched
+    within = build(store, tmp_path / "site", now=NOW + CANCELLED_GRACE)
+
+    after = build(store, tmp_path / "site", now=NOW + CANCELLED_GRACE + timedelta(seconds=1))
+
+    assert (within.carried, after.carried) == ([DEMO, "second-conf"], ["second-conf"])
+    build(store, tmp_path / "fresh", now=NOW + CANCELLED_GRACE + timedelta(seconds=1))
+    assert file_bytes(tmp_path / "site") == file_bytes(tmp_path / "fresh")
+
+
 def test_a_clock_set_back_remakes_every_conference(store: Store, tmp_path: Path) -> None:
     build(store, tmp_path / "site")
 
