@@ -116,17 +116,21 @@ def site_parts(
     # by its content.
     known = writes if writes is not None else RowWrites()
     row = digest(base, "row")
-    # What every key of the rows one version wrote starts with: the session's id ends it.
-    by_version: dict[int, bytes] = {}
+    # What every key of the rows one version wrote starts with, hashed once: a copy of it takes
+    # the session's id (a copy costs two thirds of hashing the whole again).
+    by_version: dict[int, hashlib.blake2b] = {}
 
     def session_key(session: Session) -> str:
         number = known.rows.get(session.id)
         if number is None:
             return digest(base, session)
-        prefix = by_version.get(number)
-        if prefix is None:
-            prefix = by_version[number] = f"{row}\0{known.versions[number]}\0".encode()
-        return hashlib.blake2b(prefix + session.id.encode(), digest_size=16).hexdigest()
+        start = by_version.get(number)
+        if start is None:
+            prefix = f"{row}\0{known.versions[number]}\0".encode()
+            start = by_version[number] = hashlib.blake2b(prefix, digest_size=16)
+        key = start.copy()
+        key.update(session.id.encode())
+        return key.hexdigest()
 
     # The QR codes first: a parallel build's first workers make them (`independent`) while this
     # process keys the sessions. A QR code is made from its feed's link and title alone, so its
@@ -155,13 +159,15 @@ def site_parts(
     # The cards of the sessions whose pages are made, first, here: this process shows them on the
     # day pages, and the workers forked from now on inherit them, where each worker making session
     # or speaker pages would make the cards of its sessions again. (A rebuild remakes a few.)
-    for session in everything.sessions if everything else ():
-        if written is None or session.id in written:
-            session_card(published, session)
-    for session in everything.sessions if everything else ():
-        key = sessions[session.id] = session_key(session)
-        if written is not None and session.id not in written:
-            continue  # taken with the sessions' directory
+    shown = everything.sessions if everything else ()
+    own = shown if written is None else [s for s in shown if s.id in written]
+    for session in own:
+        session_card(published, session)
+    if written is not None:
+        # Every other session's pages are taken with the sessions' directory: only its key.
+        sessions.update((session.id, session_key(session)) for session in shown)
+    for session in own:
+        key = sessions[session.id] = session_key(session) if written is None else sessions[session.id]
         if is_safe_id(session.id) and not (
             taken is not None and taken(session.id, page_path(session) + urls.PAGE_FILE)
         ):
@@ -170,9 +176,10 @@ def site_parts(
                 key,
                 partial(_body, session_representation, published, site, session),
             )
-    for session in published.schedule.sessions:  # those the feeds no longer list
-        if session.id not in sessions:
-            sessions[session.id] = session_key(session)
+    if len(sessions) < len(published.schedule.sessions):  # some the feeds no longer list
+        for session in published.schedule.sessions:
+            if session.id not in sessions:
+                sessions[session.id] = session_key(session)
     if extra is not None:
         # From the store's history, not the snapshot: keyed by the conference's latest version
         # and when it was recorded (`history`). Early, while the workers make the session pages:
@@ -226,7 +233,8 @@ def site_parts(
     large = KeptFeeds(output, base, at, published, sessions) if output is not None else None
     for feed in published.feeds:
         if feed_taken(feed):
-            if large is not None and len(feed.sessions) >= LARGE:
+            # Its members' count: `sessions` would copy a large feed's chunks into one tuple.
+            if large is not None and len(feed.members) >= LARGE:
                 large.hold(feed)
             continue
         members = [sessions[s.id] for s in feed.sessions]
@@ -236,10 +244,10 @@ def site_parts(
             make = partial(large.body, feed, members)
         yield feed.path, listing((base, spec_fields(feed.spec)), members), make
     # The downloads after the feeds: each takes its event from the cache the feeds filled.
-    own = published.schedule.sessions
+    downloads = published.schedule.sessions
     if written is not None:  # every other session's download is taken with the directory
-        own = tuple(s for sid in sorted(written) if (s := published.session(sid)) is not None)
-    for session in own:
+        downloads = tuple(s for sid in sorted(written) if (s := published.session(sid)) is not None)
+    for session in downloads:
         # Ids come from feeds.identity (hex); the check guards the file system all the same.
         download = urls.session_download(session.id)
         if is_safe_id(session.id) and not (taken is not None and taken(session.id, download)):
@@ -256,8 +264,9 @@ def site_parts(
     yield from page_parts(published, site, others, parts)
     # The feeds' list shows each feed's name, links and number of events, not the sessions.
     yield from _documents(output, at, urls.API_FEEDS, digest(base, "feeds", parts.feeds), parts.feeds_api)
-    # The documents listing every session (sessions API, exports): one key.
-    whole = listing((base, "sessions"), sorted(sessions.values()))
+    # The documents listing every session (sessions API, exports): one key, of the sessions' keys
+    # in the order they were made (the whole feed's, then the rest's), which the sessions decide.
+    whole = listing((base, "sessions"), list(sessions.values()))
     listed = partial(sessions_api_body, published, site, output, base, sessions)
     yield from _documents(output, at, urls.API_SESSIONS, whole, listed)
     for route, name in EXPORT_ROUTES.items():
