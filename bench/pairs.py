@@ -197,9 +197,14 @@ def main() -> None:
     parser.add_argument("--before", help="confcal arguments run untimed before each timed run")
     parser.add_argument("--alternate", action="append", default=[], help="a value of {alternate}, in turn")
     parser.add_argument("--instructions", action="store_true", help="count instructions (valgrind), once each")
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- then the confcal arguments timed")
-    args = parser.parse_args()
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    # The command is what follows "--", split off first: argparse's REMAINDER would take every
+    # option given after the two trees as the command's.
+    argv = sys.argv[1:]
+    if "--" not in argv:
+        parser.error("no command: give the confcal arguments after --")
+    at = argv.index("--")
+    args = parser.parse_args(argv[:at])
+    command = argv[at + 1 :]
     if not command:
         parser.error("no command: give the confcal arguments after --")
     trees = {"a": args.a.resolve(), "b": args.b.resolve()}
