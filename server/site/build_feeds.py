@@ -57,10 +57,11 @@ class KeptFeeds:
         published = self._published
         members = feed.sessions
         if self._cuts is None:
-            self._cuts = cuts(self._sessions)
+            # By their keys, which `keys` holds already, where the ids would be a pass more.
+            self._cuts = frozenset(self._sessions[i] for i in cuts(self._sessions))
         places_key = self._places_key(feed)
         places = self._last(feed, places_key)
-        bounds = chunks([s.id for s in members], self._cuts)
+        bounds = chunks(keys, self._cuts)
         names = [listing((), keys[start:end]) for start, end in bounds]
         taken: list[tuple[Sequence[Session], Taken[Span]]] = [
             (members[start:end], places.get(name)) for (start, end), name in zip(bounds, names, strict=True)
@@ -100,8 +101,8 @@ def cuts(ids: Iterable[str]) -> frozenset[str]:
 
 
 def chunks(ids: Sequence[str], cut: Container[str]) -> list[tuple[int, int]]:
-    """Where a feed's sessions (their ids, in order) are cut into chunks: (start, end) each,
-    ending after each session in `cut`."""
+    """Where a feed's sessions (their ids or keys, in order) are cut into chunks: (start, end)
+    each, ending after each session in `cut`."""
     bounds = []
     start = 0
     for at, found in enumerate(ids):
