@@ -27,12 +27,11 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
-sys.path.insert(0, str(REPO / "tests" / "helpers"))
+sys.path.insert(0, str(REPO))  # the browser and the server are started as the tests start them
 
-from browser_helpers import CHROMIUM  # noqa: E402
-from paths import SHARED  # noqa: E402
-from serve_process import confcal_command, free_port  # noqa: E402
+from tests.helpers.browser_helpers import CHROMIUM  # noqa: E402
+from tests.helpers.paths import SHARED  # noqa: E402
+from tests.helpers.serve_process import confcal_command, free_port  # noqa: E402
 
 LIGHTHOUSE = REPO / "bench" / "lighthouse" / "node_modules" / ".bin" / "lighthouse"
 FOSDEM = SHARED / "data" / "fosdem_2025_schedule.xml"

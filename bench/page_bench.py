@@ -29,11 +29,10 @@ from typing import Any
 import httpx
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
-sys.path.insert(0, str(REPO / "tests" / "browser"))
+sys.path.insert(0, str(REPO))  # the browser and the server are started as the tests start them
 
-from browser_helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from serve_process import confcal_command, free_port  # noqa: E402
+from tests.helpers.browser_helpers import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.helpers.serve_process import confcal_command, free_port  # noqa: E402
 
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1440, "height": 900}}
 PAINTS = """

@@ -190,7 +190,11 @@ def _paired(timed: list[Timed]) -> list[tuple[Timed, Timed]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        usage="%(prog)s [options] A B -- CONFCAL-ARGS",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("a", type=Path, help="the source tree of version A (the one before)")
     parser.add_argument("b", type=Path, help="the source tree of version B")
     parser.add_argument("--pairs", type=int, default=8)
@@ -200,9 +204,7 @@ def main() -> None:
     # The command is what follows "--", split off first: argparse's REMAINDER would take every
     # option given after the two trees as the command's.
     argv = sys.argv[1:]
-    if "--" not in argv:
-        parser.error("no command: give the confcal arguments after --")
-    at = argv.index("--")
+    at = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:at])
     command = argv[at + 1 :]
     if not command:
