@@ -9,8 +9,8 @@ session moved. Targets are checked here, never as timed assertions in tests.
 
 from __future__ import annotations
 
+import argparse
 import resource
-import sys
 import time
 from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
@@ -59,7 +59,9 @@ def timed(label: str, fn):  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sessions", type=int, nargs="?", default=10_000, help="sessions (default 10000)")
+    n = parser.parse_args().sessions
     schedule = timed(f"build {n} sessions", lambda: synthetic(n))
     now = datetime(2026, 9, 2, tzinfo=timezone.utc)
     cold = timed("cold publish (all feeds)", lambda: Published(schedule, now=now))

@@ -9,8 +9,8 @@ change, so it exercises the same paths as a real page.
 
 from __future__ import annotations
 
+import argparse
 import resource
-import sys
 import tempfile
 import time
 from datetime import datetime, timedelta
@@ -71,7 +71,9 @@ def timed(label: str, fn):  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sessions", type=int, nargs="?", default=10_000, help="sessions (default 10000)")
+    n = parser.parse_args().sessions
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "page.txt"
         source.write_text(page(n), encoding="utf-8")
