@@ -19,10 +19,12 @@ from tests.helpers.browser_helpers import (
     Visit,
     api_sessions,
     attached,
+    layout_shift,
     mark_when_read,
     new_visit,
     strip_ids,
     unfold,
+    watch_layout_shifts,
 )
 from tests.helpers.serve_process import Running
 from tests.helpers.trickle_proxy import trickling
@@ -481,16 +483,6 @@ def test_dark_mode_follows_the_system(browser: Browser, server: Running) -> None
     assert colours == {"light": "rgb(244, 246, 249)", "dark": "rgb(18, 22, 28)"}
 
 
-LAYOUT_SHIFT = """
-() => new Promise(resolve => {
-  new PerformanceObserver(list => {
-    resolve(list.getEntries().filter(e => !e.hadRecentInput).reduce((sum, e) => sum + e.value, 0));
-  }).observe({ type: "layout-shift", buffered: true });
-  setTimeout(() => resolve(0), 0);
-})
-"""
-
-
 def test_no_layout_shift_while_loading(browser: Browser, server: Running) -> None:
     shifts = {}
     # Through a slow network the page is painted piece by piece as it arrives, so every state
@@ -500,9 +492,10 @@ def test_no_layout_shift_while_loading(browser: Browser, server: Running) -> Non
             for name, size in (("desktop", DESKTOP), ("phone", PHONE)):
                 visit = new_visit(browser, replace(server, url=slow_url), timezone_id=zone)
                 visit.page.set_viewport_size(size)
+                watch_layout_shifts(visit.page)
                 visit.open()
                 visit.page.wait_for_load_state("load")
-                shifts[zone, name] = visit.page.evaluate(LAYOUT_SHIFT)
+                shifts[zone, name] = layout_shift(visit.page)
                 visit.context.close()
 
     # Filters, picks bar and Pick buttons have their space from the start: nothing moves.

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
-from tests.helpers.browser_helpers import DESKTOP, PHONE, new_visit
+from tests.helpers.browser_helpers import DESKTOP, PHONE, layout_shift, new_visit, watch_layout_shifts
 from tests.helpers.serve_process import Running
 
 if TYPE_CHECKING:
@@ -19,17 +19,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
 SIZES = {"phone": PHONE, "desktop": DESKTOP}
-# Every layout shift the page makes, from before its first paint (buffered), not caused by input.
-CLS = """
-window.__shift = 0;
-new PerformanceObserver(list => {
-  for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__shift += entry.value;
-}).observe({ type: "layout-shift", buffered: true });
-"""
-MEASURE = """() => ({
-  wide: document.documentElement.scrollWidth - document.documentElement.clientWidth,
-  shift: Math.round(window.__shift * 1000) / 1000,
-})"""
+WIDER = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
 # (page, clock) in the conference's zone: the start, the busy middle and the end of each day.
 DEMO_TIMES = [
     ("/", "2026-04-07T09:02:00+02:00"),
@@ -49,10 +39,10 @@ def layout_at(browser: Browser, server: Running, size: str, path: str, moment: s
     visit = new_visit(browser, server)
     visit.page.set_viewport_size(SIZES[size])
     visit.page.clock.install(time=moment)
-    visit.page.add_init_script(CLS)
+    watch_layout_shifts(visit.page)
     visit.open(path)
     visit.page.clock.run_for(1000)  # the first task after start-up (picks restored) has run
-    found: dict[str, float] = visit.page.evaluate(MEASURE)
+    found = {"wide": visit.page.evaluate(WIDER), "shift": layout_shift(visit.page)}
     visit.context.close()
     assert visit.console_errors == []
     return found
@@ -139,3 +129,25 @@ def test_now_on_fosdems_phone_page_lists_every_running_session_of_the_later_slot
 
     assert len(running) > 10
     assert shown == running
+
+
+def test_the_reading_counts_a_shift_the_page_makes(browser: Browser, server: Running) -> None:
+    visit = new_visit(browser, server)
+    visit.page.set_viewport_size(PHONE)
+    watch_layout_shifts(visit.page)
+    visit.open()
+    before = layout_shift(visit.page)
+
+    # Everything on screen moves down by a block put at the top, in the frame after this one.
+    visit.page.evaluate(
+        """() => new Promise(done => {
+          const block = document.createElement("div");
+          block.style.height = "300px";
+          document.body.prepend(block);
+          requestAnimationFrame(() => requestAnimationFrame(done));
+        })"""
+    )
+    after = layout_shift(visit.page)
+    visit.context.close()
+
+    assert (before, after > 0.05) == (0, True)

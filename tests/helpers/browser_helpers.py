@@ -162,6 +162,34 @@ def stop_during_read(page: Page, ending: str, stop: str, stop_line: str, *, aske
     page.wait_for_selector(f"html[{mark}]", state="attached")
 
 
+# Counts every layout shift not caused by input, from before the page's first paint: an observer
+# installed ahead of the page's own scripts. Its entries reach it in a task of their own, so a
+# reading also takes those not delivered yet (`takeRecords`).
+LAYOUT_SHIFTS = """
+window.__shift = 0;
+window.__shifts = new PerformanceObserver(list => window.__countShifts(list.getEntries()));
+window.__countShifts = entries => {
+  for (const entry of entries) if (!entry.hadRecentInput) window.__shift += entry.value;
+};
+window.__shifts.observe({ type: "layout-shift", buffered: true });
+"""
+READ_SHIFTS = """() => {
+  window.__countShifts(window.__shifts.takeRecords());
+  return Math.round(window.__shift * 1000) / 1000;
+}"""
+
+
+def watch_layout_shifts(page: Page) -> None:
+    """Count the layout shifts of the next document `page` loads (`layout_shift` reads them)."""
+    page.add_init_script(LAYOUT_SHIFTS)
+
+
+def layout_shift(page: Page) -> float:
+    """The cumulative layout shift of the document since `watch_layout_shifts`, to a thousandth."""
+    shift: float = page.evaluate(READ_SHIFTS)
+    return shift
+
+
 def _mark_name(ending: str) -> str:
     return "data-test-read-" + re.sub(r"[^a-z0-9]+", "-", ending.lower()).strip("-")
 
