@@ -38,7 +38,7 @@ from itertools import groupby
 from operator import attrgetter
 
 from feeds.ical import uid
-from feeds.model import Conference, Schedule, Session
+from feeds.model import Conference, Schedule, Session, Status
 from feeds.slug import fold, slugify
 
 _ID_LOW, _ID_HIGH = 1000, 2**31 - 1  # four digits at least (slugs need them), fits a Java int
@@ -231,6 +231,14 @@ def layout(schedule: Schedule, hashes: Mapping[str, int] | None = None) -> FrabS
     return made
 
 
+def confirmed_sessions(schedule: Schedule) -> list[Session]:
+    """The sessions not cancelled, in the schedule's order: its status compared here, where
+    `Session.cancelled` would be a property call a session (a pass over every session of each
+    export and of a build's layout)."""
+    cancelled = Status.CANCELLED
+    return [s for s in schedule.sessions if s.status is not cancelled]
+
+
 def _order(session: Session) -> tuple[datetime, datetime, str, str]:
     """Events' order in a room: by start, then end, title and id (so equal times stay put)."""
     return (session.start, session.end, fold(session.title), session.id)
@@ -244,7 +252,7 @@ def _name_order(name: str) -> tuple[str, str]:
 def _layout(schedule: Schedule, hashes: Mapping[str, int] | None) -> FrabSchedule:
     conference = schedule.conference
     zone = conference.zone
-    confirmed = [s for s in schedule.sessions if not s.cancelled]
+    confirmed = confirmed_sessions(schedule)
     numbers = _numbers(confirmed, hashes)
     no_room = conference.venue or conference.name
     by_day: dict[date, list[tuple[Session, int]]] = {}

@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from feeds.exports import EXPORTERS
 from feeds.exports.chunks import ChunkedExporter, DayChunk, Texts
-from feeds.exports.frab_layout import FrabDay, FrabEvent, id_hashes, layout
+from feeds.exports.frab_layout import FrabDay, FrabEvent, confirmed_sessions, id_hashes, layout
 from feeds.model import Session
 from server.links import Site
 from server.site.build_bodies import Joined, Segment, Span
@@ -81,7 +81,7 @@ def _lay_out(published: Published, output: Output, base: str) -> None:
     the next build: a part as it is while the sessions are the same."""
     key = digest(base, "id hashes")
     last: dict[str, int] = kept_map(output, key)
-    hashes = id_hashes([s.id for s in published.schedule.sessions if not s.cancelled], last)
+    hashes = id_hashes([s.id for s in confirmed_sessions(published.schedule)], last)
     layout(published.schedule, hashes)
     keep_map(output, key, hashes, last)
 
