@@ -232,9 +232,9 @@ def layout(schedule: Schedule, hashes: Mapping[str, int] | None = None) -> FrabS
 
 
 def confirmed_sessions(schedule: Schedule) -> list[Session]:
-    """The sessions not cancelled, in the schedule's order: its status compared here, where
-    `Session.cancelled` would be a property call a session (a pass over every session of each
-    export and of a build's layout)."""
+    """The sessions not cancelled, in the schedule's order, told by their status: the
+    `Session.cancelled` property is a Python call, which each export and a build's layout made
+    for every session."""
     cancelled = Status.CANCELLED
     return [s for s in schedule.sessions if s.status is not cancelled]
 

@@ -57,7 +57,8 @@ class KeptFeeds:
         published = self._published
         members = feed.sessions
         if self._cuts is None:
-            # By their keys, which `keys` holds already, where the ids would be a pass more.
+            # The sessions ending a chunk, by key: `keys` holds the feed's, where its sessions'
+            # ids would take another pass over the feed.
             self._cuts = frozenset(self._sessions[i] for i in cuts(self._sessions))
         places_key = self._places_key(feed)
         places = self._last(feed, places_key)

@@ -167,7 +167,9 @@ def site_parts(
         # Every other session's pages are taken with the sessions' directory: only its key.
         sessions.update((session.id, session_key(session)) for session in shown)
     for session in own:
-        key = sessions[session.id] = session_key(session) if written is None else sessions[session.id]
+        if written is None:
+            sessions[session.id] = session_key(session)
+        key = sessions[session.id]
         if is_safe_id(session.id) and not (
             taken is not None and taken(session.id, page_path(session) + urls.PAGE_FILE)
         ):
