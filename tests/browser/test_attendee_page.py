@@ -16,12 +16,14 @@ import httpx
 from tests.helpers.browser_helpers import (
     DESKTOP,
     PHONE,
+    PICK,
     Visit,
     api_sessions,
     attached,
     layout_shift,
     mark_when_read,
     new_visit,
+    picked_ids,
     strip_ids,
     unfold,
     watch_layout_shifts,
@@ -33,7 +35,6 @@ if TYPE_CHECKING:
     # Annotations only: without playwright the browser tests skip, so this module must import.
     from playwright.sync_api import Browser
 
-PICK = '[data-action="pick"]'
 CARD = "#sessions [data-session-id]"
 DURING = "2026-04-07T11:05:00+02:00"  # three talks running, one starting at 11:15
 LATER = "2026-04-07T11:20:00+02:00"
@@ -358,10 +359,7 @@ def test_a_pick_made_while_the_saved_picks_are_read_is_kept(visit: Visit, server
 
     pick(visit, second["id"])
     visit.page.wait_for_selector(read, state="attached")
-    pressed = visit.page.eval_on_selector_all(
-        f'#sessions {PICK}[aria-pressed="true"]',
-        "bs => bs.map(b => b.closest('[data-session-id]').dataset.sessionId).sort()",
-    )
+    pressed = picked_ids(visit.page)
     saved = httpx.get(f"{server.url}/api/picks/{token}").json()["sessions"]
 
     assert sorted(saved) == sorted([first["id"], second["id"]])
@@ -381,10 +379,7 @@ def test_share_link_opens_the_same_picks_in_another_browser(browser: Browser, se
     second.page.goto(share)
     second.wait_ready()
     href = attached(second.page, "a[data-personal-feed]").get_attribute("href")
-    pressed = second.page.eval_on_selector_all(
-        f'#sessions {PICK}[aria-pressed="true"]',
-        "bs => bs.map(b => b.closest('[data-session-id]').dataset.sessionId)",
-    )
+    pressed = picked_ids(second.page)
     address = second.page.url
     second.context.close()
 

@@ -14,15 +14,13 @@ import httpx
 import pytest
 
 from tests.helpers.axe import AXE, RUN, TAGS
-from tests.helpers.browser_helpers import Visit, mark_when_read, new_visit, stop_during_read, unavailable
+from tests.helpers.browser_helpers import PICK, Visit, mark_when_read, new_visit, stop_during_read, unavailable
 from tests.helpers.push_helpers import PASSWORD, USER, DavServer
 from tests.helpers.serve_process import Running, running_confcal
 
 if TYPE_CHECKING:
     # Annotations only: without playwright the browser tests skip, so this module must import.
     from playwright.sync_api import Browser
-
-PICK = '[data-action="pick"]'
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tests.helpers.axe import AXE, RUN, TAGS
-from tests.helpers.browser_helpers import Visit, mark_when_read, new_visit, stop_during_read, unavailable
+from tests.helpers.browser_helpers import PICK, Visit, mark_when_read, new_visit, stop_during_read, unavailable
 from tests.helpers.serve_process import Running, running_confcal
 from tests.helpers.smtp_server import SmtpServer, running_smtp
 
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     # Annotations only: without playwright the browser tests skip, so this module must import.
     from playwright.sync_api import Browser
 
-PICK = '[data-action="pick"]'
 ADDRESS = "ada.lovelace@mail.example.net"
 
 

@@ -12,14 +12,23 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from tests.helpers.browser_helpers import DESKTOP, PHONE, Visit, api_sessions, attached, new_visit, unfold
+from tests.helpers.browser_helpers import (
+    DESKTOP,
+    PHONE,
+    PICK,
+    Visit,
+    api_sessions,
+    attached,
+    new_visit,
+    picked_ids,
+    unfold,
+)
 from tests.helpers.serve_process import Running
 
 if TYPE_CHECKING:
     # Annotations only: without playwright the browser tests skip, so this module must import.
     from playwright.sync_api import Browser
 
-PICK = '[data-action="pick"]'
 CARD = "#sessions [data-session-id]"
 
 
@@ -66,10 +75,7 @@ def test_picking_two_puts_exactly_those_two_in_the_personal_feed(visit: Visit, s
 
     assert href is not None and re.fullmatch(re.escape(server.url) + r"/p/[A-Za-z0-9_-]{22,}\.ics", href)
     assert sorted(feed_uids(href)) == sorted(s["uid"] for s in chosen)
-    pressed = visit.page.eval_on_selector_all(
-        f'#sessions {PICK}[aria-pressed="true"]',
-        "buttons => buttons.map(b => b.closest('[data-session-id]').dataset.sessionId)",
-    )
+    pressed = picked_ids(visit.page)
     assert sorted(pressed) == sorted(s["id"] for s in chosen)
     visit.page.click("#picks-toggle")
     visit.page.click("#picks-more > summary")

@@ -194,6 +194,19 @@ def _mark_name(ending: str) -> str:
     return "data-test-read-" + re.sub(r"[^a-z0-9]+", "-", ending.lower()).strip("-")
 
 
+# A session's Pick button, pressed (aria-pressed="true") while the session is picked.
+PICK = '[data-action="pick"]'
+
+
+def picked_ids(page: Page) -> list[str]:
+    """The ids of the sessions whose Pick button the schedule shows pressed, sorted."""
+    ids: list[str] = page.eval_on_selector_all(
+        f'#sessions {PICK}[aria-pressed="true"]',
+        "buttons => buttons.map(b => b.closest('[data-session-id]').dataset.sessionId).sort()",
+    )
+    return ids
+
+
 def attached(page: Page, selector: str) -> ElementHandle:
     """The element matching `selector`, once it is in the document (shown or not)."""
     handle = page.wait_for_selector(selector, state="attached")
